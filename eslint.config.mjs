@@ -1,0 +1,36 @@
+import nx from '@nx/eslint-plugin';
+
+const services = ['checkout', 'cart', 'catalog', 'account', 'payment', 'order', 'backoffice'];
+// I/O packages that only adapters and apps may import (DESIGN §1: core never imports them).
+const ioPackages = ['knex', 'knex-pglite', 'pg', '@electric-sql/*', 'kafkajs', 'ioredis', 'meilisearch', 'minisearch', 'soap', 'koa', '@koa/*', 'undici', 'prom-client'];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  { ignores: ['**/dist', '**/node_modules', 'data', 'tmp', '.nx', 'coverage', '**/*.js', '**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            // A service reaches another only through that service's contracts.
+            ...services.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared', 'type:contracts'] })),
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:all', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:adapters', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:adapters', onlyDependOnLibsWithTags: ['type:core', 'type:adapters', 'type:contracts', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', 'type:contracts', 'type:util'], bannedExternalImports: ioPackages },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'], bannedExternalImports: ioPackages.filter((p) => p !== 'undici') },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: ioPackages.filter((p) => p !== 'prom-client') },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['*'] },
+          ],
+        },
+      ],
+    },
+  },
+];

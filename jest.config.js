@@ -1,0 +1,26 @@
+// One jest run, three suites told apart by file suffix:
+//   unit  *.spec.ts      embedded adapters only              (npm test)
+//   int   *.int-spec.ts  real Postgres/Redis/Kafka/Meilisearch (npm run test:int)
+//   e2e   *.e2e-spec.ts  the apps driven through HTTP and SOAP (npm run test:e2e)
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([name, [target]]) => [`^${name}$`, `<rootDir>/${target}`]),
+);
+
+const common = {
+  rootDir: __dirname,
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' } }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts'] },
+    { ...common, displayName: 'int', testMatch: ['**/*.int-spec.ts'], slowTestThreshold: 30 },
+    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], slowTestThreshold: 60 },
+  ],
+};

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Raised when the environment does not fit a service's schema; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const describe = (value: unknown): string => (value === undefined ? 'it is not set' : `got ${JSON.stringify(value)}`);
+
+/**
+ * Parses the environment once at start-up. A missing or malformed variable becomes a ConfigError
+ * such as `config: DATABASE_URL must be a postgres://, postgresql:// or pglite:// URL (got "foo")`.
+ */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.map(String).join('.');
+    return `${name} ${issue.message} (${describe(env[name])})`;
+  });
+  throw new ConfigError(`config: ${problems.join('; ')}`);
+}
+
+const urlWithScheme = (schemes: string[], what: string) =>
+  z.string().refine((v) => schemes.some((s) => v.startsWith(`${s}://`)), { message: `must be ${what}` });
+
+/** Shared variables; each service composes its schema from these and its own. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `postgres://…` for Postgres, `pglite://./data/pg` (a folder) or `pglite://memory` for the embedded engine. */
+  databaseUrl: urlWithScheme(['postgres', 'postgresql', 'pglite'], 'a postgres://, postgresql:// or pglite:// URL'),
+  /** `redis://…` or `memory` for the in-memory session store. */
+  redisUrl: z.string().refine((v) => v === 'memory' || /^rediss?:\/\//.test(v), { message: 'must be a redis:// URL or "memory"' }),
+  /** Comma-separated host:port list, or `memory` for the in-memory bus. */
+  kafkaBrokers: z
+    .string()
+    .refine((v) => v === 'memory' || v.split(',').every((b) => /^[\w.-]+:\d+$/.test(b.trim())), {
+      message: 'must be a comma-separated list of host:port or "memory"',
+    }),
+  /** `http(s)://…` of Meilisearch, or `embedded`. */
+  meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
+  url: z.string().url(),
+  optionalString: z.string().optional(),
+};

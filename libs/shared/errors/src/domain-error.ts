@@ -1,0 +1,60 @@
+/**
+ * How an error is to be understood by every transport. The HTTP edge maps a kind to a status,
+ * the SOAP adapter maps it to a Fault; the fields travel as the spec's `errors` object.
+ */
+export type ErrorKind =
+  | 'invalid' // 400: malformed input
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'not_acceptable' // 406
+  | 'conflict' // 409
+  | 'gone' // 410
+  | 'too_large' // 413
+  | 'unavailable'; // 503: a dependency did not answer
+
+export type ErrorFields = Record<string, string>;
+
+/** An expected failure with a stable code, e.g. `CART.ITEM_NOT_FOUND`, and the spec's `errors` fields. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    readonly kind: ErrorKind,
+    readonly fields: ErrorFields,
+    /** Extra top-level members of the error body, e.g. `unavailable` of a 410. */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(`${code}: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    this.name = 'DomainError';
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+export const statusOfKind: Record<ErrorKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  not_acceptable: 406,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unavailable: 503,
+};
+
+/** Input that failed validation; one field a problem, as the spec's `errors` object wants. */
+export class ValidationError extends DomainError {
+  constructor(fields: ErrorFields, code = 'REQUEST.INVALID') {
+    super(code, 'invalid', fields);
+    this.name = 'ValidationError';
+  }
+}
+
+/** Turns zod-style issues (path + message) into one `errors` field each. */
+export function fieldsFromIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ErrorFields {
+  const fields: ErrorFields = {};
+  for (const issue of issues) {
+    const key = issue.path.map(String).join('.') || 'body';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}
