@@ -1,1 +1,2 @@
-export {};
+export * from './soap-entities';
+export * from './backoffice.events';

@@ -1,1 +1,2 @@
-export {};
+export * from './catalog.dto';
+export * from './catalog.events';

@@ -1,1 +1,2 @@
-export {};
+export * from './event';
+export * from './event-bus.port';

@@ -1,0 +1,33 @@
+import type { EventEnvelope } from './event';
+
+export interface SubscribeOptions {
+  /** Consumer group: each group gets every message once (at least once); members of one group share partitions. */
+  groupId: string;
+  topics: string[];
+  /**
+   * Called once per message, in key order. Resolving commits the message; throwing retries it
+   * (`maxAttempts`, default 5, with backoff) and then sends it to the dead-letter topic `<topic>.dlq`.
+   */
+  handle(event: EventEnvelope): Promise<void>;
+  maxAttempts?: number;
+  /** Start from the oldest retained message when the group has no committed offset (default true). */
+  fromBeginning?: boolean;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+/** The event-bus port: Kafka (kafkajs) in production, in memory for `npm start` and unit tests. */
+export interface EventBus {
+  readonly kind: 'kafka' | 'memory';
+  /** Resolves once the broker has acknowledged every message. */
+  publish(events: EventEnvelope[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Readiness: resolves when the broker answers, rejects otherwise. */
+  ping(): Promise<void>;
+  /** Stops every subscription and disconnects. */
+  close(): Promise<void>;
+}
+
+export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;

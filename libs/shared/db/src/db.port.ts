@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+
+export type { Knex } from 'knex';
+
+/**
+ * A service's view of the SQL store: one knex instance (Postgres via pg, or embedded PGlite) and the
+ * schema the service owns. The all-in-one shares one PGlite between services, so repositories always
+ * name the schema: `db.table('products')` is `knex('<schema>.products')`, and work in a transaction
+ * goes through `db.table('products', trx)`.
+ */
+export interface Db {
+  readonly knex: Knex;
+  readonly schema: string;
+  readonly engine: 'postgres' | 'pglite';
+  /** A query builder on `<schema>.<name>`, inside trx when given. */
+  table(name: string, trx?: Knex.Transaction): Knex.QueryBuilder;
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /** Readiness: `select 1`. */
+  ping(): Promise<void>;
+}
+
+/** A knex migration of one service; runs unchanged on Postgres and PGlite. `schema` is the service's schema. */
+export interface Migration {
+  name: string;
+  up(knex: Knex, schema: string): Promise<void>;
+  down?(knex: Knex, schema: string): Promise<void>;
+}
