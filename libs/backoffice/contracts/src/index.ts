@@ -1,2 +1,3 @@
 export * from './soap-entities';
 export * from './backoffice.events';
+export * from './soap-namespace';

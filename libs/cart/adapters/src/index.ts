@@ -1,1 +1,4 @@
-export {};
+export * from './cart.migrations';
+export * from './selection.knex-repository';
+export * from './cart.internal-routes';
+export * from './cart.service';

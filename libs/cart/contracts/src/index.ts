@@ -1,1 +1,2 @@
-export {};
+export * from './cart.dto';
+export * from './cart.http-client';

@@ -1,1 +1,4 @@
-export {};
+export * from './session';
+export * from './checkout.errors';
+export * from './envelope';
+export * from './checkout.use-cases';

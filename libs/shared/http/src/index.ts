@@ -1,1 +1,6 @@
-export {};
+export * from './http-app';
+export * from './serve';
+export * from './run-service';
+export type { ReadinessCheck } from './health.middleware';
+export { READINESS_TIMEOUT_MS } from './health.middleware';
+export { markShuttingDown, isShuttingDown } from './app-state';

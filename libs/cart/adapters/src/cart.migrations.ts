@@ -1,0 +1,36 @@
+import type { Migration } from '@commerce/shared-db';
+
+export const cartMigrations: Migration[] = [
+  {
+    name: '001_selections',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).createTable('selections', (t) => {
+        t.uuid('id').primary();
+        t.string('status', 16).notNullable().defaultTo('open');
+        t.string('currency', 3).notNullable();
+        t.string('country', 2).nullable();
+        t.string('state', 8).nullable();
+        t.string('language', 16).nullable();
+        t.string('payment_method', 64).notNullable().defaultTo('');
+        t.string('customer_id', 64).nullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+        t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+      });
+      await knex.schema.withSchema(schema).createTable('selection_lines', (t) => {
+        t.bigIncrements('seq').primary();
+        t.uuid('selection_id').notNullable().references('id').inTable(`${schema}.selections`).onDelete('CASCADE');
+        t.string('line', 32).notNullable().unique();
+        t.string('item', 64).notNullable();
+        t.string('product', 32).notNullable();
+        t.string('size', 32).notNullable();
+        t.string('sku', 128).notNullable().defaultTo('');
+        t.string('ean', 64).notNullable().defaultTo('');
+        t.text('product_name').notNullable().defaultTo('');
+        t.text('brand_name').notNullable().defaultTo('');
+        t.integer('quantity').notNullable();
+        t.decimal('price_each', 14, 4).notNullable();
+        t.unique(['selection_id', 'item']);
+      });
+    },
+  },
+];

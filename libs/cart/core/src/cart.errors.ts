@@ -1,0 +1,13 @@
+import { DomainError } from '@commerce/shared-errors';
+
+export class SelectionNotFoundError extends DomainError {
+  constructor() {
+    super('CART.SELECTION_NOT_FOUND', 'not_found', { selection: 'not found' });
+  }
+}
+
+export class InvalidQuantityError extends DomainError {
+  constructor(max: number) {
+    super('CART.INVALID_QUANTITY', 'invalid', { quantity: `must be a whole number from 1 to ${max}` });
+  }
+}

@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { checkoutOpenApi } from '@commerce/checkout-contracts';
+import {
+  addItem,
+  getProduct,
+  getSelection,
+  openSession,
+  searchProducts,
+  type CheckoutDeps,
+  type SessionHandle,
+} from '@commerce/checkout-core';
+
+export const CHECKOUT_PREFIX = '/api/checkout';
+export const TOKEN_HEADER = 'api-token';
+
+interface CheckoutState {
+  checkout?: SessionHandle;
+}
+
+const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+
+/** The session of this request; opened once, by the session middleware or by the error envelope. */
+export async function sessionOf(deps: CheckoutDeps, ctx: Koa.Context): Promise<SessionHandle> {
+  const state = ctx.state as CheckoutState;
+  if (!state.checkout) {
+    const header = ctx.get(TOKEN_HEADER).trim();
+    state.checkout = await openSession(deps, header || undefined);
+  }
+  return state.checkout;
+}
+
+/** The token every checkout body carries, errors included (spec: "The body still has token"). */
+export const checkoutErrorBody = (ctx: Koa.Context): Record<string, unknown> => {
+  const handle = (ctx.state as CheckoutState).checkout;
+  if (handle) return { token: handle.token };
+  const header = ctx.get(TOKEN_HEADER).trim();
+  return header ? { token: header } : {};
+};
+
+/** The checkout JSON API at /api/checkout: parse, call the use case, answer the envelope. */
+export function createCheckoutRouter(deps: CheckoutDeps): Router {
+  const router = new Router({ prefix: CHECKOUT_PREFIX });
+
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = checkoutOpenApi;
+  });
+
+  // Every other route belongs to a session: open it (or make one) before the handler runs.
+  router.use(async (ctx, next) => {
+    if (ctx.path !== `${CHECKOUT_PREFIX}/openapi.json`) {
+      const handle = await sessionOf(deps, ctx);
+      ctx.set('API-Token', handle.token);
+    }
+    await next();
+    if (ctx.query['pretty'] !== undefined && ctx.body && typeof ctx.body === 'object') {
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(ctx.body, null, 2);
+    }
+  });
+
+  router.get('/selection', async (ctx) => {
+    ctx.body = await getSelection(deps, await sessionOf(deps, ctx));
+  });
+
+  router.post('/items/:item', async (ctx) => {
+    ctx.body = await addItem(deps, await sessionOf(deps, ctx), ctx.params['item']!, requestBody(ctx));
+  });
+
+  router.post('/products', async (ctx) => {
+    ctx.body = await searchProducts(deps, await sessionOf(deps, ctx), requestBody(ctx));
+  });
+
+  router.get('/products/:product', async (ctx) => {
+    ctx.body = await getProduct(deps, await sessionOf(deps, ctx), ctx.params['product']!);
+  });
+
+  return router;
+}

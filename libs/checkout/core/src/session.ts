@@ -1,0 +1,16 @@
+/** What the edge keeps under a token (DESIGN §1: session tokens in Redis). */
+export interface CheckoutSession {
+  /** Open selection in `cart`, created on the first item. */
+  selectionId?: string;
+  country: string | null;
+  state: string | null;
+  language: string;
+  createdAt: string;
+}
+
+/** Port: the session store, by token, with a sliding TTL (Redis or in memory). */
+export interface SessionPort {
+  get(token: string): Promise<CheckoutSession | null>;
+  set(token: string, session: CheckoutSession): Promise<void>;
+  newToken(): string;
+}

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './config';
+
+/**
+ * The store configuration: what the spec calls "settings" or "the administration system" (DESIGN §5).
+ * One validated JSON file; `infra/config/demo-store.json` is the demo shop of `npm start`.
+ */
+const code2 = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case code');
+
+export const CurrencyFormatSchema = z.object({
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  name: z.string(),
+  prefix: z.string().default(''),
+  suffix: z.string().default(''),
+  decimalPoint: z.string().default('.'),
+  decimalDigits: z.number().int().min(0).max(4).default(2),
+  uri: z.string(),
+});
+export type CurrencyFormat = z.infer<typeof CurrencyFormatSchema>;
+
+export const StoreConfigSchema = z
+  .object({
+    name: z.string(),
+    mainLanguage: z.string().default('en'),
+    languages: z.array(z.object({ language: z.string().min(2), name: z.string() })).min(1),
+    currencies: z.array(CurrencyFormatSchema).min(1),
+    markets: z.array(z.object({ market: z.string(), name: z.string(), pricelist: z.string(), currency: z.string() })).min(1),
+    countries: z
+      .array(
+        z.object({
+          country: code2,
+          name: z.string(),
+          eu: z.boolean(),
+          language: z.string(),
+          shipTo: z.boolean().default(true),
+          market: z.string(),
+          taxPercent: z.number().min(0).max(100).default(0),
+          states: z.array(z.object({ state: z.string(), name: z.string() })).default([]),
+        }),
+      )
+      .min(1),
+    defaultCountry: code2.optional(),
+    paymentMethods: z
+      .array(
+        z.object({
+          paymentMethod: z.string(),
+          name: z.string(),
+          provider: z.string(),
+          handlingCost: z.number().min(0).default(0),
+          countries: z.array(code2).default([]),
+          providesCustomerAddressAfterPayment: z.boolean().default(false),
+        }),
+      )
+      .default([]),
+    productFilterFields: z.array(z.string()).default([]),
+    frontendUrl: z.string().url().optional(),
+    soap: z.object({
+      namespace: z.string().default('urn:commerce-service:backoffice'),
+      correlationPrefix: z.string().default('backoffice-'),
+      /** Passwords are stored hashed (`scrypt$salt$hash`), never in clear. */
+      users: z.array(z.object({ username: z.string().min(1), passwordHash: z.string().startsWith('scrypt$') })).min(1),
+    }),
+  })
+  .superRefine((store, ctx) => {
+    const languages = new Set(store.languages.map((l) => l.language));
+    const markets = new Set(store.markets.map((m) => m.market));
+    const currencies = new Set(store.currencies.map((c) => c.currency));
+    if (!languages.has(store.mainLanguage)) ctx.addIssue({ code: 'custom', path: ['mainLanguage'], message: `is not among languages` });
+    store.markets.forEach((m, i) => {
+      if (!currencies.has(m.currency)) ctx.addIssue({ code: 'custom', path: ['markets', i, 'currency'], message: `${m.currency} is not among currencies` });
+    });
+    store.countries.forEach((c, i) => {
+      if (!markets.has(c.market)) ctx.addIssue({ code: 'custom', path: ['countries', i, 'market'], message: `${c.market} is not among markets` });
+      if (!languages.has(c.language)) ctx.addIssue({ code: 'custom', path: ['countries', i, 'language'], message: `${c.language} is not among languages` });
+    });
+  });
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+/** Reads and validates a store configuration file; a bad file stops the service with one line naming the field. */
+export function loadStoreConfig(path: string): StoreConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`config: STORE_CONFIG ${path} cannot be read as JSON (${(e as Error).message})`);
+  }
+  return parseStoreConfig(raw, path);
+}
+
+export function parseStoreConfig(raw: unknown, source = 'store config'): StoreConfig {
+  const result = StoreConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'} ${i.message}`);
+  throw new ConfigError(`config: ${source}: ${problems.join('; ')}`);
+}
+
+/** Formats an amount as the currency shows it, e.g. `1 234.50 SEK` → prefix + number + suffix. */
+export function formatMoney(amount: number, format: CurrencyFormat): string {
+  const fixed = Math.abs(amount).toFixed(format.decimalDigits);
+  const [whole, fraction] = fixed.split('.');
+  const number = fraction ? `${whole}${format.decimalPoint}${fraction}` : `${whole}`;
+  return `${amount < 0 ? '-' : ''}${format.prefix}${number}${format.suffix}`;
+}

@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import knexFactory, { type Knex } from 'knex';
+import ClientPGLite from 'knex-pglite';
+import { types as pgTypes } from 'pg';
+import type { Logger } from '@commerce/shared-logging';
+import type { Db } from './db.port';
+
+/** One SQL engine (a knex instance) that every service of a process shares, one schema each. */
+export interface DbEngine {
+  readonly knex: Knex;
+  readonly engine: 'postgres' | 'pglite';
+  /** The `Db` of one service: the same knex, queries qualified with that schema. */
+  forSchema(schema: string): Db;
+  close(): Promise<void>;
+}
+
+export interface DbEngineOptions {
+  logger?: Logger;
+  /** Postgres pool size (default 10). PGlite is always one connection. */
+  poolMax?: number;
+}
+
+/** The database named by the URL does not answer; the message is one line, safe to log (password masked). */
+export class DbUnavailableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`database: cannot reach ${maskUrl(url)} (${reason})`, options);
+    this.name = 'DbUnavailableError';
+  }
+}
+
+/** The URL with its password replaced by `***`, for logs and error messages. */
+export function maskUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)([^@/]*)@/i, '$1***@');
+}
+
+/** Where a PGlite URL keeps its data: `memory` or an absolute folder. */
+export function pgliteLocation(url: string): 'memory' | string {
+  const rest = url.slice('pglite://'.length);
+  if (rest === '' || rest === 'memory') return 'memory';
+  return isAbsolute(rest) ? rest : resolve(process.cwd(), rest);
+}
+
+const INT8_OID = 20;
+
+// pg returns int8 (bigserial, count(*)) as a string while PGlite returns a number; repositories are
+// written once for both, so Postgres parses int8 as a number too (exact up to 2^53).
+const pgTypeOverrides = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => Number(value) : pgTypes.getTypeParser(oid, format)) as typeof pgTypes.getTypeParser,
+};
+
+/**
+ * Opens the engine named by the URL: `postgres://…` / `postgresql://…` (knex + pg, connectivity checked
+ * now so a wrong URL stops start-up with one clear line), `pglite://memory`, or `pglite://<folder>`
+ * (`pglite://./data/pg` relative to the working directory, `pglite:///abs/path`).
+ */
+export async function createDbEngine(url: string, options: DbEngineOptions = {}): Promise<DbEngine> {
+  if (/^postgres(ql)?:\/\//i.test(url)) return openPostgres(url, options);
+  if (url.startsWith('pglite://')) return openPglite(url, options);
+  throw new Error(`database: unsupported URL ${maskUrl(url)} (expected postgres://, postgresql:// or pglite://)`);
+}
+
+async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
+  const knex = knexFactory({
+    client: 'pg',
+    connection: {
+      connectionString: url,
+      // An unreachable host must fail start-up in seconds, not hang.
+      connectionTimeoutMillis: 3000,
+      types: pgTypeOverrides,
+    } as Knex.PgConnectionConfig,
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: 5000,
+  });
+  try {
+    await knex.raw('select 1');
+  } catch (error) {
+    await knex.destroy().catch(() => undefined);
+    throw new DbUnavailableError(url, describeCause(error), { cause: error });
+  }
+  options.logger?.info({ database: maskUrl(url) }, 'database connected');
+  return engineOf(knex, 'postgres');
+}
+
+async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
+  const location = pgliteLocation(url);
+  if (location !== 'memory') mkdirSync(location, { recursive: true });
+  const pglite = location === 'memory' ? new PGlite() : new PGlite(location);
+  const knex = knexFactory({
+    client: ClientPGLite,
+    // Our own instance, so knex's single connection is exactly this PGlite.
+    connection: (() => ({ pglite })) as unknown as Knex.StaticConnectionConfig,
+  });
+  try {
+    await knex.raw('select 1');
+  } catch (error) {
+    await knex.destroy().catch(() => undefined);
+    throw new DbUnavailableError(url, describeCause(error), { cause: error });
+  }
+  options.logger?.info({ database: url }, 'database opened (PGlite)');
+  return engineOf(knex, 'pglite');
+}
+
+function engineOf(knex: Knex, engine: 'postgres' | 'pglite'): DbEngine {
+  let closed: Promise<void> | undefined;
+  return {
+    knex,
+    engine,
+    forSchema: (schema) => createDb(knex, engine, schema),
+    close: () => (closed ??= knex.destroy()),
+  };
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** A `Db` on an existing knex; schema names are plain lowercase identifiers so that they never need quoting. */
+export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: string): Db {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`database: invalid schema name ${JSON.stringify(schema)} (use [a-z_][a-z0-9_]*)`);
+  return {
+    knex,
+    schema,
+    engine,
+    table: (name, trx) => (trx ?? knex)(`${schema}.${name}`),
+    transaction: (fn) => knex.transaction(fn),
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+  };
+}
+
+function describeCause(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; errors?: unknown };
+  // Node socket errors carry a short code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT): the clearest cause.
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
+  if (Array.isArray(e?.errors) && e.errors.length > 0) return describeCause(e.errors[0]);
+  const message = typeof e?.message === 'string' && e.message ? e.message : String(error);
+  return message.split('\n')[0]!.trim();
+}

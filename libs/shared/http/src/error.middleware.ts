@@ -1,0 +1,87 @@
+import type Koa from 'koa';
+import { isDomainError, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
+import type { Logger } from '@commerce/shared-logging';
+
+export type ErrorBodyExtra = (ctx: Koa.Context) => Record<string, unknown>;
+
+interface HttpLikeError {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+  type?: unknown;
+  message?: unknown;
+}
+
+const statusOf = (err: HttpLikeError): number | undefined => {
+  const status = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : undefined;
+  return status !== undefined && status >= 400 && status < 600 ? status : undefined;
+};
+
+/** Errors that say something about the request (body-parser, router, ctx.throw), as status and `errors`. */
+function clientError(err: HttpLikeError): { status: number; fields: ErrorFields } | undefined {
+  const status = statusOf(err);
+  if (status === undefined || status >= 500) {
+    return status === 501 ? { status, fields: { method: 'not implemented' } } : undefined;
+  }
+  if (err.type === 'entity.too.large' || status === 413) return { status: 413, fields: { body: 'too large' } };
+  if (err.type === 'entity.parse.failed') return { status: 400, fields: { body: 'malformed JSON' } };
+  if (status === 404) return { status, fields: { path: 'not found' } };
+  if (status === 405) return { status, fields: { method: 'not allowed' } };
+  if (status === 415) return { status, fields: { body: 'unsupported media type' } };
+  if (typeof err.type === 'string' && err.type.startsWith('entity.') || err.type === 'request.aborted') {
+    return { status, fields: { body: 'invalid' } };
+  }
+  // http-errors marks a message as safe to show with `expose`; otherwise keep it to ourselves.
+  const message = err.expose === true && typeof err.message === 'string' && err.message ? err.message : 'invalid';
+  return { status, fields: { request: message } };
+}
+
+/**
+ * The one place where failures become the spec's error envelope `{ token, errors: {field: message} }`.
+ * Also turns "nothing answered" (404) and the router's bare 405/501 into that envelope.
+ */
+export function errorMiddleware(logger: Logger, errorBody?: ErrorBodyExtra): Koa.Middleware {
+  const respond = (ctx: Koa.Context, status: number, fields: ErrorFields, extra: Record<string, unknown> = {}): void => {
+    let envelope: Record<string, unknown> = {};
+    try {
+      envelope = errorBody?.(ctx) ?? {};
+    } catch (err) {
+      logger.error({ err }, 'errorBody failed; answering without its members');
+    }
+    ctx.status = status;
+    ctx.body = { ...envelope, errors: fields, ...extra };
+    ctx.type = 'application/json';
+  };
+
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (isDomainError(err)) {
+        const status = statusOfKind[err.kind];
+        if (status >= 500) logger.warn({ code: err.code, fields: err.fields }, err.message);
+        else logger.debug({ code: err.code, fields: err.fields }, err.message);
+        respond(ctx, status, err.fields, err.extra);
+        return;
+      }
+      const known = err !== null && typeof err === 'object' ? clientError(err as HttpLikeError) : undefined;
+      if (known) {
+        logger.debug({ status: known.status, fields: known.fields }, 'request rejected');
+        // Headers set by the thrower (e.g. Allow of a 405) are worth keeping.
+        const headers = (err as { headers?: Record<string, string> }).headers;
+        if (headers) ctx.set(headers);
+        respond(ctx, known.status, known.fields);
+        return;
+      }
+      logger.error({ err }, 'unhandled error');
+      respond(ctx, 500, { server: 'internal error' });
+      return;
+    }
+    // Nothing threw but nothing answered either: give the router's bare statuses the envelope too.
+    if (ctx.body === undefined || ctx.body === null) {
+      if (ctx.status === 404) respond(ctx, 404, { path: 'not found' });
+      else if (ctx.status === 405) respond(ctx, 405, { method: 'not allowed' });
+      else if (ctx.status === 501) respond(ctx, 501, { method: 'not implemented' });
+    }
+  };
+}

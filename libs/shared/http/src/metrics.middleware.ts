@@ -1,0 +1,54 @@
+import type Koa from 'koa';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Process metrics (heap, event loop, GC) describe the process, not an app; the all-in-one runs
+// several apps in one process, so they live in one registry, made once, and every app serves it.
+let processRegistry: Registry | undefined;
+function defaultMetricsRegistry(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export interface AppMetrics {
+  registry: Registry;
+  middleware: Koa.Middleware;
+}
+
+const UNMATCHED = '<unmatched>';
+const ownPaths = new Set(['/metrics', '/healthz', '/readyz']);
+
+/** A per-app registry with the request-duration histogram, served at GET /metrics. */
+export function createAppMetrics(service: string): AppMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Duration of HTTP requests, by method, matched route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const processMetrics = defaultMetricsRegistry();
+
+  const middleware: Koa.Middleware = async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/metrics') {
+      const [own, shared] = await Promise.all([registry.metrics(), processMetrics.metrics()]);
+      ctx.set('Content-Type', registry.contentType);
+      ctx.body = `${own}\n${shared}`;
+      return;
+    }
+    const stop = duration.startTimer();
+    try {
+      await next();
+    } finally {
+      // The matched route pattern, never the raw path: ids in paths would explode the series count.
+      const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+      const route = matched !== undefined ? String(matched) : ownPaths.has(ctx.path) ? ctx.path : UNMATCHED;
+      stop({ method: ctx.method, route, status: String(ctx.status) });
+    }
+  };
+  return { registry, middleware };
+}

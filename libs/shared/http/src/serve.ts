@@ -1,0 +1,86 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import type { Logger } from '@commerce/shared-logging';
+import { markShuttingDown } from './app-state';
+
+export interface ServeOptions {
+  port: number;
+  host?: string;
+  logger: Logger;
+  /** Run in order after the last request has finished: consumers, relays, pools. */
+  onShutdown?: Array<() => Promise<void>>;
+  shutdownTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  server: http.Server;
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+// Above the 60 s idle timeout of the usual load balancers, so they, not we, close idle sockets
+// (otherwise a request can race our close and fail with a reset).
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
+export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
+  const { port, host, logger, onShutdown = [], shutdownTimeoutMs = 10_000 } = options;
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = host && host !== '0.0.0.0' && host !== '::' ? (host.includes(':') ? `[${host}]` : host) : '127.0.0.1';
+  const url = `http://${urlHost}:${address.port}`;
+  logger.info({ port: address.port, host: host ?? '::' }, `listening on ${url}`);
+
+  const shutdown = async (): Promise<void> => {
+    logger.info('shutting down: refusing new connections, finishing requests in flight');
+    markShuttingDown(app);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Idle keep-alive sockets would hold close() open until they time out; busy ones get
+    // `Connection: close` on their last response (request-context middleware).
+    server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), shutdownTimeoutMs);
+    });
+    const outcome = await Promise.race([closed.then(() => 'closed' as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      logger.warn({ shutdownTimeoutMs }, 'requests still in flight after the shutdown timeout; closing their connections');
+      server.closeAllConnections();
+      await closed;
+    }
+    const failures: unknown[] = [];
+    for (const hook of onShutdown) {
+      try {
+        await hook();
+      } catch (err) {
+        logger.error({ err }, 'shutdown hook failed');
+        failures.push(err);
+      }
+    }
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} shutdown hook(s) failed`);
+    logger.info('shut down');
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port: address.port,
+    url,
+    close: () => (closing ??= shutdown()),
+  };
+}

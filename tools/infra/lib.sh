@@ -1,0 +1,542 @@
+# shellcheck shell=bash
+# Shared helpers for tools/infra/{up,down,env}. Sourced, never executed.
+#
+# Local test infrastructure without Docker: a private PostgreSQL cluster,
+# a Redis daemon and a single-node Kafka (KRaft) broker, all bound to
+# 127.0.0.1 on non-standard ports, all state under $INFRA_HOME.
+#
+# Progress goes to stderr; only the env exports go to stdout.
+
+set -euo pipefail
+
+INFRA_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$INFRA_LIB_DIR/../.." && pwd)"
+
+INFRA_HOME="${INFRA_HOME:-/var/tmp/commerce-infra}"
+PG_PORT="${INFRA_PG_PORT:-55432}"
+REDIS_PORT="${INFRA_REDIS_PORT:-56379}"
+KAFKA_PORT="${INFRA_KAFKA_PORT:-59092}"
+KAFKA_CONTROLLER_PORT="${INFRA_KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+HOST=127.0.0.1
+
+PG_DIR="$INFRA_HOME/pg"
+PG_DATA="$PG_DIR/data"
+PG_SOCKET_DIR="$PG_DIR/run"
+PG_LOG="$PG_DIR/postgres.log"
+PG_USER=commerce
+PG_PASSWORD=commerce
+PG_DB=commerce
+
+REDIS_DIR="$INFRA_HOME/redis"
+REDIS_CONF="$REDIS_DIR/redis.conf"
+REDIS_PID="$REDIS_DIR/redis.pid"
+REDIS_LOG="$REDIS_DIR/redis.log"
+
+KAFKA_DIR="$INFRA_HOME/kafka"
+KAFKA_LIBS="$KAFKA_DIR/libs"
+KAFKA_DATA="$KAFKA_DIR/data"
+KAFKA_PROPS="$KAFKA_DIR/server.properties"
+KAFKA_LOG4J="$KAFKA_DIR/log4j.properties"
+KAFKA_TOOLS_LOG4J="$KAFKA_DIR/tools-log4j.properties"
+KAFKA_LOG="$KAFKA_DIR/kafka.log"
+KAFKA_PID="$KAFKA_DIR/kafka.pid"
+KAFKA_CLUSTER_ID_FILE="$KAFKA_DIR/cluster.id"
+KAFKA_POM="$REPO_ROOT/infra/kafka/pom.xml"
+KAFKA_HEAP_OPTS="${INFRA_KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
+
+# Readiness time-outs in seconds.
+PG_TIMEOUT="${INFRA_PG_TIMEOUT:-60}"
+REDIS_TIMEOUT="${INFRA_REDIS_TIMEOUT:-20}"
+KAFKA_TIMEOUT="${INFRA_KAFKA_TIMEOUT:-90}"
+
+MARKER_FILE=".commerce-infra"
+
+# ---------------------------------------------------------------- output
+
+log() { printf '[infra] %s\n' "$*" >&2; }
+
+# die MESSAGE [LOGFILE]: print the tail of LOGFILE (if any), then one clear
+# error line naming the log to look at, and exit 1.
+die() {
+  local msg="$1" logfile="${2:-}"
+  if [[ -n "$logfile" && -s "$logfile" ]]; then
+    printf '[infra] ---- last lines of %s ----\n' "$logfile" >&2
+    tail -n 15 "$logfile" | sed 's/^/[infra] | /' >&2 || true
+    printf '[infra] ERROR: %s (see %s)\n' "$msg" "$logfile" >&2
+  else
+    printf '[infra] ERROR: %s\n' "$msg" >&2
+  fi
+  exit 1
+}
+
+print_env() {
+  printf 'export DATABASE_URL=postgres://%s:%s@%s:%s/%s\n' "$PG_USER" "$PG_PASSWORD" "$HOST" "$PG_PORT" "$PG_DB"
+  printf 'export REDIS_URL=redis://%s:%s\n' "$HOST" "$REDIS_PORT"
+  printf 'export KAFKA_BROKERS=%s:%s\n' "$HOST" "$KAFKA_PORT"
+}
+
+now() { date +%s; }
+
+# ---------------------------------------------------------------- helpers
+
+is_root() { [[ "$(id -u)" -eq 0 ]]; }
+
+# port_open PORT: true when something accepts TCP connections on 127.0.0.1:PORT.
+port_open() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null
+}
+
+# pid_alive PIDFILE [CMDLINE_SUBSTRING]: the pid in PIDFILE is a live process
+# (and, if given, its command line contains the substring).
+pid_alive() {
+  local pidfile="$1" want="${2:-}" pid
+  [[ -s "$pidfile" ]] || return 1
+  pid="$(tr -dc '0-9' <"$pidfile")"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+  if [[ -n "$want" ]]; then
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$want" || return 1
+  fi
+}
+
+read_pid() { tr -dc '0-9' <"$1" 2>/dev/null || true; }
+
+# wait_pid_gone PID SECONDS: true if the process exits within SECONDS.
+wait_pid_gone() {
+  local pid="$1" deadline=$(($(now) + $2))
+  while kill -0 "$pid" 2>/dev/null; do
+    (($(now) < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+ensure_home() {
+  mkdir -p "$INFRA_HOME"
+  chmod 755 "$INFRA_HOME" 2>/dev/null || true
+  touch "$INFRA_HOME/$MARKER_FILE"
+}
+
+# Serialise concurrent up/down runs. Daemons are started with 9>&- so that
+# they do not inherit (and keep holding) the lock.
+take_lock() {
+  ensure_home
+  exec 9>"$INFRA_HOME/.lock"
+  if ! flock -w 600 9; then
+    die "another tools/infra command holds $INFRA_HOME/.lock for more than 600s"
+  fi
+}
+
+# ---------------------------------------------------------------- installs
+
+pg_bin_dir() {
+  local d
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
+  if [[ -n "$d" && -x "$d/initdb" && -x "$d/pg_ctl" ]]; then
+    printf '%s\n' "$d"
+  fi
+}
+
+APT_UPDATED=0
+apt_install() {
+  local sudo=()
+  if ! is_root; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      die "missing packages ($*) and not root: run 'apt-get install -y $*' as root"
+    fi
+  fi
+  command -v apt-get >/dev/null || die "missing packages ($*) and no apt-get on this machine"
+  local apt_log="$INFRA_HOME/apt.log"
+  if [[ "$APT_UPDATED" -eq 0 ]]; then
+    log "apt-get update (output in $apt_log)"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update >"$apt_log" 2>&1 ||
+      die "apt-get update failed" "$apt_log"
+    APT_UPDATED=1
+  fi
+  log "apt-get install -y $*"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >>"$apt_log" 2>&1 ||
+    die "apt-get install $* failed" "$apt_log"
+}
+
+# Install whatever of postgres / redis / java / maven is missing, in one apt run.
+ensure_packages() {
+  local want=()
+  [[ -n "$(pg_bin_dir)" ]] || want+=(postgresql)
+  command -v redis-server >/dev/null || want+=(redis-server)
+  command -v redis-cli >/dev/null || want+=(redis-tools)
+  command -v java >/dev/null || want+=(default-jre-headless)
+  command -v mvn >/dev/null || want+=(maven)
+  if ((${#want[@]})); then
+    apt_install "${want[@]}"
+  fi
+  PG_BIN="$(pg_bin_dir)"
+  [[ -n "$PG_BIN" ]] || die "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin after install"
+  command -v redis-server >/dev/null || die "redis-server not found after install"
+  command -v java >/dev/null || die "java not found after install"
+}
+
+# ---------------------------------------------------------------- postgres
+
+# Run a command as the postgres OS user (postgres refuses to run as root).
+as_pg() {
+  if is_root; then
+    if command -v runuser >/dev/null; then
+      runuser -u postgres -- "$@"
+    else
+      su postgres -s /bin/bash -c "$(printf '%q ' "$@")"
+    fi
+  else
+    "$@"
+  fi
+}
+
+pg_running() {
+  [[ -f "$PG_DATA/PG_VERSION" ]] || return 1
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
+}
+
+pg_ready() {
+  PGPASSWORD="$PG_PASSWORD" PGCONNECT_TIMEOUT=3 "$PG_BIN/psql" -X -q -w \
+    -h "$HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DB" -tAc 'select 1' 2>/dev/null | grep -qx 1
+}
+
+pg_write_conf() {
+  as_pg tee "$PG_DATA/commerce-infra.conf" >/dev/null <<EOF
+# Written by tools/infra/up on every start; edits are overwritten.
+listen_addresses = '$HOST'
+port = $PG_PORT
+unix_socket_directories = '$PG_SOCKET_DIR'
+max_connections = 200
+# Tuned for throw-away test data: fast, NOT crash safe.
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+log_min_messages = warning
+log_line_prefix = '%m [%p] %q%u@%d '
+EOF
+}
+
+pg_init() {
+  if is_root; then
+    id postgres >/dev/null 2>&1 || die "OS user 'postgres' is missing (it comes with Debian's postgresql package)"
+  fi
+  mkdir -p "$PG_DIR"
+  if is_root; then chown postgres:postgres "$PG_DIR"; fi
+  chmod 700 "$PG_DIR"
+  as_pg mkdir -p "$PG_SOCKET_DIR"
+  as_pg test -w "$PG_DIR" ||
+    die "postgres: $PG_DIR is not writable by the postgres user (put INFRA_HOME somewhere like /var/tmp)"
+  if [[ ! -f "$PG_DATA/PG_VERSION" ]]; then
+    log "postgres: initdb $PG_DATA"
+    as_pg rm -rf "$PG_DATA"
+    as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U postgres -E UTF8 --locale=C.UTF-8 \
+      --auth-local=trust --auth-host=scram-sha-256 >"$PG_DIR/initdb.log" 2>&1 ||
+      die "postgres: initdb failed" "$PG_DIR/initdb.log"
+    echo "include_if_exists = 'commerce-infra.conf'" | as_pg tee -a "$PG_DATA/postgresql.conf" >/dev/null
+  fi
+  pg_write_conf
+}
+
+pg_bootstrap_sql() {
+  as_pg "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U postgres -d postgres <<EOF
+DO \$\$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$PG_USER') THEN
+    CREATE ROLE $PG_USER LOGIN SUPERUSER CREATEDB CREATEROLE PASSWORD '$PG_PASSWORD';
+  END IF;
+END
+\$\$;
+SELECT 'CREATE DATABASE $PG_DB OWNER $PG_USER'
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$PG_DB') \gexec
+EOF
+}
+
+pg_up() {
+  if pg_running && pg_ready; then
+    log "postgres: already running on $HOST:$PG_PORT"
+    return 0
+  fi
+  if pg_running; then
+    local running_port
+    running_port="$(as_pg sed -n 4p "$PG_DATA/postmaster.pid" 2>/dev/null || true)"
+    if [[ -n "$running_port" && "$running_port" != "$PG_PORT" ]]; then
+      die "postgres: already running on port $running_port, not $PG_PORT: run tools/infra/down first"
+    fi
+  else
+    if port_open "$PG_PORT"; then
+      die "postgres: port $PG_PORT is already used by another process (set INFRA_PG_PORT)"
+    fi
+    pg_init
+    log "postgres: starting on $HOST:$PG_PORT"
+    # setsid: keep the postmaster out of the caller's process group / terminal.
+    as_pg setsid -w "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t "$PG_TIMEOUT" start >/dev/null 2>&1 9>&- ||
+      die "postgres: pg_ctl start failed" "$PG_LOG"
+  fi
+  pg_bootstrap_sql >"$PG_DIR/bootstrap.log" 2>&1 ||
+    die "postgres: could not create role/database '$PG_USER'" "$PG_DIR/bootstrap.log"
+  local deadline=$(($(now) + PG_TIMEOUT))
+  until pg_ready; do
+    (($(now) < deadline)) || die "postgres: not accepting '$PG_USER' logins on $HOST:$PG_PORT after ${PG_TIMEOUT}s" "$PG_LOG"
+    sleep 0.3
+  done
+  log "postgres: ready"
+}
+
+pg_down() {
+  PG_BIN="${PG_BIN:-$(pg_bin_dir)}"
+  if [[ -z "$PG_BIN" || ! -f "$PG_DATA/PG_VERSION" ]]; then
+    log "postgres: not set up"
+    return 0
+  fi
+  if pg_running; then
+    log "postgres: stopping"
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+      die "postgres: pg_ctl stop failed" "$PG_LOG"
+  else
+    log "postgres: not running"
+  fi
+}
+
+# ---------------------------------------------------------------- redis
+
+redis_ready() {
+  [[ "$(timeout 3 redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null)" == PONG ]]
+}
+
+redis_up() {
+  if redis_ready; then
+    log "redis: already running on $HOST:$REDIS_PORT"
+    return 0
+  fi
+  if pid_alive "$REDIS_PID" redis-server; then
+    die "redis: pid $(read_pid "$REDIS_PID") from $REDIS_DIR runs but does not answer on port $REDIS_PORT: run tools/infra/down first"
+  fi
+  if port_open "$REDIS_PORT"; then
+    die "redis: port $REDIS_PORT is already used by something that does not answer PING (set INFRA_REDIS_PORT)"
+  fi
+  mkdir -p "$REDIS_DIR"
+  cat >"$REDIS_CONF" <<EOF
+# Written by tools/infra/up on every start; edits are overwritten.
+bind $HOST
+port $REDIS_PORT
+protected-mode yes
+daemonize yes
+pidfile $REDIS_PID
+logfile $REDIS_LOG
+dir $REDIS_DIR
+# no persistence: test data only
+save ""
+appendonly no
+databases 16
+EOF
+  log "redis: starting on $HOST:$REDIS_PORT"
+  redis-server "$REDIS_CONF" >>"$REDIS_LOG" 2>&1 9>&- || die "redis: redis-server failed to start" "$REDIS_LOG"
+  local deadline=$(($(now) + REDIS_TIMEOUT))
+  until redis_ready; do
+    (($(now) < deadline)) || die "redis: no PONG on $HOST:$REDIS_PORT after ${REDIS_TIMEOUT}s" "$REDIS_LOG"
+    sleep 0.2
+  done
+  log "redis: ready"
+}
+
+redis_down() {
+  local pid=""
+  [[ -f "$REDIS_PID" ]] && pid="$(read_pid "$REDIS_PID")"
+  if redis_ready; then
+    log "redis: stopping"
+    timeout 10 redis-cli -h "$HOST" -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+  elif [[ -n "$pid" ]] && pid_alive "$REDIS_PID" redis-server; then
+    log "redis: stopping pid $pid"
+    kill "$pid" 2>/dev/null || true
+  else
+    log "redis: not running"
+    return 0
+  fi
+  if [[ -n "$pid" ]] && ! wait_pid_gone "$pid" 20; then
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  local deadline=$(($(now) + 20))
+  while redis_ready; do
+    (($(now) < deadline)) || die "redis: still answering on port $REDIS_PORT after shutdown" "$REDIS_LOG"
+    sleep 0.2
+  done
+}
+
+# ---------------------------------------------------------------- kafka
+
+kafka_running() { pid_alive "$KAFKA_PID" kafka.Kafka; }
+
+# kafka_probe: send a raw Metadata v1 request (no topics) and succeed only if
+# the broker answers with at least one live broker. A KRaft broker lists
+# itself only once it is registered and unfenced, i.e. able to serve clients.
+kafka_probe() {
+  local bytes b
+  bytes="$(timeout 5 bash -c '
+    exec 3<>"/dev/tcp/$0/$1" || exit 1
+    # size=15 | api_key=3 (Metadata) | api_version=1 | correlation_id=7 | client_id="p" | topics=[] (0)
+    printf "\x00\x00\x00\x0f\x00\x03\x00\x01\x00\x00\x00\x07\x00\x01p\x00\x00\x00\x00" >&3
+    head -c 12 <&3 | od -An -tu1 -v
+  ' "$HOST" "$KAFKA_PORT" 2>/dev/null)" || return 1
+  # response: size(4) correlation_id(4)=7 broker_count(4)
+  read -r -a b <<<"$bytes"
+  ((${#b[@]} == 12)) || return 1
+  ((b[4] == 0 && b[5] == 0 && b[6] == 0 && b[7] == 7)) || return 1
+  (((b[8] << 24) + (b[9] << 16) + (b[10] << 8) + b[11] >= 1))
+}
+
+kafka_pom_hash() { sha256sum "$KAFKA_POM" | cut -d' ' -f1; }
+
+kafka_resolve_libs() {
+  [[ -f "$KAFKA_POM" ]] || die "kafka: $KAFKA_POM is missing"
+  local hash
+  hash="$(kafka_pom_hash)"
+  if [[ -f "$KAFKA_LIBS/.resolved" && "$(cat "$KAFKA_LIBS/.resolved")" == "$hash" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null || die "kafka: mvn not found"
+  log "kafka: resolving broker jars from Maven Central (infra/kafka/pom.xml)"
+  mkdir -p "$KAFKA_DIR"
+  rm -rf "$KAFKA_LIBS.tmp"
+  if ! mvn -q -B -f "$KAFKA_POM" dependency:copy-dependencies \
+    -DoutputDirectory="$KAFKA_LIBS.tmp" -DincludeScope=runtime >"$KAFKA_DIR/mvn.log" 2>&1; then
+    die "kafka: mvn dependency:copy-dependencies failed" "$KAFKA_DIR/mvn.log"
+  fi
+  ls "$KAFKA_LIBS.tmp"/kafka_2.13-*.jar >/dev/null 2>&1 || die "kafka: resolved jars lack kafka_2.13" "$KAFKA_DIR/mvn.log"
+  echo "$hash" >"$KAFKA_LIBS.tmp/.resolved"
+  rm -rf "$KAFKA_LIBS"
+  mv "$KAFKA_LIBS.tmp" "$KAFKA_LIBS"
+}
+
+kafka_write_conf() {
+  mkdir -p "$KAFKA_DATA"
+  cat >"$KAFKA_PROPS" <<EOF
+# Written by tools/infra/up on every start; edits are overwritten.
+# Single node, KRaft mode, combined broker + controller.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$KAFKA_DATA
+
+auto.create.topics.enable=true
+num.partitions=3
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+# fewer internal partitions than the default 50: faster first consumer group / transaction
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=10
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+EOF
+  cat >"$KAFKA_LOG4J" <<'EOF'
+# Written by tools/infra/up. Broker logs go to stdout, which is kafka.log.
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka=INFO
+log4j.logger.org.apache.kafka=INFO
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.kafka.network.RequestChannel$=WARN
+log4j.logger.kafka.log.LogCleaner=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.kafka.authorizer.logger=WARN
+log4j.logger.org.apache.kafka.clients.NetworkClient=WARN
+EOF
+  cat >"$KAFKA_TOOLS_LOG4J" <<'EOF'
+# For CLI tools run by hand: warnings only, on stderr.
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.appender.stderr.Target=System.err
+EOF
+}
+
+kafka_cluster_id() {
+  if [[ ! -s "$KAFKA_CLUSTER_ID_FILE" ]]; then
+    # A Kafka Uuid: 16 random bytes, url-safe base64 without padding (22 chars).
+    head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' >"$KAFKA_CLUSTER_ID_FILE"
+  fi
+  cat "$KAFKA_CLUSTER_ID_FILE"
+}
+
+kafka_format() {
+  [[ -f "$KAFKA_DATA/meta.properties" ]] && return 0
+  log "kafka: formatting storage $KAFKA_DATA"
+  java -Dlog4j.configuration="file:$KAFKA_TOOLS_LOG4J" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool \
+    format -t "$(kafka_cluster_id)" -c "$KAFKA_PROPS" --ignore-formatted >"$KAFKA_DIR/format.log" 2>&1 ||
+    die "kafka: storage format failed" "$KAFKA_DIR/format.log"
+}
+
+kafka_up() {
+  if kafka_running && kafka_probe; then
+    log "kafka: already running on $HOST:$KAFKA_PORT"
+    return 0
+  fi
+  if kafka_running; then
+    if ! grep -qxF "listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT" "$KAFKA_PROPS" 2>/dev/null; then
+      die "kafka: already running with other ports ($(grep '^listeners=' "$KAFKA_PROPS" 2>/dev/null)): run tools/infra/down first"
+    fi
+  else
+    local p
+    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+      if port_open "$p"; then
+        die "kafka: port $p is already used by another process (set INFRA_KAFKA_PORT / INFRA_KAFKA_CONTROLLER_PORT)"
+      fi
+    done
+    kafka_resolve_libs
+    kafka_write_conf
+    kafka_format
+    [[ -f "$KAFKA_LOG" ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
+    log "kafka: starting on $HOST:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
+    rm -f "$KAFKA_PID"
+    # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
+    nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
+      java $KAFKA_HEAP_OPTS -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+      -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent \
+      -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+      -Dlog4j.configuration="file:$KAFKA_LOG4J" \
+      -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
+      >"$KAFKA_LOG" 2>&1 </dev/null 9>&- &
+    local i
+    for i in $(seq 1 50); do
+      [[ -s "$KAFKA_PID" ]] && break
+      sleep 0.1
+    done
+  fi
+  local deadline=$(($(now) + KAFKA_TIMEOUT))
+  until kafka_probe; do
+    kafka_running || die "kafka: broker process exited during start-up" "$KAFKA_LOG"
+    (($(now) < deadline)) || die "kafka: broker not serving metadata on $HOST:$KAFKA_PORT after ${KAFKA_TIMEOUT}s" "$KAFKA_LOG"
+    sleep 0.5
+  done
+  log "kafka: ready"
+}
+
+kafka_down() {
+  if ! kafka_running; then
+    log "kafka: not running"
+    rm -f "$KAFKA_PID"
+    return 0
+  fi
+  local pid
+  pid="$(read_pid "$KAFKA_PID")"
+  log "kafka: stopping pid $pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  if ! wait_pid_gone "$pid" 45; then
+    log "kafka: no exit after 45s, killing"
+    kill -KILL "$pid" 2>/dev/null || true
+    wait_pid_gone "$pid" 10 || die "kafka: pid $pid survives SIGKILL" "$KAFKA_LOG"
+  fi
+  rm -f "$KAFKA_PID"
+}
