@@ -127,12 +127,13 @@ take_lock() {
 
 # ---------------------------------------------------------------- installs
 
+# Newest /usr/lib/postgresql/<version>/bin that has the server tools.
 pg_bin_dir() {
-  local d
-  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
-  if [[ -n "$d" && -x "$d/initdb" && -x "$d/pg_ctl" ]]; then
-    printf '%s\n' "$d"
-  fi
+  local d best=""
+  while IFS= read -r d; do
+    if [[ -x "$d/initdb" && -x "$d/pg_ctl" && -x "$d/postgres" ]]; then best="$d"; fi
+  done < <(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V)
+  [[ -z "$best" ]] || printf '%s\n' "$best"
 }
 
 APT_UPDATED=0
@@ -371,6 +372,7 @@ kafka_running() { pid_alive "$KAFKA_PID" kafka.Kafka; }
 # itself only once it is registered and unfenced, i.e. able to serve clients.
 kafka_probe() {
   local bytes b
+  # shellcheck disable=SC2016 # $0/$1 expand in the inner shell
   bytes="$(timeout 5 bash -c '
     exec 3<>"/dev/tcp/$0/$1" || exit 1
     # size=15 | api_key=3 (Metadata) | api_version=1 | correlation_id=7 | client_id="p" | topics=[] (0)
@@ -500,7 +502,8 @@ kafka_up() {
     [[ -f "$KAFKA_LOG" ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
     log "kafka: starting on $HOST:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
     rm -f "$KAFKA_PID"
-    # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of JVM flags
+    # SC2086: KAFKA_HEAP_OPTS is a list of JVM flags; SC2016: $$ is the inner shell's pid
+    # shellcheck disable=SC2086,SC2016
     nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
       java $KAFKA_HEAP_OPTS -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
       -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent \
@@ -508,8 +511,8 @@ kafka_up() {
       -Dlog4j.configuration="file:$KAFKA_LOG4J" \
       -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
       >"$KAFKA_LOG" 2>&1 </dev/null 9>&- &
-    local i
-    for i in $(seq 1 50); do
+    local _
+    for _ in $(seq 1 50); do
       [[ -s "$KAFKA_PID" ]] && break
       sleep 0.1
     done

@@ -50,8 +50,21 @@ export interface ProductDto {
   itemTable: { x: string[]; y: string[]; dividerSymbol: string };
   items: ItemDto[];
   media: Record<string, string[]>;
-  categories: Record<string, { category: string; name: string[]; uri: string; inCategory?: string }>;
+  categories: Record<string, CategoryDto>;
   relatedProducts: Array<{ product: string; relation: string }>;
+  countryOrigin?: string;
+  metaTitle?: string;
+  metaDescription?: string;
+  metaKeywords?: string;
+  harmCode?: string;
+}
+
+/** A category (spec: Category): `name` is the full path of names from the top category. */
+export interface CategoryDto {
+  category: string;
+  name: string[];
+  uri: string;
+  inCategory?: string;
 }
 
 export interface FilterValueDto {

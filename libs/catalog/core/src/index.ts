@@ -1,1 +1,10 @@
-export {};
+export * from './catalog.errors';
+export * from './product';
+export * from './slug';
+export * from './catalog.repository';
+export * from './search-index.port';
+export * from './product.mapper';
+export * from './apply-product-upsert.use-case';
+export * from './product-queries.use-case';
+export * from './index-product.use-case';
+export * from './catalog.use-cases';

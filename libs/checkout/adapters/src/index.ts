@@ -1,1 +1,2 @@
 export * from './checkout.routes';
+export * from './session.adapter';

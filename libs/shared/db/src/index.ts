@@ -1,1 +1,3 @@
 export * from './db.port';
+export * from './db-engine';
+export * from './migrate';

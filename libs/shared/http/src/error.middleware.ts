@@ -9,6 +9,7 @@ interface HttpLikeError {
   statusCode?: unknown;
   expose?: unknown;
   type?: unknown;
+  name?: unknown;
   message?: unknown;
 }
 
@@ -24,7 +25,8 @@ function clientError(err: HttpLikeError): { status: number; fields: ErrorFields 
     return status === 501 ? { status, fields: { method: 'not implemented' } } : undefined;
   }
   if (err.type === 'entity.too.large' || status === 413) return { status: 413, fields: { body: 'too large' } };
-  if (err.type === 'entity.parse.failed') return { status: 400, fields: { body: 'malformed JSON' } };
+  // co-body throws a SyntaxError with status 400 (and no `type`) for a body that is not JSON.
+  if (err.type === 'entity.parse.failed' || (status === 400 && err.name === 'SyntaxError')) return { status: 400, fields: { body: 'malformed JSON' } };
   if (status === 404) return { status, fields: { path: 'not found' } };
   if (status === 405) return { status, fields: { method: 'not allowed' } };
   if (status === 415) return { status, fields: { body: 'unsupported media type' } };

@@ -14,13 +14,13 @@ export function requestContextMiddleware(app: Koa, logger: Logger): Koa.Middlewa
     const requestId = acceptableId.test(given) ? given : newRequestId();
     ctx.state['requestId'] = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
-    // During a graceful shutdown, keep-alive sockets must not outlive their last response.
-    if (isShuttingDown(app)) ctx.set('Connection', 'close');
     const started = performance.now();
     await withRequestContext({ requestId }, async () => {
       try {
         await next();
       } finally {
+        // During a graceful shutdown, a kept-alive socket must not outlive its last response.
+        if (isShuttingDown(app)) ctx.set('Connection', 'close');
         const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 };
         if (quietPaths.has(ctx.path)) logger.debug(line, 'request');
         else logger.info(line, 'request');

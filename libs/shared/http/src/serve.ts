@@ -31,6 +31,11 @@ export async function serve(app: Koa, options: ServeOptions): Promise<RunningSer
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  const inFlight = new Set<http.ServerResponse>();
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
@@ -49,9 +54,14 @@ export async function serve(app: Koa, options: ServeOptions): Promise<RunningSer
     logger.info('shutting down: refusing new connections, finishing requests in flight');
     markShuttingDown(app);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Idle keep-alive sockets would hold close() open until they time out; busy ones get
-    // `Connection: close` on their last response (request-context middleware).
+    // Idle keep-alive sockets would hold close() open until their timeout: close them now, and
+    // each busy one as soon as its response is out (it also carries `Connection: close`).
     server.closeIdleConnections();
+    const closeWhenIdle = (): void => {
+      setImmediate(() => server.closeIdleConnections());
+    };
+    server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => res.once('finish', closeWhenIdle));
+    for (const res of inFlight) res.once('finish', closeWhenIdle);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), shutdownTimeoutMs);

@@ -1,0 +1,43 @@
+import { createLogger } from '@commerce/shared-logging';
+import { runBadInputScenario, runSkeletonScenario, type Endpoints } from '../../../tools/e2e/skeleton.scenario';
+import { AllInOneConfigSchema } from './config';
+import { startAllInOne, type AllInOne } from './all-in-one';
+
+// The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
+// embedded search), through the public HTTP and SOAP interfaces of the all-in-one.
+describe('all-in-one on embedded adapters', () => {
+  let running: AllInOne;
+  let endpoints: Endpoints;
+
+  beforeAll(async () => {
+    const config = AllInOneConfigSchema.parse({ PORT: '0', DATABASE_URL: 'pglite://memory', LOG_LEVEL: 'silent', STORE_CONFIG: 'infra/config/demo-store.json' });
+    running = await startAllInOne(config, createLogger('all-in-one-test', 'silent'), []);
+    endpoints = {
+      checkout: `${running.url}/api/checkout`,
+      soap: `${running.url}/ams/system/service/module/soap/api`,
+      soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('takes a SOAP product through the catalog and search into a selection', async () => {
+    const result = await runSkeletonScenario(endpoints);
+    expect(result.searchVisibleAfterMs).toBeLessThan(15_000);
+  });
+
+  it('answers bad input with the error envelope and writes nothing', async () => {
+    await runBadInputScenario(endpoints);
+  });
+
+  it('serves its OpenAPI document and health endpoints', async () => {
+    const doc = await (await fetch(`${endpoints.checkout}/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/selection', '/items/{item}', '/products']));
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${running.url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+});

@@ -1,0 +1,80 @@
+import { loadStoreConfig } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createEventBus } from '@commerce/shared-bus';
+import { createSessionStore } from '@commerce/shared-sessions';
+import { createHttpApp, serve, type RunningServer } from '@commerce/shared-http';
+import type { Logger } from '@commerce/shared-logging';
+import type { SoapProduct } from '@commerce/backoffice-contracts';
+import { buildBackofficeService } from '@commerce/backoffice-adapters';
+import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+import { buildCartService } from '@commerce/cart-adapters';
+import { StoreView } from '@commerce/checkout-core';
+import { checkoutErrorBody, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import type { AllInOneConfig } from './config';
+
+export interface AllInOne extends RunningServer {
+  /** Which adapters run, e.g. `PGlite, in-memory bus, in-memory sessions, embedded search`. */
+  engines: string;
+}
+
+/**
+ * Wires every service into one process: one SQL engine with a schema per service, one bus, one
+ * session store, one search index; the domain services are reached through their in-process clients.
+ */
+export async function startAllInOne(config: AllInOneConfig, logger: Logger, demoProducts: SoapProduct[]): Promise<AllInOne> {
+  const store = loadStoreConfig(config.STORE_CONFIG);
+  const view = new StoreView(store);
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    closers.unshift(() => engine.close());
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'all-in-one', logger });
+    closers.unshift(() => bus.close());
+    const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
+    closers.unshift(() => sessions.close());
+    const search = await createSearchIndex(config.MEILI_URL, { logger, ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}) });
+
+    const catalog = await buildCatalogService({ db: engine.forSchema('catalog'), bus, search, logger: logger.child({ component: 'catalog' }) });
+    const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
+    const backoffice = await buildBackofficeService({
+      db: engine.forSchema('backoffice'),
+      bus,
+      logger: logger.child({ component: 'backoffice-soap' }),
+      namespace: store.soap.namespace,
+      users: store.soap.users,
+      correlationPrefix: store.soap.correlationPrefix,
+    });
+
+    await catalog.start();
+    closers.unshift(() => catalog.stop());
+    backoffice.start();
+    closers.unshift(() => backoffice.stop());
+    if (demoProducts.length > 0) await catalog.seed(demoProducts);
+
+    const checkout = createCheckoutRouter({ sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view });
+    const app = createHttpApp({
+      service: 'all-in-one',
+      logger,
+      errorBody: checkoutErrorBody,
+      readiness: [
+        { name: 'database', check: () => engine.forSchema('public').ping() },
+        { name: 'bus', check: () => bus.ping() },
+        { name: 'sessions', check: () => sessions.ping() },
+        { name: 'search', check: () => search.ping() },
+      ],
+    });
+    for (const router of [checkout, backoffice.router]) app.use(router.routes()).use(router.allowedMethods());
+
+    const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers });
+    const engines = [
+      engine.engine === 'pglite' ? 'PGlite' : 'Postgres',
+      bus.kind === 'memory' ? 'in-memory bus' : 'Kafka',
+      sessions.kind === 'memory' ? 'in-memory sessions' : 'Redis sessions',
+      config.MEILI_URL === 'embedded' ? 'embedded search' : 'Meilisearch',
+    ].join(', ');
+    return Object.assign(server, { engines });
+  } catch (error) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw error;
+  }
+}

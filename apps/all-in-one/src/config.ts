@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { env } from '@commerce/shared-config';
+
+/** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
+export const AllInOneConfigSchema = z.object({
+  PORT: env.port(8080),
+  HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: env.logLevel,
+  DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
+  REDIS_URL: env.redisUrl.default('memory'),
+  KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
+  MEILI_URL: env.meiliUrl.default('embedded'),
+  MEILI_API_KEY: z.string().optional(),
+  STORE_CONFIG: z.string().min(1).default('infra/config/demo-store.json'),
+  /** SOAP-shaped products loaded into an empty catalog at start; empty to start with no products. */
+  DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+});
+export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { runService } from '@commerce/shared-http';
+import { loadConfig } from '@commerce/shared-config';
+import { createLogger } from '@commerce/shared-logging';
+import { SoapProductSchema } from '@commerce/backoffice-contracts';
+import { AllInOneConfigSchema } from './config';
+import { startAllInOne } from './all-in-one';
+
+// `npm start`: every service in one process on the embedded adapters, a demo shop on localhost.
+runService('all-in-one', async () => {
+  const config = loadConfig(AllInOneConfigSchema);
+  const logger = createLogger('all-in-one', config.LOG_LEVEL);
+  const demoProducts = config.DEMO_CATALOG ? SoapProductSchema.array().parse(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : [];
+  const running = await startAllInOne(config, logger, demoProducts);
+  const base = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${running.port}`;
+  logger.info(
+    { checkoutApi: `${base}/api/checkout/`, soapApi: `${base}/ams/system/service/module/soap/api`, wsdl: `${base}/ams/system/service/module/soap/api?wsdl` },
+    'demo shop ready',
+  );
+  process.stdout.write(
+    [
+      '',
+      `  Demo shop is running (${running.engines}).`,
+      `  Checkout API : ${base}/api/checkout/   (try: curl ${base}/api/checkout/selection)`,
+      `  OpenAPI      : ${base}/api/checkout/openapi.json`,
+      `  SOAP API     : ${base}/ams/system/service/module/soap/api   (user demo / demo-secret)`,
+      `  WSDL         : ${base}/ams/system/service/module/soap/api?wsdl`,
+      `  Health       : ${base}/healthz  ${base}/readyz  ${base}/metrics`,
+      '',
+      '',
+    ].join('\n'),
+  );
+  return running;
+});

@@ -1,0 +1,26 @@
+import { createScryptPasswordHasher, hashPassword, verifyPassword } from './scrypt-password.hasher';
+
+describe('scrypt password hashing', () => {
+  it('hashes to scrypt$<salt>$<hash> with a fresh salt each time, and verifies only the right password', async () => {
+    const a = await hashPassword('s3cret');
+    const b = await hashPassword('s3cret');
+
+    expect(a).toMatch(/^scrypt\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(a).not.toBe(b);
+    await expect(verifyPassword('s3cret', a)).resolves.toBe(true);
+    await expect(verifyPassword('s3cret!', a)).resolves.toBe(false);
+  });
+
+  it('answers false, not an exception, for a malformed hash', async () => {
+    await expect(verifyPassword('x', 'md5$abc')).resolves.toBe(false);
+    await expect(verifyPassword('x', 'scrypt$$')).resolves.toBe(false);
+  });
+
+  it('the hasher still refuses a wrong password after remembering a right one', async () => {
+    const hasher = createScryptPasswordHasher();
+    const encoded = await hasher.hash('pw');
+    await expect(hasher.verify('pw', encoded)).resolves.toBe(true);
+    await expect(hasher.verify('pw', encoded)).resolves.toBe(true);
+    await expect(hasher.verify('pw2', encoded)).resolves.toBe(false);
+  });
+});

@@ -1,0 +1,83 @@
+import { MalformedRequestError, OperationNotImplementedError, UnknownOperationError } from '@commerce/backoffice-core';
+import { xmlListToEntities, type XmlNode } from './soap-xml.mapper';
+
+/** The operations of the spec's table: name, the element that carries the request, the element that answers. */
+export const SPEC_OPERATIONS = [
+  { name: 'accounts_Update', request: 'accounts_Update', response: 'accountsUpdateResponse' },
+  { name: 'customers_Update', request: 'customers_Update', response: 'customersUpdateResponse' },
+  { name: 'deliverywindows_Update', request: 'deliverywindows_Update', response: 'deliverywindowsUpdateResponse' },
+  { name: 'events_Done', request: 'events_Done', response: 'eventsDoneResponse' },
+  { name: 'events_Get', request: 'events_GetRequest', response: 'events_Get' },
+  { name: 'events_GetByMarkets', request: 'events_GetByMarkets', response: 'events_Get' },
+  { name: 'invoices_Update', request: 'invoices_Update', response: 'invoicesUpdateResponse' },
+  { name: 'markets_Update', request: 'markets_Update', response: 'marketsUpdateResponse' },
+  { name: 'orders_Update', request: 'orders_Update', response: 'ordersUpdateResponse' },
+  { name: 'paymentterms_Update', request: 'paymentterms_Update', response: 'paymenttermsUpdateResponse' },
+  { name: 'pricelists_Update', request: 'pricelists_Update', response: 'pricelistsUpdateResponse' },
+  { name: 'products_Update', request: 'products_Update', response: 'productsUpdateResponse' },
+  { name: 'salesreps_Update', request: 'salesreps_Update', response: 'salesrepsUpdateResponse' },
+  { name: 'shippingterms_Update', request: 'shippingterms_Update', response: 'shippingtermsUpdateResponse' },
+  { name: 'sizes_Update', request: 'sizes_Update', response: 'sizesUpdateResponse' },
+  { name: 'warehouses_Update', request: 'warehouses_Update', response: 'warehousesUpdateResponse' },
+] as const;
+
+export type SoapOperationName = (typeof SPEC_OPERATIONS)[number]['name'];
+export type SpecOperation = (typeof SPEC_OPERATIONS)[number];
+
+export interface SoapCallContext {
+  requestId: string;
+  username: string;
+}
+
+/** Runs one operation on its (already authenticated) operation element; resolves to the reply element's text. */
+export type SoapHandler = (operation: Record<string, XmlNode>, context: SoapCallContext) => Promise<string>;
+
+const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+const ucfirst = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The spec operation a Body element stands for (`products_Update` or `Products_Update`), or UnknownOperationError. */
+export function operationOfElement(element: string): SpecOperation {
+  const found = SPEC_OPERATIONS.find((op) => lcfirst(op.request) === lcfirst(element));
+  if (!found) throw new UnknownOperationError(`unknown operation: ${element}`);
+  return found;
+}
+
+/**
+ * SOAPAction is `{namespace}<Operation>`; clients vary in quoting, separators (`#`, `/`) and the case of
+ * the first letter, and some get the namespace slightly wrong. Lenient about all that, strict about which
+ * operation it names: it must be the Body's. An empty or absent SOAPAction (SOAP 1.1: "the intent is the
+ * URI") leaves the Body to decide.
+ */
+export function checkSoapAction(header: string | undefined, operation: SpecOperation): void {
+  const action = (header ?? '').trim().replace(/^"(.*)"$/, '$1').trim();
+  if (action === '') return;
+  const named = SPEC_OPERATIONS.filter((op) => action.endsWith(op.name) || action.endsWith(ucfirst(op.name))).sort((a, b) => b.name.length - a.name.length)[0];
+  if (named?.name !== operation.name) throw new UnknownOperationError(`SOAPAction ${action} does not name the operation in the Body (${operation.name})`);
+}
+
+/** Dispatches to the handler of an implemented operation; the spec's others are a Client fault for now. */
+export function handlerFor(operation: SpecOperation, handlers: Partial<Record<SoapOperationName, SoapHandler>>): SoapHandler {
+  const handler = handlers[operation.name];
+  if (!handler) throw new OperationNotImplementedError(operation.name);
+  return handler;
+}
+
+/**
+ * The shape every `*_Update` shares: a list element (`products`) of repeated entities (`product`), mapped
+ * to JSON by their SOAP type and handed to the use case, which answers only once they are durable.
+ */
+export function updateHandler(options: { list: string; item: string; type: string; receive: (entities: unknown[], requestId: string) => Promise<unknown> }): SoapHandler {
+  return async (operation, context) => {
+    if (!(options.list in operation)) throw new MalformedRequestError(`the operation needs a ${options.list} element`);
+    const node = operation[options.list];
+    if (Array.isArray(node)) throw new MalformedRequestError(`only one ${options.list} element is allowed`);
+    if (typeof node === 'object' && node !== null) {
+      const strays = Object.keys(node).filter((k) => k !== options.item);
+      if (strays.length > 0) throw new MalformedRequestError(`${options.list} may hold only ${options.item} elements, not ${strays.join(', ')}`);
+    } else if (node !== undefined && node.trim() !== '') {
+      throw new MalformedRequestError(`${options.list} must hold ${options.item} elements`);
+    }
+    await options.receive(xmlListToEntities(options.type, options.item, node), context.requestId);
+    return 'OK';
+  };
+}

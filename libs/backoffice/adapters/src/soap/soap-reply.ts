@@ -1,0 +1,39 @@
+import { isBackofficeError } from '@commerce/backoffice-core';
+import { SOAP11_ENVELOPE_NS } from './soap-envelope';
+
+export const escapeXml = (text: string): string =>
+  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
+
+const envelope = (body: string): string =>
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_ENVELOPE_NS}"><soap:Body>${body}</soap:Body></soap:Envelope>`;
+
+/**
+ * A success reply: one un-prefixed element holding `text` (spec: `<productsUpdateResponse>OK</…>`). It
+ * carries the service namespace as the default namespace, so WSDL-generated clients recognise it.
+ */
+export function soapSuccess(element: string, namespace: string, text = 'OK'): string {
+  return envelope(`<${element} xmlns="${escapeXml(namespace)}">${escapeXml(text)}</${element}>`);
+}
+
+export interface SoapFault {
+  /** SOAP 1.1: `Client` when the request was at fault (do not resend unchanged), `Server` otherwise. */
+  faultcode: 'Client' | 'Server';
+  faultstring: string;
+  /** Stable error code for programs, e.g. BACKOFFICE.INVALID_ENTITY. */
+  code: string;
+  fields?: Record<string, string>;
+}
+
+export function soapFault(fault: SoapFault, namespace: string): string {
+  const fields = Object.entries(fault.fields ?? {})
+    .map(([name, message]) => `<field name="${escapeXml(name)}">${escapeXml(message)}</field>`)
+    .join('');
+  const detail = `<detail><error xmlns="${escapeXml(namespace)}"><code>${escapeXml(fault.code)}</code>${fields}</error></detail>`;
+  return envelope(`<soap:Fault><faultcode>soap:${fault.faultcode}</faultcode><faultstring>${escapeXml(fault.faultstring)}</faultstring>${detail}</soap:Fault>`);
+}
+
+/** Maps what a request ended with to a fault: the reason of a backoffice error, or nothing internal at all. */
+export function faultOf(error: unknown): SoapFault {
+  if (isBackofficeError(error)) return { faultcode: 'Client', faultstring: error.reason, code: error.code, fields: error.fields };
+  return { faultcode: 'Server', faultstring: 'internal error; the request was not applied, it may be sent again', code: 'BACKOFFICE.INTERNAL' };
+}

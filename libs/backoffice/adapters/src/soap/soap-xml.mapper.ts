@@ -1,0 +1,51 @@
+import { isScalar, soapTypes, type SoapField } from './soap-types';
+
+/** What fast-xml-parser gives for an element: text ('' when empty), an object of children, or an array when repeated. */
+export type XmlNode = string | { [name: string]: XmlNode } | XmlNode[];
+
+const isElementObject = (node: unknown): node is Record<string, XmlNode> => typeof node === 'object' && node !== null && !Array.isArray(node);
+
+const asList = (node: XmlNode | undefined): XmlNode[] => (node === undefined ? [] : Array.isArray(node) ? node : [node]);
+
+function mapField(field: SoapField, node: XmlNode): unknown {
+  if (field.list) {
+    // `<variations/>` is an empty list; `<variations><variation>…</variation></variations>` a list of one.
+    if (typeof node === 'string' && node.trim() === '') return [];
+    if (!isElementObject(node)) return node;
+    return asList(node[field.list]).map((item) => mapValue(field.type, item));
+  }
+  if (!isScalar(field.type) && typeof node === 'string' && node.trim() === '') return undefined;
+  return mapValue(field.type, node);
+}
+
+function mapValue(type: string, node: XmlNode): unknown {
+  if (isScalar(type)) return node;
+  return xmlToEntity(type, node);
+}
+
+/**
+ * Turns one parsed element into the JSON shape of its type: known child elements only (unknown ones are
+ * dropped, as the zod schemas would), lists as arrays, scalars left as the strings the XML held.
+ * Anything of the wrong kind is passed through unchanged so that validation names the field.
+ */
+export function xmlToEntity(type: string, node: XmlNode | undefined): unknown {
+  const fields = soapTypes[type];
+  if (!fields) throw new Error(`no SOAP type ${type}`);
+  if (node === undefined || (typeof node === 'string' && node.trim() === '')) return {};
+  if (!isElementObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const child = node[field.name];
+    if (child === undefined) continue;
+    const value = mapField(field, child);
+    if (value !== undefined) out[field.name] = value;
+  }
+  return out;
+}
+
+/** The repeated `item` children of a list element (`<products><product/>…</products>`), each mapped to `type`. */
+export function xmlListToEntities(type: string, item: string, node: XmlNode | undefined): unknown[] {
+  if (node === undefined || (typeof node === 'string' && node.trim() === '')) return [];
+  if (!isElementObject(node)) return [node];
+  return asList(node[item]).map((one) => xmlToEntity(type, one));
+}

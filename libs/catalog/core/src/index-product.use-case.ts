@@ -1,0 +1,52 @@
+import type { CatalogRepository } from './catalog.repository';
+import { isShown } from './product';
+import { toSearchDoc } from './product.mapper';
+import type { SearchIndex } from './search-index.port';
+
+export interface IndexDeps {
+  catalog: CatalogRepository;
+  search: SearchIndex;
+}
+
+/**
+ * Brings the index in line with the stored product: its shown variants are (re)indexed, hidden ones
+ * removed. Reads the current state rather than the event, so replaying any event is harmless.
+ */
+export async function indexProduct(deps: IndexDeps, productId: number): Promise<{ indexed: number; removed: number }> {
+  const [view] = await deps.catalog.loadProducts([productId]);
+  if (!view) return { indexed: 0, removed: 0 };
+  const shown = view.product.variants.filter((v) => isShown(view.product, v));
+  const hidden = view.product.variants.filter((v) => !isShown(view.product, v));
+  if (shown.length > 0) await deps.search.upsert(shown.map((v) => toSearchDoc(view, v)));
+  if (hidden.length > 0) await deps.search.remove(hidden.map((v) => String(v.id)));
+  return { indexed: shown.length, removed: hidden.length };
+}
+
+export interface ReindexProgress {
+  done: number;
+  total: number;
+}
+
+/**
+ * Rebuilds the whole index from the store, in batches; `onProgress` is called after each batch (the
+ * reindex command draws its progress bar from it). The index is cleared first, so searches during a
+ * reindex see a partial catalogue.
+ */
+export async function reindexAll(deps: IndexDeps, onProgress: (p: ReindexProgress) => void = () => undefined, batchSize = 200): Promise<ReindexProgress> {
+  const total = await deps.catalog.countProducts();
+  await deps.search.clear();
+  let done = 0;
+  let after = 0;
+  onProgress({ done, total });
+  for (;;) {
+    const ids = await deps.catalog.listProductIds(after, batchSize);
+    if (ids.length === 0) break;
+    const views = await deps.catalog.loadProducts(ids);
+    const docs = views.flatMap((view) => view.product.variants.filter((v) => isShown(view.product, v)).map((v) => toSearchDoc(view, v)));
+    if (docs.length > 0) await deps.search.upsert(docs);
+    done += ids.length;
+    after = ids[ids.length - 1]!;
+    onProgress({ done, total: Math.max(total, done) });
+  }
+  return { done, total: Math.max(total, done) };
+}

@@ -1,0 +1,11 @@
+import { newSessionToken, type SessionStore } from '@commerce/shared-sessions';
+import type { CheckoutSession, SessionPort } from '@commerce/checkout-core';
+
+/** The checkout's session port on the shared session store (Redis or memory). */
+export function checkoutSessions(store: SessionStore): SessionPort {
+  return {
+    get: (token) => store.get<CheckoutSession>(token),
+    set: (token, session) => store.set(token, { ...session }),
+    newToken: newSessionToken,
+  };
+}

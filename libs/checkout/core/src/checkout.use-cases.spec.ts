@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { parseStoreConfig } from '@commerce/shared-config';
+import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { CatalogClient, ItemInfoDto } from '@commerce/catalog-contracts';
+import { DomainError } from '@commerce/shared-errors';
+import { StoreView } from './envelope';
+import { addItem, getSelection, openSession, searchProducts, type CheckoutDeps } from './checkout.use-cases';
+import type { CheckoutSession } from './session';
+
+const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+
+const jacket: ItemInfoDto = {
+  item: '1-2',
+  product: '1',
+  size: '2',
+  sku: 'J-M',
+  ean: '1',
+  productName: 'Jacket',
+  brandName: 'Brand',
+  sizeName: 'M',
+  priceAsNumber: 100,
+  stock: 3,
+};
+
+function fakes() {
+  const sessions = new Map<string, CheckoutSession>();
+  const selections = new Map<string, SelectionDto>();
+  const catalogCalls: unknown[] = [];
+  let tokens = 0;
+  const catalog: CatalogClient = {
+    getItem: async (id, context) => (catalogCalls.push(context), id === jacket.item ? jacket : null),
+    getProduct: async () => null,
+    searchProducts: async (query, context) => (catalogCalls.push({ query, context }), { products: [], productCount: 0, filter: [] }),
+  };
+  const cart: CartClient = {
+    createSelection: async (c) => {
+      const s: SelectionDto = { id: `sel${selections.size + 1}`, currency: c.currency, paymentMethod: '', country: c.country, state: null, language: c.language, items: [], totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 0, grandTotalPrice: '', grandTotalPriceAsNumber: 0, totalQuantity: 0 } };
+      selections.set(s.id, s);
+      return s;
+    },
+    getSelection: async (id) => selections.get(id) ?? null,
+    addItem: async (id, c: AddItemCommand) => {
+      const s = selections.get(id)!;
+      s.items.push({ line: 'l', item: c.item, product: c.product, size: c.size, sku: c.sku, ean: c.ean, productName: c.productName, brandName: c.brandName, quantity: c.quantity, priceEach: '', priceEachAsNumber: c.priceEachAsNumber, totalPrice: '', totalPriceAsNumber: 0, priceEachBeforeDiscount: '', priceEachBeforeDiscountAsNumber: 0, anyDiscount: false });
+      return s;
+    },
+  };
+  const deps: CheckoutDeps = {
+    sessions: { get: async (t) => sessions.get(t) ?? null, set: async (t, s) => void sessions.set(t, s), newToken: () => `token${++tokens}` },
+    catalog,
+    cart,
+    view: new StoreView(store),
+  };
+  return { deps, sessions, selections, catalogCalls };
+}
+
+describe('checkout use cases', () => {
+  it('when no token is sent, makes a new session in the default country and stores it', async () => {
+    const { deps, sessions } = fakes();
+    const handle = await openSession(deps, undefined);
+    expect(handle).toMatchObject({ token: 'token1', isNew: true, session: { country: 'SE', language: 'sv' } });
+    expect(sessions.get('token1')).toEqual(handle.session);
+  });
+
+  it('when an unknown token is sent, answers with a new token instead', async () => {
+    const { deps } = fakes();
+    const handle = await openSession(deps, 'forged');
+    expect(handle.token).toBe('token1');
+  });
+
+  it('shows an empty selection in the market currency without creating one in the cart', async () => {
+    const { deps, selections } = fakes();
+    const envelope = await getSelection(deps, await openSession(deps, undefined));
+    expect(envelope.selection).toMatchObject({ currency: 'SEK', items: [], paymentMethod: '' });
+    expect(envelope.selection).not.toHaveProperty('id');
+    expect(envelope.location).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true, language: 'sv' });
+    expect(envelope.languages.map((l) => l.name)).toEqual(['Deutsch', 'English', 'Svenska']);
+    expect(envelope.countries.map((c) => c.country)).not.toContain('NO'); // not shipped to
+    expect(envelope.paymentMethods.map((m) => m.paymentMethod)).toEqual(['test-card', 'test-invoice']);
+    expect(selections.size).toBe(0);
+  });
+
+  it('creates the selection on the first item and reuses it for the next', async () => {
+    const { deps, selections, sessions } = fakes();
+    const handle = await openSession(deps, undefined);
+    await addItem(deps, handle, '1-2', undefined);
+    const envelope = await addItem(deps, handle, '1-2', { quantity: 2 });
+    expect(selections.size).toBe(1);
+    expect(sessions.get(handle.token)?.selectionId).toBe('sel1');
+    expect(envelope.selection.items.map((i) => i.quantity)).toEqual([1, 2]);
+  });
+
+  it('prices in the market and pricelist of the session country', async () => {
+    const { deps, catalogCalls } = fakes();
+    await addItem(deps, await openSession(deps, undefined), '1-2', {});
+    expect(catalogCalls[0]).toEqual({ market: '1', pricelist: '1', language: 'sv' });
+  });
+
+  it.each(['9-9', 'abc', '1-2-3', '-1'])('when item %s does not exist, fails with errors.item', async (id) => {
+    const { deps } = fakes();
+    await expect(addItem(deps, await openSession(deps, undefined), id, {})).rejects.toMatchObject({
+      kind: 'not_found',
+      fields: { item: 'product item not found' },
+    });
+  });
+
+  it.each([{ quantity: 0 }, { quantity: 1.5 }, { quantity: 'two' }, { other: 1 }])('rejects the body %j with one error per field', async (body) => {
+    const { deps } = fakes();
+    const error = await addItem(deps, await openSession(deps, undefined), '1-2', body).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).kind).toBe('invalid');
+  });
+
+  it('passes a valid product query on and rejects a malformed one naming the field', async () => {
+    const { deps, catalogCalls } = fakes();
+    const handle = await openSession(deps, undefined);
+    const list = await searchProducts(deps, handle, { search: 'jacket', limit: 5 });
+    expect(list).toEqual({ token: handle.token, products: [], productCount: 0, filter: [] });
+    expect(catalogCalls[0]).toMatchObject({ query: { search: 'jacket', limit: 5 } });
+    await expect(searchProducts(deps, handle, { limit: -1 })).rejects.toMatchObject({ fields: { limit: expect.any(String) } });
+  });
+});

@@ -1,0 +1,141 @@
+import { uniqueName } from '@commerce/shared-testing';
+import type { DbEngine } from './db-engine';
+import type { Db, Migration } from './db.port';
+import { migrate } from './migrate';
+
+/**
+ * The behaviour every `Db` and `migrate` must show, whatever the engine: run by `db.spec.ts` on PGlite
+ * and by `db.int-spec.ts` on Postgres, so the two cannot drift apart. One engine per file (PGlite's
+ * start costs seconds), one schema per test.
+ */
+export function dbContract(openEngine: () => Promise<DbEngine>): void {
+  let engine: DbEngine;
+  let db: Db;
+
+  beforeAll(async () => {
+    engine = await openEngine();
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.close();
+  });
+  beforeEach(() => {
+    db = engine.forSchema(uniqueName('db'));
+  });
+
+  const createTable = (name: string, ran?: string[]): Migration => ({
+    name: `create-${name}`,
+    up: async (knex, schema) => {
+      ran?.push(name);
+      await knex.schema.withSchema(schema).createTable(name, (t) => {
+        t.bigIncrements('id');
+        t.text('label').notNullable();
+      });
+    },
+  });
+
+  const tableExists = async (schema: string, name: string) =>
+    (await db.knex.raw('select 1 from information_schema.tables where table_schema = ? and table_name = ?', [schema, name])).rows.length > 0;
+
+  describe('migrate', () => {
+    it('creates the missing schema and runs the migrations in list order', async () => {
+      const ran: string[] = [];
+      await migrate(db, [createTable('b', ran), createTable('a', ran), createTable('c', ran)]);
+
+      expect(ran).toEqual(['b', 'a', 'c']);
+      for (const name of ['a', 'b', 'c']) expect(await tableExists(db.schema, name)).toBe(true);
+    });
+
+    it('hands each migration the schema it belongs to', async () => {
+      const seen: string[] = [];
+      await migrate(db, [{ name: 'probe', up: async (_knex, schema) => void seen.push(schema) }]);
+
+      expect(seen).toEqual([db.schema]);
+    });
+
+    it('runs only the migrations that have not run yet', async () => {
+      const ran: string[] = [];
+      await migrate(db, [createTable('a', ran)]);
+      await migrate(db, [createTable('a', ran)]);
+      await migrate(db, [createTable('a', ran), createTable('b', ran)]);
+
+      expect(ran).toEqual(['a', 'b']);
+    });
+
+    it('when a migration fails, rejects and leaves none of that run applied', async () => {
+      await migrate(db, [createTable('a')]);
+      const failing: Migration = { name: 'boom', up: async () => Promise.reject(new Error('boom')) };
+
+      await expect(migrate(db, [createTable('a'), createTable('b'), failing])).rejects.toThrow('boom');
+      expect(await tableExists(db.schema, 'b')).toBe(false);
+
+      const ran: string[] = [];
+      await migrate(db, [createTable('a', ran), createTable('b', ran), { name: 'boom', up: async () => undefined }]);
+      expect(ran).toEqual(['b']);
+    });
+
+    it('when two start at once, each migration runs exactly once and both resolve', async () => {
+      const ran: string[] = [];
+      const list = [createTable('a', ran), createTable('b', ran)];
+
+      await Promise.all([migrate(db, list), migrate(db, list)]);
+
+      expect(ran).toEqual(['a', 'b']);
+    });
+
+    it('refuses a list with two migrations of the same name', async () => {
+      await expect(migrate(db, [createTable('a'), createTable('a')])).rejects.toThrow('duplicate migration name create-a');
+    });
+  });
+
+  describe('Db', () => {
+    it('qualifies every table with its schema, so two services never see each other’s rows', async () => {
+      const other = engine.forSchema(uniqueName('db_other'));
+      await migrate(db, [createTable('items')]);
+      await migrate(other, [createTable('items')]);
+
+      await db.table('items').insert({ label: 'mine' });
+      await other.table('items').insert({ label: 'theirs' });
+
+      expect(await db.table('items').pluck('label')).toEqual(['mine']);
+      expect(await other.table('items').pluck('label')).toEqual(['theirs']);
+    });
+
+    it('commits what a transaction wrote when its function resolves', async () => {
+      await migrate(db, [createTable('items')]);
+
+      const result = await db.transaction(async (trx) => {
+        await db.table('items', trx).insert({ label: 'kept' });
+        return 'done';
+      });
+
+      expect(result).toBe('done');
+      expect(await db.table('items').pluck('label')).toEqual(['kept']);
+    });
+
+    it('rolls back what a transaction wrote when its function throws', async () => {
+      await migrate(db, [createTable('items')]);
+
+      await expect(
+        db.transaction(async (trx) => {
+          await db.table('items', trx).insert({ label: 'lost' });
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+
+      expect(await db.table('items').count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
+    it('returns bigint columns and counts as numbers on every engine', async () => {
+      await migrate(db, [createTable('items')]);
+      const [row] = await db.table('items').insert({ label: 'x' }).returning('id');
+
+      expect(row).toEqual({ id: expect.any(Number) });
+      expect(await db.table('items').count({ n: '*' })).toEqual([{ n: 1 }]);
+    });
+
+    it('answers ping while the engine is open', async () => {
+      await expect(db.ping()).resolves.toBeUndefined();
+      expect(db.engine).toBe(engine.engine);
+    });
+  });
+}

@@ -1,0 +1,237 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Router } from '@koa/router';
+import type Koa from 'koa';
+import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
+import { createLogger } from '@commerce/shared-logging';
+import { createHttpApp, type HttpAppOptions } from './http-app';
+import { serve, type RunningServer } from './serve';
+
+const logger = createLogger('http-test', 'silent');
+
+function withRoutes(app: Koa): Koa {
+  const router = new Router();
+  router.get('/items/:id', (ctx) => {
+    ctx.body = { id: ctx.params['id'] };
+  });
+  router.post('/echo', (ctx) => {
+    ctx.body = { body: ctx.request.body ?? null };
+  });
+  router.post('/soap', (ctx) => {
+    ctx.type = 'text/plain';
+    ctx.body = `raw:${ctx.request.rawBody}`;
+  });
+  router.get('/fail/:kind', (ctx) => {
+    throw new DomainError('TEST.FAIL', ctx.params['kind'] as ErrorKind, { item: 'product item not found' }, { unavailable: [1] });
+  });
+  router.get('/boom', () => {
+    throw new Error('secret connection string postgres://u:p@db');
+  });
+  router.get('/throw-403', (ctx) => ctx.throw(403, 'nope'));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+describe('createHttpApp', () => {
+  let running: RunningServer;
+  let checks: { db: () => Promise<void> };
+  const start = async (extra: Partial<HttpAppOptions> = {}) => {
+    checks = { db: async () => undefined };
+    const app = createHttpApp({
+      service: 'test',
+      logger,
+      bodyLimit: '1kb',
+      readiness: [{ name: 'db', check: () => checks.db() }],
+      errorBody: (ctx) => ({ token: ctx.get('api-token') || 'new-token' }),
+      ...extra,
+    });
+    running = await serve(withRoutes(app), { port: 0, host: '127.0.0.1', logger, shutdownTimeoutMs: 2000 });
+  };
+  const get = (path: string, init?: RequestInit) => fetch(`${running.url}${path}`, init);
+  const postJson = (path: string, body: string, type = 'application/json') =>
+    get(path, { method: 'POST', headers: { 'content-type': type }, body });
+
+  beforeEach(() => start());
+  afterEach(() => running.close());
+
+  it('serves a mounted router', async () => {
+    const res = await get('/items/7');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: '7' });
+  });
+
+  describe('error envelope', () => {
+    it.each(Object.entries(statusOfKind))('maps a DomainError of kind %s to %i with errors, extra and errorBody members', async (kind, status) => {
+      const res = await get(`/fail/${kind}`, { headers: { 'api-token': 'tok-1' } });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ token: 'tok-1', errors: { item: 'product item not found' }, unavailable: [1] });
+    });
+
+    it('answers malformed JSON with 400 errors.body', async () => {
+      const res = await postJson('/echo', '{"a":');
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { body: 'malformed JSON' } });
+    });
+
+    it('answers a body above the limit with 413 errors.body', async () => {
+      const res = await postJson('/echo', JSON.stringify({ a: 'x'.repeat(2000) }));
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { body: 'too large' } });
+    });
+
+    it('answers an unknown route with 404 errors.path', async () => {
+      const res = await get('/nowhere');
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { path: 'not found' } });
+    });
+
+    it('answers a wrong method on a known route with 405 errors.method and an Allow header', async () => {
+      const res = await get('/items/7', { method: 'DELETE' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toContain('GET');
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { method: 'not allowed' } });
+    });
+
+    it('answers an unexpected error with 500 and leaks neither message nor stack', async () => {
+      const res = await get('/boom');
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ token: 'new-token', errors: { server: 'internal error' } });
+      expect(text).not.toContain('postgres');
+      expect(text).not.toContain('at ');
+    });
+
+    it('keeps the status of an http error thrown with ctx.throw', async () => {
+      const res = await get('/throw-403');
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { request: 'nope' } });
+    });
+
+    it('still answers when errorBody itself throws', async () => {
+      await running.close();
+      await start({ errorBody: () => { throw new Error('no token'); } });
+      const res = await get('/nowhere');
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ errors: { path: 'not found' } });
+    });
+  });
+
+  describe('body parsing', () => {
+    it('parses JSON bodies', async () => {
+      const res = await postJson('/echo', '{"a":1}');
+      expect(await res.json()).toEqual({ body: { a: 1 } });
+    });
+
+    it('keeps text/xml as raw text', async () => {
+      const xml = '<soap:Envelope><x>1</x></soap:Envelope>';
+      const res = await postJson('/soap', xml, 'text/xml; charset=utf-8');
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(`raw:${xml}`);
+    });
+
+    it('gives no parsed body for an unsupported content type', async () => {
+      const res = await postJson('/echo', 'a=1', 'application/x-www-form-urlencoded');
+      expect(res.status).toBe(200);
+      const { body } = (await res.json()) as { body: unknown };
+      expect(body === null || (typeof body === 'object' && Object.keys(body).length === 0)).toBe(true);
+    });
+  });
+
+  describe('health', () => {
+    it('answers /healthz with ok', async () => {
+      const res = await get('/healthz');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    });
+
+    it('answers /readyz with ready when every check passes', async () => {
+      const res = await get('/readyz');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ready', checks: { db: 'ok' } });
+    });
+
+    it('answers /readyz with 503 naming the failing check', async () => {
+      checks.db = async () => {
+        throw new Error('connection refused');
+      };
+      const res = await get('/readyz');
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'not ready', checks: { db: 'connection refused' } });
+    });
+
+    it('answers /readyz with 503 when a check does not answer within 2 s', async () => {
+      checks.db = () => new Promise(() => undefined);
+      const res = await get('/readyz');
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'not ready', checks: { db: 'timed out after 2000 ms' } });
+    }, 5000);
+
+    it('answers /readyz with 503 once shutdown has begun', async () => {
+      const app = withRoutes(createHttpApp({ service: 'test', logger }));
+      const closing = await serve(app, { port: 0, host: '127.0.0.1', logger });
+      // A second listener on the same app stands in for the load balancer's probe during the drain.
+      const probe = http.createServer(app.callback());
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+      const probeUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+      try {
+        expect((await fetch(`${probeUrl}/readyz`)).status).toBe(200);
+        await closing.close();
+        const res = await fetch(`${probeUrl}/readyz`);
+        expect(res.status).toBe(503);
+        expect(await res.json()).toMatchObject({ status: 'not ready' });
+      } finally {
+        probe.closeAllConnections();
+        await new Promise((r) => probe.close(r));
+      }
+    });
+  });
+
+  describe('request id', () => {
+    it('echoes the x-request-id of the caller', async () => {
+      const res = await get('/items/1', { headers: { 'x-request-id': 'abc-123' } });
+      expect(res.headers.get('x-request-id')).toBe('abc-123');
+    });
+
+    it('makes one when the caller sent none', async () => {
+      const a = await get('/items/1');
+      const b = await get('/items/1');
+      expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+    });
+  });
+
+  describe('metrics', () => {
+    it('exposes the request-duration histogram labelled by matched route', async () => {
+      await get('/items/42');
+      await get('/nowhere/9');
+      const res = await get('/metrics');
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/items\/:id"[^}]*status="200"/);
+      expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="<unmatched>"[^}]*status="404"/);
+      expect(text).not.toContain('/items/42');
+      expect(text).toContain('process_cpu_user_seconds_total');
+    });
+
+    it('keeps a registry per app, so two apps in one process do not clash', async () => {
+      const second = await serve(withRoutes(createHttpApp({ service: 'second', logger })), { port: 0, host: '127.0.0.1', logger });
+      try {
+        await get('/items/1');
+        const text = await (await fetch(`${second.url}/metrics`)).text();
+        expect(text).toContain('http_request_duration_seconds');
+        expect(text).not.toMatch(/route="\/items\/:id"/);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('serves no /metrics when metrics are off', async () => {
+      await running.close();
+      await start({ metrics: false });
+      expect((await get('/metrics')).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,128 @@
+import { Router } from '@koa/router';
+import { createLogger } from '@commerce/shared-logging';
+import { createHttpApp } from './http-app';
+import { serve, type RunningServer } from './serve';
+
+const logger = createLogger('serve-test', 'silent');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function slowApp(events: string[]) {
+  const app = createHttpApp({ service: 'test', logger });
+  const router = new Router();
+  router.get('/slow/:ms', async (ctx) => {
+    events.push('slow started');
+    // unref'd: the request cut off by the shutdown timeout must not keep jest alive.
+    await new Promise((r) => setTimeout(r, Number(ctx.params['ms'])).unref());
+    events.push('slow finished');
+    ctx.body = { done: true };
+  });
+  router.get('/fast', (ctx) => {
+    ctx.body = { fast: true };
+  });
+  app.use(router.routes());
+  return app;
+}
+
+describe('serve', () => {
+  it('listens on the port it was given, 0 meaning any free one', async () => {
+    const running = await serve(slowApp([]), { port: 0, host: '127.0.0.1', logger });
+    try {
+      expect(running.port).toBeGreaterThan(0);
+      expect(running.url).toBe(`http://127.0.0.1:${running.port}`);
+      expect((await fetch(`${running.url}/fast`)).status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('rejects when the port is taken', async () => {
+    const first = await serve(slowApp([]), { port: 0, host: '127.0.0.1', logger });
+    try {
+      await expect(serve(slowApp([]), { port: first.port, host: '127.0.0.1', logger })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await first.close();
+    }
+  });
+
+  describe('close', () => {
+    let running: RunningServer;
+    let events: string[];
+    beforeEach(async () => {
+      events = [];
+      running = await serve(slowApp(events), {
+        port: 0,
+        host: '127.0.0.1',
+        logger,
+        onShutdown: [
+          async () => {
+            await sleep(20);
+            events.push('consumers closed');
+          },
+          async () => {
+            events.push('pool closed');
+          },
+        ],
+      });
+    });
+
+    it('lets a request in flight finish, refuses new connections, then runs the hooks in order', async () => {
+      // A kept-alive idle connection must not hold the shutdown open.
+      await fetch(`${running.url}/fast`);
+      const slow = fetch(`${running.url}/slow/400`);
+      await sleep(100);
+      const started = Date.now();
+      const closed = running.close().then(() => events.push('close resolved'));
+
+      await expect(fetch(`${running.url}/fast`)).rejects.toThrow();
+      const res = await slow;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ done: true });
+      await closed;
+
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(events).toEqual(['slow started', 'slow finished', 'consumers closed', 'pool closed', 'close resolved']);
+    });
+
+    it('is idempotent: a second close returns the same shutdown and runs the hooks once', async () => {
+      const a = running.close();
+      const b = running.close();
+      expect(a).toBe(b);
+      await a;
+      await running.close();
+      expect(events.filter((e) => e === 'pool closed')).toHaveLength(1);
+    });
+  });
+
+  it('closes the connections still busy after the shutdown timeout', async () => {
+    const events: string[] = [];
+    const running = await serve(slowApp(events), { port: 0, host: '127.0.0.1', logger, shutdownTimeoutMs: 200 });
+    const stuck = fetch(`${running.url}/slow/5000`).then(
+      () => 'answered',
+      () => 'connection closed',
+    );
+    await sleep(100);
+    const started = Date.now();
+    await running.close();
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(await stuck).toBe('connection closed');
+  });
+
+  it('runs every hook even when one fails, then reports the failure', async () => {
+    const ran: string[] = [];
+    const running = await serve(slowApp([]), {
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      onShutdown: [
+        async () => {
+          throw new Error('relay stuck');
+        },
+        async () => {
+          ran.push('pool');
+        },
+      ],
+    });
+    await expect(running.close()).rejects.toThrow(/1 shutdown hook\(s\) failed/);
+    expect(ran).toEqual(['pool']);
+  });
+});
