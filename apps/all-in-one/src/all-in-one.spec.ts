@@ -33,7 +33,7 @@ describe('all-in-one on embedded adapters', () => {
   });
 
   it('serves its OpenAPI document and health endpoints', async () => {
-    const doc = await (await fetch(`${endpoints.checkout}/openapi.json`)).json();
+    const doc = (await (await fetch(`${endpoints.checkout}/openapi.json`)).json()) as { openapi: string; paths: object };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/selection', '/items/{item}', '/products']));
     expect((await fetch(`${running.url}/healthz`)).status).toBe(200);

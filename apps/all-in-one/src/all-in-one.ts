@@ -9,7 +9,7 @@ import { buildBackofficeService } from '@commerce/backoffice-adapters';
 import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
 import { buildCartService } from '@commerce/cart-adapters';
 import { StoreView } from '@commerce/checkout-core';
-import { checkoutErrorBody, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
 
 export interface AllInOne extends RunningServer {
@@ -51,11 +51,13 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.unshift(() => backoffice.stop());
     if (demoProducts.length > 0) await catalog.seed(demoProducts);
 
-    const checkout = createCheckoutRouter({ sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view });
+    const checkoutDeps = { sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view };
+    const checkout = createCheckoutRouter(checkoutDeps);
     const app = createHttpApp({
       service: 'all-in-one',
       logger,
       errorBody: checkoutErrorBody,
+      beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },
         { name: 'bus', check: () => bus.ping() },

@@ -6,6 +6,7 @@ export const BackofficeErrorCodes = {
   MALFORMED_REQUEST: 'BACKOFFICE.MALFORMED_REQUEST',
   UNKNOWN_OPERATION: 'BACKOFFICE.UNKNOWN_OPERATION',
   OPERATION_NOT_IMPLEMENTED: 'BACKOFFICE.OPERATION_NOT_IMPLEMENTED',
+  REQUEST_TOO_LARGE: 'BACKOFFICE.REQUEST_TOO_LARGE',
 } as const;
 
 /**
@@ -67,6 +68,14 @@ export class OperationNotImplementedError extends BackofficeError {
   constructor(operation: string) {
     const reason = `operation not implemented yet: ${operation}`;
     super(BackofficeErrorCodes.OPERATION_NOT_IMPLEMENTED, 'not_found', { operation: reason }, reason);
+  }
+}
+
+/** A request body over the size limit; the ERP should send smaller batches. */
+export class RequestTooLargeError extends BackofficeError {
+  constructor(limitBytes: number) {
+    const reason = `request body larger than ${limitBytes} bytes; send smaller batches`;
+    super(BackofficeErrorCodes.REQUEST_TOO_LARGE, 'too_large', { request: reason }, reason);
   }
 }
 

@@ -28,7 +28,7 @@ describe('receiveProducts', () => {
       [BackofficeTopics.UPSERT, 'product:1', 'ProductUpsertReceived'],
       [BackofficeTopics.UPSERT, 'product:2', 'ProductUpsertReceived'],
     ]);
-    const parsed = ProductUpsertReceived.parse(batch!.events[0] as Parameters<typeof ProductUpsertReceived.parse>[0]);
+    const parsed = ProductUpsertReceived.parse(batch?.events[0] as Parameters<typeof ProductUpsertReceived.parse>[0]);
     expect(parsed.payload.product.variations?.[0]?.sizes?.[0]?.qty).toBe('3');
     expect(parsed.requestId).toBe('req-1');
   });

@@ -1,1 +1,1 @@
-export {};
+export * from './search/minisearch.search-index';

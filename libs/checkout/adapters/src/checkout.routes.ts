@@ -38,6 +38,20 @@ export const checkoutErrorBody = (ctx: Koa.Context): Record<string, unknown> => 
   return header ? { token: header } : {};
 };
 
+/**
+ * Opens the session of every checkout request before its body is read (see createHttpApp's
+ * `beforeBody`), so that errors, a malformed body's included, carry the token.
+ */
+export function checkoutSessionMiddleware(deps: CheckoutDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path.startsWith(`${CHECKOUT_PREFIX}/`) && ctx.path !== `${CHECKOUT_PREFIX}/openapi.json`) {
+      const handle = await sessionOf(deps, ctx);
+      ctx.set('API-Token', handle.token);
+    }
+    await next();
+  };
+}
+
 /** The checkout JSON API at /api/checkout: parse, call the use case, answer the envelope. */
 export function createCheckoutRouter(deps: CheckoutDeps): Router {
   const router = new Router({ prefix: CHECKOUT_PREFIX });
@@ -46,12 +60,7 @@ export function createCheckoutRouter(deps: CheckoutDeps): Router {
     ctx.body = checkoutOpenApi;
   });
 
-  // Every other route belongs to a session: open it (or make one) before the handler runs.
   router.use(async (ctx, next) => {
-    if (ctx.path !== `${CHECKOUT_PREFIX}/openapi.json`) {
-      const handle = await sessionOf(deps, ctx);
-      ctx.set('API-Token', handle.token);
-    }
     await next();
     if (ctx.query['pretty'] !== undefined && ctx.body && typeof ctx.body === 'object') {
       ctx.type = 'application/json';

@@ -59,6 +59,12 @@ export function errorMiddleware(logger: Logger, errorBody?: ErrorBodyExtra): Koa
     try {
       await next();
     } catch (err) {
+      if (ctx.headerSent) {
+        // A streamed response already went out; all that is left is to say so and drop the socket.
+        logger.error({ err }, 'error after the response started');
+        ctx.res.destroy();
+        return;
+      }
       if (isDomainError(err)) {
         const status = statusOfKind[err.kind];
         if (status >= 500) logger.warn({ code: err.code, fields: err.fields }, err.message);

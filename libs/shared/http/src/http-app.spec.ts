@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Router } from '@koa/router';
 import type Koa from 'koa';
 import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
-import { createLogger } from '@commerce/shared-logging';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createLogger, currentRequestId } from '@commerce/shared-logging';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { serve, type RunningServer } from './serve';
 
@@ -193,6 +195,37 @@ describe('createHttpApp', () => {
     it('echoes the x-request-id of the caller', async () => {
       const res = await get('/items/1', { headers: { 'x-request-id': 'abc-123' } });
       expect(res.headers.get('x-request-id')).toBe('abc-123');
+    });
+
+    it('writes one access line per request, carrying the request id, and keeps probes at debug', async () => {
+      const lines: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+          done();
+        },
+      });
+      const captured = pino({ level: 'debug', mixin: () => ({ requestId: currentRequestId() }) }, sink);
+      const app = createHttpApp({ service: 'test', logger: captured });
+      const router = new Router();
+      router.get('/inner', (ctx) => {
+        captured.info('inside the handler');
+        ctx.body = {};
+      });
+      app.use(router.routes());
+      const other = await serve(app, { port: 0, host: '127.0.0.1', logger });
+      try {
+        await fetch(`${other.url}/inner`, { headers: { 'x-request-id': 'req-9' } });
+        await fetch(`${other.url}/healthz`);
+      } finally {
+        await other.close();
+      }
+      expect(lines.find((l) => l['msg'] === 'inside the handler')).toMatchObject({ requestId: 'req-9' });
+      const access = lines.filter((l) => l['msg'] === 'request');
+      expect(access).toHaveLength(2);
+      expect(access[0]).toMatchObject({ level: 30, method: 'GET', path: '/inner', status: 200, requestId: 'req-9' });
+      expect(typeof access[0]?.['ms']).toBe('number');
+      expect(access[1]).toMatchObject({ level: 20, path: '/healthz', status: 200 });
     });
 
     it('makes one when the caller sent none', async () => {

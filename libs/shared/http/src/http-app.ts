@@ -15,6 +15,11 @@ export interface HttpAppOptions {
   metrics?: boolean;
   /** Members merged into every error body, e.g. the checkout envelope's `token`. */
   errorBody?: (ctx: Koa.Context) => Record<string, unknown>;
+  /**
+   * Middleware that runs inside the error envelope but before the body is read, e.g. the checkout's
+   * session opening, so that even a malformed body gets an error that carries the session token.
+   */
+  beforeBody?: Koa.Middleware[];
 }
 
 /**
@@ -22,7 +27,7 @@ export interface HttpAppOptions {
  * envelope, body parsing, health and readiness. The caller mounts its routers afterwards.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
-  const { service, logger, bodyLimit = '1mb', readiness = [], metrics = true, errorBody } = options;
+  const { service, logger, bodyLimit = '1mb', readiness = [], metrics = true, errorBody, beforeBody = [] } = options;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
@@ -31,6 +36,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.use(requestContextMiddleware(app, logger));
   if (metrics) app.use(createAppMetrics(service).middleware);
   app.use(errorMiddleware(logger, errorBody));
+  for (const middleware of beforeBody) app.use(middleware);
   app.use(
     bodyParser({
       // text/xml stays raw text: the SOAP adapter parses envelopes itself from the body / rawBody.

@@ -4,3 +4,4 @@ export * from './run-service';
 export type { ReadinessCheck } from './health.middleware';
 export { READINESS_TIMEOUT_MS } from './health.middleware';
 export { markShuttingDown, isShuttingDown } from './app-state';
+export * from './http-service';

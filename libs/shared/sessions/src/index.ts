@@ -1,1 +1,4 @@
-export {};
+export * from './session-store';
+export * from './create-session-store';
+export * from './memory-session-store';
+export * from './redis-session-store';

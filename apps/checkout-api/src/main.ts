@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { env, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { runService, startHttpService } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { createSessionStore } from '@commerce/shared-sessions';
+import { createCartHttpClient } from '@commerce/cart-contracts';
+import { createCatalogHttpClient } from '@commerce/catalog-contracts';
+import { StoreView } from '@commerce/checkout-core';
+import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+
+const ConfigSchema = z.object({
+  PORT: env.port(8080),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: env.logLevel,
+  REDIS_URL: env.redisUrl,
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  STORE_CONFIG: z.string().min(1),
+  CATALOG_URL: env.url,
+  CART_URL: env.url,
+});
+
+// The edge: sessions in Redis, the domain services over their internal HTTP APIs.
+runService('checkout-api', async () => {
+  const config = loadConfig(ConfigSchema);
+  const logger = createLogger('checkout-api', config.LOG_LEVEL);
+  const view = new StoreView(loadStoreConfig(config.STORE_CONFIG));
+  const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
+  const deps = {
+    sessions: checkoutSessions(sessions),
+    catalog: createCatalogHttpClient(config.CATALOG_URL),
+    cart: createCartHttpClient(config.CART_URL),
+    view,
+  };
+  return startHttpService({
+    service: 'checkout-api',
+    logger,
+    routers: [createCheckoutRouter(deps)],
+    errorBody: checkoutErrorBody,
+    beforeBody: [checkoutSessionMiddleware(deps)],
+    port: config.PORT,
+    host: config.HOST,
+    readiness: [{ name: 'sessions', check: () => sessions.ping() }],
+    onShutdown: [() => sessions.close()],
+  });
+});

@@ -1,0 +1,51 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { DisplaySchema, RefSchema, SizeStockSchema, SoapProductSchema, StoreMetaSchema, VariationSchema, WarehouseItemSchema } from '@commerce/backoffice-contracts';
+import { buildWsdl } from './backoffice.wsdl';
+import { soapTypes } from './soap-types';
+
+const ns = 'urn:example:bo';
+const wsdl = buildWsdl({ namespace: ns, location: 'http://shop.example/ams/system/service/module/soap/api' });
+const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', removeNSPrefix: true, isArray: (_name, _path, _leaf, isAttribute) => !isAttribute }).parse(wsdl);
+
+type Node = Record<string, unknown[]> & Record<string, string>;
+const first = (n: unknown, key: string) => ((n as Node)[key] as unknown[])[0] as Node;
+
+describe('the WSDL', () => {
+  it('is well-formed XML, document/literal over SOAP 1.1, with the endpoint and the capitalised SOAPAction', () => {
+    expect(XMLValidator.validate(wsdl)).toBe(true);
+    const defs = first(doc, 'definitions');
+    const binding = first(defs, 'binding');
+    expect(first(binding, 'binding').style).toBe('document');
+    const op = first(binding, 'operation');
+    expect(op.name).toBe('products_Update');
+    expect(first(op, 'operation').soapAction).toBe(`${ns}Products_Update`);
+    expect(first(first(op, 'input'), 'body').use).toBe('literal');
+    expect(first(first(first(defs, 'service'), 'port'), 'address').location).toBe('http://shop.example/ams/system/service/module/soap/api');
+  });
+
+  it('declares products_Update with login then products, and productsUpdateResponse as a string', () => {
+    const schema = first(first(first(doc, 'definitions'), 'types'), 'schema');
+    const elements = (schema['element'] as Node[]);
+    const request = elements.find((e) => e.name === 'products_Update');
+    const parts = (first(first(request, 'complexType'), 'sequence')['element'] as Node[]).map((e) => e.name);
+    expect(parts).toEqual(['login', 'products']);
+    expect(elements.find((e) => e.name === 'productsUpdateResponse')?.type).toBe('xsd:string');
+  });
+
+  // The XSD types and the zod contract describe the same entity; this keeps them from drifting apart.
+  it.each([
+    ['Product', SoapProductSchema],
+    ['Variation', VariationSchema],
+    ['ProductSize', SizeStockSchema],
+    ['WarehouseItem', WarehouseItemSchema],
+    ['Display', DisplaySchema],
+    ['Ref', RefSchema],
+    ['StoreMeta', StoreMetaSchema],
+  ] as const)('types %s with every field of its contract schema', (type, schema) => {
+    const fields = (soapTypes[type] ?? []).map((f) => f.name);
+    expect([...fields].sort()).toEqual(Object.keys(schema.shape).sort());
+    const complex = (first(first(first(doc, 'definitions'), 'types'), 'schema')['complexType'] as Node[]).find((c) => c.name === type);
+    const declared = (first(complex, 'sequence')['element'] as Node[]).map((e) => e.name);
+    expect(declared).toEqual(fields);
+  });
+});

@@ -1,0 +1,129 @@
+import type { IncomingMessage } from 'node:http';
+import { Router, type RouterContext } from '@koa/router';
+import { DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
+import { LoginFailedError, RequestTooLargeError, verifySoapLogin, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
+import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { buildWsdl } from './backoffice.wsdl';
+import { parseSoapEnvelope } from './soap-envelope';
+import { checkSoapAction, handlerFor, operationOfElement, updateHandler, type SoapHandler, type SoapOperationName } from './soap-operations';
+import { faultOf, soapFault, soapSuccess } from './soap-reply';
+import { createScryptPasswordHasher } from '../scrypt-password.hasher';
+import type { XmlNode } from './soap-xml.mapper';
+
+export interface SoapRouterDeps {
+  /** The products_Update use case, bound to its store; resolves once the batch is durable. */
+  receiveProducts: (products: unknown[], requestId: string) => Promise<unknown>;
+  users: readonly SoapUser[];
+  namespace: string;
+  /** X-Correlation-ID is this prefix plus the request id. */
+  correlationPrefix?: string;
+  logger: Logger;
+  soapPath?: string;
+  /** The endpoint URL written into the WSDL; by default the URL the WSDL was asked at. */
+  publicUrl?: () => string;
+  hasher?: PasswordHasher;
+  /** Largest request body read, in bytes (default 10 MB). */
+  bodyLimit?: number;
+}
+
+export const DEFAULT_CORRELATION_PREFIX = 'backoffice-soap-';
+const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+async function readBody(ctx: RouterContext, limit: number): Promise<string> {
+  // A body parser in front (e.g. @koa/bodyparser with xml enabled) has already read the stream.
+  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+  if (typeof raw === 'string') {
+    if (Buffer.byteLength(raw) > limit) throw new RequestTooLargeError(limit);
+    return raw;
+  }
+  const req: IncomingMessage = ctx.req;
+  if (req.readableEnded) return '';
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new RequestTooLargeError(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buf.length;
+    if (size > limit) throw new RequestTooLargeError(limit);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function requestIdOf(ctx: RouterContext): string {
+  const fromState = (ctx.state as { requestId?: unknown }).requestId;
+  if (typeof fromState === 'string' && fromState) return fromState;
+  const header = ctx.get('x-request-id');
+  return REQUEST_ID.test(header) ? header : newRequestId();
+}
+
+const isElementObject = (node: unknown): node is Record<string, XmlNode> => typeof node === 'object' && node !== null && !Array.isArray(node);
+
+const text = (node: XmlNode | undefined): string => (typeof node === 'string' ? node : '');
+
+/**
+ * The back-office SOAP 1.1 endpoint: `POST {soapPath}` runs an operation, `GET {soapPath}?wsdl` serves
+ * the WSDL. It only parses, authenticates, calls the use case and maps the outcome to a reply or a Fault.
+ */
+export function createSoapRouter(deps: SoapRouterDeps): Router {
+  const soapPath = deps.soapPath ?? DEFAULT_SOAP_PATH;
+  const prefix = deps.correlationPrefix ?? DEFAULT_CORRELATION_PREFIX;
+  const hasher = deps.hasher ?? createScryptPasswordHasher();
+  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const handlers: Partial<Record<SoapOperationName, SoapHandler>> = {
+    products_Update: updateHandler({ list: 'products', item: 'product', type: 'Product', receive: deps.receiveProducts }),
+  };
+
+  const router = new Router();
+
+  router.get(soapPath, (ctx) => {
+    if (!Object.keys(ctx.query).some((k) => k.toLowerCase() === 'wsdl')) {
+      ctx.status = 400;
+      ctx.type = 'text/plain';
+      ctx.body = `SOAP endpoint: POST SOAP 1.1 envelopes here; the WSDL is at ${soapPath}?wsdl\n`;
+      return;
+    }
+    const location = deps.publicUrl?.() ?? `${ctx.protocol}://${ctx.host}${soapPath}`;
+    ctx.type = 'text/xml; charset=utf-8';
+    ctx.body = buildWsdl({ namespace: deps.namespace, location });
+  });
+
+  router.post(soapPath, async (ctx) => {
+    const requestId = requestIdOf(ctx);
+    const started = performance.now();
+    ctx.set('X-Service-Request-ID', requestId);
+    ctx.set('X-Correlation-ID', `${prefix}${requestId}`);
+    ctx.type = 'text/xml; charset=utf-8';
+    await withRequestContext({ requestId }, async () => {
+      let operationName: string | undefined;
+      try {
+        const { operation: element, payload } = parseSoapEnvelope(await readBody(ctx, bodyLimit));
+        const operation = operationOfElement(element);
+        operationName = operation.name;
+        checkSoapAction(ctx.get('soapaction') || undefined, operation);
+        if (!isElementObject(payload)) throw new LoginFailedError();
+        const login = payload['login'];
+        if (!isElementObject(login)) throw new LoginFailedError();
+        const user = await verifySoapLogin(deps.users, text(login['username']), text(login['password']), hasher);
+        const handler = handlerFor(operation, handlers);
+        const { login: _login, ...parameters } = payload;
+        const answer = await handler(parameters, { requestId, username: user.username });
+        ctx.status = 200;
+        ctx.body = soapSuccess(operation.response, deps.namespace, answer);
+        deps.logger.info({ operation: operation.name, user: user.username, ms: Math.round(performance.now() - started) }, 'soap operation done');
+      } catch (error) {
+        const fault = faultOf(error);
+        if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
+        else deps.logger.warn({ operation: operationName, code: fault.code, reason: fault.faultstring }, 'soap request refused');
+        // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; only an oversized body says 413.
+        ctx.status = error instanceof RequestTooLargeError ? 413 : 500;
+        if (error instanceof RequestTooLargeError) ctx.set('Connection', 'close');
+        ctx.body = soapFault(fault, deps.namespace);
+      }
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,82 @@
+import { DEFAULT_KEY_PREFIX, SessionStoreUnavailableError, assertTtl, type SessionData, type SessionStore, type SessionStoreOptions } from './session-store';
+
+interface Entry {
+  // Stored serialised, as Redis would: callers never share objects with the store.
+  json: string;
+  expiresAt: number;
+}
+
+export interface MemorySessionStoreOptions extends SessionStoreOptions {
+  /** How often expired sessions are dropped; expiry is also checked on every read. */
+  sweepIntervalMs?: number;
+}
+
+/** The embedded adapter: the same sliding-TTL semantics as Redis, in one process's memory. */
+export class MemorySessionStore implements SessionStore {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly prefix: string;
+  private readonly now: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(options: MemorySessionStoreOptions) {
+    assertTtl(options.ttlSeconds);
+    this.ttlMs = options.ttlSeconds * 1000;
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.now = options.now ?? Date.now;
+    const interval = options.sweepIntervalMs ?? Math.min(this.ttlMs, 60_000);
+    // unref: a sweep must never be what keeps the process (or a test run) alive.
+    this.sweeper = setInterval(() => this.sweep(), interval).unref();
+  }
+
+  async get<T = SessionData>(token: string): Promise<T | null> {
+    this.assertOpen();
+    const key = this.prefix + token;
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    const now = this.now();
+    if (entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return null;
+    }
+    entry.expiresAt = now + this.ttlMs;
+    return JSON.parse(entry.json) as T;
+  }
+
+  async set(token: string, data: SessionData): Promise<void> {
+    this.assertOpen();
+    this.entries.set(this.prefix + token, { json: JSON.stringify(data), expiresAt: this.now() + this.ttlMs });
+  }
+
+  async delete(token: string): Promise<void> {
+    this.assertOpen();
+    this.entries.delete(this.prefix + token);
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    this.entries.clear();
+  }
+
+  /** Drops expired sessions; public so tests with an injected clock can run it. */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
+  /** Sessions held, expired ones not yet swept included. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SessionStoreUnavailableError('session store: closed');
+  }
+}

@@ -1,0 +1,161 @@
+import Redis from 'ioredis';
+import type { Logger } from '@commerce/shared-logging';
+import { DEFAULT_KEY_PREFIX, SessionStoreUnavailableError, assertTtl, type SessionData, type SessionStore, type SessionStoreOptions } from './session-store';
+
+const CONNECT_TIMEOUT_MS = 1500;
+const START_ATTEMPTS = 2;
+const START_RETRY_DELAY_MS = 250;
+// connectTimeout covers the TCP connect only; a peer that accepts and never answers needs this.
+const ATTEMPT_DEADLINE_MS = CONNECT_TIMEOUT_MS + 500;
+
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+  });
+  work.catch(() => undefined); // settles after the deadline won; nothing left to report
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The URL without its password, fit for a log line or an error message. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+const reasonOf = (err: unknown): string => {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e?.code === 'string') return e.code;
+  return typeof e?.message === 'string' ? e.message.split('\n')[0] ?? 'error' : String(err);
+};
+
+/** The real adapter: GETEX slides the TTL in the same round trip that reads the session. */
+export class RedisSessionStore implements SessionStore {
+  readonly kind = 'redis' as const;
+  private closed = false;
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly url: string,
+    private readonly ttlSeconds: number,
+    private readonly prefix: string,
+  ) {}
+
+  /** Connects and checks that Redis answers; throws SessionStoreUnavailableError within a few seconds if not. */
+  static async connect(url: string, options: SessionStoreOptions): Promise<RedisSessionStore> {
+    assertTtl(options.ttlSeconds);
+    const shown = redactRedisUrl(url);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      try {
+        const redis = await openClient(url);
+        attachErrorLog(redis, shown, options.logger);
+        // Connected: from now on, reconnect with a capped backoff through outages.
+        redis.options.retryStrategy = (times: number) => Math.min(times * 200, 2000);
+        options.logger?.info({ url: shown }, 'session store connected');
+        return new RedisSessionStore(redis, shown, options.ttlSeconds, options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+      } catch (err) {
+        lastError = err;
+        if (attempt < START_ATTEMPTS) await new Promise((r) => setTimeout(r, START_RETRY_DELAY_MS));
+      }
+    }
+    throw new SessionStoreUnavailableError(`session store: cannot reach ${shown} (${reasonOf(lastError)})`, { cause: lastError });
+  }
+
+  async get<T = SessionData>(token: string): Promise<T | null> {
+    const json = await this.call(() => this.redis.getex(this.prefix + token, 'EX', this.ttlSeconds));
+    return json === null ? null : (JSON.parse(json) as T);
+  }
+
+  async set(token: string, data: SessionData): Promise<void> {
+    await this.call(() => this.redis.set(this.prefix + token, JSON.stringify(data), 'EX', this.ttlSeconds));
+  }
+
+  async delete(token: string): Promise<void> {
+    await this.call(() => this.redis.del(this.prefix + token));
+  }
+
+  async ping(): Promise<void> {
+    await this.call(() => this.redis.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.redis.quit();
+    } catch {
+      // Already gone: nothing left to close.
+      this.redis.disconnect();
+    }
+  }
+
+  private async call<R>(command: () => Promise<R>): Promise<R> {
+    if (this.closed) throw new SessionStoreUnavailableError('session store: closed');
+    try {
+      return await command();
+    } catch (err) {
+      throw new SessionStoreUnavailableError(`session store: ${this.url} failed (${reasonOf(err)})`, { cause: err });
+    }
+  }
+}
+
+/** One connection attempt: a client that answered PING, or the reason it did not. */
+async function openClient(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    // No reconnecting inside an attempt: connect() fails at once and connect's loop decides.
+    retryStrategy: () => null,
+    // Once running, a request fails after a couple of retries rather than waiting out an outage.
+    maxRetriesPerRequest: 2,
+    // Our PING is the readiness check; ioredis's own (INFO) would, on a peer that never answers,
+    // outlive the attempt and leave a 2 s disconnect timer behind.
+    enableReadyCheck: false,
+  });
+  // connect() itself rejects with a bare "Connection is closed."; the reason is in the error event.
+  let socketError: unknown;
+  const remember = (err: unknown) => (socketError ??= err);
+  redis.on('error', remember);
+  try {
+    await withDeadline(
+      (async () => {
+        await redis.connect();
+        await redis.ping();
+      })(),
+      ATTEMPT_DEADLINE_MS,
+    );
+    return redis;
+  } catch (err) {
+    const timedOut = (err as { code?: unknown }).code === 'ETIMEDOUT';
+    redis.on('error', () => undefined); // late socket errors of a client we are dropping
+    // On an ended client, disconnect() would arm a 2 s timer for a stream that is already gone.
+    if (redis.status !== 'end') redis.disconnect();
+    throw timedOut ? err : (socketError ?? err);
+  } finally {
+    redis.off('error', remember);
+  }
+}
+
+// Without a listener ioredis prints every connection error to stderr; log them once per outage instead.
+function attachErrorLog(redis: Redis, url: string, logger: Logger | undefined): void {
+  let failing = false;
+  redis.on('error', (err: Error) => {
+    if (failing) return;
+    failing = true;
+    logger?.warn({ url, reason: reasonOf(err) }, 'session store connection error');
+  });
+  redis.on('ready', () => {
+    if (failing) logger?.info({ url }, 'session store reconnected');
+    failing = false;
+  });
+}

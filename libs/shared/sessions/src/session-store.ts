@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { DomainError } from '@commerce/shared-errors';
+import type { Logger } from '@commerce/shared-logging';
+
+/** What a checkout token carries (selection, country, language, login…); JSON-serialisable. */
+export type SessionData = Record<string, unknown>;
+
+/** The session-store port (DESIGN §3): tokens with a sliding TTL, in Redis or in memory. */
+export interface SessionStore {
+  readonly kind: 'redis' | 'memory';
+  /** The session of a token, or null when unknown or expired; a hit slides its TTL. */
+  get<T = SessionData>(token: string): Promise<T | null>;
+  /** Writes the session and (re)starts its TTL. */
+  set(token: string, data: SessionData): Promise<void>;
+  delete(token: string): Promise<void>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SessionStoreOptions {
+  ttlSeconds: number;
+  /** Namespaces the keys, so several stores (or services) can share one Redis. */
+  keyPrefix?: string;
+  logger?: Logger;
+  /** Clock of the memory adapter, in ms; tests inject one to expire sessions without sleeping. */
+  now?: () => number;
+}
+
+export const DEFAULT_KEY_PREFIX = 'session:';
+
+/**
+ * The store does not answer. At start-up its one-line message is all runService prints; during a
+ * request it maps to 503 like any `unavailable` DomainError.
+ */
+export class SessionStoreUnavailableError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SESSION_STORE.UNAVAILABLE', 'unavailable', { server: 'session store unavailable' });
+    this.name = 'SessionStoreUnavailableError';
+    this.message = message;
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** A new checkout token: 32 random bytes, base64url (43 characters). */
+export const newSessionToken = (): string => randomBytes(32).toString('base64url');
+
+export function assertTtl(ttlSeconds: number): void {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) {
+    throw new Error(`session store: ttlSeconds must be a positive integer (got ${ttlSeconds})`);
+  }
+}

@@ -1,0 +1,124 @@
+import type { SessionStore, SessionStoreOptions } from '../session-store';
+import { newSessionToken } from '../session-store';
+
+export interface ContractHarness {
+  /** A new store; options are merged over `{ ttlSeconds }` of the harness. */
+  create(options?: Partial<SessionStoreOptions>): Promise<SessionStore>;
+  ttlSeconds: number;
+  /** Lets `ms` pass: a fake clock for memory, a real (short) wait for Redis. */
+  elapse(ms: number): Promise<void>;
+  /** A key prefix no other test shares (Redis is shared between runs). */
+  uniquePrefix(): string;
+}
+
+/**
+ * One suite for every adapter of the session-store port (STYLE: one contract, two adapters),
+ * so the embedded store cannot drift from Redis.
+ */
+export function sessionStoreContract(harness: () => ContractHarness): void {
+  let h: ContractHarness;
+  let store: SessionStore;
+  const opened: SessionStore[] = [];
+  const open = async (options?: Partial<SessionStoreOptions>) => {
+    const s = await h.create({ keyPrefix: h.uniquePrefix(), ...options });
+    opened.push(s);
+    return s;
+  };
+
+  beforeEach(async () => {
+    h = harness();
+    store = await open();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  it('returns what was set', async () => {
+    const token = newSessionToken();
+    await store.set(token, { selection: 'abc', country: 'SE', items: [1, 2], login: { customer: 7 } });
+    expect(await store.get(token)).toEqual({ selection: 'abc', country: 'SE', items: [1, 2], login: { customer: 7 } });
+  });
+
+  it('overwrites a session on a second set', async () => {
+    const token = newSessionToken();
+    await store.set(token, { language: 'en' });
+    await store.set(token, { language: 'sv' });
+    expect(await store.get(token)).toEqual({ language: 'sv' });
+  });
+
+  it('hands out copies, so a caller mutating a session does not change the store', async () => {
+    const token = newSessionToken();
+    const data = { n: 1 };
+    await store.set(token, data);
+    data.n = 2;
+    const read = await store.get<{ n: number }>(token);
+    expect(read).toEqual({ n: 1 });
+    if (read) read.n = 3;
+    expect(await store.get(token)).toEqual({ n: 1 });
+  });
+
+  it('answers null for an unknown token', async () => {
+    expect(await store.get(newSessionToken())).toBeNull();
+  });
+
+  it('forgets a deleted session, and deleting an unknown token is fine', async () => {
+    const token = newSessionToken();
+    await store.set(token, { a: 1 });
+    await store.delete(token);
+    expect(await store.get(token)).toBeNull();
+    await expect(store.delete(newSessionToken())).resolves.toBeUndefined();
+  });
+
+  it('expires a session once its TTL has passed', async () => {
+    const token = newSessionToken();
+    await store.set(token, { a: 1 });
+    await h.elapse(h.ttlSeconds * 1000 + 300);
+    expect(await store.get(token)).toBeNull();
+  });
+
+  it('slides the TTL: a read before expiry keeps the session for another full TTL', async () => {
+    const token = newSessionToken();
+    const ttlMs = h.ttlSeconds * 1000;
+    await store.set(token, { a: 1 });
+    await h.elapse(ttlMs * 0.6);
+    expect(await store.get(token)).toEqual({ a: 1 });
+    // Past the original expiry, within the slid one.
+    await h.elapse(ttlMs * 0.6);
+    expect(await store.get(token)).toEqual({ a: 1 });
+    await h.elapse(ttlMs + 300);
+    expect(await store.get(token)).toBeNull();
+  });
+
+  it('restarts the TTL on set', async () => {
+    const token = newSessionToken();
+    const ttlMs = h.ttlSeconds * 1000;
+    await store.set(token, { a: 1 });
+    await h.elapse(ttlMs * 0.6);
+    await store.set(token, { a: 2 });
+    await h.elapse(ttlMs * 0.6);
+    expect(await store.get(token)).toEqual({ a: 2 });
+  });
+
+  it('keeps stores with different key prefixes apart', async () => {
+    const other = await open();
+    const token = newSessionToken();
+    await store.set(token, { who: 'store' });
+    expect(await other.get(token)).toBeNull();
+    await other.set(token, { who: 'other' });
+    expect(await store.get(token)).toEqual({ who: 'store' });
+    await other.delete(token);
+    expect(await store.get(token)).toEqual({ who: 'store' });
+  });
+
+  it('answers ping while open', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  it('closes idempotently, and refuses work afterwards', async () => {
+    const s = await open();
+    await s.close();
+    await expect(s.close()).resolves.toBeUndefined();
+    await expect(s.ping()).rejects.toMatchObject({ name: 'SessionStoreUnavailableError', kind: 'unavailable' });
+    await expect(s.get(newSessionToken())).rejects.toThrow(/closed/);
+  });
+}

@@ -1,0 +1,39 @@
+// A server for the benchmark, in its own process so that autocannon does not share its event loop:
+//   tsx tools/bench/serve.ts bare       a bare Koa handler answering a selection-sized JSON
+//   tsx tools/bench/serve.ts embedded   the all-in-one on PGlite, in-memory bus, sessions and search
+//   tsx tools/bench/serve.ts real       the all-in-one on DATABASE_URL, REDIS_URL, KAFKA_BROKERS
+// Prints one JSON line {"url": …} once it listens.
+import Koa from 'koa';
+import { createLogger } from '@commerce/shared-logging';
+import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
+import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
+
+const mode = process.argv[2];
+
+async function main() {
+  if (mode === 'bare') {
+    const app = new Koa();
+    const body = { token: 'x'.repeat(43), selection: { currency: 'SEK', paymentMethod: '', items: [] }, location: { country: 'SE' } };
+    app.use((ctx) => {
+      ctx.body = body;
+    });
+    const server = app.listen(0, '127.0.0.1', () => {
+      const address = server.address() as { port: number };
+      console.log(JSON.stringify({ url: `http://127.0.0.1:${address.port}` }));
+    });
+    return;
+  }
+  const env =
+    mode === 'real'
+      ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
+      : { DATABASE_URL: 'pglite://memory' };
+  const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
+  const running = await startAllInOne(config, createLogger('bench', 'silent'), []);
+  console.log(JSON.stringify({ url: running.url, engines: running.engines }));
+  process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
