@@ -1,2 +1,3 @@
 export * from './catalog.dto';
 export * from './catalog.events';
+export * from './catalog.http-client';

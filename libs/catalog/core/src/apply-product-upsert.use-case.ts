@@ -106,9 +106,13 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
       variants.set(variant.externalId, variant);
     }
     product.variants = [...variants.values()].sort((a, b) => a.position - b.position);
+    // The primary variant's URI is the product name's slug; others add their variant name.
+    const assigned = new Set<string>();
     for (const variant of product.variants) {
       const base = slugify(variant.position === 0 || !variant.name ? product.name : `${product.name} ${variant.name}`);
-      variant.uri = await uniqueSlug(base, variant.uri, (uri) => uow.variantUriTaken(uri, variant.id));
+      const current = assigned.has(variant.uri) ? null : variant.uri;
+      variant.uri = await uniqueSlug(base, current, async (uri) => assigned.has(uri) || (await uow.variantUriTaken(uri, variant.id)));
+      assigned.add(variant.uri);
     }
 
     const changed = refs.changed || !existing || !sameProduct(existing, product);
@@ -124,7 +128,16 @@ const pick = <T>(given: T | undefined, existing: T | undefined, fallback: T): T 
 
 const isYes = (value: string): boolean => ['1', 'true', 'yes'].includes(value.trim().toLowerCase());
 
-const sameProduct = (a: Product, b: Product): boolean => JSON.stringify({ ...a, modifiedAt: '' }) === JSON.stringify({ ...b, modifiedAt: '' });
+const sameProduct = (a: Product, b: Product): boolean => deepEqual({ ...a, modifiedAt: '' }, { ...b, modifiedAt: '' });
+
+/** Structural equality of plain data (key order ignored: a product loaded from the store lists its keys in another order). */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
 
 function mediaOf(soap: SoapProduct): MediaImage[] {
   return (soap.media ?? []).filter((m) => m.image).map((m) => ({ url: m.image!, variantExternalId: m.variation?.id ?? null }));

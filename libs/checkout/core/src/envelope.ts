@@ -1,5 +1,5 @@
 import type { CurrencyFormat, StoreConfig } from '@commerce/shared-config';
-import { formatMoney } from '@commerce/shared-config';
+import { currencyFormats, formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import type { PriceContext } from '@commerce/catalog-contracts';
 import type { CheckoutSession } from './session';
@@ -7,12 +7,11 @@ import type { CheckoutSession } from './session';
 /** Views of the store configuration that every envelope needs; built once per process. */
 export class StoreView {
   private readonly countries;
-  private readonly currencies;
   private readonly markets;
 
   constructor(readonly store: StoreConfig) {
     this.countries = new Map(store.countries.map((c) => [c.country, c]));
-    this.currencies = new Map(store.currencies.map((c) => [c.currency, c]));
+    this.currencyFormat = currencyFormats(store);
     this.markets = new Map(store.markets.map((m) => [m.market, m]));
   }
 
@@ -40,11 +39,7 @@ export class StoreView {
     return { market: market.market, pricelist: market.pricelist, language: session.language };
   }
 
-  currencyFormat = (currency: string): CurrencyFormat => {
-    const format = this.currencies.get(currency);
-    if (!format) throw new Error(`currency ${currency} is not configured`);
-    return format;
-  };
+  readonly currencyFormat: (currency: string) => CurrencyFormat;
 
   location(session: CheckoutSession) {
     const entry = session.country ? this.countries.get(session.country) : undefined;

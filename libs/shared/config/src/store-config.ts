@@ -102,3 +102,13 @@ export function formatMoney(amount: number, format: CurrencyFormat): string {
   const number = fraction ? `${whole}${format.decimalPoint}${fraction}` : `${whole}`;
   return `${amount < 0 ? '-' : ''}${format.prefix}${number}${format.suffix}`;
 }
+
+/** The format of each configured currency; an unconfigured one is a programming error, not user input. */
+export function currencyFormats(store: StoreConfig): (currency: string) => CurrencyFormat {
+  const byCode = new Map(store.currencies.map((c) => [c.currency, c]));
+  return (currency) => {
+    const format = byCode.get(currency);
+    if (!format) throw new Error(`currency ${currency} is not configured`);
+    return format;
+  };
+}

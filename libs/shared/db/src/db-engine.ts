@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
 import { types as pgTypes } from 'pg';
 import type { Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
+import { openPglite as openPgliteConnection } from './pglite-loader';
 
 /** One SQL engine (a knex instance) that every service of a process shares, one schema each. */
 export interface DbEngine {
@@ -76,6 +76,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
       types: pgTypeOverrides,
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 10 },
+    log: knexLog(options.logger),
     acquireConnectionTimeout: 5000,
   });
   try {
@@ -91,11 +92,12 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
   const location = pgliteLocation(url);
   if (location !== 'memory') mkdirSync(location, { recursive: true });
-  const pglite = location === 'memory' ? new PGlite() : new PGlite(location);
+  const pglite = openPgliteConnection(location === 'memory' ? undefined : location);
   const knex = knexFactory({
     client: ClientPGLite,
     // Our own instance, so knex's single connection is exactly this PGlite.
     connection: (() => ({ pglite })) as unknown as Knex.StaticConnectionConfig,
+    log: knexLog(options.logger),
   });
   try {
     await knex.raw('select 1');
@@ -105,6 +107,13 @@ async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngi
   }
   options.logger?.info({ database: url }, 'database opened (PGlite)');
   return engineOf(knex, 'pglite');
+}
+
+/** Knex logs with console.log by default; keep every line JSON through pino (or quiet without a logger). */
+function knexLog(logger: Logger | undefined): Knex.Logger {
+  const log = (level: 'warn' | 'error' | 'debug') => (message: unknown) =>
+    logger?.[level]({ component: 'knex' }, typeof message === 'string' ? message : JSON.stringify(message));
+  return { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') };
 }
 
 function engineOf(knex: Knex, engine: 'postgres' | 'pglite'): DbEngine {

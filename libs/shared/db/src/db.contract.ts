@@ -133,6 +133,29 @@ export function dbContract(openEngine: () => Promise<DbEngine>): void {
       expect(await db.table('items').count({ n: '*' })).toEqual([{ n: 1 }]);
     });
 
+    it('stores and returns timestamps, json and bytes unchanged', async () => {
+      const at = new Date('2024-05-06T07:08:09.123Z');
+      await migrate(db, [
+        {
+          name: 'values',
+          up: (knex, schema) =>
+            knex.schema.withSchema(schema).createTable('vals', (t) => {
+              t.timestamp('at', { useTz: true });
+              t.jsonb('doc');
+              t.binary('bytes');
+              t.specificType('tags', 'text[]');
+            }),
+        },
+      ]);
+
+      await db.table('vals').insert({ at, doc: JSON.stringify({ a: [1, 'x'] }), bytes: Buffer.from('hi'), tags: ['p', 'q'] });
+      const [row] = await db.table('vals').select();
+
+      expect(row.at).toBeInstanceOf(Date);
+      expect(row).toStrictEqual({ at, doc: { a: [1, 'x'] }, bytes: Buffer.from('hi'), tags: ['p', 'q'] });
+      expect(await db.table('vals').where('at', '=', at).count({ n: '*' })).toEqual([{ n: 1 }]);
+    });
+
     it('answers ping while the engine is open', async () => {
       await expect(db.ping()).resolves.toBeUndefined();
       expect(db.engine).toBe(engine.engine);

@@ -5,3 +5,4 @@ export type { ReadinessCheck } from './health.middleware';
 export { READINESS_TIMEOUT_MS } from './health.middleware';
 export { markShuttingDown, isShuttingDown } from './app-state';
 export * from './http-service';
+export * from './db-service';

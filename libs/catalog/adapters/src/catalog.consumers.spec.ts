@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { createMemoryBus, deadLetterTopic, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
+import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import { buildCatalogService, type CatalogService } from './catalog.service';
+import { MiniSearchIndex } from './search/minisearch.search-index';
+import { soapProduct } from './testing/soap-product.fixture';
+import { settle } from './testing/settle';
+
+let engine: DbEngine;
+beforeAll(async () => {
+  engine = await createDbEngine('pglite://memory');
+}, 60_000);
+afterAll(() => engine?.close());
+
+const logger = createLogger('catalog-test', 'silent');
+let running: Array<{ service: CatalogService; bus: MemoryBus }> = [];
+afterEach(async () => {
+  for (const { service, bus } of running) {
+    await service.stop();
+    await bus.close();
+  }
+  running = [];
+});
+
+async function start(): Promise<{ db: Db; bus: MemoryBus; service: CatalogService; search: MiniSearchIndex }> {
+  const db = engine.forSchema(uniqueName('catalog'));
+  const bus = createMemoryBus({ logger, retryBaseMs: 1 });
+  const search = new MiniSearchIndex();
+  const service = await buildCatalogService({ db, bus, search, logger });
+  await service.start();
+  running.push({ service, bus });
+  return { db, bus, service, search };
+}
+
+const received = (product = soapProduct()) => ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product });
+
+describe('catalog consumers (PGlite, in-memory bus)', () => {
+  it('a ProductUpsertReceived becomes a searchable product whose items resolve', async () => {
+    const { bus, service } = await start();
+    await bus.publish([received()]);
+    await settle(bus, service.relay);
+
+    const found = await service.client.searchProducts({ search: 'cafe' }, {});
+    expect(found.products.map((p) => p.variantName)).toEqual(['Brown', 'Oat']);
+    const item = await service.client.getItem(found.products[0]!.items[1]!.item, {});
+    expect(item).toMatchObject({ productName: 'Café Sweater', sizeName: 'M', stock: 5 });
+    expect(bus.messages('catalog.product.v1')).toHaveLength(1);
+  });
+
+  it('applies a redelivered event once: an old event delivered again does not undo a newer one', async () => {
+    const { db, bus, service } = await start();
+    const first = received();
+    await bus.publish([first]);
+    await settle(bus, service.relay);
+    await bus.publish([received(soapProduct({ description: 'Crème Pullover' }))]);
+    await settle(bus, service.relay);
+    await bus.publish([first]);
+    await settle(bus, service.relay);
+
+    const list = await service.client.searchProducts({}, {});
+    expect(list.products.map((p) => p.name)).toEqual(['Crème Pullover', 'Crème Pullover']);
+    expect(await db.table('processed_events').where({ consumer: 'catalog-upserts' }).count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
+  it('sends an invalid payload to backoffice.upsert.v1.dlq after retries, and goes on with the next event', async () => {
+    const { bus, service } = await start();
+    const poison: EventEnvelope = {
+      id: randomUUID(),
+      topic: BackofficeTopics.UPSERT,
+      key: 'product:P-1',
+      type: 'ProductUpsertReceived',
+      version: 1,
+      occurredAt: new Date().toISOString(),
+      payload: { entity: 'product', product: { id: '' } },
+    };
+    await bus.publish([poison, received()]);
+    await settle(bus, service.relay);
+
+    expect(bus.messages(deadLetterTopic(BackofficeTopics.UPSERT))).toHaveLength(1);
+    expect((await service.client.searchProducts({ search: 'sweater' }, {})).productCount).toBe(2);
+  });
+
+  it('dead-letters a product whose stock is not a number, rather than storing it', async () => {
+    const { bus, service } = await start();
+    await bus.publish([received(soapProduct({ variations: [{ id: 'V', sizes: [{ id: 'S', qty: 'many' }] }] }))]);
+    await settle(bus, service.relay);
+    expect(bus.messages(deadLetterTopic(BackofficeTopics.UPSERT))).toHaveLength(1);
+    expect((await service.client.searchProducts({}, {})).productCount).toBe(0);
+  });
+
+  it('skips upserts of entities it does not handle yet, without dead-lettering them', async () => {
+    const { bus, service } = await start();
+    await bus.publish([
+      { id: randomUUID(), topic: BackofficeTopics.UPSERT, key: 'pricelist:1', type: 'PricelistUpsertReceived', version: 1, occurredAt: new Date().toISOString(), payload: { entity: 'pricelist' } },
+    ]);
+    await settle(bus, service.relay);
+    expect(bus.messages(deadLetterTopic(BackofficeTopics.UPSERT))).toHaveLength(0);
+  });
+
+  it('seeds the demo data straight into store and index, and a second seed changes nothing', async () => {
+    const { db, service } = await start();
+    await service.seed([soapProduct(), soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] })]);
+    expect((await service.client.searchProducts({ search: 'hat' }, {})).productCount).toBe(1);
+    await service.seed([soapProduct()]);
+    expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
+  it('rebuilds an embedded index from the store at start', async () => {
+    const { db, bus, service } = await start();
+    await service.seed([soapProduct()]);
+    await service.stop();
+    const search = new MiniSearchIndex();
+    const restarted = await buildCatalogService({ db, bus, search, logger });
+    await restarted.start();
+    running.push({ service: restarted, bus });
+    expect((await restarted.client.searchProducts({ search: 'sweater' }, {})).productCount).toBe(2);
+  });
+});

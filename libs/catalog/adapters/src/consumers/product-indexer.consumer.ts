@@ -1,0 +1,34 @@
+import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
+import { indexProduct, type CatalogRepository, type SearchIndex } from '@commerce/catalog-core';
+import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
+import type { Logger } from '@commerce/shared-logging';
+
+export const CATALOG_INDEXER_GROUP = 'catalog-indexer';
+
+export interface IndexerDeps {
+  catalog: CatalogRepository;
+  search: SearchIndex;
+  logger: Logger;
+}
+
+/**
+ * Keeps the search index in line with the store. It indexes the product as stored now, not as the
+ * event saw it, so a redelivered or out-of-date event is harmless and needs no dedupe record.
+ */
+export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
+  return {
+    groupId: CATALOG_INDEXER_GROUP,
+    topics: [CatalogTopics.PRODUCT],
+    handle: async (envelope: EventEnvelope) => {
+      if (!ProductUpserted.matches(envelope)) {
+        deps.logger.debug({ eventId: envelope.id, type: envelope.type }, 'catalog indexer: event not handled, skipped');
+        return;
+      }
+      const event = ProductUpserted.parse(envelope);
+      const productId = Number(event.payload.productId);
+      if (!Number.isInteger(productId)) throw new Error(`catalog indexer: bad product id ${event.payload.productId} (${event.id})`);
+      const result = await indexProduct(deps, productId);
+      deps.logger.debug({ eventId: event.id, productId, ...result }, 'catalog indexer: product indexed');
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { request } from 'undici';
+import { createCatalogHttpClient, type CatalogClient } from '@commerce/catalog-contracts';
+import { createMemoryBus } from '@commerce/shared-bus';
+import { createDbEngine, type DbEngine } from '@commerce/shared-db';
+import { createLogger, withRequestContext } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import { buildCatalogService, type CatalogService } from '../catalog.service';
+import { MiniSearchIndex } from '../search/minisearch.search-index';
+import { soapProduct } from '../testing/soap-product.fixture';
+
+let engine: DbEngine;
+let service: CatalogService;
+let server: Server;
+let baseUrl: string;
+let client: CatalogClient;
+const seenRequestIds: string[] = [];
+
+beforeAll(async () => {
+  engine = await createDbEngine('pglite://memory');
+  const logger = createLogger('catalog-test', 'silent');
+  service = await buildCatalogService({ db: engine.forSchema(uniqueName('catalog')), bus: createMemoryBus({ logger }), search: new MiniSearchIndex(), logger });
+  await service.seed([soapProduct()]);
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    const id = ctx.get('x-request-id');
+    if (id) seenRequestIds.push(id);
+    await next();
+  });
+  app.use(bodyParser());
+  app.use(service.router.routes()).use(service.router.allowedMethods());
+  server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  client = createCatalogHttpClient(baseUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  await engine?.close();
+});
+
+describe('catalog internal HTTP API and its client', () => {
+  it('answers a search over HTTP exactly as in process', async () => {
+    const query = { search: 'sweater', limit: 1 };
+    const overHttp = await client.searchProducts(query, {});
+    expect(overHttp).toEqual(await service.client.searchProducts(query, {}));
+    expect(overHttp).toMatchObject({ productCount: 2, filter: [] });
+    expect(overHttp.products).toHaveLength(1);
+  });
+
+  it('gets a product and an item by id', async () => {
+    const [product] = (await client.searchProducts({}, {})).products;
+    expect(await client.getProduct(product!.product, { pricelist: 'SEK' })).toEqual(product);
+    expect(await client.getItem(product!.items[0]!.item, {})).toMatchObject({ item: product!.items[0]!.item, sizeName: 'S', stock: 4 });
+  });
+
+  it('answers null for an unknown product or item (404 on the wire, with the spec errors)', async () => {
+    expect(await client.getProduct('999999', {})).toBeNull();
+    expect(await client.getItem('999-1', {})).toBeNull();
+    const res = await request(`${baseUrl}/internal/catalog/items/999-1`);
+    expect(res.statusCode).toBe(404);
+    expect(await res.body.json()).toEqual({ errors: { item: 'product item not found' }, code: 'CATALOG.ITEM_NOT_FOUND' });
+  });
+
+  it('rejects a malformed query with 400 and one error per bad field', async () => {
+    const res = await request(`${baseUrl}/internal/catalog/products/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { limit: 'ten' } }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { errors: Record<string, string> }).errors).toHaveProperty(['query.limit']);
+    await expect(client.searchProducts({ limit: -1 }, {})).rejects.toMatchObject({ kind: 'invalid' });
+  });
+
+  it('forwards the request id of the caller', async () => {
+    await withRequestContext({ requestId: 'req-catalog-1' }, () => client.getProduct('1', {}));
+    expect(seenRequestIds).toContain('req-catalog-1');
+  });
+});

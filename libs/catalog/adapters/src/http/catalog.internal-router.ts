@@ -1,0 +1,53 @@
+import { Router } from '@koa/router';
+import { ProductQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
+import { ItemNotFoundError, ProductNotFoundError } from '@commerce/catalog-core';
+import { fieldsFromIssues, isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
+import { z } from 'zod';
+
+const PriceContextSchema = z.object({ market: z.string().optional(), pricelist: z.string().optional(), language: z.string().optional() });
+const SearchBodySchema = z.object({ query: ProductQuerySchema.default({}), context: PriceContextSchema.default({}) });
+
+/** `?market=…&pricelist=…&language=…` of the GET routes. */
+const contextOf = (query: Record<string, unknown>) => {
+  const parsed = PriceContextSchema.safeParse(query);
+  return parsed.success ? parsed.data : {};
+};
+
+/**
+ * The catalog's internal HTTP API, for deployments where the edge runs in another process
+ * (`createCatalogHttpClient` is its client). It only parses, calls the use case and maps the result.
+ */
+export function createCatalogInternalRouter(catalog: CatalogClient): Router {
+  const router = new Router({ prefix: '/internal/catalog' });
+
+  // Errors answer with the spec's `errors` shape whatever the app's own error middleware does.
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      ctx.status = statusOfKind[error.kind];
+      ctx.body = { errors: error.fields, code: error.code };
+    }
+  });
+
+  router.post('/products/search', async (ctx) => {
+    const parsed = SearchBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
+    if (!parsed.success) throw new ValidationError(fieldsFromIssues(parsed.error.issues));
+    ctx.body = await catalog.searchProducts(parsed.data.query, parsed.data.context);
+  });
+
+  router.get('/products/:id', async (ctx) => {
+    const product = await catalog.getProduct(ctx.params['id']!, contextOf(ctx.query));
+    if (!product) throw new ProductNotFoundError();
+    ctx.body = product;
+  });
+
+  router.get('/items/:item', async (ctx) => {
+    const item = await catalog.getItem(ctx.params['item']!, contextOf(ctx.query));
+    if (!item) throw new ItemNotFoundError();
+    ctx.body = item;
+  });
+
+  return router;
+}

@@ -1,0 +1,13 @@
+import { reindexAll as reindexFromStore, type ReindexProgress, type SearchIndex } from '@commerce/catalog-core';
+import type { Db } from '@commerce/shared-db';
+import { createCatalogRepository } from './catalog.repository.knex';
+
+export type { ReindexProgress } from '@commerce/catalog-core';
+
+/**
+ * Rebuilds the search index from the catalog's store (the reindex command, `tools/search/reindex.ts`);
+ * `onProgress` gets `{done, total}` products after each batch. The catalog schema must be migrated.
+ */
+export function reindexAll(deps: { db: Db; search: SearchIndex }, onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress> {
+  return reindexFromStore({ catalog: createCatalogRepository(deps.db), search: deps.search }, onProgress);
+}

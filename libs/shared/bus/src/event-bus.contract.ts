@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { currentRequestId, withRequestContext } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import type { EventEnvelope } from './event';
+import { deadLetterTopic, type EventBus, type Subscription } from './event-bus.port';
+
+export type RawPublishingBus = EventBus & {
+  publishRaw(topic: string, key: string, value: string, headers?: Record<string, string>): Promise<void>;
+};
+
+export interface RawMessage {
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+}
+
+export interface BusHarness {
+  open(): Promise<RawPublishingBus>;
+  /** The messages stored on a topic, as bytes on the wire, once there are at least `count`. */
+  readRaw(bus: RawPublishingBus, topic: string, count: number): Promise<RawMessage[]>;
+  /** How long a test may wait for a delivery. */
+  timeoutMs: number;
+}
+
+export function envelope(topic: string, key: string, payload: unknown = {}, extra: Partial<EventEnvelope> = {}): EventEnvelope {
+  return { id: randomUUID(), topic, key, type: 'ThingHappened', version: 1, occurredAt: new Date().toISOString(), payload, ...extra };
+}
+
+/** Polls until check passes (or throws its last failure after timeoutMs). */
+export async function eventually(check: () => void, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/**
+ * The behaviour every EventBus must show: run on the memory bus (`memory-bus.spec.ts`) and on Kafka
+ * (`kafka-bus.int-spec.ts`), so the embedded bus cannot drift from the real one.
+ */
+export function eventBusContract(harness: BusHarness): void {
+  const { timeoutMs } = harness;
+  let bus: RawPublishingBus;
+  const subscriptions: Subscription[] = [];
+
+  beforeAll(async () => {
+    bus = await harness.open();
+  }, 30_000);
+  afterAll(async () => {
+    await bus?.close();
+  }, 30_000);
+  afterEach(async () => {
+    await Promise.all(subscriptions.splice(0).map((s) => s.stop()));
+  }, 30_000);
+
+  const topicName = () => uniqueName('t');
+  const groupName = () => uniqueName('g');
+
+  /** Subscribes and records what it handled. */
+  async function collect(topic: string, groupId: string, options: { fail?: (e: EventEnvelope, attempt: number) => boolean; maxAttempts?: number; fromBeginning?: boolean } = {}) {
+    const handled: EventEnvelope[] = [];
+    const attempts = new Map<string, number>();
+    const requestIds: Array<string | undefined> = [];
+    const subscription = await bus.subscribe({
+      groupId,
+      topics: [topic],
+      maxAttempts: options.maxAttempts,
+      fromBeginning: options.fromBeginning,
+      handle: async (e) => {
+        const attempt = (attempts.get(e.id) ?? 0) + 1;
+        attempts.set(e.id, attempt);
+        if (options.fail?.(e, attempt)) throw new Error(`refused ${e.id} on attempt ${attempt}`);
+        requestIds.push(currentRequestId());
+        handled.push(e);
+      },
+    });
+    subscriptions.push(subscription);
+    return { handled, attempts, requestIds, subscription };
+  }
+
+  it('delivers a published event whole to a subscriber', async () => {
+    const topic = topicName();
+    const { handled } = await collect(topic, groupName());
+    const sent = envelope(topic, 'k1', { sku: 'A-1', quantity: 2 });
+
+    await bus.publish([sent]);
+
+    await eventually(() => expect(handled).toEqual([sent]), timeoutMs);
+  });
+
+  it('carries the publishing request id into the handler’s request context', async () => {
+    const topic = topicName();
+    const { handled, requestIds } = await collect(topic, groupName());
+
+    await withRequestContext({ requestId: 'req-from-http' }, () => bus.publish([envelope(topic, 'k1')]));
+    await bus.publish([envelope(topic, 'k1', {}, { requestId: 'req-explicit' })]);
+
+    await eventually(() => expect(handled).toHaveLength(2), timeoutMs);
+    expect(handled.map((e) => e.requestId)).toEqual(['req-from-http', 'req-explicit']);
+    expect(requestIds).toEqual(['req-from-http', 'req-explicit']);
+  });
+
+  it('handles an event without request id inside a fresh request context', async () => {
+    const topic = topicName();
+    const { handled, requestIds } = await collect(topic, groupName());
+
+    await bus.publish([envelope(topic, 'k1')]);
+
+    await eventually(() => expect(handled).toHaveLength(1), timeoutMs);
+    expect(requestIds[0]).toEqual(expect.any(String));
+  });
+
+  it('keeps the order of the events of one key', async () => {
+    const topic = topicName();
+    const { handled } = await collect(topic, groupName());
+    const sent: EventEnvelope[] = [];
+    for (let i = 0; i < 10; i++) sent.push(envelope(topic, `key-${i % 3}`, { n: i }));
+
+    await bus.publish(sent.slice(0, 4));
+    for (const e of sent.slice(4)) await bus.publish([e]);
+
+    await eventually(() => expect(handled).toHaveLength(10), timeoutMs);
+    for (const key of ['key-0', 'key-1', 'key-2']) {
+      expect(handled.filter((e) => e.key === key).map((e) => e.id)).toEqual(sent.filter((e) => e.key === key).map((e) => e.id));
+    }
+  });
+
+  it('gives every event to each of two groups', async () => {
+    const topic = topicName();
+    const a = await collect(topic, groupName());
+    const b = await collect(topic, groupName());
+    const sent = [envelope(topic, 'k1'), envelope(topic, 'k2'), envelope(topic, 'k3')];
+
+    await bus.publish(sent);
+
+    const ids = sent.map((e) => e.id).sort();
+    await eventually(() => {
+      expect(a.handled.map((e) => e.id).sort()).toEqual(ids);
+      expect(b.handled.map((e) => e.id).sort()).toEqual(ids);
+    }, timeoutMs);
+  });
+
+  it('shares the events of one group between its members', async () => {
+    const topic = topicName();
+    const groupId = groupName();
+    const first = await collect(topic, groupId);
+    const second = await collect(topic, groupId);
+    const sent = Array.from({ length: 30 }, (_, i) => envelope(topic, `key-${i}`));
+
+    await bus.publish(sent);
+
+    await eventually(() => {
+      const seen = new Set([...first.handled, ...second.handled].map((e) => e.id));
+      expect(seen.size).toBe(30);
+    }, timeoutMs);
+    expect(first.handled.length).toBeGreaterThan(0);
+    expect(second.handled.length).toBeGreaterThan(0);
+  });
+
+  it('delivers again an event whose handler threw, before the next event of its key', async () => {
+    const topic = topicName();
+    const failing = envelope(topic, 'k1', { n: 1 });
+    const next = envelope(topic, 'k1', { n: 2 });
+    const { handled, attempts } = await collect(topic, groupName(), { fail: (e, attempt) => e.id === failing.id && attempt < 3 });
+
+    await bus.publish([failing, next]);
+
+    await eventually(() => expect(handled.map((e) => e.id)).toEqual([failing.id, next.id]), timeoutMs);
+    expect(attempts.get(failing.id)).toBe(3);
+  });
+
+  it('after maxAttempts sends the event to the dead-letter topic and goes on with the next', async () => {
+    const topic = topicName();
+    const doomed = envelope(topic, 'k1', { n: 1 });
+    const next = envelope(topic, 'k1', { n: 2 });
+    const { handled, attempts } = await collect(topic, groupName(), { maxAttempts: 2, fail: (e) => e.id === doomed.id });
+    const dead = await collect(deadLetterTopic(topic), groupName());
+
+    await bus.publish([doomed, next]);
+
+    await eventually(() => expect(handled.map((e) => e.id)).toEqual([next.id]), timeoutMs);
+    expect(attempts.get(doomed.id)).toBe(2);
+    await eventually(() => expect(dead.handled.map((e) => e.id)).toEqual([doomed.id]), timeoutMs);
+    const [raw] = await harness.readRaw(bus, deadLetterTopic(topic), 1);
+    expect(raw).toMatchObject({ key: 'k1', headers: { 'x-event-id': doomed.id, 'x-error': expect.stringContaining(`refused ${doomed.id}`) } });
+  });
+
+  it('sends a message that is not an event envelope straight to the dead-letter topic', async () => {
+    const topic = topicName();
+    const { handled, attempts } = await collect(topic, groupName());
+    const valid = envelope(topic, 'k1');
+
+    await bus.publishRaw(topic, 'k1', 'this is not json');
+    await bus.publishRaw(topic, 'k1', JSON.stringify({ hello: 'world' }));
+    await bus.publish([valid]);
+
+    await eventually(() => expect(handled.map((e) => e.id)).toEqual([valid.id]), timeoutMs);
+    expect(attempts.size).toBe(1);
+    const dead = await harness.readRaw(bus, deadLetterTopic(topic), 2);
+    expect(dead.map((m) => m.value)).toEqual(['this is not json', JSON.stringify({ hello: 'world' })]);
+    expect(dead[0]!.headers['x-error']).toContain('not JSON');
+  });
+
+  it('after stop delivers nothing more to that member, and the group resumes after what it handled', async () => {
+    const topic = topicName();
+    const groupId = groupName();
+    const first = await collect(topic, groupId);
+    const before = envelope(topic, 'k1');
+    await bus.publish([before]);
+    await eventually(() => expect(first.handled).toHaveLength(1), timeoutMs);
+
+    await first.subscription.stop();
+    const after = envelope(topic, 'k1');
+    await bus.publish([after]);
+    const second = await collect(topic, groupId);
+
+    await eventually(() => expect(second.handled.map((e) => e.id)).toEqual([after.id]), timeoutMs);
+    expect(first.handled.map((e) => e.id)).toEqual([before.id]);
+  });
+
+  it('with fromBeginning false, a new group gets only what is published after it subscribed', async () => {
+    const topic = topicName();
+    const old = envelope(topic, 'k1');
+    await bus.publish([old]);
+    const late = await collect(topic, groupName(), { fromBeginning: false });
+    const early = await collect(topic, groupName());
+    const fresh = envelope(topic, 'k1');
+
+    await bus.publish([fresh]);
+
+    await eventually(() => expect(early.handled.map((e) => e.id)).toEqual([old.id, fresh.id]), timeoutMs);
+    await eventually(() => expect(late.handled.map((e) => e.id)).toEqual([fresh.id]), timeoutMs);
+  });
+
+  it('answers ping while open, and refuses to publish once closed', async () => {
+    const own = await harness.open();
+    const topic = topicName();
+    const sub = await own.subscribe({ groupId: groupName(), topics: [topic], handle: async () => undefined });
+    await expect(own.ping()).resolves.toBeUndefined();
+
+    await own.close();
+
+    await expect(own.publish([envelope(topic, 'k1')])).rejects.toThrow('closed');
+    await expect(sub.stop()).resolves.toBeUndefined();
+  }, 30_000);
+}

@@ -1,0 +1,44 @@
+import { Kafka, logLevel } from 'kafkajs';
+import pino from 'pino';
+import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
+import { eventBusContract, type RawMessage } from './event-bus.contract';
+import { createKafkaBus } from './kafka-bus';
+
+/** Reads a topic from its start with a throw-away group until `count` messages came. */
+async function readRaw(brokers: string, topic: string, count: number): Promise<RawMessage[]> {
+  const consumer = new Kafka({ clientId: 'read-raw', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).consumer({
+    groupId: uniqueName('read_raw'),
+    maxWaitTimeInMs: 100,
+  });
+  const got: RawMessage[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`read ${got.length} of ${count} messages from ${topic}`)), 20_000);
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+          got.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', headers });
+          if (got.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+    await done;
+    return got;
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+describeWithEngines('EventBus contract on Kafka', ['kafka'], (engines) => {
+  const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'error' });
+  eventBusContract({
+    open: async () => createKafkaBus(engines.url('kafka').split(','), { clientId: 'shared-bus-test', logger }),
+    readRaw: (_bus, topic, count) => readRaw(engines.url('kafka'), topic, count),
+    timeoutMs: 20_000,
+  });
+});

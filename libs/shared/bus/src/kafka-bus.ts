@@ -1,0 +1,304 @@
+import { Kafka, Partitioners, logLevel, type Admin, type IHeaders, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
+import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import type { EventEnvelope } from './event';
+import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  ERROR_HEADER,
+  decodeEnvelope,
+  encodeEnvelope,
+  errorText,
+  headersOf,
+  retryDelayMs,
+  sleep,
+  withCurrentRequestId,
+} from './envelope-codec';
+
+/** Kafka does not answer at start-up; one line, safe to log. */
+export class BusUnavailableError extends Error {
+  constructor(
+    readonly brokers: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`event bus: cannot reach Kafka at ${brokers} (${reason})`, options);
+    this.name = 'BusUnavailableError';
+  }
+}
+
+export interface KafkaBusOptions {
+  clientId: string;
+  logger: Logger;
+  /** Partitions of a topic this bus creates (default 3). */
+  partitions?: number;
+  /** How long to wait for the broker at creation (default 5000 ms). */
+  connectTimeoutMs?: number;
+}
+
+export interface KafkaBus extends EventBus {
+  readonly kind: 'kafka';
+  /** Sends a value as is, bypassing the envelope (tests of poison messages, replays from a DLQ). */
+  publishRaw(topic: string, key: string, value: string, headers?: Record<string, string>): Promise<void>;
+}
+
+const TOPIC_DEFAULTS = { replicationFactor: 1 };
+
+/** Kafka through kafkajs; the broker is asked at creation, so a wrong KAFKA_BROKERS stops start-up at once. */
+export async function createKafkaBus(brokers: string[], options: KafkaBusOptions): Promise<KafkaBus> {
+  const { logger } = options;
+  const partitions = options.partitions ?? 3;
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers,
+    connectionTimeout: 3000,
+    requestTimeout: 10_000,
+    logLevel: logLevel.WARN,
+    logCreator: pinoLogCreator(logger),
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8 },
+  });
+
+  const brokerList = brokers.join(',');
+  // A probe client with few, short retries: an unreachable broker must fail start-up in seconds, not
+  // hang through the working client's retries; its failure is told by BusUnavailableError, not logs.
+  const probe = new Kafka({
+    clientId: options.clientId,
+    brokers,
+    connectionTimeout: 3000,
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 100, maxRetryTime: 500, retries: 2 },
+  }).admin();
+  try {
+    await withTimeout(probe.connect(), options.connectTimeoutMs ?? 5000, 'no answer in time');
+  } catch (error) {
+    throw new BusUnavailableError(brokerList, describeCause(error), { cause: error });
+  } finally {
+    await probe.disconnect().catch(() => undefined);
+  }
+  const admin = kafka.admin();
+  await admin.connect();
+
+  // Idempotent, acks from all in-sync replicas, one request in flight: no duplicates, order kept per key.
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  let producerReady: Promise<void> | undefined;
+  const connectedProducer = async (): Promise<Producer> => {
+    producerReady ??= producer.connect().catch((error: unknown) => {
+      producerReady = undefined;
+      throw error;
+    });
+    await producerReady;
+    return producer;
+  };
+
+  const topicsReady = new Map<string, Promise<void>>();
+  const ensureTopics = async (topics: string[]): Promise<void> => {
+    const missing = [...new Set(topics)].filter((t) => !topicsReady.has(t));
+    if (missing.length > 0) {
+      const created = createTopics(admin, missing, partitions);
+      for (const t of missing) {
+        topicsReady.set(
+          t,
+          created.catch((error: unknown) => {
+            topicsReady.delete(t);
+            throw error;
+          }),
+        );
+      }
+    }
+    await Promise.all(topics.map((t) => topicsReady.get(t)));
+  };
+
+  const sendRaw = async (topic: string, messages: Array<{ key: string; value: string; headers: IHeaders }>): Promise<void> => {
+    await ensureTopics([topic]);
+    await (await connectedProducer()).send({ topic, acks: -1, messages });
+  };
+
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const subscribe = async (options: SubscribeOptions): Promise<Subscription> => {
+    if (closed) throw new Error('event bus: closed');
+    const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    await ensureTopics([...options.topics, ...options.topics.map(deadLetterTopic)]);
+    const consumer = kafka.consumer({
+      groupId: options.groupId,
+      // Short session and quick polls: a stopped member is replaced fast and an event is seen in ~100 ms.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+      rebalanceTimeout: 10_000,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+    });
+    let stopping = false;
+
+    const deadLetter = async (topic: string, message: KafkaMessage, error: unknown): Promise<void> => {
+      const dlq = deadLetterTopic(topic);
+      logger.error({ topic, dlq, offset: message.offset, err: error }, 'event sent to the dead-letter topic');
+      await sendRaw(dlq, [
+        {
+          key: message.key?.toString('utf8') ?? '',
+          value: message.value?.toString('utf8') ?? '',
+          headers: { ...stringHeaders(message.headers), [ERROR_HEADER]: errorText(error), 'x-original-topic': topic },
+        },
+      ]);
+    };
+
+    const joined = new Promise<void>((resolve) => {
+      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+    });
+
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: partitions,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        if (stopping) return;
+        const commit = () => consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        let envelope: EventEnvelope;
+        try {
+          envelope = decodeEnvelope(message.value?.toString('utf8'));
+        } catch (error) {
+          await deadLetter(topic, message, error);
+          await commit();
+          return;
+        }
+        let lastError: unknown;
+        for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+          // Not committed: whoever holds the partition next gets the message again.
+          if (stopping) return;
+          try {
+            await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope));
+            await commit();
+            return;
+          } catch (error) {
+            lastError = error;
+            logger.warn({ topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error }, 'event handler failed');
+            if (attempt < maxAttempts) {
+              await sleep(retryDelayMs(attempt, 50, 1000));
+              await heartbeat();
+            }
+          }
+        }
+        await deadLetter(topic, message, lastError);
+        await commit();
+      },
+    });
+    // Resolve once partitions are assigned, so that `fromBeginning: false` means "from now on".
+    await withTimeout(joined, 20_000, 'no group join').catch(() => logger.warn({ groupId: options.groupId }, 'event bus: consumer has not joined its group yet'));
+
+    let stopped: Promise<void> | undefined;
+    const subscription: Subscription = {
+      stop: () =>
+        (stopped ??= (async () => {
+          stopping = true;
+          subscriptions.delete(subscription);
+          await consumer.disconnect();
+        })()),
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  };
+
+  return {
+    kind: 'kafka',
+
+    async publish(events) {
+      if (closed) throw new Error('event bus: closed');
+      if (events.length === 0) return;
+      const byTopic = new Map<string, EventEnvelope[]>();
+      for (const event of events.map(withCurrentRequestId)) {
+        const list = byTopic.get(event.topic) ?? [];
+        list.push(event);
+        byTopic.set(event.topic, list);
+      }
+      await ensureTopics([...byTopic.keys()]);
+      await (
+        await connectedProducer()
+      ).sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, list]) => ({
+          topic,
+          messages: list.map((e) => ({ key: e.key, value: encodeEnvelope(e), headers: headersOf(e) })),
+        })),
+      });
+    },
+
+    publishRaw: (topic, key, value, headers = {}) => sendRaw(topic, [{ key, value, headers }]),
+
+    subscribe,
+
+    async ping() {
+      await withTimeout(admin.describeCluster(), 5000, 'no answer in time');
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...subscriptions].map((s) => s.stop()));
+      if (producerReady) await producer.disconnect().catch(() => undefined);
+      await admin.disconnect().catch(() => undefined);
+    },
+  };
+}
+
+async function createTopics(admin: Admin, topics: string[], numPartitions: number): Promise<void> {
+  try {
+    await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
+  } catch (error) {
+    // Another process created one of them in the meantime.
+    if ((error as { type?: string })?.type !== 'TOPIC_ALREADY_EXISTS' && !String((error as Error)?.message).includes('already exists')) throw error;
+  }
+}
+
+function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = first.toString();
+  }
+  return out;
+}
+
+/** kafkajs logs through pino, so every line stays JSON. */
+function pinoLogCreator(logger: Logger) {
+  return () =>
+    ({ namespace, level, log }: LogEntry): void => {
+      const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
+      const fields = { component: 'kafkajs', namespace, ...extra };
+      if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
+      else if (level === logLevel.WARN) logger.warn(fields, message);
+      else if (level === logLevel.INFO) logger.info(fields, message);
+      else logger.debug(fields, message);
+    };
+}
+
+function describeCause(error: unknown): string {
+  let e = error as { code?: unknown; message?: unknown; originalError?: unknown; cause?: unknown } | undefined;
+  let message: string | undefined;
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
+    const text = typeof e.message === 'string' ? e.message : undefined;
+    const code = text?.match(/\b(E[A-Z]{4,})\b/)?.[1];
+    if (code) return code;
+    message ??= text;
+    e = (e.originalError ?? e.cause) as typeof e;
+  }
+  return (message ?? String(error)).split('\n')[0]!;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, reason: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(reason)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

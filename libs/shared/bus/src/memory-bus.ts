@@ -1,0 +1,272 @@
+import { createHash } from 'node:crypto';
+import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import type { EventEnvelope } from './event';
+import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  ERROR_HEADER,
+  decodeEnvelope,
+  encodeEnvelope,
+  errorText,
+  headersOf,
+  retryDelayMs,
+  sleep,
+  withCurrentRequestId,
+} from './envelope-codec';
+
+/** The in-memory bus, plus what tests and the all-in-one need to wait for quiet. */
+export interface MemoryBus extends EventBus {
+  readonly kind: 'memory';
+  /** Resolves once every subscribed group has handled (or dead-lettered) everything published so far. */
+  drain(): Promise<void>;
+  /** Stores a raw value as Kafka would receive it from a foreign producer (tests of poison messages). */
+  publishRaw(topic: string, key: string, value: string, headers?: Record<string, string>): Promise<void>;
+  /** Every message stored on a topic, oldest first, decoded where possible (tests, DLQ inspection). */
+  messages(topic: string): Array<{ key: string; value: string; headers: Record<string, string> }>;
+}
+
+export interface MemoryBusOptions {
+  logger?: Logger;
+  /** Partitions per topic; members of a group share them, as in Kafka (default 3). */
+  partitions?: number;
+  /** First retry pause; doubles per attempt up to 100 ms (default 5). */
+  retryBaseMs?: number;
+}
+
+interface Stored {
+  key: string;
+  // Kept serialised, as on Kafka: a handler never sees another's mutations, and a Date becomes a string.
+  value: string;
+  headers: Record<string, string>;
+}
+
+interface Member {
+  topics: string[];
+  handle: SubscribeOptions['handle'];
+  maxAttempts: number;
+  stopped: boolean;
+  inFlight: Set<Promise<unknown>>;
+}
+
+interface Group {
+  /** Next offset per `topic#partition`: the committed position. */
+  offsets: Map<string, number>;
+  members: Member[];
+}
+
+/**
+ * The event bus of `npm start` and unit tests, with Kafka's semantics: topics of keyed messages split
+ * into partitions by key, consumer groups that each get every message (members share partitions),
+ * per-key order, at-least-once delivery with retries, then the dead-letter topic. Delivery is
+ * asynchronous: `publish` resolves once stored.
+ */
+export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
+  const partitionCount = options.partitions ?? 3;
+  const retryBaseMs = options.retryBaseMs ?? 5;
+  const logger = options.logger;
+  const logs = new Map<string, Stored[][]>();
+  const groups = new Map<string, Group>();
+  const running = new Set<string>();
+  const idleWaiters: Array<() => void> = [];
+  let kickScheduled = false;
+  let closed = false;
+
+  const logOf = (topic: string): Stored[][] => {
+    let log = logs.get(topic);
+    if (!log) {
+      log = Array.from({ length: partitionCount }, () => []);
+      logs.set(topic, log);
+    }
+    return log;
+  };
+
+  const partitionOf = (key: string): number => createHash('md5').update(key).digest().readUInt32BE(0) % partitionCount;
+
+  const store = (topic: string, message: Stored): void => {
+    logOf(topic)[partitionOf(message.key)]!.push(message);
+  };
+
+  const activeMembers = (group: Group, topic: string): Member[] => group.members.filter((m) => !m.stopped && m.topics.includes(topic));
+
+  const hasBacklog = (): boolean => {
+    for (const group of groups.values()) {
+      for (const [slot, offset] of group.offsets) {
+        const [topic, partition] = splitSlot(slot);
+        if (offset < logOf(topic)[partition]!.length && activeMembers(group, topic).length > 0) return true;
+      }
+    }
+    return false;
+  };
+
+  const isIdle = (): boolean => !kickScheduled && running.size === 0 && !hasBacklog();
+
+  const notifyIfIdle = (): void => {
+    if (!isIdle()) return;
+    for (const resolve of idleWaiters.splice(0)) resolve();
+  };
+
+  // Delivery starts on a later turn of the event loop, so `publish` never runs a handler itself.
+  const scheduleKick = (): void => {
+    if (kickScheduled) return;
+    kickScheduled = true;
+    setImmediate(() => {
+      kickScheduled = false;
+      kick();
+      notifyIfIdle();
+    });
+  };
+
+  const kick = (): void => {
+    for (const [groupId, group] of groups) {
+      for (const slot of group.offsets.keys()) {
+        const [topic, partition] = splitSlot(slot);
+        const worker = `${groupId}|${slot}`;
+        if (running.has(worker)) continue;
+        if ((group.offsets.get(slot) ?? 0) >= logOf(topic)[partition]!.length) continue;
+        if (activeMembers(group, topic).length === 0) continue;
+        running.add(worker);
+        void consume(group, topic, partition).finally(() => {
+          running.delete(worker);
+          notifyIfIdle();
+        });
+      }
+    }
+  };
+
+  // One worker per group and partition: messages of one key are handled one after the other.
+  const consume = async (group: Group, topic: string, partition: number): Promise<void> => {
+    const slot = slotOf(topic, partition);
+    for (;;) {
+      const members = activeMembers(group, topic);
+      const offset = group.offsets.get(slot) ?? 0;
+      const message = logOf(topic)[partition]![offset];
+      if (members.length === 0 || !message) return;
+      const member = members[partition % members.length]!;
+      const delivery = deliver(member, topic, message);
+      member.inFlight.add(delivery);
+      const outcome = await delivery.finally(() => member.inFlight.delete(delivery));
+      // A member stopped in the middle of retries leaves the message uncommitted, for the group's next member.
+      if (outcome === 'abandoned') continue;
+      group.offsets.set(slot, offset + 1);
+    }
+  };
+
+  const deliver = async (member: Member, topic: string, message: Stored): Promise<'done' | 'abandoned'> => {
+    let envelope: EventEnvelope;
+    try {
+      envelope = decodeEnvelope(message.value);
+    } catch (error) {
+      deadLetter(topic, message, error);
+      return 'done';
+    }
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= member.maxAttempts; attempt++) {
+      if (member.stopped) return 'abandoned';
+      try {
+        await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => member.handle(envelope));
+        return 'done';
+      } catch (error) {
+        lastError = error;
+        logger?.warn({ topic, eventId: envelope.id, eventType: envelope.type, attempt, err: error }, 'event handler failed');
+        if (attempt < member.maxAttempts) await sleep(retryDelayMs(attempt, retryBaseMs, 100));
+      }
+    }
+    deadLetter(topic, message, lastError);
+    return 'done';
+  };
+
+  const deadLetter = (topic: string, message: Stored, error: unknown): void => {
+    const dlq = deadLetterTopic(topic);
+    logger?.error({ topic, dlq, key: message.key, err: error }, 'event sent to the dead-letter topic');
+    store(dlq, { ...message, headers: { ...message.headers, [ERROR_HEADER]: errorText(error) } });
+    scheduleKick();
+  };
+
+  const assertOpen = (): void => {
+    if (closed) throw new Error('event bus: closed');
+  };
+
+  const bus: MemoryBus = {
+    kind: 'memory',
+
+    async publish(events) {
+      assertOpen();
+      for (const event of events.map(withCurrentRequestId)) {
+        store(event.topic, { key: event.key, value: encodeEnvelope(event), headers: headersOf(event) });
+      }
+      if (events.length > 0) scheduleKick();
+    },
+
+    async publishRaw(topic, key, value, headers = {}) {
+      assertOpen();
+      store(topic, { key, value, headers });
+      scheduleKick();
+    },
+
+    messages: (topic) => logOf(topic).flat(),
+
+    async subscribe(options: SubscribeOptions): Promise<Subscription> {
+      assertOpen();
+      let group = groups.get(options.groupId);
+      if (!group) {
+        group = { offsets: new Map(), members: [] };
+        groups.set(options.groupId, group);
+      }
+      const fromBeginning = options.fromBeginning ?? true;
+      for (const topic of options.topics) {
+        logOf(topic).forEach((log, partition) => {
+          const slot = slotOf(topic, partition);
+          // Like a Kafka group without a committed offset: oldest retained, or only what comes next.
+          if (!group.offsets.has(slot)) group.offsets.set(slot, fromBeginning ? 0 : log.length);
+        });
+      }
+      const member: Member = {
+        topics: [...options.topics],
+        handle: options.handle,
+        maxAttempts: Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+        stopped: false,
+        inFlight: new Set(),
+      };
+      group.members.push(member);
+      scheduleKick();
+      const owner = group;
+      let stopped: Promise<void> | undefined;
+      return {
+        stop: () =>
+          (stopped ??= (async () => {
+            member.stopped = true;
+            owner.members = owner.members.filter((m) => m !== member);
+            await Promise.allSettled([...member.inFlight]);
+            // The partitions it held go on with the group's other members.
+            scheduleKick();
+          })()),
+      };
+    },
+
+    async ping() {
+      assertOpen();
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      const members = [...groups.values()].flatMap((g) => g.members);
+      for (const m of members) m.stopped = true;
+      for (const g of groups.values()) g.members = [];
+      await Promise.allSettled(members.flatMap((m) => [...m.inFlight]));
+      notifyIfIdle();
+    },
+
+    async drain() {
+      while (!isIdle()) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
+  };
+  return bus;
+}
+
+const slotOf = (topic: string, partition: number): string => `${topic}#${partition}`;
+
+function splitSlot(slot: string): [string, number] {
+  const at = slot.lastIndexOf('#');
+  return [slot.slice(0, at), Number(slot.slice(at + 1))];
+}

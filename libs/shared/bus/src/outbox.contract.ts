@@ -1,0 +1,207 @@
+import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
+import { withRequestContext } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import type { EventEnvelope } from './event';
+import type { EventBus, Subscription } from './event-bus.port';
+import { envelope, eventually } from './event-bus.contract';
+import { consumeOnce, enqueue, outboxMigrations, OutboxRelay } from './outbox';
+
+export interface OutboxHarness {
+  openDb(): Promise<DbEngine>;
+  openBus(): Promise<EventBus>;
+  timeoutMs: number;
+}
+
+/** A bus that can be made to fail, as Kafka does when the broker is down. */
+function breakableBus(bus: EventBus): EventBus & { down: boolean } {
+  const wrapper = {
+    down: false,
+    kind: bus.kind,
+    publish: (events: EventEnvelope[]) => (wrapper.down ? Promise.reject(new Error('broker down')) : bus.publish(events)),
+    subscribe: bus.subscribe.bind(bus),
+    ping: bus.ping.bind(bus),
+    close: bus.close.bind(bus),
+  };
+  return wrapper;
+}
+
+/**
+ * The transactional outbox and consumer dedupe: run on PGlite + memory bus (`outbox.spec.ts`) and on
+ * Postgres + Kafka (`outbox.int-spec.ts`).
+ */
+export function outboxContract(harness: OutboxHarness): void {
+  const { timeoutMs } = harness;
+  let engine: DbEngine;
+  let rawBus: EventBus;
+  let bus: EventBus & { down: boolean };
+  let db: Db;
+  let topic: string;
+  const relays: OutboxRelay[] = [];
+  const subscriptions: Subscription[] = [];
+
+  beforeAll(async () => {
+    [engine, rawBus] = await Promise.all([harness.openDb(), harness.openBus()]);
+  }, 60_000);
+  afterAll(async () => {
+    await rawBus?.close();
+    await engine?.close();
+  }, 30_000);
+  beforeEach(async () => {
+    bus = breakableBus(rawBus);
+    db = engine.forSchema(uniqueName('outbox'));
+    topic = uniqueName('outbox_t');
+    await migrate(db, outboxMigrations);
+  });
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    await Promise.all(subscriptions.splice(0).map((s) => s.stop()));
+  }, 30_000);
+
+  const relay = (options: ConstructorParameters<typeof OutboxRelay>[2] = {}) => {
+    const r = new OutboxRelay(db, bus, options);
+    relays.push(r);
+    return r;
+  };
+
+  async function received(): Promise<EventEnvelope[]> {
+    const got: EventEnvelope[] = [];
+    subscriptions.push(await rawBus.subscribe({ groupId: uniqueName('outbox_g'), topics: [topic], handle: async (e) => void got.push(e) }));
+    return got;
+  }
+
+  const pending = async () => (await db.table('outbox').whereNull('sent_at').count({ n: '*' }))[0]!.n;
+
+  describe('enqueue and OutboxRelay', () => {
+    it('publishes nothing that was enqueued in a transaction rolled back', async () => {
+      await expect(
+        db.transaction(async (trx) => {
+          await enqueue(db, trx, [envelope(topic, 'k1')]);
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+
+      expect(await relay().flush()).toBe(0);
+      expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
+    it('publishes committed events once, in order, and marks them sent', async () => {
+      const got = await received();
+      const first = [envelope(topic, 'k1', { n: 1 }), envelope(topic, 'k2', { n: 2 }), envelope(topic, 'k1', { n: 3 })];
+      const second = [envelope(topic, 'k1', { n: 4 })];
+      await db.transaction((trx) => enqueue(db, trx, first));
+      await db.transaction((trx) => enqueue(db, trx, second));
+      const r = relay();
+
+      expect(await r.flush()).toBe(4);
+      expect(await r.flush()).toBe(0);
+
+      await eventually(() => expect(got).toHaveLength(4), timeoutMs);
+      expect(got.filter((e) => e.key === 'k1').map((e) => e.payload)).toEqual([{ n: 1 }, { n: 3 }, { n: 4 }]);
+      expect(got.find((e) => e.key === 'k2')).toEqual(first[1]);
+      expect(await pending()).toBe(0);
+      expect(await db.table('outbox').whereNull('sent_at').select('id')).toEqual([]);
+    });
+
+    it('publishes in batches until nothing is pending', async () => {
+      const events = Array.from({ length: 25 }, (_, i) => envelope(topic, `k${i}`));
+      await db.transaction((trx) => enqueue(db, trx, events));
+
+      expect(await relay({ batchSize: 10 }).flush()).toBe(25);
+      expect(await pending()).toBe(0);
+    });
+
+    it('keeps events pending while the bus fails, and publishes them once it is back', async () => {
+      const got = await received();
+      const sent = envelope(topic, 'k1');
+      await db.transaction((trx) => enqueue(db, trx, [sent]));
+      bus.down = true;
+      const r = relay({ intervalMs: 20 });
+
+      await expect(r.flush()).rejects.toThrow('broker down');
+      expect(await pending()).toBe(1);
+
+      r.start();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await pending()).toBe(1);
+      bus.down = false;
+
+      await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);
+      await eventually(async () => undefined, 0);
+      await r.stop();
+      expect(await pending()).toBe(0);
+    });
+
+    it('publishes soon after a nudge, without waiting for the next poll', async () => {
+      const got = await received();
+      const r = relay({ intervalMs: 60_000 });
+      r.start();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const sent = envelope(topic, 'k1');
+
+      await db.transaction((trx) => enqueue(db, trx, [sent]));
+      r.nudge();
+
+      await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);
+    });
+
+    it('stamps events enqueued inside a request with its request id', async () => {
+      const sent = envelope(topic, 'k1');
+      await withRequestContext({ requestId: 'req-42' }, () => db.transaction((trx) => enqueue(db, trx, [sent])));
+
+      const [row] = await db.table('outbox').select('envelope');
+      expect(row.envelope).toEqual({ ...sent, requestId: 'req-42' });
+    });
+
+    it('with two relays on one outbox, publishes every event exactly once', async () => {
+      const events = Array.from({ length: 40 }, (_, i) => envelope(topic, `k${i % 4}`, { n: i }));
+      await db.transaction((trx) => enqueue(db, trx, events));
+      const a = relay({ batchSize: 5 });
+      const b = relay({ batchSize: 5 });
+
+      const counts = await Promise.all([a.flush(), b.flush(), a.flush(), b.flush()]);
+
+      expect(counts.reduce((x, y) => x + y, 0)).toBe(40);
+      expect(await pending()).toBe(0);
+    });
+  });
+
+  describe('consumeOnce', () => {
+    const applyMigration = async () =>
+      migrate(db, [
+        ...outboxMigrations,
+        { name: 'stock', up: (knex, schema) => knex.schema.withSchema(schema).createTable('stock', (t) => void t.integer('moves')) },
+      ]);
+
+    it('applies an event once, however often it is delivered', async () => {
+      await applyMigration();
+      await db.table('stock').insert({ moves: 0 });
+      const event = envelope(topic, 'k1');
+      const apply = (trx: Parameters<Parameters<typeof consumeOnce>[3]>[0]) => db.table('stock', trx).increment('moves', 1).then(() => undefined);
+
+      expect(await consumeOnce(db, 'catalog.stock', event, apply)).toBe(true);
+      expect(await consumeOnce(db, 'catalog.stock', event, apply)).toBe(false);
+
+      expect(await db.table('stock').select('moves')).toEqual([{ moves: 1 }]);
+    });
+
+    it('keeps consumers apart: another consumer still applies the same event', async () => {
+      await applyMigration();
+      const event = envelope(topic, 'k1');
+      const applied: string[] = [];
+
+      await consumeOnce(db, 'cart', event, async () => void applied.push('cart'));
+      await consumeOnce(db, 'order', event, async () => void applied.push('order'));
+
+      expect(applied).toEqual(['cart', 'order']);
+    });
+
+    it('records nothing when apply fails, so a redelivery applies it', async () => {
+      await applyMigration();
+      const event = envelope(topic, 'k1');
+
+      await expect(consumeOnce(db, 'cart', event, async () => Promise.reject(new Error('db full')))).rejects.toThrow('db full');
+
+      expect(await consumeOnce(db, 'cart', event, async () => undefined)).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,219 @@
+import type { Db, Knex, Migration } from '@commerce/shared-db';
+import type { Logger } from '@commerce/shared-logging';
+import type { EventEnvelope } from './event';
+import type { EventBus } from './event-bus.port';
+import { withCurrentRequestId } from './envelope-codec';
+
+/**
+ * The tables of the transactional outbox and of consumer dedupe, in the service's own schema. A
+ * service appends these to its migration list (names are stable: never rename them).
+ */
+export const outboxMigrations: Migration[] = [
+  {
+    name: 'shared-bus-001-outbox',
+    up: async (knex, schema) => {
+      await knex.schema.withSchema(schema).createTable('outbox', (t) => {
+        t.bigIncrements('seq');
+        t.uuid('id').notNullable().unique();
+        t.text('topic').notNullable();
+        t.text('key').notNullable();
+        t.jsonb('envelope').notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+        t.timestamp('sent_at', { useTz: true }).nullable();
+      });
+      // The relay reads only pending rows, oldest first.
+      await knex.raw('create index outbox_pending on ??.outbox (seq) where sent_at is null', [schema]);
+      await knex.schema.withSchema(schema).createTable('processed_events', (t) => {
+        t.text('consumer').notNullable();
+        t.text('event_id').notNullable();
+        t.timestamp('processed_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+        t.primary(['consumer', 'event_id']);
+      });
+    },
+    down: async (knex, schema) => {
+      await knex.schema.withSchema(schema).dropTable('processed_events');
+      await knex.schema.withSchema(schema).dropTable('outbox');
+    },
+  },
+];
+
+/**
+ * Writes events to the outbox inside the caller's transaction: they are published (by the relay)
+ * only if that transaction commits. An event made inside a request carries its request id.
+ */
+export async function enqueue(db: Db, trx: Knex.Transaction, events: EventEnvelope[]): Promise<void> {
+  if (events.length === 0) return;
+  await db.table('outbox', trx).insert(
+    events.map(withCurrentRequestId).map((e) => ({ id: e.id, topic: e.topic, key: e.key, envelope: JSON.stringify(e) })),
+  );
+}
+
+export interface OutboxRelayOptions {
+  logger?: Logger;
+  /** Poll period for rows nobody nudged about (default 100 ms). */
+  intervalMs?: number;
+  /** Rows per publish (default 100). */
+  batchSize?: number;
+}
+
+interface PendingRow {
+  seq: number | string;
+  envelope: EventEnvelope | string;
+}
+
+/**
+ * Publishes the outbox to the bus in `seq` order and marks rows sent only once the bus acknowledged
+ * them, so an event is published at least once and never before its transaction committed. When the
+ * bus fails, rows stay pending and are retried on the next tick.
+ */
+export class OutboxRelay {
+  private readonly logger: Logger | undefined;
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private nudged = false;
+  private started = false;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: EventBus,
+    options: OutboxRelayOptions = {},
+  ) {
+    this.logger = options.logger;
+    this.intervalMs = options.intervalMs ?? 100;
+    this.batchSize = options.batchSize ?? 100;
+  }
+
+  /** Starts polling. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Publishes soon (call after a commit that enqueued events), without waiting for the next tick. */
+  nudge(): void {
+    if (!this.started || this.stopped || this.nudged) return;
+    this.nudged = true;
+    setImmediate(() => {
+      this.nudged = false;
+      void this.flush().catch(() => undefined);
+    });
+  }
+
+  /** Publishes everything pending now; resolves with how many events were published, rejects when the bus fails. */
+  flush(): Promise<number> {
+    // One flush at a time per relay: batches go out in seq order.
+    const run = this.chain.then(() => this.publishPending());
+    this.chain = run.catch(() => undefined);
+    return run.then(
+      (count) => {
+        if (this.failing) this.logger?.info('outbox relay: publishing again');
+        this.failing = false;
+        return count;
+      },
+      (error: unknown) => {
+        // Once per outage, not once per tick.
+        if (!this.failing) this.logger?.error({ err: error, schema: this.db.schema }, 'outbox relay: publish failed, events stay pending');
+        this.failing = true;
+        throw error;
+      },
+    );
+  }
+
+  /** Stops polling and waits for a publish in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.chain;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.flush()
+        .catch(() => undefined)
+        .finally(() => this.schedule(this.intervalMs));
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  private async publishPending(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = await this.publishBatch();
+      total += count;
+      if (count < this.batchSize || this.stopped) return total;
+    }
+  }
+
+  private async publishBatch(): Promise<number> {
+    if (this.db.engine === 'pglite') {
+      // PGlite lives in this process only, so relays of one outbox take turns through an in-process
+      // lock, and no transaction holds the only connection while the bus is awaited.
+      return inProcessTurn(this.db, async () => {
+        const rows = await this.pendingQuery(this.db.table('outbox'));
+        return this.publishRows(rows, (seqs) => this.db.table('outbox').whereIn('seq', seqs).update({ sent_at: this.db.knex.fn.now() }));
+      });
+    }
+    return this.db.transaction(async (trx) => {
+      // Two relays of one service: one publishes at a time so events keep their seq order; the
+      // other finds the lock taken and leaves it (skip locked guards any row it still meets).
+      const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [`${this.db.schema}.outbox`]);
+      if (!lock.rows[0]?.locked) return 0;
+      const rows = await this.pendingQuery(this.db.table('outbox', trx)).forUpdate().skipLocked();
+      return this.publishRows(rows, (seqs) => this.db.table('outbox', trx).whereIn('seq', seqs).update({ sent_at: trx.fn.now() }));
+    });
+  }
+
+  private pendingQuery(query: Knex.QueryBuilder): Knex.QueryBuilder {
+    return query.select('seq', 'envelope').whereNull('sent_at').orderBy('seq').limit(this.batchSize);
+  }
+
+  private async publishRows(rows: PendingRow[], markSent: (seqs: Array<number | string>) => Promise<unknown>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const envelopes = rows.map((r) => (typeof r.envelope === 'string' ? (JSON.parse(r.envelope) as EventEnvelope) : r.envelope));
+    await this.bus.publish(envelopes);
+    await markSent(rows.map((r) => r.seq));
+    return rows.length;
+  }
+}
+
+const turns = new WeakMap<Knex, Map<string, Promise<unknown>>>();
+
+function inProcessTurn<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  let bySchema = turns.get(db.knex);
+  if (!bySchema) {
+    bySchema = new Map();
+    turns.set(db.knex, bySchema);
+  }
+  const previous = bySchema.get(db.schema) ?? Promise.resolve();
+  const run = previous.then(fn);
+  const settled = run.catch(() => undefined);
+  bySchema.set(db.schema, settled);
+  void settled.then(() => {
+    if (bySchema.get(db.schema) === settled) bySchema.delete(db.schema);
+  });
+  return run;
+}
+
+/**
+ * Applies an event once per consumer: records (consumer, event id) and runs apply in one transaction.
+ * Returns false, doing nothing, when that consumer already processed the event (a redelivery).
+ */
+export async function consumeOnce(db: Db, consumer: string, event: EventEnvelope, apply: (trx: Knex.Transaction) => Promise<void>): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const inserted = await db
+      .table('processed_events', trx)
+      .insert({ consumer, event_id: event.id })
+      .onConflict(['consumer', 'event_id'])
+      .ignore()
+      .returning('event_id');
+    if (inserted.length === 0) return false;
+    await apply(trx);
+    return true;
+  });
+}

@@ -1,0 +1,41 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { env, loadConfig } from '@commerce/shared-config';
+import { createDbEngine, type Db } from '@commerce/shared-db';
+import { createLogger, type Logger } from '@commerce/shared-logging';
+import { startHttpService } from './http-service';
+import type { RunningServer } from './serve';
+
+/**
+ * The composition of a service that owns a schema and serves internal HTTP: config from env
+ * (PORT, HOST, LOG_LEVEL, DATABASE_URL, DATABASE_SCHEMA), the database with readiness, the routers
+ * `build` returns, and a graceful close.
+ */
+export async function startDbService(
+  name: string,
+  defaultPort: number,
+  build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; close?: () => Promise<void> }>,
+): Promise<RunningServer> {
+  const config = loadConfig(
+    z.object({
+      PORT: env.port(defaultPort),
+      HOST: z.string().default('0.0.0.0'),
+      LOG_LEVEL: env.logLevel,
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier').default(name),
+    }),
+  );
+  const logger = createLogger(name, config.LOG_LEVEL);
+  const engine = await createDbEngine(config.DATABASE_URL, { logger });
+  const db = engine.forSchema(config.DATABASE_SCHEMA);
+  const built = await build({ db, logger });
+  return startHttpService({
+    service: name,
+    logger,
+    routers: built.routers,
+    port: config.PORT,
+    host: config.HOST,
+    readiness: [{ name: 'database', check: () => db.ping() }],
+    onShutdown: [...(built.close ? [built.close] : []), () => engine.close()],
+  });
+}

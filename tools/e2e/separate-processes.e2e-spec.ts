@@ -1,0 +1,42 @@
+import { describeWithEngines } from '@commerce/shared-testing';
+import { runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { startApp, stopApp, type ServiceProcess } from './processes';
+
+// The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
+// Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces.
+describeWithEngines('walking skeleton as separate processes over Kafka, Postgres and Redis', ['postgres', 'redis', 'kafka'], ({ url }) => {
+  const services: ServiceProcess[] = [];
+  let endpoints: Endpoints;
+
+  beforeAll(async () => {
+    const infra = { DATABASE_URL: url('postgres'), REDIS_URL: url('redis'), KAFKA_BROKERS: url('kafka'), STORE_CONFIG: 'infra/config/demo-store.json' };
+    const [catalog, cart, soap] = await Promise.all([
+      startApp('catalog', { ...infra, MEILI_URL: process.env['MEILI_URL'] ?? 'embedded' }),
+      startApp('cart', infra),
+      startApp('backoffice-soap', infra),
+    ]);
+    services.push(catalog, cart, soap);
+    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url });
+    services.push(edge);
+    endpoints = {
+      checkout: `${edge.url}/api/checkout`,
+      soap: `${soap.url}/ams/system/service/module/soap/api`,
+      soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
+    };
+  }, 180_000);
+
+  afterAll(async () => {
+    const codes = await Promise.all(services.map(stopApp));
+    // Every service shuts down gracefully on SIGTERM.
+    expect(codes).toEqual(services.map(() => 0));
+  }, 60_000);
+
+  it('takes a SOAP product through Kafka, the catalog and search into a selection', async () => {
+    const result = await runSkeletonScenario(endpoints);
+    expect(result.searchVisibleAfterMs).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('answers bad input with the error envelope and writes nothing', async () => {
+    await runBadInputScenario(endpoints);
+  }, 60_000);
+});
