@@ -11,6 +11,8 @@ export function expectMatchesSchema(schemaName: string, body: unknown): void {
   const validate = ajv.getSchema(`checkout-openapi#/components/schemas/${schemaName}`);
   if (!validate) throw new Error(`no schema ${schemaName} in the OpenAPI document`);
   if (!validate(body)) {
-    throw new Error(`response does not match ${schemaName}: ${ajv.errorsText(validate.errors, { separator: '\n' })}\n${JSON.stringify(body).slice(0, 2000)}`);
+    throw new Error(
+      `response does not match ${schemaName}: ${ajv.errorsText(validate.errors, { separator: '\n' })}\n${JSON.stringify(body).slice(0, 2000)}`,
+    );
   }
 }

@@ -9,7 +9,12 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   let endpoints: Endpoints;
 
   beforeAll(async () => {
-    const infra = { DATABASE_URL: url('postgres'), REDIS_URL: url('redis'), KAFKA_BROKERS: url('kafka'), STORE_CONFIG: 'infra/config/demo-store.json' };
+    const infra = {
+      DATABASE_URL: url('postgres'),
+      REDIS_URL: url('redis'),
+      KAFKA_BROKERS: url('kafka'),
+      STORE_CONFIG: 'infra/config/demo-store.json',
+    };
     const [catalog, cart, soap] = await Promise.all([
       startApp('catalog', { ...infra, MEILI_URL: process.env['MEILI_URL'] ?? 'embedded' }),
       startApp('cart', infra),

@@ -54,7 +54,8 @@ export async function searchUntilFound(endpoints: Endpoints, word: string, timeo
   for (;;) {
     const res = await checkoutCall(endpoints, 'POST', '/products', { body: { search: word } });
     if (res.status === 200 && res.body['productCount'] > 0) return { ...res, elapsedMs: Date.now() - started };
-    if (Date.now() - started > timeoutMs) throw new Error(`search for ${word} found nothing within ${timeoutMs} ms: ${JSON.stringify(res.body)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`search for ${word} found nothing within ${timeoutMs} ms: ${JSON.stringify(res.body)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -10,7 +10,12 @@ describe('all-in-one on embedded adapters', () => {
   let endpoints: Endpoints;
 
   beforeAll(async () => {
-    const config = AllInOneConfigSchema.parse({ PORT: '0', DATABASE_URL: 'pglite://memory', LOG_LEVEL: 'silent', STORE_CONFIG: 'infra/config/demo-store.json' });
+    const config = AllInOneConfigSchema.parse({
+      PORT: '0',
+      DATABASE_URL: 'pglite://memory',
+      LOG_LEVEL: 'silent',
+      STORE_CONFIG: 'infra/config/demo-store.json',
+    });
     running = await startAllInOne(config, createLogger('all-in-one-test', 'silent'), []);
     endpoints = {
       checkout: `${running.url}/api/checkout`,

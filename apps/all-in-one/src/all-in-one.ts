@@ -2,7 +2,7 @@ import { loadStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
-import { createHttpApp, serve, type RunningServer } from '@commerce/shared-http';
+import { createHttpApp, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { buildBackofficeService } from '@commerce/backoffice-adapters';
@@ -24,17 +24,21 @@ export interface AllInOne extends RunningServer {
 export async function startAllInOne(config: AllInOneConfig, logger: Logger, demoProducts: SoapProduct[]): Promise<AllInOne> {
   const store = loadStoreConfig(config.STORE_CONFIG);
   const view = new StoreView(store);
-  const closers: Array<() => Promise<void>> = [];
-  try {
+  return startWithClosers(async (closers) => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
-    closers.unshift(() => engine.close());
+    closers.add(() => engine.close());
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'all-in-one', logger });
-    closers.unshift(() => bus.close());
+    closers.add(() => bus.close());
     const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
-    closers.unshift(() => sessions.close());
+    closers.add(() => sessions.close());
     const search = await createSearchIndex(config.MEILI_URL, { logger, ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}) });
 
-    const catalog = await buildCatalogService({ db: engine.forSchema('catalog'), bus, search, logger: logger.child({ component: 'catalog' }) });
+    const catalog = await buildCatalogService({
+      db: engine.forSchema('catalog'),
+      bus,
+      search,
+      logger: logger.child({ component: 'catalog' }),
+    });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
@@ -46,9 +50,9 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     });
 
     await catalog.start();
-    closers.unshift(() => catalog.stop());
+    closers.add(() => catalog.stop());
     backoffice.start();
-    closers.unshift(() => backoffice.stop());
+    closers.add(() => backoffice.stop());
     if (demoProducts.length > 0) await catalog.seed(demoProducts);
 
     const checkoutDeps = { sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view };
@@ -67,7 +71,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     });
     for (const router of [checkout, backoffice.router]) app.use(router.routes()).use(router.allowedMethods());
 
-    const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers });
+    const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers.all });
     const engines = [
       engine.engine === 'pglite' ? 'PGlite' : 'Postgres',
       bus.kind === 'memory' ? 'in-memory bus' : 'Kafka',
@@ -75,8 +79,5 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       config.MEILI_URL === 'embedded' ? 'embedded search' : 'Meilisearch',
     ].join(', ');
     return Object.assign(server, { engines });
-  } catch (error) {
-    for (const close of closers) await close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

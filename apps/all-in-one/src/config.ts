@@ -14,6 +14,10 @@ export const AllInOneConfigSchema = z.object({
   STORE_CONFIG: z.string().min(1).default('infra/config/demo-store.json'),
   /** SOAP-shaped products loaded into an empty catalog at start; empty to start with no products. */
   DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 24 * 3600),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

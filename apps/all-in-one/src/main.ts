@@ -14,7 +14,11 @@ runService('all-in-one', async () => {
   const running = await startAllInOne(config, logger, demoProducts);
   const base = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${running.port}`;
   logger.info(
-    { checkoutApi: `${base}/api/checkout/`, soapApi: `${base}/ams/system/service/module/soap/api`, wsdl: `${base}/ams/system/service/module/soap/api?wsdl` },
+    {
+      checkoutApi: `${base}/api/checkout/`,
+      soapApi: `${base}/ams/system/service/module/soap/api`,
+      wsdl: `${base}/ams/system/service/module/soap/api?wsdl`,
+    },
     'demo shop ready',
   );
   process.stdout.write(

@@ -13,7 +13,11 @@ const ConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: env.logLevel,
   REDIS_URL: env.redisUrl,
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 24 * 3600),
   STORE_CONFIG: z.string().min(1),
   CATALOG_URL: env.url,
   CART_URL: env.url,

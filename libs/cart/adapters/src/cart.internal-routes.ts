@@ -5,7 +5,10 @@ import type { CartClient } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
-  country: z.string().regex(/^[A-Z]{2}$/).nullable(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
   language: z.string().min(1).nullable(),
 });
 

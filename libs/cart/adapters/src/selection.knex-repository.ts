@@ -49,20 +49,18 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         state: row.state,
         language: row.language,
         paymentMethod: row.payment_method,
-        lines: lines.map(
-          (l): SelectionLine => ({
-            line: l.line,
-            item: l.item,
-            product: l.product,
-            size: l.size,
-            sku: l.sku,
-            ean: l.ean,
-            productName: l.product_name,
-            brandName: l.brand_name,
-            quantity: Number(l.quantity),
-            priceEach: Number(l.price_each),
-          }),
-        ),
+        lines: lines.map((l): SelectionLine => ({
+          line: l.line,
+          item: l.item,
+          product: l.product,
+          size: l.size,
+          sku: l.sku,
+          ean: l.ean,
+          productName: l.product_name,
+          brandName: l.brand_name,
+          quantity: Number(l.quantity),
+          priceEach: Number(l.price_each),
+        })),
       };
       return selection;
     },

@@ -16,7 +16,12 @@ export function createCartHttpClient(baseUrl: string): CartClient {
     });
     const json = (await res.body.json()) as T & { errors?: Record<string, string> };
     if (res.statusCode === 404) return null;
-    if (res.statusCode >= 400) throw new DomainError('CART.REMOTE_ERROR', res.statusCode === 503 ? 'unavailable' : 'invalid', json.errors ?? { cart: `answered ${res.statusCode}` });
+    if (res.statusCode >= 400)
+      throw new DomainError(
+        'CART.REMOTE_ERROR',
+        res.statusCode === 503 ? 'unavailable' : 'invalid',
+        json.errors ?? { cart: `answered ${res.statusCode}` },
+      );
     return json;
   };
   return {

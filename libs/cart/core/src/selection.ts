@@ -55,7 +55,10 @@ export function toSelectionDto(selection: Selection, currencyFormat: (currency: 
       anyDiscount: false,
     };
   });
-  const itemsTotal = sum(items.map((i) => i.totalPriceAsNumber), format.decimalDigits);
+  const itemsTotal = sum(
+    items.map((i) => i.totalPriceAsNumber),
+    format.decimalDigits,
+  );
   return {
     id: selection.id,
     currency: selection.currency,

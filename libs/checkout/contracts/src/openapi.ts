@@ -47,7 +47,15 @@ export const checkoutOpenApi = {
         parameters: [tokenHeader, { name: 'item', in: 'path', required: true, description: '`<product_id>-<size_id>`', schema: str }],
         requestBody: {
           required: false,
-          content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { quantity: { type: 'integer', minimum: 1, maximum: 10000 } } } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: { quantity: { type: 'integer', minimum: 1, maximum: 10000 } },
+              },
+            },
+          },
         },
         responses: {
           '200': json(ref('SelectionEnvelope')),
@@ -86,7 +94,19 @@ export const checkoutOpenApi = {
       Money: str,
       SelectionItem: {
         type: 'object',
-        required: ['line', 'item', 'product', 'size', 'sku', 'ean', 'quantity', 'priceEach', 'priceEachAsNumber', 'totalPrice', 'totalPriceAsNumber'],
+        required: [
+          'line',
+          'item',
+          'product',
+          'size',
+          'sku',
+          'ean',
+          'quantity',
+          'priceEach',
+          'priceEachAsNumber',
+          'totalPrice',
+          'totalPriceAsNumber',
+        ],
         properties: {
           line: str,
           item: str,
@@ -119,7 +139,13 @@ export const checkoutOpenApi = {
           totals: {
             type: 'object',
             required: ['itemsTotalPrice', 'itemsTotalPriceAsNumber', 'grandTotalPrice', 'grandTotalPriceAsNumber', 'totalQuantity'],
-            properties: { itemsTotalPrice: str, itemsTotalPriceAsNumber: num, grandTotalPrice: str, grandTotalPriceAsNumber: num, totalQuantity: int },
+            properties: {
+              itemsTotalPrice: str,
+              itemsTotalPriceAsNumber: num,
+              grandTotalPrice: str,
+              grandTotalPriceAsNumber: num,
+              totalQuantity: int,
+            },
           },
         },
       },
@@ -145,7 +171,13 @@ export const checkoutOpenApi = {
       PaymentMethod: {
         type: 'object',
         required: ['paymentMethod', 'name', 'handlingCost', 'handlingCostAsNumber', 'providesCustomerAddressAfterPayment'],
-        properties: { paymentMethod: str, name: str, handlingCost: str, handlingCostAsNumber: num, providesCustomerAddressAfterPayment: bool },
+        properties: {
+          paymentMethod: str,
+          name: str,
+          handlingCost: str,
+          handlingCostAsNumber: num,
+          providesCustomerAddressAfterPayment: bool,
+        },
       },
       SelectionEnvelope: {
         type: 'object',
@@ -166,7 +198,15 @@ export const checkoutOpenApi = {
       Item: {
         type: 'object',
         required: ['item', 'name', 'sku', 'stock'],
-        properties: { item: { type: 'string', pattern: '^\\d+-\\d+$' }, itemTableX: int, itemTableY: int, name: str, ean: str, sku: str, stock: str },
+        properties: {
+          item: { type: 'string', pattern: '^\\d+-\\d+$' },
+          itemTableX: int,
+          itemTableY: int,
+          name: str,
+          ean: str,
+          sku: str,
+          stock: str,
+        },
       },
       Product: {
         type: 'object',
@@ -194,11 +234,17 @@ export const checkoutOpenApi = {
           newProduct: bool,
           inStock: bool,
           primaryVariant: bool,
-          itemTable: { type: 'object', properties: { x: { type: 'array', items: str }, y: { type: 'array', items: str }, dividerSymbol: str } },
+          itemTable: {
+            type: 'object',
+            properties: { x: { type: 'array', items: str }, y: { type: 'array', items: str }, dividerSymbol: str },
+          },
           items: { type: 'array', items: ref('Item') },
           media: { type: 'object', additionalProperties: { type: 'array', items: str } },
           categories: { type: 'object' },
-          relatedProducts: { type: 'array', items: { type: 'object', required: ['product', 'relation'], properties: { product: str, relation: str } } },
+          relatedProducts: {
+            type: 'array',
+            items: { type: 'object', required: ['product', 'relation'], properties: { product: str, relation: str } },
+          },
         },
       },
       FilterValue: {
@@ -214,7 +260,14 @@ export const checkoutOpenApi = {
           token: str,
           products: { type: 'array', items: ref('Product') },
           productCount: int,
-          filter: { type: 'array', items: { type: 'object', required: ['field', 'values'], properties: { field: str, values: { type: 'array', items: ref('FilterValue') } } } },
+          filter: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['field', 'values'],
+              properties: { field: str, values: { type: 'array', items: ref('FilterValue') } },
+            },
+          },
         },
       },
       ProductQuery: {

@@ -34,19 +34,49 @@ function fakes() {
   };
   const cart: CartClient = {
     createSelection: async (c) => {
-      const s: SelectionDto = { id: `sel${selections.size + 1}`, currency: c.currency, paymentMethod: '', country: c.country, state: null, language: c.language, items: [], totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 0, grandTotalPrice: '', grandTotalPriceAsNumber: 0, totalQuantity: 0 } };
+      const s: SelectionDto = {
+        id: `sel${selections.size + 1}`,
+        currency: c.currency,
+        paymentMethod: '',
+        country: c.country,
+        state: null,
+        language: c.language,
+        items: [],
+        totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 0, grandTotalPrice: '', grandTotalPriceAsNumber: 0, totalQuantity: 0 },
+      };
       selections.set(s.id, s);
       return s;
     },
     getSelection: async (id) => selections.get(id) ?? null,
     addItem: async (id, c: AddItemCommand) => {
       const s = selections.get(id)!;
-      s.items.push({ line: 'l', item: c.item, product: c.product, size: c.size, sku: c.sku, ean: c.ean, productName: c.productName, brandName: c.brandName, quantity: c.quantity, priceEach: '', priceEachAsNumber: c.priceEachAsNumber, totalPrice: '', totalPriceAsNumber: 0, priceEachBeforeDiscount: '', priceEachBeforeDiscountAsNumber: 0, anyDiscount: false });
+      s.items.push({
+        line: 'l',
+        item: c.item,
+        product: c.product,
+        size: c.size,
+        sku: c.sku,
+        ean: c.ean,
+        productName: c.productName,
+        brandName: c.brandName,
+        quantity: c.quantity,
+        priceEach: '',
+        priceEachAsNumber: c.priceEachAsNumber,
+        totalPrice: '',
+        totalPriceAsNumber: 0,
+        priceEachBeforeDiscount: '',
+        priceEachBeforeDiscountAsNumber: 0,
+        anyDiscount: false,
+      });
       return s;
     },
   };
   const deps: CheckoutDeps = {
-    sessions: { get: async (t) => sessions.get(t) ?? null, set: async (t, s) => void sessions.set(t, s), newToken: () => `token${++tokens}` },
+    sessions: {
+      get: async (t) => sessions.get(t) ?? null,
+      set: async (t, s) => void sessions.set(t, s),
+      newToken: () => `token${++tokens}`,
+    },
     catalog,
     cart,
     view: new StoreView(store),
@@ -73,7 +103,15 @@ describe('checkout use cases', () => {
     const envelope = await getSelection(deps, await openSession(deps, undefined));
     expect(envelope.selection).toMatchObject({ currency: 'SEK', items: [], paymentMethod: '' });
     expect(envelope.selection).not.toHaveProperty('id');
-    expect(envelope.location).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true, language: 'sv' });
+    expect(envelope.location).toEqual({
+      country: 'SE',
+      name: 'Sweden',
+      state: null,
+      stateName: '',
+      eu: true,
+      shipTo: true,
+      language: 'sv',
+    });
     expect(envelope.languages.map((l) => l.name)).toEqual(['Deutsch', 'English', 'Svenska']);
     expect(envelope.countries.map((c) => c.country)).not.toContain('NO'); // not shipped to
     expect(envelope.paymentMethods.map((m) => m.paymentMethod)).toEqual(['test-card', 'test-invoice']);
@@ -104,12 +142,15 @@ describe('checkout use cases', () => {
     });
   });
 
-  it.each([{ quantity: 0 }, { quantity: 1.5 }, { quantity: 'two' }, { other: 1 }])('rejects the body %j with one error per field', async (body) => {
-    const { deps } = fakes();
-    const error = await addItem(deps, await openSession(deps, undefined), '1-2', body).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DomainError);
-    expect((error as DomainError).kind).toBe('invalid');
-  });
+  it.each([{ quantity: 0 }, { quantity: 1.5 }, { quantity: 'two' }, { other: 1 }])(
+    'rejects the body %j with one error per field',
+    async (body) => {
+      const { deps } = fakes();
+      const error = await addItem(deps, await openSession(deps, undefined), '1-2', body).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).kind).toBe('invalid');
+    },
+  );
 
   it('passes a valid product query on and rejects a malformed one naming the field', async () => {
     const { deps, catalogCalls } = fakes();

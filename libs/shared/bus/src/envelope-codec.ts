@@ -1,10 +1,10 @@
-import { currentRequestId } from '@commerce/shared-logging';
+import { REQUEST_ID_HEADER, currentRequestId } from '@commerce/shared-logging';
 import type { EventEnvelope } from './event';
 
 /** Message headers of both adapters: readable without parsing the value (tools, DLQ triage). */
 export const EVENT_ID_HEADER = 'x-event-id';
 export const EVENT_TYPE_HEADER = 'x-event-type';
-export const REQUEST_ID_HEADER = 'x-request-id';
+// The request id travels as `x-request-id` (REQUEST_ID_HEADER of @commerce/shared-logging).
 /** Why a message was dead-lettered. */
 export const ERROR_HEADER = 'x-error';
 

@@ -1,6 +1,6 @@
 export * from './event';
 export * from './event-bus.port';
-export * from './envelope-codec';
+export { DEFAULT_MAX_ATTEMPTS, ERROR_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, InvalidEnvelopeError, decodeEnvelope, encodeEnvelope } from './envelope-codec';
 export * from './memory-bus';
 export * from './kafka-bus';
 export * from './create-event-bus';

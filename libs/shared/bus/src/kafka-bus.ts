@@ -292,7 +292,7 @@ function describeCause(error: unknown): string {
     message ??= text;
     e = (e.originalError ?? e.cause) as typeof e;
   }
-  return (message ?? String(error)).split('\n')[0]!;
+  return (message ?? String(error)).split('\n')[0] ?? '';
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, reason: string): Promise<T> {

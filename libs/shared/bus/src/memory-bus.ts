@@ -80,10 +80,16 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     return log;
   };
 
+  const partitionLog = (topic: string, partition: number): Stored[] => {
+    const log = logOf(topic)[partition];
+    if (!log) throw new Error(`memory bus: no partition ${partition} of ${topic}`);
+    return log;
+  };
+
   const partitionOf = (key: string): number => createHash('md5').update(key).digest().readUInt32BE(0) % partitionCount;
 
   const store = (topic: string, message: Stored): void => {
-    logOf(topic)[partitionOf(message.key)]!.push(message);
+    partitionLog(topic, partitionOf(message.key)).push(message);
   };
 
   const activeMembers = (group: Group, topic: string): Member[] => group.members.filter((m) => !m.stopped && m.topics.includes(topic));
@@ -92,7 +98,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     for (const group of groups.values()) {
       for (const [slot, offset] of group.offsets) {
         const [topic, partition] = splitSlot(slot);
-        if (offset < logOf(topic)[partition]!.length && activeMembers(group, topic).length > 0) return true;
+        if (offset < partitionLog(topic, partition).length && activeMembers(group, topic).length > 0) return true;
       }
     }
     return false;
@@ -122,7 +128,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
         const [topic, partition] = splitSlot(slot);
         const worker = `${groupId}|${slot}`;
         if (running.has(worker)) continue;
-        if ((group.offsets.get(slot) ?? 0) >= logOf(topic)[partition]!.length) continue;
+        if ((group.offsets.get(slot) ?? 0) >= partitionLog(topic, partition).length) continue;
         if (activeMembers(group, topic).length === 0) continue;
         running.add(worker);
         void consume(group, topic, partition).finally(() => {
@@ -139,9 +145,9 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     for (;;) {
       const members = activeMembers(group, topic);
       const offset = group.offsets.get(slot) ?? 0;
-      const message = logOf(topic)[partition]![offset];
-      if (members.length === 0 || !message) return;
-      const member = members[partition % members.length]!;
+      const message = partitionLog(topic, partition)[offset];
+      const member = members[partition % members.length];
+      if (!member || !message) return;
       const delivery = deliver(member, topic, message);
       member.inFlight.add(delivery);
       const outcome = await delivery.finally(() => member.inFlight.delete(delivery));

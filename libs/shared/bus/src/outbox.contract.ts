@@ -69,7 +69,7 @@ export function outboxContract(harness: OutboxHarness): void {
     return got;
   }
 
-  const pending = async () => (await db.table('outbox').whereNull('sent_at').count({ n: '*' }))[0]!.n;
+  const pending = async () => (await db.table('outbox').whereNull('sent_at').count({ n: '*' }))[0]?.n;
 
   describe('enqueue and OutboxRelay', () => {
     it('publishes nothing that was enqueued in a transaction rolled back', async () => {
@@ -126,7 +126,6 @@ export function outboxContract(harness: OutboxHarness): void {
       bus.down = false;
 
       await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);
-      await eventually(async () => undefined, 0);
       await r.stop();
       expect(await pending()).toBe(0);
     });

@@ -36,11 +36,9 @@ export const env = {
   /** `redis://…` or `memory` for the in-memory session store. */
   redisUrl: z.string().refine((v) => v === 'memory' || /^rediss?:\/\//.test(v), { message: 'must be a redis:// URL or "memory"' }),
   /** Comma-separated host:port list, or `memory` for the in-memory bus. */
-  kafkaBrokers: z
-    .string()
-    .refine((v) => v === 'memory' || v.split(',').every((b) => /^[\w.-]+:\d+$/.test(b.trim())), {
-      message: 'must be a comma-separated list of host:port or "memory"',
-    }),
+  kafkaBrokers: z.string().refine((v) => v === 'memory' || v.split(',').every((b) => /^[\w.-]+:\d+$/.test(b.trim())), {
+    message: 'must be a comma-separated list of host:port or "memory"',
+  }),
   /** `http(s)://…` of Meilisearch, or `embedded`. */
   meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
   url: z.string().url(),

@@ -68,11 +68,14 @@ export const StoreConfigSchema = z
     const currencies = new Set(store.currencies.map((c) => c.currency));
     if (!languages.has(store.mainLanguage)) ctx.addIssue({ code: 'custom', path: ['mainLanguage'], message: `is not among languages` });
     store.markets.forEach((m, i) => {
-      if (!currencies.has(m.currency)) ctx.addIssue({ code: 'custom', path: ['markets', i, 'currency'], message: `${m.currency} is not among currencies` });
+      if (!currencies.has(m.currency))
+        ctx.addIssue({ code: 'custom', path: ['markets', i, 'currency'], message: `${m.currency} is not among currencies` });
     });
     store.countries.forEach((c, i) => {
-      if (!markets.has(c.market)) ctx.addIssue({ code: 'custom', path: ['countries', i, 'market'], message: `${c.market} is not among markets` });
-      if (!languages.has(c.language)) ctx.addIssue({ code: 'custom', path: ['countries', i, 'language'], message: `${c.language} is not among languages` });
+      if (!markets.has(c.market))
+        ctx.addIssue({ code: 'custom', path: ['countries', i, 'market'], message: `${c.market} is not among markets` });
+      if (!languages.has(c.language))
+        ctx.addIssue({ code: 'custom', path: ['countries', i, 'language'], message: `${c.language} is not among languages` });
     });
   });
 export type StoreConfig = z.infer<typeof StoreConfigSchema>;

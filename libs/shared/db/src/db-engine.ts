@@ -149,5 +149,5 @@ function describeCause(error: unknown): string {
   if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
   if (Array.isArray(e?.errors) && e.errors.length > 0) return describeCause(e.errors[0]);
   const message = typeof e?.message === 'string' && e.message ? e.message : String(error);
-  return message.split('\n')[0]!.trim();
+  return (message.split('\n')[0] ?? message).trim();
 }

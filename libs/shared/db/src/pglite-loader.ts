@@ -16,7 +16,6 @@ export interface PgliteConnection {
  */
 export function openPglite(dataDir: string | undefined): PgliteConnection {
   if (!needsRealmBridge()) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
     return new PGlite(dataDir);
   }

@@ -23,7 +23,11 @@ export class DomainError extends Error {
     /** Extra top-level members of the error body, e.g. `unavailable` of a 410. */
     readonly extra: Record<string, unknown> = {},
   ) {
-    super(`${code}: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    super(
+      `${code}: ${Object.entries(fields)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     this.name = 'DomainError';
   }
 }

@@ -6,3 +6,4 @@ export { READINESS_TIMEOUT_MS } from './health.middleware';
 export { markShuttingDown, isShuttingDown } from './app-state';
 export * from './http-service';
 export * from './db-service';
+export * from './closers';

@@ -55,7 +55,10 @@ async function startContainer(name: EngineName): Promise<Started> {
         .withExposedPorts(5432)
         .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
         .start();
-      return { url: `postgres://commerce:commerce@${c.getHost()}:${c.getMappedPort(5432)}/commerce`, stop: async () => void (await c.stop()) };
+      return {
+        url: `postgres://commerce:commerce@${c.getHost()}:${c.getMappedPort(5432)}/commerce`,
+        stop: async () => void (await c.stop()),
+      };
     }
     case 'redis': {
       const c = await new GenericContainer(images.redis).withExposedPorts(6379).start();

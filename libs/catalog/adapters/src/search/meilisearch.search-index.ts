@@ -82,6 +82,11 @@ export class MeiliSearchIndex implements SearchIndex {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
+    const f = query.filters;
+    // A filter on an empty list matches nothing; said here rather than in Meilisearch's filter syntax.
+    if (f && [f.ids, f.brands, f.collections, f.categories].some((values) => values?.length === 0)) {
+      return { ids: [], total: 0, ...(query.facets?.length ? { facets: Object.fromEntries(query.facets.map((k) => [k, {}])) } : {}) };
+    }
     // page/hitsPerPage (not offset/limit) so that totalHits is exact; an unaligned offset reads from page 1.
     const aligned = query.offset % query.limit === 0;
     const hitsPerPage = aligned ? query.limit : query.offset + query.limit;
@@ -154,7 +159,7 @@ export function filterExpression(f: SearchFilters | undefined): string | undefin
   if (!f) return undefined;
   const parts: string[] = [];
   const anyOf = (field: string, values: string[] | undefined) => {
-    if (values) parts.push(values.length === 0 ? `${field} IN []` : `${field} IN [${values.map(quote).join(', ')}]`);
+    if (values && values.length > 0) parts.push(`${field} IN [${values.map(quote).join(', ')}]`);
   };
   anyOf('id', f.ids);
   anyOf('brand', f.brands);

@@ -77,7 +77,10 @@ export class MiniSearchIndex implements SearchIndex {
     this.mini.removeAll();
   }
 
-  async ping(): Promise<void> {}
+  /** In process: always ready. */
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
 
   async search(query: SearchQuery): Promise<SearchResult> {
     const terms = termsOf(query.text ?? '');

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { env, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createEventBus } from '@commerce/shared-bus';
+import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { buildBackofficeService } from '@commerce/backoffice-adapters';
+
+const ConfigSchema = z.object({
+  PORT: env.port(8086),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: env.logLevel,
+  DATABASE_URL: env.databaseUrl,
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default('backoffice'),
+  KAFKA_BROKERS: env.kafkaBrokers,
+  /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
+  STORE_CONFIG: z.string().min(1),
+});
+
+runService('backoffice-soap', async () => {
+  const config = loadConfig(ConfigSchema);
+  const logger = createLogger('backoffice-soap', config.LOG_LEVEL);
+  const store = loadStoreConfig(config.STORE_CONFIG);
+  return startWithClosers(async (closers) => {
+    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    closers.add(() => engine.close());
+    const db = engine.forSchema(config.DATABASE_SCHEMA);
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger });
+    closers.add(() => bus.close());
+    const backoffice = await buildBackofficeService({
+      db,
+      bus,
+      logger,
+      namespace: store.soap.namespace,
+      users: store.soap.users,
+      correlationPrefix: store.soap.correlationPrefix,
+    });
+    backoffice.start();
+    closers.add(() => backoffice.stop());
+    return startHttpService({
+      service: 'backoffice-soap',
+      logger,
+      routers: [backoffice.router],
+      bodyLimit: '10mb',
+      port: config.PORT,
+      host: config.HOST,
+      readiness: [
+        { name: 'database', check: () => db.ping() },
+        { name: 'bus', check: () => bus.ping() },
+      ],
+      onShutdown: closers.all,
+    });
+  });
+});

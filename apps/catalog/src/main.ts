@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { env, loadConfig } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createEventBus } from '@commerce/shared-bus';
+import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+
+const ConfigSchema = z.object({
+  PORT: env.port(8082),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: env.logLevel,
+  DATABASE_URL: env.databaseUrl,
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default('catalog'),
+  KAFKA_BROKERS: env.kafkaBrokers,
+  /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
+  MEILI_URL: env.meiliUrl,
+  MEILI_API_KEY: z.string().optional(),
+  MEILI_INDEX: z.string().default('products'),
+});
+
+runService('catalog', async () => {
+  const config = loadConfig(ConfigSchema);
+  const logger = createLogger('catalog', config.LOG_LEVEL);
+  return startWithClosers(async (closers) => {
+    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    closers.add(() => engine.close());
+    const db = engine.forSchema(config.DATABASE_SCHEMA);
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger });
+    closers.add(() => bus.close());
+    const search = await createSearchIndex(config.MEILI_URL, {
+      logger,
+      indexName: config.MEILI_INDEX,
+      ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}),
+    });
+    const catalog = await buildCatalogService({ db, bus, search, logger });
+    await catalog.start();
+    closers.add(() => catalog.stop());
+    return startHttpService({
+      service: 'catalog',
+      logger,
+      routers: [catalog.router],
+      port: config.PORT,
+      host: config.HOST,
+      readiness: [
+        { name: 'database', check: () => db.ping() },
+        { name: 'bus', check: () => bus.ping() },
+        { name: 'search', check: () => search.ping() },
+      ],
+      onShutdown: closers.all,
+    });
+  });
+});
