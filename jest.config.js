@@ -1,5 +1,3 @@
-// PGlite loads its WASM with a dynamic import(), so jest runs with NODE_OPTIONS=--experimental-vm-modules
-// (set by the npm scripts and the Nx targets).
 // One jest run, three suites told apart by file suffix:
 //   unit  *.spec.ts      embedded adapters only              (npm test)
 //   int   *.int-spec.ts  real Postgres/Redis/Kafka/Meilisearch (npm run test:int)

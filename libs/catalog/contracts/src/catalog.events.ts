@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from '@commerce/shared-bus';
+import { defineEvent } from '@commerce/shared-events';
 
 export const CatalogTopics = {
   PRODUCT: 'catalog.product.v1',

@@ -1,5 +1,5 @@
 import { REQUEST_ID_HEADER, currentRequestId } from '@commerce/shared-logging';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 
 /** Message headers of both adapters: readable without parsing the value (tools, DLQ triage). */
 export const EVENT_ID_HEADER = 'x-event-id';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentRequestId, withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type Subscription } from './event-bus.port';
 
 export type RawPublishingBus = EventBus & {

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 
 export interface SubscribeOptions {
   /** Consumer group: each group gets every message once (at least once); members of one group share partitions. */

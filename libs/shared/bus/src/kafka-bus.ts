@@ -1,6 +1,6 @@
 import { Kafka, Partitioners, logLevel, type Admin, type IHeaders, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,

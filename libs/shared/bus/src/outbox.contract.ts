@@ -1,7 +1,7 @@
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 import type { EventBus, Subscription } from './event-bus.port';
 import { envelope, eventually } from './event-bus.contract';
 import { consumeOnce, enqueue, outboxMigrations, OutboxRelay } from './outbox';

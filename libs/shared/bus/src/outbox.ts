@@ -1,6 +1,6 @@
 import type { Db, Knex, Migration } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
-import type { EventEnvelope } from './event';
+import type { EventEnvelope } from '@commerce/shared-events';
 import type { EventBus } from './event-bus.port';
 import { withCurrentRequestId } from './envelope-codec';
 

@@ -5,6 +5,9 @@ import { searchIndexContract } from './search-index.contract';
 describeWithEngines('Meilisearch search index matching rules', ['meilisearch'], (engines) => {
   searchIndexContract(
     () => MeiliSearchIndex.open(engines.url('meilisearch'), { indexName: uniqueName('products'), ...(process.env['MEILI_API_KEY'] ? { apiKey: process.env['MEILI_API_KEY'] } : {}) }),
-    (index) => (index as MeiliSearchIndex).close(),
+    async (index) => {
+      await (index as MeiliSearchIndex).deleteIndex();
+      await (index as MeiliSearchIndex).close();
+    },
   );
 });

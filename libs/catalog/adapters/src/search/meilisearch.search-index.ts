@@ -115,6 +115,11 @@ export class MeiliSearchIndex implements SearchIndex {
     return result;
   }
 
+  /** Deletes the whole index (tests, or before a rebuild under another name). */
+  async deleteIndex(): Promise<void> {
+    await this.waitFor(await this.call<Task>('DELETE', `/indexes/${this.index}`), true);
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }

@@ -1,7 +1,7 @@
 import { createLogger } from '@commerce/shared-logging';
-import { runBadInputScenario, runSkeletonScenario, type Endpoints } from '../../../tools/e2e/skeleton.scenario';
-import { AllInOneConfigSchema } from './config';
-import { startAllInOne, type AllInOne } from './all-in-one';
+import { runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
+import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
 // embedded search), through the public HTTP and SOAP interfaces of the all-in-one.
