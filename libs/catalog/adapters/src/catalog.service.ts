@@ -46,17 +46,18 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     useCases,
     relay,
     async start() {
-      if (deps.search.kind === 'embedded') {
-        // The embedded index lives in memory: rebuild it from the store, which outlives the process.
-        const { done } = await useCases.reindexAll();
-        if (done > 0) deps.logger.info({ products: done }, 'catalog: embedded search index rebuilt');
-      }
       subscriptions = [
         await deps.bus.subscribe(
           productUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, ...(deps.clock ? { clock: deps.clock } : {}), onCommitted: () => relay.nudge() }),
         ),
         await deps.bus.subscribe(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger })),
       ];
+      if (deps.search.kind === 'embedded') {
+        // The embedded index lives in memory: rebuild it from the store, which outlives the process.
+        // After subscribing, so that nothing committed in between is missed (indexing twice is harmless).
+        const { done } = await useCases.reindexAll();
+        if (done > 0) deps.logger.info({ products: done }, 'catalog: embedded search index rebuilt');
+      }
       relay.start();
     },
     async stop() {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
 import { indexProduct, type CatalogRepository, type SearchIndex } from '@commerce/catalog-core';
 import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
@@ -12,13 +13,23 @@ export interface IndexerDeps {
 }
 
 /**
+ * Meilisearch is shared by every replica, so one group indexes each event once. An embedded index
+ * lives in one process, so each process needs every event: a group of its own, starting from now
+ * (its index was rebuilt from the store at start).
+ */
+export function indexerGroupId(search: SearchIndex): string {
+  return search.kind === 'embedded' ? `${CATALOG_INDEXER_GROUP}-${hostname()}-${process.pid}-${Date.now().toString(36)}` : CATALOG_INDEXER_GROUP;
+}
+
+/**
  * Keeps the search index in line with the store. It indexes the product as stored now, not as the
  * event saw it, so a redelivered or out-of-date event is harmless and needs no dedupe record.
  */
 export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
   return {
-    groupId: CATALOG_INDEXER_GROUP,
+    groupId: indexerGroupId(deps.search),
     topics: [CatalogTopics.PRODUCT],
+    fromBeginning: deps.search.kind !== 'embedded',
     handle: async (envelope: EventEnvelope) => {
       if (!ProductUpserted.matches(envelope)) {
         deps.logger.debug({ eventId: envelope.id, type: envelope.type }, 'catalog indexer: event not handled, skipped');
