@@ -38,9 +38,33 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     },
 
     async findOpen(id) {
-      const row = (await db.table('selections').where({ id, status: 'open' }).first()) as SelectionRow | undefined;
+      // One round trip: the selection and its lines (none: one row with null line columns).
+      const rows = (await db
+        .table('selections as s')
+        .leftJoin(`${db.schema}.selection_lines as l`, 'l.selection_id', 's.id')
+        .where({ 's.id': id, 's.status': 'open' })
+        .orderBy('l.seq')
+        .select(
+          's.id',
+          's.status',
+          's.currency',
+          's.country',
+          's.state',
+          's.language',
+          's.payment_method',
+          'l.line',
+          'l.item',
+          'l.product',
+          'l.size',
+          'l.sku',
+          'l.ean',
+          'l.product_name',
+          'l.brand_name',
+          'l.quantity',
+          'l.price_each',
+        )) as Array<SelectionRow & Partial<LineRow> & { line: string | null }>;
+      const row = rows[0];
       if (!row) return null;
-      const lines = (await db.table('selection_lines').where({ selection_id: id }).orderBy('seq')) as LineRow[];
       const selection: Selection = {
         id: row.id,
         status: row.status,
@@ -49,18 +73,22 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         state: row.state,
         language: row.language,
         paymentMethod: row.payment_method,
-        lines: lines.map((l): SelectionLine => ({
-          line: l.line,
-          item: l.item,
-          product: l.product,
-          size: l.size,
-          sku: l.sku,
-          ean: l.ean,
-          productName: l.product_name,
-          brandName: l.brand_name,
-          quantity: Number(l.quantity),
-          priceEach: Number(l.price_each),
-        })),
+        lines: rows
+          .filter((l) => l.line !== null)
+          .map(
+            (l): SelectionLine => ({
+              line: l.line!,
+              item: l.item!,
+              product: l.product!,
+              size: l.size!,
+              sku: l.sku!,
+              ean: l.ean!,
+              productName: l.product_name!,
+              brandName: l.brand_name!,
+              quantity: Number(l.quantity),
+              priceEach: Number(l.price_each),
+            }),
+          ),
       };
       return selection;
     },
