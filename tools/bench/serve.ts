@@ -3,7 +3,9 @@
 //   tsx tools/bench/serve.ts embedded   the all-in-one on PGlite, in-memory bus, sessions and search
 //   tsx tools/bench/serve.ts real       the all-in-one on DATABASE_URL, REDIS_URL, KAFKA_BROKERS
 // Prints one JSON line {"url": …} once it listens.
+import { readFileSync } from 'node:fs';
 import Koa from 'koa';
+import { SoapProductSchema } from '@commerce/backoffice-contracts';
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
@@ -28,7 +30,8 @@ async function main() {
       ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
       : { DATABASE_URL: 'pglite://memory' };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
-  const running = await startAllInOne(config, createLogger('bench', 'silent'), []);
+  const demo = process.env['BENCH_DEMO'] ? SoapProductSchema.array().parse(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : [];
+  const running = await startAllInOne(config, createLogger('bench', 'silent'), demo);
   console.log(JSON.stringify({ url: running.url, engines: running.engines }));
   process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
 }

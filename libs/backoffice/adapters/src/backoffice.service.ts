@@ -32,7 +32,7 @@ export interface BackofficeService {
 export async function buildBackofficeService(deps: BackofficeServiceDeps): Promise<BackofficeService> {
   await migrate(deps.db, backofficeMigrations);
   const store = createReceivedUpsertsStore(deps.db);
-  const relay = new OutboxRelay(deps.db, deps.bus);
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   const router = createSoapRouter({
     receiveProducts: async (products, requestId) => {
       const result = await receiveProducts({ store }, products, requestId);

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import pino from 'pino';
 import * as soap from 'soap';
 import { BackofficeTopics, DEFAULT_SOAP_NAMESPACE, ProductUpsertReceived } from '@commerce/backoffice-contracts';
-import { createMemoryBus, type EventBus, type EventEnvelope } from '@commerce/shared-bus';
+import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 interface Harness {
   db: Db;
-  bus: ReturnType<typeof createMemoryBus>;
+  bus: MemoryBus;
   service: BackofficeService;
   url: string;
   post(xml: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: string }>;
@@ -39,7 +39,7 @@ interface Harness {
 async function harness(): Promise<Harness> {
   const db = engine.forSchema(uniqueName('bo'));
   const bus = createMemoryBus();
-  const service = await buildBackofficeService({ db, bus: bus as EventBus, logger, namespace: ns, users: [{ username: 'erp', passwordHash }], correlationPrefix: 'corr-' });
+  const service = await buildBackofficeService({ db, bus, logger, namespace: ns, users: [{ username: 'erp', passwordHash }], correlationPrefix: 'corr-' });
   const app = new Koa();
   app.use(service.router.routes());
   const server: Server = await new Promise((resolve) => {
@@ -97,6 +97,11 @@ describe('products_Update over SOAP', () => {
     expect(received[0].payload).toMatchObject({ id: '42', sku: 'SKU-42', variations: [{ id: '42-v' }] });
     expect(outbox).toHaveLength(1);
     expect(outbox[0].topic).toBe(BackofficeTopics.UPSERT);
+    const envelope = typeof outbox[0].envelope === 'string' ? JSON.parse(outbox[0].envelope) : outbox[0].envelope;
+    const event = ProductUpsertReceived.parse(envelope);
+    expect(event.key).toBe('product:42');
+    expect(event.payload.product.sku).toBe('SKU-42');
+    expect(event.requestId).toBe('req-abc');
   });
 
   it('publishes the stored ProductUpsertReceived to the bus when the relay flushes', async () => {
@@ -111,6 +116,16 @@ describe('products_Update over SOAP', () => {
     const event = ProductUpsertReceived.parse(seen[0] as EventEnvelope);
     expect(event.key).toBe('product:42');
     expect(event.payload.product.variations?.[0]?.id).toBe('42-v');
+  });
+
+  it('once started, publishes a committed batch without waiting for a flush', async () => {
+    const seen: EventEnvelope[] = [];
+    await h.bus.subscribe({ groupId: 'test', topics: [BackofficeTopics.UPSERT], handle: async (e) => void seen.push(e) });
+    h.service.start();
+    await h.post(request(products(product('5'), product('6'))));
+
+    for (let waited = 0; seen.length < 2 && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(seen.map((e) => e.key)).toEqual(['product:5', 'product:6']);
   });
 
   it('makes a single <variation> a list of one', async () => {
