@@ -44,7 +44,7 @@ runService('backoffice-soap', async () => {
       service: 'backoffice-soap',
       logger,
       routers: [backoffice.router],
-      bodyLimit: '10mb',
+      xmlBodyLimit: '10mb',
       port: config.PORT,
       host: config.HOST,
       readiness: [

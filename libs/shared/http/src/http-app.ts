@@ -11,6 +11,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Largest accepted JSON or XML body, in `bytes` notation. */
   bodyLimit?: string;
+  /** Largest accepted XML or text body (SOAP batches are larger than JSON requests); defaults to bodyLimit. */
+  xmlBodyLimit?: string;
   readiness?: ReadinessCheck[];
   metrics?: boolean;
   /** Members merged into every error body, e.g. the checkout envelope's `token`. */
@@ -28,6 +30,7 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const { service, logger, bodyLimit = '1mb', readiness = [], metrics = true, errorBody, beforeBody = [] } = options;
+  const xmlBodyLimit = options.xmlBodyLimit ?? bodyLimit;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
@@ -42,8 +45,8 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       // text/xml stays raw text: the SOAP adapter parses envelopes itself from the body / rawBody.
       enableTypes: ['json', 'text', 'xml'],
       jsonLimit: bodyLimit,
-      xmlLimit: bodyLimit,
-      textLimit: bodyLimit,
+      xmlLimit: xmlBodyLimit,
+      textLimit: xmlBodyLimit,
     }),
   );
   app.use(healthMiddleware(app, readiness));
