@@ -75,20 +75,18 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         paymentMethod: row.payment_method,
         lines: rows
           .filter((l) => l.line !== null)
-          .map(
-            (l): SelectionLine => ({
-              line: l.line!,
-              item: l.item!,
-              product: l.product!,
-              size: l.size!,
-              sku: l.sku!,
-              ean: l.ean!,
-              productName: l.product_name!,
-              brandName: l.brand_name!,
-              quantity: Number(l.quantity),
-              priceEach: Number(l.price_each),
-            }),
-          ),
+          .map((l): SelectionLine => ({
+            line: l.line!,
+            item: l.item!,
+            product: l.product!,
+            size: l.size!,
+            sku: l.sku!,
+            ean: l.ean!,
+            productName: l.product_name!,
+            brandName: l.brand_name!,
+            quantity: Number(l.quantity),
+            priceEach: Number(l.price_each),
+          })),
       };
       return selection;
     },

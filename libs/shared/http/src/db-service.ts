@@ -22,7 +22,10 @@ export async function startDbService(
       HOST: z.string().default('0.0.0.0'),
       LOG_LEVEL: env.logLevel,
       DATABASE_URL: env.databaseUrl,
-      DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier').default(name),
+      DATABASE_SCHEMA: z
+        .string()
+        .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+        .default(name),
     }),
   );
   const logger = createLogger(name, config.LOG_LEVEL);

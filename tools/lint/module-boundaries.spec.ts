@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+
+// The module boundaries of DESIGN §1 must bite: a breach written into a core library fails lint.
+// The file is linted from stdin under a path inside the project, so no breach ever sits in the tree.
+function lintAs(filePath: string, source: string) {
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/eslint/bin/eslint.js', '--stdin', '--stdin-filename', filePath, '--format', 'json'],
+    {
+      input: source,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  const [report] = JSON.parse(result.stdout) as Array<{ messages: Array<{ ruleId: string; message: string }> }>;
+  return report!.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+}
+
+describe('module boundaries', () => {
+  it('refuse an I/O package and another service internals in a core library', () => {
+    const messages = lintAs(
+      'libs/cart/core/src/breach.ts',
+      "import knex from 'knex';\nimport { catalogUseCases } from '@commerce/catalog-core';\nexport const x = [knex, catalogUseCases];\n",
+    );
+    expect(messages).toEqual([
+      expect.stringContaining('"type:core" is not allowed to import "knex"'),
+      expect.stringContaining('"scope:cart" can only depend on libs tagged with'),
+    ]);
+  }, 120_000);
+
+  it('allow a core library to use another service contracts and the shared utilities', () => {
+    const messages = lintAs(
+      'libs/cart/core/src/fine.ts',
+      "import type { CatalogClient } from '@commerce/catalog-contracts';\nimport { DomainError } from '@commerce/shared-errors';\nexport type X = CatalogClient | DomainError;\n",
+    );
+    expect(messages).toEqual([]);
+  }, 120_000);
+
+  it('refuse the bus adapters in a contracts library', () => {
+    const messages = lintAs(
+      'libs/order/contracts/src/breach.ts',
+      "import { createEventBus } from '@commerce/shared-bus';\nexport const x = createEventBus;\n",
+    );
+    expect(messages).toEqual([expect.stringContaining('"type:contracts" can only depend on libs tagged with')]);
+  }, 120_000);
+});
