@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
@@ -7,14 +7,8 @@ import { createLogger } from '@commerce/shared-logging';
 import { buildBackofficeService } from '@commerce/backoffice-adapters';
 
 const ConfigSchema = z.object({
-  PORT: env.port(8086),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: env.logLevel,
-  DATABASE_URL: env.databaseUrl,
-  DATABASE_SCHEMA: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
-    .default('backoffice'),
+  ...httpServiceEnv(8086),
+  ...databaseEnv('backoffice'),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),

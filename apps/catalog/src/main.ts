@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
@@ -7,14 +7,8 @@ import { createLogger } from '@commerce/shared-logging';
 import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
 
 const ConfigSchema = z.object({
-  PORT: env.port(8082),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: env.logLevel,
-  DATABASE_URL: env.databaseUrl,
-  DATABASE_SCHEMA: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
-    .default('catalog'),
+  ...httpServiceEnv(8082),
+  ...databaseEnv('catalog'),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
   MEILI_URL: env.meiliUrl,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { runService, startHttpService } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { createSessionStore } from '@commerce/shared-sessions';
@@ -9,9 +9,7 @@ import { StoreView } from '@commerce/checkout-core';
 import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
 
 const ConfigSchema = z.object({
-  PORT: env.port(8080),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: env.logLevel,
+  ...httpServiceEnv(8080),
   REDIS_URL: env.redisUrl,
   SESSION_TTL_SECONDS: z.coerce
     .number()

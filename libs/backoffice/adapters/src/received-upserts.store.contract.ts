@@ -18,7 +18,15 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     const db = await freshDb();
     const store = createReceivedUpsertsStore(db);
 
-    await store.saveBatch('product', [{ externalId: 'a', data: { id: 'a' } }, { externalId: 'b', data: { id: 'b' } }], [event('a'), event('b')], 'req-1');
+    await store.saveBatch(
+      'product',
+      [
+        { externalId: 'a', data: { id: 'a' } },
+        { externalId: 'b', data: { id: 'b' } },
+      ],
+      [event('a'), event('b')],
+      'req-1',
+    );
 
     const rows = await db.table('received_upserts').select('entity', 'external_id', 'payload', 'request_id').orderBy('seq');
     expect(rows).toEqual([

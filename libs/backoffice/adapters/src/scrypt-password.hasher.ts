@@ -37,7 +37,8 @@ export function createScryptPasswordHasher(options: { rememberVerified?: number 
   const capacity = options.rememberVerified ?? 64;
   const processKey = randomBytes(32);
   const verified = new Set<string>();
-  const fingerprint = (plain: string, encoded: string) => createHmac('sha256', processKey).update(encoded).update('\0').update(plain).digest('base64');
+  const fingerprint = (plain: string, encoded: string) =>
+    createHmac('sha256', processKey).update(encoded).update('\0').update(plain).digest('base64');
   return {
     hash: hashPassword,
     async verify(plain, encoded) {

@@ -14,7 +14,12 @@ export const BackofficeErrorCodes = {
  * fault's `faultstring` carries: it names what was wrong without revealing anything internal.
  */
 export abstract class BackofficeError extends DomainError {
-  constructor(code: string, kind: ErrorKind, fields: ErrorFields, readonly reason: string) {
+  constructor(
+    code: string,
+    kind: ErrorKind,
+    fields: ErrorFields,
+    readonly reason: string,
+  ) {
     super(code, kind, fields);
     this.name = new.target.name;
   }
@@ -45,7 +50,12 @@ export class InvalidEntityError extends BackofficeError {
     const fields: ErrorFields = {};
     for (const p of problems) fields[`${list}[${index}]${p.field ? `.${p.field}` : ''}`] ??= p.problem;
     const first = problems[0];
-    super(BackofficeErrorCodes.INVALID_ENTITY, 'invalid', fields, first ? `${where}: ${first.field ? `${first.field} ` : ''}${first.problem}` : `${where}: invalid`);
+    super(
+      BackofficeErrorCodes.INVALID_ENTITY,
+      'invalid',
+      fields,
+      first ? `${where}: ${first.field ? `${first.field} ` : ''}${first.problem}` : `${where}: invalid`,
+    );
   }
 }
 

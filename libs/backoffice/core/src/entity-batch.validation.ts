@@ -41,7 +41,12 @@ export function validateBatch<S extends z.ZodType>(list: string, schema: S, enti
     if (!result.success) {
       const rawId = valueAt(entity, ['id']);
       const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined;
-      throw new InvalidEntityError(list, index, id, result.error.issues.map((i) => problemOf(entity, i)));
+      throw new InvalidEntityError(
+        list,
+        index,
+        id,
+        result.error.issues.map((i) => problemOf(entity, i)),
+      );
     }
     valid.push(result.data);
   });

@@ -3,7 +3,9 @@ import { InvalidEntityError } from './backoffice.errors';
 import { receiveProducts } from './receive-products.use-case';
 import type { OutboxEvent, ReceivedEntity, UpsertStore } from './upsert-store.port';
 
-function recordingStore(): UpsertStore & { batches: { entity: string; items: ReceivedEntity[]; events: OutboxEvent[]; requestId?: string }[] } {
+function recordingStore(): UpsertStore & {
+  batches: { entity: string; items: ReceivedEntity[]; events: OutboxEvent[]; requestId?: string }[];
+} {
   const batches: { entity: string; items: ReceivedEntity[]; events: OutboxEvent[]; requestId?: string }[] = [];
   return {
     batches,
@@ -11,7 +13,12 @@ function recordingStore(): UpsertStore & { batches: { entity: string; items: Rec
   };
 }
 
-const product = (id: string, extra: Record<string, unknown> = {}) => ({ id, sku: `SKU-${id}`, variations: [{ id: `${id}-1`, sizes: [{ id: 's1', qty: '3' }] }], ...extra });
+const product = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  sku: `SKU-${id}`,
+  variations: [{ id: `${id}-1`, sizes: [{ id: 's1', qty: '3' }] }],
+  ...extra,
+});
 
 describe('receiveProducts', () => {
   it('saves every product of a valid batch with one ProductUpsertReceived each, in one call', async () => {

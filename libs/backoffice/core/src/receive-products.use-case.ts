@@ -18,7 +18,9 @@ export interface ReceiveResult {
 export async function receiveProducts(deps: ReceiveProductsDeps, products: readonly unknown[], requestId?: string): Promise<ReceiveResult> {
   const valid = validateBatch('products', SoapProductSchema, products);
   if (valid.length === 0) return { received: 0 };
-  const events = valid.map((product) => ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product }, requestId));
+  const events = valid.map((product) =>
+    ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product }, requestId),
+  );
   await deps.store.saveBatch(
     'product',
     valid.map((product) => ({ externalId: product.id, data: product })),

@@ -52,7 +52,12 @@ describeWithEngines('catalog consumers on Postgres and Kafka', ['postgres', 'kaf
       expect(await service.client.getItem(found.products[0]!.items[0]!.item, {})).toMatchObject({ stock: 4 });
     });
 
-    await bus.publish([ProductUpsertReceived.create(upsertKey('product', externalId), { entity: 'product', product: { ...product, description: `Renamed ${externalId}` } })]);
+    await bus.publish([
+      ProductUpsertReceived.create(upsertKey('product', externalId), {
+        entity: 'product',
+        product: { ...product, description: `Renamed ${externalId}` },
+      }),
+    ]);
     await bus.publish([first]);
     await eventually(async () => {
       const found = await service.client.searchProducts({ search: `renamed ${externalId}` }, {});
@@ -69,7 +74,15 @@ describeWithEngines('catalog consumers on Postgres and Kafka', ['postgres', 'kaf
     const sub = await bus.subscribe({ groupId: uniqueName('dlq-watch'), topics: [dlq], handle: async (e) => void seen.push(e.id) });
     const poisonId = randomUUID();
     await bus.publish([
-      { id: poisonId, topic: BackofficeTopics.UPSERT, key: 'product:poison', type: 'ProductUpsertReceived', version: 1, occurredAt: new Date().toISOString(), payload: { entity: 'product', product: { id: '' } } },
+      {
+        id: poisonId,
+        topic: BackofficeTopics.UPSERT,
+        key: 'product:poison',
+        type: 'ProductUpsertReceived',
+        version: 1,
+        occurredAt: new Date().toISOString(),
+        payload: { entity: 'product', product: { id: '' } },
+      },
     ]);
     try {
       await eventually(async () => expect(seen).toContain(poisonId), 60_000);

@@ -35,7 +35,8 @@ async function start(): Promise<{ db: Db; bus: MemoryBus; service: CatalogServic
   return { db, bus, service, search };
 }
 
-const received = (product = soapProduct()) => ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product });
+const received = (product = soapProduct()) =>
+  ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product });
 
 describe('catalog consumers (PGlite, in-memory bus)', () => {
   it('a ProductUpsertReceived becomes a searchable product whose items resolve', async () => {
@@ -94,7 +95,15 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
   it('skips upserts of entities it does not handle yet, without dead-lettering them', async () => {
     const { bus, service } = await start();
     await bus.publish([
-      { id: randomUUID(), topic: BackofficeTopics.UPSERT, key: 'pricelist:1', type: 'PricelistUpsertReceived', version: 1, occurredAt: new Date().toISOString(), payload: { entity: 'pricelist' } },
+      {
+        id: randomUUID(),
+        topic: BackofficeTopics.UPSERT,
+        key: 'pricelist:1',
+        type: 'PricelistUpsertReceived',
+        version: 1,
+        occurredAt: new Date().toISOString(),
+        payload: { entity: 'pricelist' },
+      },
     ]);
     await settle(bus, service.relay);
     expect(bus.messages(deadLetterTopic(BackofficeTopics.UPSERT))).toHaveLength(0);
@@ -102,7 +111,10 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
 
   it('seeds the demo data straight into store and index, and a second seed changes nothing', async () => {
     const { db, service } = await start();
-    await service.seed([soapProduct(), soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] })]);
+    await service.seed([
+      soapProduct(),
+      soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] }),
+    ]);
     expect((await service.client.searchProducts({ search: 'hat' }, {})).productCount).toBe(1);
     await service.seed([soapProduct()]);
     expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 2 }]);

@@ -1,14 +1,16 @@
 import type { Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
 
-const refTable = (name: string): Migration['up'] => async (knex, schema) => {
-  await knex.schema.withSchema(schema).createTable(name, (t) => {
-    t.increments('id').primary();
-    t.text('external_id').notNullable().unique();
-    t.text('name').notNullable();
-    t.text('uri').notNullable().unique();
-  });
-};
+const refTable =
+  (name: string): Migration['up'] =>
+  async (knex, schema) => {
+    await knex.schema.withSchema(schema).createTable(name, (t) => {
+      t.increments('id').primary();
+      t.text('external_id').notNullable().unique();
+      t.text('name').notNullable();
+      t.text('uri').notNullable().unique();
+    });
+  };
 
 const catalogTables: Migration = {
   name: 'catalog_001_products',

@@ -1,4 +1,15 @@
-import type { CatalogRef, CatalogRepository, CatalogUnitOfWork, Item, Price, Product, ProductView, RefKind, Size, Variant } from '@commerce/catalog-core';
+import type {
+  CatalogRef,
+  CatalogRepository,
+  CatalogUnitOfWork,
+  Item,
+  Price,
+  Product,
+  ProductView,
+  RefKind,
+  Size,
+  Variant,
+} from '@commerce/catalog-core';
 import { enqueue } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
 
@@ -69,12 +80,18 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     const rows = (await t('products', trx).whereIn('id', ids)) as ProductRow[];
     if (rows.length === 0) return [];
     const variants = (await t('variants', trx)
-      .whereIn('product_id', rows.map((r) => r.id))
+      .whereIn(
+        'product_id',
+        rows.map((r) => r.id),
+      )
       .orderBy([{ column: 'product_id' }, { column: 'position' }])) as VariantRow[];
     const items = variants.length
       ? ((await t('items', trx)
           .join(`${db.schema}.sizes as s`, 's.id', `${db.schema}.items.size_id`)
-          .whereIn('variant_id', variants.map((v) => v.id))
+          .whereIn(
+            'variant_id',
+            variants.map((v) => v.id),
+          )
           .orderBy([{ column: 'variant_id' }, { column: `${db.schema}.items.position` }])
           .select(`${db.schema}.items.*`, 's.external_id as size_external_id', 's.name as size_name')) as ItemRow[])
       : [];
@@ -87,7 +104,12 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
   async function refsById(kind: RefKind, ids: Array<number | null>, trx?: Knex.Transaction): Promise<Map<number, CatalogRef>> {
     const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
     if (wanted.length === 0) return new Map();
-    const rows = (await t(REF_TABLES[kind], trx).whereIn('id', wanted)) as Array<{ id: number; external_id: string; name: string; uri: string }>;
+    const rows = (await t(REF_TABLES[kind], trx).whereIn('id', wanted)) as Array<{
+      id: number;
+      external_id: string;
+      name: string;
+      uri: string;
+    }>;
     return new Map(rows.map((r) => [r.id, { id: r.id, externalId: r.external_id, name: r.name, uri: r.uri }]));
   }
 
@@ -129,7 +151,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       // A URI can move from one variant to another in one upsert; free them all first.
       if (product.variants.length > 0) {
         await t('variants', trx)
-          .whereIn('id', product.variants.map((v) => v.id))
+          .whereIn(
+            'id',
+            product.variants.map((v) => v.id),
+          )
           .update({ uri: db.knex.raw(`'~' || id`) });
       }
       for (const v of product.variants) {
@@ -152,7 +177,16 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
           .merge();
         for (const i of v.items) {
           await t('items', trx)
-            .insert({ id: i.id, variant_id: v.id, size_id: i.sizeId, sku: i.sku, ean: i.ean, stock: i.stock, preorder: i.preorder, position: i.position })
+            .insert({
+              id: i.id,
+              variant_id: v.id,
+              size_id: i.sizeId,
+              sku: i.sku,
+              ean: i.ean,
+              stock: i.stock,
+              preorder: i.preorder,
+              position: i.position,
+            })
             .onConflict('id')
             .merge();
         }
@@ -182,7 +216,9 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     async saveSize(size) {
       const row = { external_id: size.externalId, name: size.name };
       const [saved] =
-        size.id === null ? await t('sizes', trx).insert(row).returning('id') : await t('sizes', trx).where({ id: size.id }).update(row).returning('id');
+        size.id === null
+          ? await t('sizes', trx).insert(row).returning('id')
+          : await t('sizes', trx).where({ id: size.id }).update(row).returning('id');
       return { ...size, id: (saved as { id: number }).id };
     },
     publish: (events) => enqueue(db, trx, events),
@@ -193,17 +229,24 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
 
     async loadProducts(productIds) {
       const products = await loadProducts(productIds);
-      const brands = await refsById('brand', products.map((p) => p.brandId));
-      const collections = await refsById('collection', products.map((p) => p.collectionId));
-      const categories = await refsById('category', products.flatMap((p) => [p.categoryId, ...p.variants.flatMap((v) => v.categoryIds)]));
-      return products.map(
-        (product): ProductView => ({
-          product,
-          brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
-          collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
-          categories,
-        }),
+      const brands = await refsById(
+        'brand',
+        products.map((p) => p.brandId),
       );
+      const collections = await refsById(
+        'collection',
+        products.map((p) => p.collectionId),
+      );
+      const categories = await refsById(
+        'category',
+        products.flatMap((p) => [p.categoryId, ...p.variants.flatMap((v) => v.categoryIds)]),
+      );
+      return products.map((product): ProductView => ({
+        product,
+        brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
+        collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
+        categories,
+      }));
     },
 
     async productIdsOfVariants(variantIds) {
@@ -277,33 +320,29 @@ function toProduct(r: ProductRow, variants: VariantRow[], itemsOf: Map<number, I
     media: json(r.media),
     createdAt: iso(r.created_at),
     modifiedAt: iso(r.modified_at),
-    variants: variants.map(
-      (v): Variant => ({
-        id: v.id,
-        externalId: v.external_id,
-        name: v.name,
-        sku: v.sku,
-        status: v.status,
-        visible: v.visible,
-        uri: v.uri,
-        position: v.position,
-        categoryIds: json<number[]>(v.category_ids),
-        itemQuantityMinimum: v.item_quantity_minimum,
-        itemQuantityMultipleOf: v.item_quantity_multiple_of,
-        items: (itemsOf.get(v.id) ?? []).map(
-          (i): Item => ({
-            id: i.id,
-            sizeId: i.size_id,
-            sizeExternalId: i.size_external_id,
-            sizeName: i.size_name,
-            sku: i.sku,
-            ean: i.ean,
-            stock: i.stock,
-            preorder: i.preorder,
-            position: i.position,
-          }),
-        ),
-      }),
-    ),
+    variants: variants.map((v): Variant => ({
+      id: v.id,
+      externalId: v.external_id,
+      name: v.name,
+      sku: v.sku,
+      status: v.status,
+      visible: v.visible,
+      uri: v.uri,
+      position: v.position,
+      categoryIds: json<number[]>(v.category_ids),
+      itemQuantityMinimum: v.item_quantity_minimum,
+      itemQuantityMultipleOf: v.item_quantity_multiple_of,
+      items: (itemsOf.get(v.id) ?? []).map((i): Item => ({
+        id: i.id,
+        sizeId: i.size_id,
+        sizeExternalId: i.size_external_id,
+        sizeName: i.size_name,
+        sku: i.sku,
+        ean: i.ean,
+        stock: i.stock,
+        preorder: i.preorder,
+        position: i.position,
+      })),
+    })),
   };
 }

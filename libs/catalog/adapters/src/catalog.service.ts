@@ -48,7 +48,12 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     async start() {
       subscriptions = [
         await deps.bus.subscribe(
-          productUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, ...(deps.clock ? { clock: deps.clock } : {}), onCommitted: () => relay.nudge() }),
+          productUpsertReceivedConsumer({
+            db: deps.db,
+            logger: deps.logger,
+            ...(deps.clock ? { clock: deps.clock } : {}),
+            onCommitted: () => relay.nudge(),
+          }),
         ),
         await deps.bus.subscribe(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger })),
       ];

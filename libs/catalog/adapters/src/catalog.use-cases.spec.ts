@@ -32,14 +32,29 @@ describe('applying a product upsert from the ERP', () => {
     const list = await catalog.searchProducts({}, {});
     expect(list.productCount).toBe(2);
     const [brown, oat] = list.products;
-    expect(brown).toMatchObject({ name: 'Café Sweater', variantName: 'Brown', uri: 'cafe-sweater', brandName: 'Nordwear', categoryName: ['Knitwear'], primaryVariant: true });
+    expect(brown).toMatchObject({
+      name: 'Café Sweater',
+      variantName: 'Brown',
+      uri: 'cafe-sweater',
+      brandName: 'Nordwear',
+      categoryName: ['Knitwear'],
+      primaryVariant: true,
+    });
     expect(oat).toMatchObject({ variantName: 'Oat', uri: 'cafe-sweater-oat', primaryVariant: false });
     for (const p of [brown!, oat!]) for (const item of p.items) expect(item.item).toMatch(new RegExp(`^${p.product}-\\d+$`));
     // Sizes are shared: the same size id under both variants, yet distinct item ids.
     expect(brown!.items[0]!.item.split('-')[1]).toBe(oat!.items[0]!.item.split('-')[1]);
     expect(brown!.items[0]!.item).not.toBe(oat!.items[0]!.item);
     const medium = await catalog.getItem(brown!.items[1]!.item, {});
-    expect(medium).toMatchObject({ sizeName: 'M', stock: 5, sku: 'CAFE-BRN-M', ean: '112', productName: 'Café Sweater', brandName: 'Nordwear', priceAsNumber: 0 });
+    expect(medium).toMatchObject({
+      sizeName: 'M',
+      stock: 5,
+      sku: 'CAFE-BRN-M',
+      ean: '112',
+      productName: 'Café Sweater',
+      brandName: 'Nordwear',
+      priceAsNumber: 0,
+    });
     expect(await catalog.getItem(brown!.items[0]!.item, {})).toMatchObject({ stock: 4 });
   });
 
@@ -121,7 +136,14 @@ describe('applying a product upsert from the ERP', () => {
   it('filters by brand and availability and pages with the full count', async () => {
     const { catalog } = await setup();
     const a = await catalog.applyProductUpsert(soapProduct());
-    const b = await catalog.applyProductUpsert(soapProduct({ id: 'P-2', description: 'Plain Tee', brand: { id: 'B-X', description: 'Other' }, variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '0' }] }] }));
+    const b = await catalog.applyProductUpsert(
+      soapProduct({
+        id: 'P-2',
+        description: 'Plain Tee',
+        brand: { id: 'B-X', description: 'Other' },
+        variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '0' }] }],
+      }),
+    );
     await catalog.indexProduct(a.productId);
     await catalog.indexProduct(b.productId);
     const all = await catalog.searchProducts({}, {});
@@ -151,7 +173,9 @@ describe('the demo catalog', () => {
     for (const p of products) await catalog.indexProduct((await catalog.applyProductUpsert(p)).productId);
     const all = await catalog.searchProducts({}, {});
     expect(all.products.filter((p) => !p.inStock).map((p) => p.name)).toEqual(['Denim Jacket']);
-    expect((await catalog.searchProducts({ search: 'cafe' }, {})).products.map((p) => p.name)).toEqual(expect.arrayContaining(['Café Sweater', 'Cafe Racer Jacket']));
+    expect((await catalog.searchProducts({ search: 'cafe' }, {})).products.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['Café Sweater', 'Cafe Racer Jacket']),
+    );
     expect((await catalog.searchProducts({ search: 'платье' }, {})).productCount).toBe(1);
   });
 });

@@ -2,7 +2,16 @@ import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
 import { ProductUpserted } from '@commerce/catalog-contracts';
 import { InvalidProductError } from './catalog.errors';
 import { systemClock, type CatalogRepository, type CatalogUnitOfWork, type Clock } from './catalog.repository';
-import { isVisibleStatus, itemIdOf, type CatalogRef, type Item, type MediaImage, type Product, type RefKind, type Variant } from './product';
+import {
+  isVisibleStatus,
+  itemIdOf,
+  type CatalogRef,
+  type Item,
+  type MediaImage,
+  type Product,
+  type RefKind,
+  type Variant,
+} from './product';
 import { slugify, uniqueSlug } from './slug';
 
 export interface ApplyUpsertDeps {
@@ -124,7 +133,8 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
   });
 }
 
-const pick = <T>(given: T | undefined, existing: T | undefined, fallback: T): T => (given !== undefined && given !== '' ? given : (existing ?? fallback));
+const pick = <T>(given: T | undefined, existing: T | undefined, fallback: T): T =>
+  given !== undefined && given !== '' ? given : (existing ?? fallback);
 
 const isYes = (value: string): boolean => ['1', 'true', 'yes'].includes(value.trim().toLowerCase());
 
@@ -169,7 +179,10 @@ function parseNumbers(soap: SoapProduct): Map<string, number> {
       const path = `variations.${vi}.sizes.${si}`;
       // Stock is the sum over warehouses when the ERP gives them, else the size's own qty.
       const perWarehouse = (s.warehouseitems ?? []).map((w, wi) => parse(`${path}.warehouseitems.${wi}.qty`, w.qty));
-      const stock = s.warehouseitems && s.warehouseitems.length > 0 ? perWarehouse.reduce<number>((sum, q) => sum + (q ?? 0), 0) : parse(`${path}.qty`, s.qty);
+      const stock =
+        s.warehouseitems && s.warehouseitems.length > 0
+          ? perWarehouse.reduce<number>((sum, q) => sum + (q ?? 0), 0)
+          : parse(`${path}.qty`, s.qty);
       if (stock !== undefined) numbers.set(`${path}.stock`, stock);
     }
   }
@@ -178,7 +191,13 @@ function parseNumbers(soap: SoapProduct): Map<string, number> {
 }
 
 /** Finds or creates a brand/collection/category; a new description renames it (and re-derives its URI). */
-async function resolveRefId(uow: CatalogUnitOfWork, kind: RefKind, ref: Ref | undefined, current: number | null, refs: { changed: boolean }): Promise<number | null> {
+async function resolveRefId(
+  uow: CatalogUnitOfWork,
+  kind: RefKind,
+  ref: Ref | undefined,
+  current: number | null,
+  refs: { changed: boolean },
+): Promise<number | null> {
   if (!ref) return current;
   if (ref.id.trim() === '') return null;
   const existing = await uow.findRef(kind, ref.id);

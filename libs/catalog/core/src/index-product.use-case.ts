@@ -32,7 +32,11 @@ export interface ReindexProgress {
  * reindex command draws its progress bar from it). The index is cleared first, so searches during a
  * reindex see a partial catalogue.
  */
-export async function reindexAll(deps: IndexDeps, onProgress: (p: ReindexProgress) => void = () => undefined, batchSize = 200): Promise<ReindexProgress> {
+export async function reindexAll(
+  deps: IndexDeps,
+  onProgress: (p: ReindexProgress) => void = () => undefined,
+  batchSize = 200,
+): Promise<ReindexProgress> {
   const total = await deps.catalog.countProducts();
   await deps.search.clear();
   let done = 0;

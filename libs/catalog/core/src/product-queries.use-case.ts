@@ -44,7 +44,11 @@ export async function searchProducts(deps: CatalogReadDeps, query: ProductQuery,
 }
 
 /** `GET products/{id}`: a shown product, or null. */
-export async function getProduct(deps: Pick<CatalogReadDeps, 'catalog'>, productId: string, context: PriceContext): Promise<ProductDto | null> {
+export async function getProduct(
+  deps: Pick<CatalogReadDeps, 'catalog'>,
+  productId: string,
+  context: PriceContext,
+): Promise<ProductDto | null> {
   const id = parseProductId(productId);
   if (id === null) return null;
   const hit = (await loadShownVariants(deps.catalog, [id])).get(id);
@@ -64,7 +68,10 @@ export async function getItem(deps: Pick<CatalogReadDeps, 'catalog'>, itemId: st
   return toItemInfoDto(hit.view, hit.variant, item, prices.get(parsed.variantId) ?? null);
 }
 
-async function loadShownVariants(catalog: CatalogRepository, variantIds: number[]): Promise<Map<number, { view: ProductView; variant: Variant }>> {
+async function loadShownVariants(
+  catalog: CatalogRepository,
+  variantIds: number[],
+): Promise<Map<number, { view: ProductView; variant: Variant }>> {
   const shown = new Map<number, { view: ProductView; variant: Variant }>();
   if (variantIds.length === 0) return shown;
   const productOf = await catalog.productIdsOfVariants(variantIds);

@@ -56,7 +56,15 @@ const product: Product = {
   createdAt: '2026-01-01T00:00:00.000Z',
   modifiedAt: '2026-01-02T00:00:00.000Z',
 };
-const view: ProductView = { product, brand, collection: null, categories: new Map([[7, knit], [8, news]]) };
+const view: ProductView = {
+  product,
+  brand,
+  collection: null,
+  categories: new Map([
+    [7, knit],
+    [8, news],
+  ]),
+};
 
 describe('toProductDto', () => {
   it('shows a variant as a checkout product with its product, brand and folder category', () => {
@@ -100,7 +108,14 @@ describe('toProductDto', () => {
 
   it('with a discounted price shows the reduction and the percentage', () => {
     const dto = toProductDto(view, product.variants[0]!, { price: 75, priceBeforeDiscount: 100, currency: 'SEK' });
-    expect(dto).toMatchObject({ price: '75.00', priceBeforeDiscount: '100.00', priceReduction: '25.00', priceReductionAsNumber: 25, discountPercent: 25, showAsOnSale: true });
+    expect(dto).toMatchObject({
+      price: '75.00',
+      priceBeforeDiscount: '100.00',
+      priceReduction: '25.00',
+      priceReductionAsNumber: 25,
+      discountPercent: 25,
+      showAsOnSale: true,
+    });
   });
 
   it('marks a variant with no stock in any size as out of stock, with its own images', () => {

@@ -1,6 +1,9 @@
 /** Folds diacritics and case the way search does: `Café` → `cafe` (NFD, combining marks stripped, lower case). */
 export function foldText(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /**
@@ -17,7 +20,11 @@ export function slugify(name: string): string {
  * The first free slug among `base`, `base-2`, `base-3`, …; keeps `current` when it already is one of
  * those, so a URI does not change on an update that does not change the name.
  */
-export async function uniqueSlug(base: string, current: string | null | undefined, taken: (uri: string) => Promise<boolean>): Promise<string> {
+export async function uniqueSlug(
+  base: string,
+  current: string | null | undefined,
+  taken: (uri: string) => Promise<boolean>,
+): Promise<string> {
   const root = base || 'item';
   if (current && (current === root || new RegExp(`^${escapeRegExp(root)}-\\d+$`).test(current))) return current;
   for (let n = 1; ; n++) {

@@ -63,7 +63,11 @@ export function eventBusContract(harness: BusHarness): void {
   const groupName = () => uniqueName('g');
 
   /** Subscribes and records what it handled. */
-  async function collect(topic: string, groupId: string, options: { fail?: (e: EventEnvelope, attempt: number) => boolean; maxAttempts?: number; fromBeginning?: boolean } = {}) {
+  async function collect(
+    topic: string,
+    groupId: string,
+    options: { fail?: (e: EventEnvelope, attempt: number) => boolean; maxAttempts?: number; fromBeginning?: boolean } = {},
+  ) {
     const handled: EventEnvelope[] = [];
     const attempts = new Map<string, number>();
     const requestIds: Array<string | undefined> = [];
@@ -188,7 +192,10 @@ export function eventBusContract(harness: BusHarness): void {
     expect(attempts.get(doomed.id)).toBe(2);
     await eventually(() => expect(dead.handled.map((e) => e.id)).toEqual([doomed.id]), timeoutMs);
     const [raw] = await harness.readRaw(bus, deadLetterTopic(topic), 1);
-    expect(raw).toMatchObject({ key: 'k1', headers: { 'x-event-id': doomed.id, 'x-error': expect.stringContaining(`refused ${doomed.id}`) } });
+    expect(raw).toMatchObject({
+      key: 'k1',
+      headers: { 'x-event-id': doomed.id, 'x-error': expect.stringContaining(`refused ${doomed.id}`) },
+    });
   });
 
   it('sends a message that is not an event envelope straight to the dead-letter topic', async () => {

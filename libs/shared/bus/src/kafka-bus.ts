@@ -180,7 +180,10 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
             return;
           } catch (error) {
             lastError = error;
-            logger.warn({ topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error }, 'event handler failed');
+            logger.warn(
+              { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error },
+              'event handler failed',
+            );
             if (attempt < maxAttempts) {
               await sleep(retryDelayMs(attempt, 50, 1000));
               await heartbeat();
@@ -192,7 +195,9 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       },
     });
     // Resolve once partitions are assigned, so that `fromBeginning: false` means "from now on".
-    await withTimeout(joined, 20_000, 'no group join').catch(() => logger.warn({ groupId: options.groupId }, 'event bus: consumer has not joined its group yet'));
+    await withTimeout(joined, 20_000, 'no group join').catch(() =>
+      logger.warn({ groupId: options.groupId }, 'event bus: consumer has not joined its group yet'),
+    );
 
     let stopped: Promise<void> | undefined;
     const subscription: Subscription = {
@@ -254,7 +259,8 @@ async function createTopics(admin: Admin, topics: string[], numPartitions: numbe
     await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
   } catch (error) {
     // Another process created one of them in the meantime.
-    if ((error as { type?: string })?.type !== 'TOPIC_ALREADY_EXISTS' && !String((error as Error)?.message).includes('already exists')) throw error;
+    if ((error as { type?: string })?.type !== 'TOPIC_ALREADY_EXISTS' && !String((error as Error)?.message).includes('already exists'))
+      throw error;
   }
 }
 

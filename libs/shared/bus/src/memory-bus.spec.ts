@@ -35,8 +35,17 @@ describe('memory bus', () => {
         await bus.publish([envelope('catalog.stock.v1', e.key)]);
       },
     });
-    await bus.subscribe({ groupId: 'stock', topics: ['catalog.stock.v1'], maxAttempts: 3, handle: async () => Promise.reject(new Error('down')) });
-    await bus.subscribe({ groupId: 'dlq', topics: [deadLetterTopic('catalog.stock.v1')], handle: async (e) => void seen.push(`dead:${e.key}`) });
+    await bus.subscribe({
+      groupId: 'stock',
+      topics: ['catalog.stock.v1'],
+      maxAttempts: 3,
+      handle: async () => Promise.reject(new Error('down')),
+    });
+    await bus.subscribe({
+      groupId: 'dlq',
+      topics: [deadLetterTopic('catalog.stock.v1')],
+      handle: async (e) => void seen.push(`dead:${e.key}`),
+    });
 
     await bus.publish([envelope('order.order.v1', 'o-1')]);
     await bus.drain();

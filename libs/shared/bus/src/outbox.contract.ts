@@ -175,7 +175,11 @@ export function outboxContract(harness: OutboxHarness): void {
       await applyMigration();
       await db.table('stock').insert({ moves: 0 });
       const event = envelope(topic, 'k1');
-      const apply = (trx: Parameters<Parameters<typeof consumeOnce>[3]>[0]) => db.table('stock', trx).increment('moves', 1).then(() => undefined);
+      const apply = (trx: Parameters<Parameters<typeof consumeOnce>[3]>[0]) =>
+        db
+          .table('stock', trx)
+          .increment('moves', 1)
+          .then(() => undefined);
 
       expect(await consumeOnce(db, 'catalog.stock', event, apply)).toBe(true);
       expect(await consumeOnce(db, 'catalog.stock', event, apply)).toBe(false);

@@ -43,9 +43,9 @@ export const outboxMigrations: Migration[] = [
  */
 export async function enqueue(db: Db, trx: Knex.Transaction, events: EventEnvelope[]): Promise<void> {
   if (events.length === 0) return;
-  await db.table('outbox', trx).insert(
-    events.map(withCurrentRequestId).map((e) => ({ id: e.id, topic: e.topic, key: e.key, envelope: JSON.stringify(e) })),
-  );
+  await db
+    .table('outbox', trx)
+    .insert(events.map(withCurrentRequestId).map((e) => ({ id: e.id, topic: e.topic, key: e.key, envelope: JSON.stringify(e) })));
 }
 
 export interface OutboxRelayOptions {
@@ -204,7 +204,12 @@ function inProcessTurn<T>(db: Db, fn: () => Promise<T>): Promise<T> {
  * Applies an event once per consumer: records (consumer, event id) and runs apply in one transaction.
  * Returns false, doing nothing, when that consumer already processed the event (a redelivery).
  */
-export async function consumeOnce(db: Db, consumer: string, event: EventEnvelope, apply: (trx: Knex.Transaction) => Promise<void>): Promise<boolean> {
+export async function consumeOnce(
+  db: Db,
+  consumer: string,
+  event: EventEnvelope,
+  apply: (trx: Knex.Transaction) => Promise<void>,
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     const inserted = await db
       .table('processed_events', trx)

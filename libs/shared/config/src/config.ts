@@ -44,3 +44,19 @@ export const env = {
   url: z.string().url(),
   optionalString: z.string().optional(),
 };
+
+/** PORT, HOST and LOG_LEVEL: what every service that serves HTTP reads. */
+export const httpServiceEnv = (defaultPort: number) => ({
+  PORT: env.port(defaultPort),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: env.logLevel,
+});
+
+/** DATABASE_URL and DATABASE_SCHEMA: what every service that owns tables reads. */
+export const databaseEnv = (defaultSchema: string) => ({
+  DATABASE_URL: env.databaseUrl,
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default(defaultSchema),
+});

@@ -34,7 +34,8 @@ export function dbContract(openEngine: () => Promise<DbEngine>): void {
   });
 
   const tableExists = async (schema: string, name: string) =>
-    (await db.knex.raw('select 1 from information_schema.tables where table_schema = ? and table_name = ?', [schema, name])).rows.length > 0;
+    (await db.knex.raw('select 1 from information_schema.tables where table_schema = ? and table_name = ?', [schema, name])).rows.length >
+    0;
 
   describe('migrate', () => {
     it('creates the missing schema and runs the migrations in list order', async () => {

@@ -56,7 +56,8 @@ function toThisRealm(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toThisRealm);
   const tag = tagOf(value);
   if (tag === '[object Date]') return new Date((value as Date).getTime());
-  if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer);
+  if (ArrayBuffer.isView(value))
+    return Buffer.from(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer);
   if (tag === '[object Object]') {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) copy[k] = toThisRealm(v);

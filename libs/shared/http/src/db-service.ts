@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { env, loadConfig } from '@commerce/shared-config';
+import { databaseEnv, httpServiceEnv, loadConfig } from '@commerce/shared-config';
 import { createDbEngine, type Db } from '@commerce/shared-db';
 import { createLogger, type Logger } from '@commerce/shared-logging';
 import { startHttpService } from './http-service';
@@ -16,18 +16,7 @@ export async function startDbService(
   defaultPort: number,
   build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; close?: () => Promise<void> }>,
 ): Promise<RunningServer> {
-  const config = loadConfig(
-    z.object({
-      PORT: env.port(defaultPort),
-      HOST: z.string().default('0.0.0.0'),
-      LOG_LEVEL: env.logLevel,
-      DATABASE_URL: env.databaseUrl,
-      DATABASE_SCHEMA: z
-        .string()
-        .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
-        .default(name),
-    }),
-  );
+  const config = loadConfig(z.object({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) }));
   const logger = createLogger(name, config.LOG_LEVEL);
   const engine = await createDbEngine(config.DATABASE_URL, { logger });
   const db = engine.forSchema(config.DATABASE_SCHEMA);

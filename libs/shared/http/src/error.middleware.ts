@@ -26,11 +26,12 @@ function clientError(err: HttpLikeError): { status: number; fields: ErrorFields 
   }
   if (err.type === 'entity.too.large' || status === 413) return { status: 413, fields: { body: 'too large' } };
   // co-body throws a SyntaxError with status 400 (and no `type`) for a body that is not JSON.
-  if (err.type === 'entity.parse.failed' || (status === 400 && err.name === 'SyntaxError')) return { status: 400, fields: { body: 'malformed JSON' } };
+  if (err.type === 'entity.parse.failed' || (status === 400 && err.name === 'SyntaxError'))
+    return { status: 400, fields: { body: 'malformed JSON' } };
   if (status === 404) return { status, fields: { path: 'not found' } };
   if (status === 405) return { status, fields: { method: 'not allowed' } };
   if (status === 415) return { status, fields: { body: 'unsupported media type' } };
-  if (typeof err.type === 'string' && err.type.startsWith('entity.') || err.type === 'request.aborted') {
+  if ((typeof err.type === 'string' && err.type.startsWith('entity.')) || err.type === 'request.aborted') {
     return { status, fields: { body: 'invalid' } };
   }
   // http-errors marks a message as safe to show with `expose`; otherwise keep it to ourselves.

@@ -64,12 +64,15 @@ describe('createHttpApp', () => {
   });
 
   describe('error envelope', () => {
-    it.each(Object.entries(statusOfKind))('maps a DomainError of kind %s to %i with errors, extra and errorBody members', async (kind, status) => {
-      const res = await get(`/fail/${kind}`, { headers: { 'api-token': 'tok-1' } });
-      expect(res.status).toBe(status);
-      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual({ token: 'tok-1', errors: { item: 'product item not found' }, unavailable: [1] });
-    });
+    it.each(Object.entries(statusOfKind))(
+      'maps a DomainError of kind %s to %i with errors, extra and errorBody members',
+      async (kind, status) => {
+        const res = await get(`/fail/${kind}`, { headers: { 'api-token': 'tok-1' } });
+        expect(res.status).toBe(status);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await res.json()).toEqual({ token: 'tok-1', errors: { item: 'product item not found' }, unavailable: [1] });
+      },
+    );
 
     it('answers malformed JSON with 400 errors.body', async () => {
       const res = await postJson('/echo', '{"a":');
@@ -114,7 +117,11 @@ describe('createHttpApp', () => {
 
     it('still answers when errorBody itself throws', async () => {
       await running.close();
-      await start({ errorBody: () => { throw new Error('no token'); } });
+      await start({
+        errorBody: () => {
+          throw new Error('no token');
+        },
+      });
       const res = await get('/nowhere');
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ errors: { path: 'not found' } });

@@ -16,9 +16,15 @@ interface Run {
 }
 
 /** Runs the fixture; `whenListening` gets the child once it said it is listening. */
-function runFixture(scenario: string, options: { env?: NodeJS.ProcessEnv; whenListening?: (send: (s: NodeJS.Signals) => void) => void } = {}): Promise<Run> {
+function runFixture(
+  scenario: string,
+  options: { env?: NodeJS.ProcessEnv; whenListening?: (send: (s: NodeJS.Signals) => void) => void } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, ['--import', 'tsx', fixture, scenario], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...options.env } });
+    const child = spawn(node, ['--import', 'tsx', fixture, scenario], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
+    });
     let stdout = '';
     let stderr = '';
     let told = false;

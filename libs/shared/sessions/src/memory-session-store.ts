@@ -1,4 +1,11 @@
-import { DEFAULT_KEY_PREFIX, SessionStoreUnavailableError, assertTtl, type SessionData, type SessionStore, type SessionStoreOptions } from './session-store';
+import {
+  DEFAULT_KEY_PREFIX,
+  SessionStoreUnavailableError,
+  assertTtl,
+  type SessionData,
+  type SessionStore,
+  type SessionStoreOptions,
+} from './session-store';
 
 interface Entry {
   // Stored serialised, as Redis would: callers never share objects with the store.

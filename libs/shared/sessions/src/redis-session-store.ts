@@ -1,6 +1,13 @@
 import Redis from 'ioredis';
 import type { Logger } from '@commerce/shared-logging';
-import { DEFAULT_KEY_PREFIX, SessionStoreUnavailableError, assertTtl, type SessionData, type SessionStore, type SessionStoreOptions } from './session-store';
+import {
+  DEFAULT_KEY_PREFIX,
+  SessionStoreUnavailableError,
+  assertTtl,
+  type SessionData,
+  type SessionStore,
+  type SessionStoreOptions,
+} from './session-store';
 
 const CONNECT_TIMEOUT_MS = 1500;
 const START_ATTEMPTS = 2;
@@ -35,7 +42,7 @@ export function redactRedisUrl(url: string): string {
 const reasonOf = (err: unknown): string => {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e?.code === 'string') return e.code;
-  return typeof e?.message === 'string' ? e.message.split('\n')[0] ?? 'error' : String(err);
+  return typeof e?.message === 'string' ? (e.message.split('\n')[0] ?? 'error') : String(err);
 };
 
 /** The real adapter: GETEX slides the TTL in the same round trip that reads the session. */

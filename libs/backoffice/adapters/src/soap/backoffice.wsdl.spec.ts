@@ -1,11 +1,24 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { DisplaySchema, RefSchema, SizeStockSchema, SoapProductSchema, StoreMetaSchema, VariationSchema, WarehouseItemSchema } from '@commerce/backoffice-contracts';
+import {
+  DisplaySchema,
+  RefSchema,
+  SizeStockSchema,
+  SoapProductSchema,
+  StoreMetaSchema,
+  VariationSchema,
+  WarehouseItemSchema,
+} from '@commerce/backoffice-contracts';
 import { buildWsdl } from './backoffice.wsdl';
 import { soapTypes } from './soap-types';
 
 const ns = 'urn:example:bo';
 const wsdl = buildWsdl({ namespace: ns, location: 'http://shop.example/ams/system/service/module/soap/api' });
-const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', removeNSPrefix: true, isArray: (_name, _path, _leaf, isAttribute) => !isAttribute }).parse(wsdl);
+const doc = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  removeNSPrefix: true,
+  isArray: (_name, _path, _leaf, isAttribute) => !isAttribute,
+}).parse(wsdl);
 
 type Node = Record<string, unknown[]> & Record<string, string>;
 const first = (n: unknown, key: string) => ((n as Node)[key] as unknown[])[0] as Node;
@@ -25,7 +38,7 @@ describe('the WSDL', () => {
 
   it('declares products_Update with login then products, and productsUpdateResponse as a string', () => {
     const schema = first(first(first(doc, 'definitions'), 'types'), 'schema');
-    const elements = (schema['element'] as Node[]);
+    const elements = schema['element'] as Node[];
     const request = elements.find((e) => e.name === 'products_Update');
     const parts = (first(first(request, 'complexType'), 'sequence')['element'] as Node[]).map((e) => e.name);
     expect(parts).toEqual(['login', 'products']);

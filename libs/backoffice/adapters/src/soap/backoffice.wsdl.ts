@@ -37,7 +37,13 @@ function xsdElement(field: SoapField, indent: string): string {
 }
 
 function complexType(name: string, fields: SoapField[]): string {
-  return [`    <xsd:complexType name="${name}">`, '      <xsd:sequence>', ...fields.map((f) => xsdElement(f, '        ')), '      </xsd:sequence>', '    </xsd:complexType>'].join('\n');
+  return [
+    `    <xsd:complexType name="${name}">`,
+    '      <xsd:sequence>',
+    ...fields.map((f) => xsdElement(f, '        ')),
+    '      </xsd:sequence>',
+    '    </xsd:complexType>',
+  ].join('\n');
 }
 
 /**
@@ -75,7 +81,10 @@ export function buildWsdl(options: { namespace: string; location: string; operat
       `  <wsdl:message name="${op.name}Response"><wsdl:part name="parameters" element="tns:${op.responseElement}"/></wsdl:message>`,
     ]),
     '  <wsdl:portType name="BackofficePortType">',
-    ...operations.map((op) => `    <wsdl:operation name="${op.name}"><wsdl:input message="tns:${op.name}Request"/><wsdl:output message="tns:${op.name}Response"/></wsdl:operation>`),
+    ...operations.map(
+      (op) =>
+        `    <wsdl:operation name="${op.name}"><wsdl:input message="tns:${op.name}Request"/><wsdl:output message="tns:${op.name}Response"/></wsdl:operation>`,
+    ),
     '  </wsdl:portType>',
     '  <wsdl:binding name="BackofficeBinding" type="tns:BackofficePortType">',
     '    <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>',

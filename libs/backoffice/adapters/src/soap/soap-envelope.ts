@@ -21,7 +21,8 @@ export interface SoapRequestBody {
   payload: XmlNode;
 }
 
-const isElementObject = (node: unknown): node is Record<string, XmlNode> => typeof node === 'object' && node !== null && !Array.isArray(node);
+const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
+  typeof node === 'object' && node !== null && !Array.isArray(node);
 
 /** Parses a SOAP 1.1 request and finds its operation element; MalformedRequestError for anything else. */
 export function parseSoapEnvelope(xml: string): SoapRequestBody {
@@ -39,12 +40,14 @@ export function parseSoapEnvelope(xml: string): SoapRequestBody {
     throw new MalformedRequestError(`malformed XML: ${e instanceof Error ? e.message : 'unreadable'}`);
   }
   const envelope = isElementObject(doc) ? doc['Envelope'] : undefined;
-  if (!isElementObject(envelope) || Object.keys(doc as object).length !== 1) throw new MalformedRequestError('not a SOAP envelope: the root element must be Envelope');
+  if (!isElementObject(envelope) || Object.keys(doc as object).length !== 1)
+    throw new MalformedRequestError('not a SOAP envelope: the root element must be Envelope');
   const body = envelope['Body'];
   if (!isElementObject(body)) throw new MalformedRequestError('not a SOAP envelope: Envelope has no Body with an operation element');
   const [operation, ...others] = Object.keys(body);
   if (!operation) throw new MalformedRequestError('the SOAP Body holds no operation element');
   const payload = body[operation];
-  if (others.length > 0 || Array.isArray(payload) || payload === undefined) throw new MalformedRequestError('the SOAP Body must hold exactly one operation element');
+  if (others.length > 0 || Array.isArray(payload) || payload === undefined)
+    throw new MalformedRequestError('the SOAP Body must hold exactly one operation element');
   return { operation, payload };
 }

@@ -49,10 +49,16 @@ export function operationOfElement(element: string): SpecOperation {
  * URI") leaves the Body to decide.
  */
 export function checkSoapAction(header: string | undefined, operation: SpecOperation): void {
-  const action = (header ?? '').trim().replace(/^"(.*)"$/, '$1').trim();
+  const action = (header ?? '')
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .trim();
   if (action === '') return;
-  const named = SPEC_OPERATIONS.filter((op) => action.endsWith(op.name) || action.endsWith(ucfirst(op.name))).sort((a, b) => b.name.length - a.name.length)[0];
-  if (named?.name !== operation.name) throw new UnknownOperationError(`SOAPAction ${action} does not name the operation in the Body (${operation.name})`);
+  const named = SPEC_OPERATIONS.filter((op) => action.endsWith(op.name) || action.endsWith(ucfirst(op.name))).sort(
+    (a, b) => b.name.length - a.name.length,
+  )[0];
+  if (named?.name !== operation.name)
+    throw new UnknownOperationError(`SOAPAction ${action} does not name the operation in the Body (${operation.name})`);
 }
 
 /** Dispatches to the handler of an implemented operation; the spec's others are a Client fault for now. */
@@ -66,14 +72,20 @@ export function handlerFor(operation: SpecOperation, handlers: Partial<Record<So
  * The shape every `*_Update` shares: a list element (`products`) of repeated entities (`product`), mapped
  * to JSON by their SOAP type and handed to the use case, which answers only once they are durable.
  */
-export function updateHandler(options: { list: string; item: string; type: string; receive: (entities: unknown[], requestId: string) => Promise<unknown> }): SoapHandler {
+export function updateHandler(options: {
+  list: string;
+  item: string;
+  type: string;
+  receive: (entities: unknown[], requestId: string) => Promise<unknown>;
+}): SoapHandler {
   return async (operation, context) => {
     if (!(options.list in operation)) throw new MalformedRequestError(`the operation needs a ${options.list} element`);
     const node = operation[options.list];
     if (Array.isArray(node)) throw new MalformedRequestError(`only one ${options.list} element is allowed`);
     if (typeof node === 'object' && node !== null) {
       const strays = Object.keys(node).filter((k) => k !== options.item);
-      if (strays.length > 0) throw new MalformedRequestError(`${options.list} may hold only ${options.item} elements, not ${strays.join(', ')}`);
+      if (strays.length > 0)
+        throw new MalformedRequestError(`${options.list} may hold only ${options.item} elements, not ${strays.join(', ')}`);
     } else if (node !== undefined && node.trim() !== '') {
       throw new MalformedRequestError(`${options.list} must hold ${options.item} elements`);
     }

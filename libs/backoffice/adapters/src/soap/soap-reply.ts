@@ -29,11 +29,17 @@ export function soapFault(fault: SoapFault, namespace: string): string {
     .map(([name, message]) => `<field name="${escapeXml(name)}">${escapeXml(message)}</field>`)
     .join('');
   const detail = `<detail><error xmlns="${escapeXml(namespace)}"><code>${escapeXml(fault.code)}</code>${fields}</error></detail>`;
-  return envelope(`<soap:Fault><faultcode>soap:${fault.faultcode}</faultcode><faultstring>${escapeXml(fault.faultstring)}</faultstring>${detail}</soap:Fault>`);
+  return envelope(
+    `<soap:Fault><faultcode>soap:${fault.faultcode}</faultcode><faultstring>${escapeXml(fault.faultstring)}</faultstring>${detail}</soap:Fault>`,
+  );
 }
 
 /** Maps what a request ended with to a fault: the reason of a backoffice error, or nothing internal at all. */
 export function faultOf(error: unknown): SoapFault {
   if (isBackofficeError(error)) return { faultcode: 'Client', faultstring: error.reason, code: error.code, fields: error.fields };
-  return { faultcode: 'Server', faultstring: 'internal error; the request was not applied, it may be sent again', code: 'BACKOFFICE.INTERNAL' };
+  return {
+    faultcode: 'Server',
+    faultstring: 'internal error; the request was not applied, it may be sent again',
+    code: 'BACKOFFICE.INTERNAL',
+  };
 }

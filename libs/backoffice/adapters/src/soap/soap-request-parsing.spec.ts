@@ -1,4 +1,10 @@
-import { InvalidEntityError, MalformedRequestError, OperationNotImplementedError, UnknownOperationError, validateBatch } from '@commerce/backoffice-core';
+import {
+  InvalidEntityError,
+  MalformedRequestError,
+  OperationNotImplementedError,
+  UnknownOperationError,
+  validateBatch,
+} from '@commerce/backoffice-core';
 import { SoapProductSchema } from '@commerce/backoffice-contracts';
 import { soapRequest } from '../testing/soap-request';
 import { parseSoapEnvelope } from './soap-envelope';
@@ -50,7 +56,9 @@ describe('parsing a SOAP request', () => {
   });
 
   it('leaves a wrongly shaped field for validation to name', () => {
-    const products = productsOf('<ns1:products><ns1:product><ns1:id>9</ns1:id><ns1:sku><ns1:x>1</ns1:x></ns1:sku></ns1:product></ns1:products>');
+    const products = productsOf(
+      '<ns1:products><ns1:product><ns1:id>9</ns1:id><ns1:sku><ns1:x>1</ns1:x></ns1:sku></ns1:product></ns1:products>',
+    );
     const error = (() => {
       try {
         validateBatch('products', SoapProductSchema, products);
@@ -87,14 +95,21 @@ describe('resolving the operation', () => {
     expect(() => operationOfElement('products_Delete')).toThrow(UnknownOperationError);
   });
 
-  it.each(['urn:commerce-service:backofficeProducts_Update', '"urn:commerce-service:backofficeproducts_Update"', 'urn:other#Products_Update', 'http://x/y/products_Update', '', '""'])(
-    'accepts SOAPAction %j for products_Update',
-    (action) => expect(() => checkSoapAction(action, products)).not.toThrow(),
-  );
+  it.each([
+    'urn:commerce-service:backofficeProducts_Update',
+    '"urn:commerce-service:backofficeproducts_Update"',
+    'urn:other#Products_Update',
+    'http://x/y/products_Update',
+    '',
+    '""',
+  ])('accepts SOAPAction %j for products_Update', (action) => expect(() => checkSoapAction(action, products)).not.toThrow());
 
-  it.each(['urn:commerce-service:backofficeSizes_Update', 'urn:commerce-service:backofficeProducts_Updatex', 'Products'])('refuses SOAPAction %j for products_Update', (action) => {
-    expect(() => checkSoapAction(action, products)).toThrow(UnknownOperationError);
-  });
+  it.each(['urn:commerce-service:backofficeSizes_Update', 'urn:commerce-service:backofficeProducts_Updatex', 'Products'])(
+    'refuses SOAPAction %j for products_Update',
+    (action) => {
+      expect(() => checkSoapAction(action, products)).toThrow(UnknownOperationError);
+    },
+  );
 
   it('answers "operation not implemented yet" for an operation of the spec this build does not serve', () => {
     expect(() => handlerFor(operationOfElement('sizes_Update'), {})).toThrow(new OperationNotImplementedError('sizes_Update'));

@@ -26,7 +26,16 @@ export const soapTypes: SoapTypes = {
   Ref: [s('id', true), s('description')],
   Weight: [s('value'), s('unit')],
   WarehouseItem: [s('id', true), s('qty'), s('cog')],
-  ProductSize: [s('id', true), s('qty'), s('preorder'), s('description'), s('comment'), s('sku'), s('ean'), list('warehouseitems', 'warehouse', 'WarehouseItem')],
+  ProductSize: [
+    s('id', true),
+    s('qty'),
+    s('preorder'),
+    s('description'),
+    s('comment'),
+    s('sku'),
+    s('ean'),
+    list('warehouseitems', 'warehouse', 'WarehouseItem'),
+  ],
   Display: [
     s('store'),
     list('categories', 'category', 'Ref'),

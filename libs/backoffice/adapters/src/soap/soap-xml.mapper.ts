@@ -3,7 +3,8 @@ import { isScalar, soapTypes, type SoapField } from './soap-types';
 /** What fast-xml-parser gives for an element: text ('' when empty), an object of children, or an array when repeated. */
 export type XmlNode = string | { [name: string]: XmlNode } | XmlNode[];
 
-const isElementObject = (node: unknown): node is Record<string, XmlNode> => typeof node === 'object' && node !== null && !Array.isArray(node);
+const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
+  typeof node === 'object' && node !== null && !Array.isArray(node);
 
 const asList = (node: XmlNode | undefined): XmlNode[] => (node === undefined ? [] : Array.isArray(node) ? node : [node]);
 

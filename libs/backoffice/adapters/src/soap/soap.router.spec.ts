@@ -39,7 +39,14 @@ interface Harness {
 async function harness(): Promise<Harness> {
   const db = engine.forSchema(uniqueName('bo'));
   const bus = createMemoryBus();
-  const service = await buildBackofficeService({ db, bus, logger, namespace: ns, users: [{ username: 'erp', passwordHash }], correlationPrefix: 'corr-' });
+  const service = await buildBackofficeService({
+    db,
+    bus,
+    logger,
+    namespace: ns,
+    users: [{ username: 'erp', passwordHash }],
+    correlationPrefix: 'corr-',
+  });
   const app = new Koa();
   app.use(service.router.routes());
   const server: Server = await new Promise((resolve) => {
@@ -66,7 +73,8 @@ async function harness(): Promise<Harness> {
 const product = (id: string, variationXml = `<ns1:variations><ns1:variation><ns1:id>${id}-v</ns1:id></ns1:variation></ns1:variations>`) =>
   `<ns1:product><ns1:id>${id}</ns1:id><ns1:sku>SKU-${id}</ns1:sku>${variationXml}</ns1:product>`;
 const products = (...items: string[]) => `<ns1:products>${items.join('')}</ns1:products>`;
-const request = (inner: string, password = 's3cret', username = 'erp') => soapRequest('products_Update', inner, { username, password, namespace: ns });
+const request = (inner: string, password = 's3cret', username = 'erp') =>
+  soapRequest('products_Update', inner, { username, password, namespace: ns });
 
 const rowsOf = async (db: Db) => ({
   received: await db.table('received_upserts').select('*').orderBy('seq'),
@@ -159,10 +167,16 @@ describe('products_Update over SOAP', () => {
   });
 
   it('refuses a batch whose second product is invalid, naming products[1], and writes nothing of it', async () => {
-    const res = await h.post(request(products(product('1'), product('42', '<ns1:variations><ns1:variation><ns1:sku>x</ns1:sku></ns1:variation></ns1:variations>'))));
+    const res = await h.post(
+      request(
+        products(product('1'), product('42', '<ns1:variations><ns1:variation><ns1:sku>x</ns1:sku></ns1:variation></ns1:variations>')),
+      ),
+    );
 
     expect(res.status).toBe(500);
-    expect(res.body).toContain('<faultcode>soap:Client</faultcode><faultstring>products[1] (id 42): variations.0.id is required</faultstring>');
+    expect(res.body).toContain(
+      '<faultcode>soap:Client</faultcode><faultstring>products[1] (id 42): variations.0.id is required</faultstring>',
+    );
     expect(res.body).toContain('BACKOFFICE.INVALID_ENTITY');
     expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
   });
@@ -176,7 +190,10 @@ describe('products_Update over SOAP', () => {
   });
 
   it('answers "operation not implemented yet" for an operation of the spec not served yet', async () => {
-    const res = await h.post(soapRequest('sizes_Update', '<ns1:sizes/>', { username: 'erp', password: 's3cret' }), soapHeaders('sizes_Update'));
+    const res = await h.post(
+      soapRequest('sizes_Update', '<ns1:sizes/>', { username: 'erp', password: 's3cret' }),
+      soapHeaders('sizes_Update'),
+    );
     expect(res.status).toBe(500);
     expect(res.body).toContain('<faultstring>operation not implemented yet: sizes_Update</faultstring>');
   });
@@ -197,7 +214,9 @@ describe('products_Update over SOAP', () => {
     const client = await soap.createClientAsync(`${h.url}?wsdl`);
     const [result] = await client.products_UpdateAsync({
       login: { username: 'erp', password: 's3cret' },
-      products: { product: [{ id: '99', sku: 'X', variations: { variation: [{ id: '99-a', sizes: { size: [{ id: 'M', qty: '3' }] } }] } }] },
+      products: {
+        product: [{ id: '99', sku: 'X', variations: { variation: [{ id: '99-a', sizes: { size: [{ id: 'M', qty: '3' }] } }] } }],
+      },
     });
 
     expect(result).toBe('OK');

@@ -11,7 +11,10 @@ import { createSoapRouter, type SoapRouterDeps } from './soap.router';
 // The transport alone: the use case is a stub, the hasher transparent, no database.
 const hasher: PasswordHasher = { hash: async (p) => `plain$${p}`, verify: async (p, e) => e === `plain$${p}` };
 const SOAP_PATH = '/ams/system/service/module/soap/api';
-const body = soapRequest('products_Update', '<ns1:products><ns1:product><ns1:id>1</ns1:id></ns1:product></ns1:products>', { username: 'erp', password: 'pw' });
+const body = soapRequest('products_Update', '<ns1:products><ns1:product><ns1:id>1</ns1:id></ns1:product></ns1:products>', {
+  username: 'erp',
+  password: 'pw',
+});
 
 async function serve(receiveProducts: SoapRouterDeps['receiveProducts'], options: { bodyLimit?: number; withBodyParser?: boolean } = {}) {
   const router = createSoapRouter({

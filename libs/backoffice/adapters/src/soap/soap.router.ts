@@ -5,7 +5,14 @@ import { LoginFailedError, RequestTooLargeError, verifySoapLogin, type PasswordH
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
-import { checkSoapAction, handlerFor, operationOfElement, updateHandler, type SoapHandler, type SoapOperationName } from './soap-operations';
+import {
+  checkSoapAction,
+  handlerFor,
+  operationOfElement,
+  updateHandler,
+  type SoapHandler,
+  type SoapOperationName,
+} from './soap-operations';
 import { faultOf, soapFault, soapSuccess } from './soap-reply';
 import { createScryptPasswordHasher } from '../scrypt-password.hasher';
 import type { XmlNode } from './soap-xml.mapper';
@@ -59,7 +66,8 @@ function requestIdOf(ctx: RouterContext): string {
   return REQUEST_ID.test(header) ? header : newRequestId();
 }
 
-const isElementObject = (node: unknown): node is Record<string, XmlNode> => typeof node === 'object' && node !== null && !Array.isArray(node);
+const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
+  typeof node === 'object' && node !== null && !Array.isArray(node);
 
 const text = (node: XmlNode | undefined): string => (typeof node === 'string' ? node : '');
 
@@ -112,7 +120,10 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const answer = await handler(parameters, { requestId, username: user.username });
         ctx.status = 200;
         ctx.body = soapSuccess(operation.response, deps.namespace, answer);
-        deps.logger.info({ operation: operation.name, user: user.username, ms: Math.round(performance.now() - started) }, 'soap operation done');
+        deps.logger.info(
+          { operation: operation.name, user: user.username, ms: Math.round(performance.now() - started) },
+          'soap operation done',
+        );
       } catch (error) {
         const fault = faultOf(error);
         if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');

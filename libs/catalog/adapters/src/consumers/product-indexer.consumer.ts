@@ -18,7 +18,9 @@ export interface IndexerDeps {
  * (its index was rebuilt from the store at start).
  */
 export function indexerGroupId(search: SearchIndex): string {
-  return search.kind === 'embedded' ? `${CATALOG_INDEXER_GROUP}-${hostname()}-${process.pid}-${Date.now().toString(36)}` : CATALOG_INDEXER_GROUP;
+  return search.kind === 'embedded'
+    ? `${CATALOG_INDEXER_GROUP}-${hostname()}-${process.pid}-${Date.now().toString(36)}`
+    : CATALOG_INDEXER_GROUP;
 }
 
 /**

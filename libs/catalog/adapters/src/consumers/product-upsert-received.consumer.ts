@@ -37,7 +37,10 @@ export function productUpsertReceivedConsumer(deps: UpsertConsumerDeps): Subscri
       const event = ProductUpsertReceived.parse(envelope);
       let changed = false;
       const applied = await consumeOnce(deps.db, CATALOG_UPSERTS_GROUP, event, async (trx) => {
-        const result = await applyProductUpsert({ catalog: createCatalogRepository(deps.db, trx), ...(deps.clock ? { clock: deps.clock } : {}) }, event.payload.product);
+        const result = await applyProductUpsert(
+          { catalog: createCatalogRepository(deps.db, trx), ...(deps.clock ? { clock: deps.clock } : {}) },
+          event.payload.product,
+        );
         changed = result.changed;
       });
       deps.logger.debug({ eventId: event.id, externalId: event.payload.product.id, applied, changed }, 'catalog: product upsert consumed');

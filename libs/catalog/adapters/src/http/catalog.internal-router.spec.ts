@@ -22,7 +22,12 @@ const seenRequestIds: string[] = [];
 beforeAll(async () => {
   engine = await createDbEngine('pglite://memory');
   const logger = createLogger('catalog-test', 'silent');
-  service = await buildCatalogService({ db: engine.forSchema(uniqueName('catalog')), bus: createMemoryBus({ logger }), search: new MiniSearchIndex(), logger });
+  service = await buildCatalogService({
+    db: engine.forSchema(uniqueName('catalog')),
+    bus: createMemoryBus({ logger }),
+    search: new MiniSearchIndex(),
+    logger,
+  });
   await service.seed([soapProduct()]);
   const app = new Koa();
   app.use(async (ctx, next) => {

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { SearchUnavailableError, type SearchDoc, type SearchFilters, type SearchIndex, type SearchQuery, type SearchResult } from '@commerce/catalog-core';
+import {
+  SearchUnavailableError,
+  type SearchDoc,
+  type SearchFilters,
+  type SearchIndex,
+  type SearchQuery,
+  type SearchResult,
+} from '@commerce/catalog-core';
 import type { Logger } from '@commerce/shared-logging';
 
 /** `infra/meilisearch/settings.json`, found from this file so it works whatever the working directory. */
@@ -56,7 +63,8 @@ export class MeiliSearchIndex implements SearchIndex {
     }
     const created = await meili.call<Task>('POST', '/indexes', { uid: meili.index, primaryKey: 'id' });
     const task = await meili.waitFor(created, true);
-    if (task.status === 'failed' && task.error?.code !== 'index_already_exists') throw new Error(`search: cannot create index ${meili.index}: ${task.error?.message}`);
+    if (task.status === 'failed' && task.error?.code !== 'index_already_exists')
+      throw new Error(`search: cannot create index ${meili.index}: ${task.error?.message}`);
     await meili.waitFor(await meili.call<Task>('PATCH', `/indexes/${meili.index}/settings`, options.settings ?? loadMeiliSettings()));
     options.logger?.info({ search: url, index: meili.index }, 'search: Meilisearch index ready');
     return meili;
@@ -102,11 +110,11 @@ export class MeiliSearchIndex implements SearchIndex {
       ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map((s) => `${s.field}:${s.order}`) } : {}),
       ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
     };
-    const res = await this.call<{ hits: Array<{ id: string }>; totalHits: number; facetDistribution?: Record<string, Record<string, number>> }>(
-      'POST',
-      `/indexes/${this.index}/search`,
-      body,
-    );
+    const res = await this.call<{
+      hits: Array<{ id: string }>;
+      totalHits: number;
+      facetDistribution?: Record<string, Record<string, number>>;
+    }>('POST', `/indexes/${this.index}/search`, body);
     const ids = res.hits.map((h) => String(h.id));
     const result: SearchResult = { ids: aligned ? ids : ids.slice(query.offset), total: res.totalHits };
     if (query.facets && query.facets.length > 0) {
@@ -130,10 +138,12 @@ export class MeiliSearchIndex implements SearchIndex {
     for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
       const task = await this.call<Task>('GET', `/tasks/${uid}`);
       if (task.status === 'succeeded' || task.status === 'failed' || task.status === 'canceled') {
-        if (task.status !== 'succeeded' && !allowFailure) throw new Error(`search: Meilisearch task ${uid} ${task.status}: ${task.error?.message ?? ''}`);
+        if (task.status !== 'succeeded' && !allowFailure)
+          throw new Error(`search: Meilisearch task ${uid} ${task.status}: ${task.error?.message ?? ''}`);
         return task;
       }
-      if (Date.now() > deadline) throw new Error(`search: Meilisearch task ${uid} still ${task.status} after ${this.options.taskTimeoutMs ?? 60_000} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`search: Meilisearch task ${uid} still ${task.status} after ${this.options.taskTimeoutMs ?? 60_000} ms`);
       await new Promise((r) => setTimeout(r, delay));
     }
   }

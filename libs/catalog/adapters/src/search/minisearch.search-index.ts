@@ -59,7 +59,9 @@ export class MiniSearchIndex implements SearchIndex {
       this.removeOne(doc.id);
       const copy = structuredClone(doc);
       this.docs.set(doc.id, copy);
-      const tokens = SEARCHABLE_ATTRIBUTES.flatMap((attr, a) => termsOf(searchableText(copy, attr)).map((term, k) => ({ term, pos: a * 1000 + k, attr: a })));
+      const tokens = SEARCHABLE_ATTRIBUTES.flatMap((attr, a) =>
+        termsOf(searchableText(copy, attr)).map((term, k) => ({ term, pos: a * 1000 + k, attr: a })),
+      );
       this.tokens.set(doc.id, tokens);
       for (const term of new Set(tokens.map((t) => t.term))) this.addWord(term, 1);
       this.mini.add(copy);
@@ -84,9 +86,20 @@ export class MiniSearchIndex implements SearchIndex {
 
   async search(query: SearchQuery): Promise<SearchResult> {
     const terms = termsOf(query.text ?? '');
-    const hits = terms.length === 0 ? [...this.docs.keys()].map((id): Hit => ({ id, score: 0, typos: 0, proximity: 0, attribute: 0 })) : this.match(terms);
+    const hits =
+      terms.length === 0
+        ? [...this.docs.keys()].map((id): Hit => ({ id, score: 0, typos: 0, proximity: 0, attribute: 0 }))
+        : this.match(terms);
     const filtered = hits.filter((h) => matchesFilters(this.docs.get(h.id)!, query.filters));
-    filtered.sort((a, b) => a.typos - b.typos || a.proximity - b.proximity || a.attribute - b.attribute || this.compareSort(a.id, b.id, query.sort) || b.score - a.score || Number(a.id) - Number(b.id));
+    filtered.sort(
+      (a, b) =>
+        a.typos - b.typos ||
+        a.proximity - b.proximity ||
+        a.attribute - b.attribute ||
+        this.compareSort(a.id, b.id, query.sort) ||
+        b.score - a.score ||
+        Number(a.id) - Number(b.id),
+    );
     const result: SearchResult = { ids: filtered.slice(query.offset, query.offset + query.limit).map((h) => h.id), total: filtered.length };
     if (query.facets && query.facets.length > 0) result.facets = this.facetCounts(filtered, query.facets);
     return result;

@@ -4,7 +4,10 @@ import type { SearchDoc, SearchIndex } from '@commerce/catalog-core';
  * The matching rules of DESIGN §4, written once and run on both search adapters (the embedded engine in
  * `*.spec.ts`, Meilisearch in `*.int-spec.ts`) so that they cannot drift apart.
  */
-export function searchIndexContract(makeIndex: () => Promise<SearchIndex>, close: (index: SearchIndex) => Promise<void> = async () => undefined): void {
+export function searchIndexContract(
+  makeIndex: () => Promise<SearchIndex>,
+  close: (index: SearchIndex) => Promise<void> = async () => undefined,
+): void {
   let index: SearchIndex;
 
   const doc = (id: number, name: string, extra: Partial<SearchDoc> = {}): SearchDoc => ({
@@ -135,13 +138,23 @@ export function searchIndexContract(makeIndex: () => Promise<SearchIndex>, close
       expect(page).toMatchObject({ ids: ['3', '4', '5'], total: 11 });
     });
     it('combines filter fields with AND and values of one field with OR', async () => {
-      const r = await index.search({ filters: { brands: ['10', '11'], categories: ['101'] }, sort: [{ field: 'productId', order: 'asc' }], offset: 0, limit: 50 });
+      const r = await index.search({
+        filters: { brands: ['10', '11'], categories: ['101'] },
+        sort: [{ field: 'productId', order: 'asc' }],
+        offset: 0,
+        limit: 50,
+      });
       expect(r).toMatchObject({ ids: ['2', '3'], total: 2 });
     });
     it('filters on stock and on ids', async () => {
       const r = await index.search({ text: 'jacket', filters: { inStock: true }, offset: 0, limit: 50 });
       expect(r.ids).toEqual(['2']);
-      const byId = await index.search({ filters: { ids: ['4', '9'] }, sort: [{ field: 'productId', order: 'desc' }], offset: 0, limit: 50 });
+      const byId = await index.search({
+        filters: { ids: ['4', '9'] },
+        sort: [{ field: 'productId', order: 'desc' }],
+        offset: 0,
+        limit: 50,
+      });
       expect(byId.ids).toEqual(['9', '4']);
     });
     it('counts facet values over the matching documents', async () => {

@@ -22,7 +22,9 @@ describe('createSearchIndex', () => {
 
 describe('Meilisearch filter expression', () => {
   it('combines fields with AND and values with OR, quoting values', () => {
-    expect(filterExpression({ brands: ['1', '2'], categories: ['x"y'], inStock: true })).toBe('brand IN ["1", "2"] AND categories IN ["x\\"y"] AND inStock = true');
+    expect(filterExpression({ brands: ['1', '2'], categories: ['x"y'], inStock: true })).toBe(
+      'brand IN ["1", "2"] AND categories IN ["x\\"y"] AND inStock = true',
+    );
     expect(filterExpression({})).toBeUndefined();
   });
 });

@@ -13,11 +13,17 @@ export function tokenize(text: string): string[] {
 }
 
 export function normalizeTerm(term: string): string {
-  return term.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return term
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Every normalised term of a text, in order. */
-export const termsOf = (text: string): string[] => tokenize(text).map(normalizeTerm).filter((t) => t.length > 0);
+export const termsOf = (text: string): string[] =>
+  tokenize(text)
+    .map(normalizeTerm)
+    .filter((t) => t.length > 0);
 
 /** Words of this many characters or more tolerate one typo; shorter ones must match exactly (DESIGN §4). */
 export const MIN_WORD_SIZE_FOR_TYPO = 4;

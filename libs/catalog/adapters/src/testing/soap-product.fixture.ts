@@ -18,7 +18,16 @@ export function soapProduct(overrides: Partial<SoapProduct> = {}): SoapProduct {
         status: 'active',
         sizes: [
           { id: 'S-S', description: 'S', sku: 'CAFE-BRN-S', ean: '111', qty: '4' },
-          { id: 'S-M', description: 'M', sku: 'CAFE-BRN-M', ean: '112', warehouseitems: [{ id: 'W1', qty: '2' }, { id: 'W2', qty: '3' }] },
+          {
+            id: 'S-M',
+            description: 'M',
+            sku: 'CAFE-BRN-M',
+            ean: '112',
+            warehouseitems: [
+              { id: 'W1', qty: '2' },
+              { id: 'W2', qty: '3' },
+            ],
+          },
           { id: 'S-L', description: 'L', sku: 'CAFE-BRN-L', ean: '113', qty: '0' },
         ],
         displays: [{ categories: [{ id: 'F-NEW', description: 'New Arrivals' }], minimumorderamount: '1', orderdenominator: '1' }],
