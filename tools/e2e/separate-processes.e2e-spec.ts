@@ -1,5 +1,5 @@
 import { describeWithEngines } from '@commerce/shared-testing';
-import { runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { startApp, stopApp, type ServiceProcess } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
@@ -43,5 +43,18 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);
+  }, 60_000);
+
+  // Last: it stops the catalog.
+  it('answers 503 with errors and the token when the catalog is down, and keeps serving the rest', async () => {
+    const catalog = services.find((s) => s.name === 'catalog')!;
+    expect(await stopApp(catalog)).toBe(0);
+    const search = await checkoutCall(endpoints, 'POST', '/products', { body: { search: 'jacket' } });
+    expect(search.status).toBe(503);
+    expect(search.body['token']).toBeTruthy();
+    expect(search.body['errors']).toEqual({ catalog: expect.stringMatching(/^unavailable/) });
+    const selection = await checkoutCall(endpoints, 'GET', '/selection', { token: search.body['token'] });
+    expect(selection.status).toBe(200);
+    expect(selection.body['token']).toBe(search.body['token']);
   }, 60_000);
 });

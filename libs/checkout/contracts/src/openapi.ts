@@ -24,6 +24,13 @@ const tokenHeader = {
   schema: str,
 };
 
+/** Every checkout operation can meet a domain service that does not answer. */
+const withUnavailable = <T extends Record<string, { responses: Record<string, unknown> }>>(path: T): T => {
+  for (const operation of Object.values(path))
+    operation.responses['503'] = errorResponse('A service the edge needs does not answer; `errors` names it');
+  return path;
+};
+
 export const checkoutOpenApi = {
   openapi: '3.1.0',
   info: {
@@ -34,14 +41,14 @@ export const checkoutOpenApi = {
   },
   servers: [{ url: '/api/checkout' }],
   paths: {
-    '/selection': {
+    '/selection': withUnavailable({
       get: {
         summary: 'The selection (cart) of the session',
         parameters: [tokenHeader],
         responses: { '200': json(ref('SelectionEnvelope')) },
       },
-    },
-    '/items/{item}': {
+    }),
+    '/items/{item}': withUnavailable({
       post: {
         summary: 'Add a product item to the selection',
         parameters: [tokenHeader, { name: 'item', in: 'path', required: true, description: '`<product_id>-<size_id>`', schema: str }],
@@ -63,16 +70,16 @@ export const checkoutOpenApi = {
           '404': errorResponse('`errors.item` = `product item not found`'),
         },
       },
-    },
-    '/products': {
+    }),
+    '/products': withUnavailable({
       post: {
         summary: 'Search and filter products',
         parameters: [tokenHeader, { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: str }],
         requestBody: { required: false, content: { 'application/json': { schema: ref('ProductQuery') } } },
         responses: { '200': json(ref('ProductList')), '400': errorResponse('Malformed body: one `errors` key per bad field') },
       },
-    },
-    '/products/{product}': {
+    }),
+    '/products/{product}': withUnavailable({
       get: {
         summary: 'One product',
         parameters: [tokenHeader, { name: 'product', in: 'path', required: true, schema: str }],
@@ -81,7 +88,7 @@ export const checkoutOpenApi = {
           '404': errorResponse('`errors.product` = `not found`'),
         },
       },
-    },
+    }),
   },
   components: {
     schemas: {

@@ -1,0 +1,54 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DomainError } from '@commerce/shared-errors';
+import { withRequestContext } from '@commerce/shared-logging';
+import { createInternalCaller } from './internal-caller';
+
+describe('internal caller', () => {
+  let server: http.Server;
+  let base: string;
+  const seen: Array<{ url?: string; requestId?: string | string[] }> = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      seen.push({ url: req.url, requestId: req.headers['x-request-id'] });
+      const reply = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      if (req.url === '/ok') reply(200, '{"a":1}');
+      else if (req.url === '/missing') reply(404, '{"errors":{"x":"not found"}}');
+      else if (req.url === '/bad') reply(400, '{"code":"CART.INVALID","errors":{"quantity":"must be positive"}}');
+      else if (req.url === '/broken') reply(500, 'oops');
+      else reply(200, 'not json');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it('returns the parsed body and passes the request id on', async () => {
+    const call = createInternalCaller(base, 'cart');
+    expect(await withRequestContext({ requestId: 'req-42' }, () => call('GET', '/ok'))).toEqual({ a: 1 });
+    expect(seen.at(-1)).toEqual({ url: '/ok', requestId: 'req-42' });
+  });
+
+  it('answers null for a 404', async () => {
+    expect(await createInternalCaller(base, 'cart')('GET', '/missing')).toBeNull();
+  });
+
+  it('turns a 400 back into the callee error fields and code', async () => {
+    await expect(createInternalCaller(base, 'cart')('POST', '/bad', {})).rejects.toMatchObject({
+      code: 'CART.INVALID',
+      kind: 'invalid',
+      fields: { quantity: 'must be positive' },
+    });
+  });
+
+  it.each(['/broken', '/text'])('treats %s (5xx or not JSON) as the callee being unavailable', async (path) => {
+    await expect(createInternalCaller(base, 'cart')('GET', path)).rejects.toMatchObject({ kind: 'unavailable', code: 'CART.REMOTE_ERROR' });
+  });
+
+  it('treats a callee that does not answer as unavailable, naming the service', async () => {
+    const error = await createInternalCaller('http://127.0.0.1:1', 'catalog')('GET', '/x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ kind: 'unavailable', fields: { catalog: 'unavailable (ECONNREFUSED)' } });
+  });
+});
