@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
@@ -21,9 +22,19 @@ const images: Record<EngineName, string> = {
   meilisearch: 'getmeili/meilisearch:v1.15',
 };
 
-/** Docker is there when DOCKER_HOST names it or its socket exists; testcontainers then does the rest. */
+let dockerAnswers: boolean | undefined;
+
+/**
+ * A Docker engine answers: DOCKER_HOST or the socket names one, and `docker version` reaches its
+ * server (a socket left by a stopped engine does not count). Asked once per process.
+ */
 export function dockerAvailable(): boolean {
-  return Boolean(process.env['DOCKER_HOST']) || existsSync('/var/run/docker.sock');
+  if (dockerAnswers === undefined) {
+    const named = Boolean(process.env['DOCKER_HOST']) || existsSync('/var/run/docker.sock');
+    dockerAnswers =
+      named && spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], { timeout: 5000, stdio: 'ignore' }).status === 0;
+  }
+  return dockerAnswers;
 }
 
 /** The env-named URL of an engine, ignoring the embedded placeholders (`memory`, `embedded`, `pglite://`). */
