@@ -1,5 +1,5 @@
 import { createLogger } from '@commerce/shared-logging';
-import { runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
 
@@ -35,6 +35,14 @@ describe('all-in-one on embedded adapters', () => {
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);
+  });
+
+  it('answers a SOAP body over 10 MB with a SOAP Fault, not the JSON error of the checkout API', async () => {
+    const huge = `<products>${'<product><id>x</id></product>'.repeat(400_000)}</products>`;
+    const res = await postSoap(endpoints, 'products_Update', huge);
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^text\/xml/);
+    expect(res.text).toContain('<faultcode>');
   });
 
   it('serves its OpenAPI document and health endpoints', async () => {

@@ -61,7 +61,6 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       service: 'all-in-one',
       logger,
       errorBody: checkoutErrorBody,
-      xmlBodyLimit: '10mb',
       beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },

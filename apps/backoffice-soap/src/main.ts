@@ -38,7 +38,6 @@ runService('backoffice-soap', async () => {
       service: 'backoffice-soap',
       logger,
       routers: [backoffice.router],
-      xmlBodyLimit: '10mb',
       port: config.PORT,
       host: config.HOST,
       readiness: [

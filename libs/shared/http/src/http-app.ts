@@ -9,10 +9,8 @@ import { healthMiddleware, type ReadinessCheck } from './health.middleware';
 export interface HttpAppOptions {
   service: string;
   logger: Logger;
-  /** Largest accepted JSON or XML body, in `bytes` notation. */
+  /** Largest accepted JSON body, in `bytes` notation. */
   bodyLimit?: string;
-  /** Largest accepted XML or text body (SOAP batches are larger than JSON requests); defaults to bodyLimit. */
-  xmlBodyLimit?: string;
   readiness?: ReadinessCheck[];
   metrics?: boolean;
   /** Members merged into every error body, e.g. the checkout envelope's `token`. */
@@ -30,7 +28,6 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
   const { service, logger, bodyLimit = '1mb', readiness = [], metrics = true, errorBody, beforeBody = [] } = options;
-  const xmlBodyLimit = options.xmlBodyLimit ?? bodyLimit;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
@@ -40,15 +37,9 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   if (metrics) app.use(createAppMetrics(service).middleware);
   app.use(errorMiddleware(logger, errorBody));
   for (const middleware of beforeBody) app.use(middleware);
-  app.use(
-    bodyParser({
-      // text/xml stays raw text: the SOAP adapter parses envelopes itself from the body / rawBody.
-      enableTypes: ['json', 'text', 'xml'],
-      jsonLimit: bodyLimit,
-      xmlLimit: xmlBodyLimit,
-      textLimit: xmlBodyLimit,
-    }),
-  );
+  // JSON only: an XML (SOAP) body is left unread, for its route to stream with its own limit and to
+  // answer an oversized one in its own error shape (a SOAP Fault) rather than this app's JSON.
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: bodyLimit }));
   app.use(healthMiddleware(app, readiness));
   return app;
 }
