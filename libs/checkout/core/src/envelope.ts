@@ -8,11 +8,26 @@ import type { CheckoutSession } from './session';
 export class StoreView {
   private readonly countries;
   private readonly markets;
+  // Fixed for the life of the process, so built once rather than per response (they are only serialised).
+  private readonly sortedLanguages;
+  private readonly shippable;
 
   constructor(readonly store: StoreConfig) {
     this.countries = new Map(store.countries.map((c) => [c.country, c]));
     this.currencyFormat = currencyFormats(store);
     this.markets = new Map(store.markets.map((m) => [m.market, m]));
+    this.sortedLanguages = [...store.languages]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((l) => ({ language: l.language, name: l.name }));
+    this.shippable = store.countries
+      .filter((c) => c.shipTo)
+      .map((c) => ({
+        country: c.country,
+        name: c.name,
+        eu: c.eu,
+        language: c.language,
+        ...(c.states.length ? { states: c.states.map((s) => ({ state: s.state, name: s.name })) } : {}),
+      }));
   }
 
   /** The country a new visitor starts in. Visitor-address detection (GeoIP) is not wired, so it is the store's default. */
@@ -61,19 +76,11 @@ export class StoreView {
   }
 
   languages() {
-    return [...this.store.languages].sort((a, b) => a.name.localeCompare(b.name)).map((l) => ({ language: l.language, name: l.name }));
+    return this.sortedLanguages;
   }
 
   shippingCountries() {
-    return this.store.countries
-      .filter((c) => c.shipTo)
-      .map((c) => ({
-        country: c.country,
-        name: c.name,
-        eu: c.eu,
-        language: c.language,
-        ...(c.states.length ? { states: c.states.map((s) => ({ state: s.state, name: s.name })) } : {}),
-      }));
+    return this.shippable;
   }
 
   paymentMethods(session: CheckoutSession) {
