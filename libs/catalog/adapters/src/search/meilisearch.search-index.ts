@@ -11,8 +11,11 @@ import {
 } from '@commerce/catalog-core';
 import type { Logger } from '@commerce/shared-logging';
 
-/** `infra/meilisearch/settings.json`, found from this file so it works whatever the working directory. */
-export const MEILI_SETTINGS_PATH = resolve(__dirname, '../../../../../infra/meilisearch/settings.json');
+/**
+ * `infra/meilisearch/settings.json`, from the working directory, like the store configuration: the repo
+ * root when run from source, `/app` in the image (a bundle's own location says nothing about infra/).
+ */
+export const MEILI_SETTINGS_PATH = resolve('infra/meilisearch/settings.json');
 
 export function loadMeiliSettings(path = MEILI_SETTINGS_PATH): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;

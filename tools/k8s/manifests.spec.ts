@@ -1,0 +1,212 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { parseStoreConfig } from '@commerce/shared-config';
+
+// The Kubernetes manifests are checked as data: no cluster is needed, so a missing Deployment, a wrong
+// probe path or a variable a service cannot start without fails `npm test`.
+
+const K8S_DIR = join(__dirname, '..', '..', 'infra', 'k8s');
+const DEMO_STORE = join(__dirname, '..', '..', 'infra', 'config', 'demo-store.json');
+
+/**
+ * The variables a service cannot start correctly without in Kubernetes: the ones without a default in
+ * docs/operations.md ("required"), plus STORE_CONFIG for cart, whose default is the demo store baked
+ * into the image.
+ */
+const APPS: Record<string, { port: number; required: string[] }> = {
+  'checkout-api': { port: 8080, required: ['REDIS_URL', 'STORE_CONFIG', 'CATALOG_URL', 'CART_URL'] },
+  cart: { port: 8081, required: ['DATABASE_URL', 'STORE_CONFIG'] },
+  catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL'] },
+  account: { port: 8083, required: ['DATABASE_URL'] },
+  payment: { port: 8084, required: ['DATABASE_URL'] },
+  order: { port: 8085, required: ['DATABASE_URL'] },
+  'backoffice-soap': { port: 8086, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
+};
+const APP_NAMES = Object.keys(APPS);
+
+type Manifest = { file: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
+
+function loadManifests(): Manifest[] {
+  return readdirSync(K8S_DIR)
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(K8S_DIR, file), 'utf8')).map((doc) => {
+        if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+        return { ...(doc.toJSON() as Manifest), file };
+      }),
+    );
+}
+
+const manifests = loadManifests();
+const ofKind = (kind: string) => manifests.filter((m) => m.kind === kind);
+const one = (kind: string, name: string): Manifest => {
+  const found = ofKind(kind).filter((m) => m.metadata.name === name);
+  if (found.length !== 1) throw new Error(`expected one ${kind} ${name}, found ${found.length}`);
+  return found[0]!;
+};
+const containerOf = (app: string) => {
+  const containers = one('Deployment', app).spec.template.spec.containers as any[];
+  expect(containers).toHaveLength(1);
+  return containers[0];
+};
+/** A probe's or Service's port, named or numbered, as the number it resolves to in the container. */
+const resolvePort = (container: any, port: string | number): number | undefined =>
+  typeof port === 'number' ? port : container.ports.find((p: any) => p.name === port)?.containerPort;
+
+describe('Kubernetes manifests (infra/k8s)', () => {
+  it('kustomization.yaml lists every manifest file in the folder, and only files that exist', () => {
+    const kustomization = parseAllDocuments(readFileSync(join(K8S_DIR, 'kustomization.yaml'), 'utf8'))[0]!.toJSON();
+    const files = readdirSync(K8S_DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect([...kustomization.resources].sort()).toEqual(files.sort());
+    expect(kustomization.images).toEqual([expect.objectContaining({ name: 'commerce' })]);
+  });
+
+  it('deploys exactly the seven services, and not the all-in-one', () => {
+    expect(
+      ofKind('Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual([...APP_NAMES].sort());
+    expect(
+      ofKind('Service')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual([...APP_NAMES].sort());
+  });
+
+  describe.each(APP_NAMES)('%s', (app) => {
+    const { port, required } = APPS[app]!;
+
+    it('has one Deployment and one Service whose selector picks its pods and whose port reaches the container', () => {
+      const deployment = one('Deployment', app);
+      const service = one('Service', app);
+      const podLabels = deployment.spec.template.metadata.labels;
+      expect(deployment.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': app });
+      expect(podLabels).toMatchObject(deployment.spec.selector.matchLabels);
+      expect(podLabels).toMatchObject(service.spec.selector);
+      const container = containerOf(app);
+      expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
+      expect(service.spec.ports).toHaveLength(1);
+      expect(service.spec.ports[0].port).toBe(port);
+      expect(resolvePort(container, service.spec.ports[0].targetPort)).toBe(port);
+    });
+
+    it('runs its own bundle of the commerce image', () => {
+      const container = containerOf(app);
+      expect(container.image).toBe('commerce:latest');
+      expect(container.args).toEqual([`dist/apps/${app}/main.js`]);
+      expect(container.command).toBeUndefined();
+    });
+
+    it('probes liveness on /healthz and readiness on /readyz at the container port', () => {
+      const container = containerOf(app);
+      for (const [probe, path] of [
+        ['livenessProbe', '/healthz'],
+        ['readinessProbe', '/readyz'],
+        ['startupProbe', '/healthz'],
+      ] as const) {
+        expect(container[probe]?.httpGet?.path).toBe(path);
+        expect(resolvePort(container, container[probe].httpGet.port)).toBe(port);
+      }
+    });
+
+    it('sets every variable its config requires, each from a value or an existing ConfigMap/Secret key', () => {
+      const env = containerOf(app).env as any[];
+      const names = env.map((e) => e.name);
+      expect(names).toEqual(expect.arrayContaining([...required, 'PORT', 'HOST']));
+      expect(new Set(names).size).toBe(names.length);
+      expect(env.find((e) => e.name === 'PORT').value).toBe(String(port));
+      expect(env.find((e) => e.name === 'HOST').value).toBe('0.0.0.0');
+      for (const e of env) {
+        const ref = e.valueFrom?.configMapKeyRef ?? e.valueFrom?.secretKeyRef;
+        if (e.value !== undefined) expect(ref).toBeUndefined();
+        else {
+          const source = one(e.valueFrom.configMapKeyRef ? 'ConfigMap' : 'Secret', ref.name);
+          expect(Object.keys(source.data ?? source.stringData)).toContain(ref.key);
+        }
+      }
+    });
+
+    it('reads the store configuration from the mounted commerce-store ConfigMap, if it uses one', () => {
+      const container = containerOf(app);
+      const storeConfig = (container.env as any[]).find((e) => e.name === 'STORE_CONFIG');
+      if (!required.includes('STORE_CONFIG')) {
+        expect(storeConfig).toBeUndefined();
+        return;
+      }
+      expect(storeConfig.value).toBe('/config/store.json');
+      const mount = (container.volumeMounts as any[]).find((m) => m.mountPath === '/config');
+      const volume = (one('Deployment', app).spec.template.spec.volumes as any[]).find((v) => v.name === mount?.name);
+      expect(volume?.configMap?.name).toBe('commerce-store');
+      expect(Object.keys(one('ConfigMap', 'commerce-store').data)).toContain('store.json');
+    });
+
+    it('drains before it stops: preStop sleep 5 s within a 30 s grace period', () => {
+      const pod = one('Deployment', app).spec.template.spec;
+      expect(pod.terminationGracePeriodSeconds).toBe(30);
+      expect(containerOf(app).lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
+    });
+
+    it('runs as non-root on a read-only root filesystem, with resources and Prometheus scraping declared', () => {
+      const deployment = one('Deployment', app);
+      const container = containerOf(app);
+      expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(container.resources.requests).toEqual({ cpu: expect.anything(), memory: expect.anything() });
+      expect(container.resources.limits.memory).toBeDefined();
+      expect(deployment.spec.template.metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+    });
+  });
+
+  it('the catalog runs one replica (the only safe count with MEILI_URL=embedded)', () => {
+    expect(one('Deployment', 'catalog').spec.replicas).toBe(1);
+  });
+
+  it('the Ingress routes the checkout API to checkout-api:8080 and the SOAP API to backoffice-soap:8086', () => {
+    const paths = ofKind('Ingress').flatMap((i) => (i.spec.rules as any[]).flatMap((r) => r.http.paths as any[]));
+    const route = (path: string) => {
+      const found = paths.find((p) => p.path === path);
+      return found && { pathType: found.pathType, service: found.backend.service.name, port: found.backend.service.port.number };
+    };
+    expect(route('/api/checkout')).toEqual({ pathType: 'Prefix', service: 'checkout-api', port: 8080 });
+    expect(route('/ams/system/service/module/soap/api')).toEqual({ pathType: 'Prefix', service: 'backoffice-soap', port: 8086 });
+  });
+
+  it('the store ConfigMap holds a valid store configuration, identical to the demo store', () => {
+    const storeJson = JSON.parse(one('ConfigMap', 'commerce-store').data['store.json']);
+    expect(() => parseStoreConfig(storeJson, 'infra/k8s/store-config.yaml')).not.toThrow();
+    expect(storeJson).toEqual(JSON.parse(readFileSync(DEMO_STORE, 'utf8')));
+  });
+
+  it('the shared env names in-cluster engines and the Secret example holds only placeholders', () => {
+    expect(one('ConfigMap', 'commerce-env').data).toMatchObject({
+      KAFKA_BROKERS: 'kafka:9092',
+      REDIS_URL: 'redis://redis:6379',
+      MEILI_URL: 'http://meilisearch:7700',
+    });
+    const secret = one('Secret', 'commerce-secrets').stringData as Record<string, string>;
+    expect(Object.keys(secret).sort()).toEqual(['DATABASE_URL', 'MEILI_API_KEY']);
+    for (const value of Object.values(secret)) expect(value).toContain('CHANGE-ME');
+  });
+
+  // kustomize itself catches what parsing alone cannot (a resource it cannot load, a file outside the
+  // folder); it ships with kubectl, which not every machine running the unit tests has.
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+  (kubectl.status === 0 ? it : it.skip)(
+    `kustomize renders the folder${kubectl.status === 0 ? '' : ' [skipped: kubectl not found]'}`,
+    () => {
+      const rendered = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
+      expect(rendered.stderr).toBe('');
+      const kinds = parseAllDocuments(rendered.stdout).map((d) => `${d.toJSON().kind}/${d.toJSON().metadata.name}`);
+      expect(kinds).toEqual(expect.arrayContaining([...APP_NAMES.map((a) => `Deployment/${a}`), 'Ingress/commerce']));
+      expect(kinds).toHaveLength(manifests.length);
+    },
+    60_000,
+  );
+});
