@@ -157,40 +157,41 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
           )
           .update({ uri: db.knex.raw(`'~' || id`) });
       }
-      for (const v of product.variants) {
+      // One statement per table, whatever the number of variants and sizes.
+      if (product.variants.length > 0) {
         await t('variants', trx)
-          .insert({
-            id: v.id,
-            product_id: product.id,
-            external_id: v.externalId,
-            name: v.name,
-            sku: v.sku,
-            status: v.status,
-            visible: v.visible,
-            uri: v.uri,
-            position: v.position,
-            category_ids: JSON.stringify(v.categoryIds),
-            item_quantity_minimum: v.itemQuantityMinimum,
-            item_quantity_multiple_of: v.itemQuantityMultipleOf,
-          })
+          .insert(
+            product.variants.map((v) => ({
+              id: v.id,
+              product_id: product.id,
+              external_id: v.externalId,
+              name: v.name,
+              sku: v.sku,
+              status: v.status,
+              visible: v.visible,
+              uri: v.uri,
+              position: v.position,
+              category_ids: JSON.stringify(v.categoryIds),
+              item_quantity_minimum: v.itemQuantityMinimum,
+              item_quantity_multiple_of: v.itemQuantityMultipleOf,
+            })),
+          )
           .onConflict('id')
           .merge();
-        for (const i of v.items) {
-          await t('items', trx)
-            .insert({
-              id: i.id,
-              variant_id: v.id,
-              size_id: i.sizeId,
-              sku: i.sku,
-              ean: i.ean,
-              stock: i.stock,
-              preorder: i.preorder,
-              position: i.position,
-            })
-            .onConflict('id')
-            .merge();
-        }
       }
+      const items = product.variants.flatMap((v) =>
+        v.items.map((i) => ({
+          id: i.id,
+          variant_id: v.id,
+          size_id: i.sizeId,
+          sku: i.sku,
+          ean: i.ean,
+          stock: i.stock,
+          preorder: i.preorder,
+          position: i.position,
+        })),
+      );
+      if (items.length > 0) await t('items', trx).insert(items).onConflict('id').merge();
     },
     async findRef(kind, externalId) {
       const r = await t(REF_TABLES[kind], trx).where({ external_id: externalId }).first();
