@@ -94,9 +94,25 @@ describe('checkout use cases', () => {
 
   it('when an unknown token is sent, answers with a new token instead', async () => {
     const { deps } = fakes();
-    const handle = await openSession(deps, 'forged');
+    const handle = await openSession(deps, 'forgedTokenOfTheRightShape_1234');
     expect(handle.token).toBe('token1');
   });
+
+  it('keeps the session of a token it issued', async () => {
+    const { deps, sessions } = fakes();
+    sessions.set('aValidLookingToken_0123456789', { country: 'DE', state: null, language: 'de', createdAt: '2026-01-01T00:00:00.000Z' });
+    const handle = await openSession(deps, 'aValidLookingToken_0123456789');
+    expect(handle).toMatchObject({ token: 'aValidLookingToken_0123456789', isNew: false, session: { country: 'DE' } });
+  });
+
+  it.each(['short', 'has spaces in it and is long enough', 'x'.repeat(129), 'ümlaut-token-that-is-long-enough'])(
+    'does not look up a token that is not of the issued shape (%s)',
+    async (token) => {
+      const { deps, sessions } = fakes();
+      sessions.set(token, { country: 'DE', state: null, language: 'de', createdAt: '2026-01-01T00:00:00.000Z' });
+      expect((await openSession(deps, token)).isNew).toBe(true);
+    },
+  );
 
   it('shows an empty selection in the market currency without creating one in the cart', async () => {
     const { deps, selections } = fakes();

@@ -21,8 +21,11 @@ export interface SessionHandle {
   isNew: boolean;
 }
 
+/** What a token we issued looks like (32 random bytes, base64url); anything else is not looked up. */
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
+
 export async function openSession(deps: CheckoutDeps, token: string | undefined): Promise<SessionHandle> {
-  if (token) {
+  if (token && TOKEN_FORMAT.test(token)) {
     const session = await deps.sessions.get(token);
     if (session) return { token, session, isNew: false };
   }
