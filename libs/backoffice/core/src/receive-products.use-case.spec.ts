@@ -1,12 +1,13 @@
 import { ProductUpsertReceived, BackofficeTopics } from '@commerce/backoffice-contracts';
 import { InvalidEntityError } from './backoffice.errors';
 import { receiveProducts } from './receive-products.use-case';
-import type { OutboxEvent, ReceivedEntity, UpsertStore } from './upsert-store.port';
+import type { EventEnvelope } from '@commerce/shared-events';
+import type { ReceivedEntity, UpsertStore } from './upsert-store.port';
 
 function recordingStore(): UpsertStore & {
-  batches: { entity: string; items: ReceivedEntity[]; events: OutboxEvent[]; requestId?: string }[];
+  batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[];
 } {
-  const batches: { entity: string; items: ReceivedEntity[]; events: OutboxEvent[]; requestId?: string }[] = [];
+  const batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[] = [];
   return {
     batches,
     saveBatch: async (entity, items, events, requestId) => void batches.push({ entity, items, events, requestId }),
