@@ -12,10 +12,17 @@ function start(app: string, env: Record<string, string>) {
 
 describe('a service that cannot start', () => {
   it('names a malformed variable in one line and exits 1', () => {
-    const r = start('cart', { DATABASE_URL: 'mysql://nope' });
+    const r = start('cart', { DATABASE_URL: 'mysql://nope', STORE_CONFIG: 'infra/config/demo-store.json' });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^cart: config: DATABASE_URL must be a postgres/);
+  }, 60_000);
+
+  it('refuses to start the cart without a store configuration rather than use the demo one', () => {
+    const r = start('cart', { DATABASE_URL: 'pglite://memory' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^cart: config: STORE_CONFIG /);
+    expect(r.stderr.split('\n')).toHaveLength(1);
   }, 60_000);
 
   it('names a missing variable in one line and exits 1', () => {

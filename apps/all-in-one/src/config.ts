@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { env } from '@commerce/shared-config';
+import { env, httpServiceEnv } from '@commerce/shared-config';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
-  PORT: env.port(8080),
+  ...httpServiceEnv(8080),
+  // On one's own machine the demo listens on loopback only; HOST=0.0.0.0 to share it.
   HOST: z.string().default('127.0.0.1'),
-  LOG_LEVEL: env.logLevel,
   DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
   REDIS_URL: env.redisUrl.default('memory'),
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),

@@ -1,12 +1,15 @@
-import { currencyFormats, loadStoreConfig } from '@commerce/shared-config';
+import { z } from 'zod';
+import { currencyFormats, loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { runService, startDbService } from '@commerce/shared-http';
 import { buildCartService } from '@commerce/cart-adapters';
 
-// STORE_CONFIG gives the currency formats of the selection's prices.
-runService('cart', () =>
-  startDbService('cart', 8081, async ({ db }) => {
-    const store = loadStoreConfig(process.env['STORE_CONFIG'] ?? 'infra/config/demo-store.json');
+// STORE_CONFIG gives the currency formats of the selection's prices; required, like in every service
+// but the all-in-one, so a deployment never prices in the demo store's currencies by mistake.
+runService('cart', async () => {
+  const { STORE_CONFIG } = loadConfig(z.object({ STORE_CONFIG: z.string().min(1) }));
+  const store = loadStoreConfig(STORE_CONFIG);
+  return startDbService('cart', 8081, async ({ db }) => {
     const cart = await buildCartService({ db, currencyFormat: currencyFormats(store) });
     return { routers: [cart.router] };
-  }),
-);
+  });
+});
