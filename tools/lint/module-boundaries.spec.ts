@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { ensureProjectGraph, SKIPPED_RULE_WARNING } from './project-graph';
 
 // The module boundaries of DESIGN §1 must bite: a breach written into a core library fails lint.
 // The file is linted from stdin under a path inside the project, so no breach ever sits in the tree.
@@ -12,11 +13,16 @@ function lintAs(filePath: string, source: string) {
       timeout: 120_000,
     },
   );
+  // The rule reads Nx's cached project graph and skips itself without one: a skip must fail, not pass.
+  expect(`${result.stdout}${result.stderr}`).not.toContain(SKIPPED_RULE_WARNING);
   const [report] = JSON.parse(result.stdout) as Array<{ messages: Array<{ ruleId: string; message: string }> }>;
   return report!.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
 }
 
 describe('module boundaries', () => {
+  // Independent of whatever cache this machine has: a fresh clone has no .nx/ at all.
+  beforeAll(() => ensureProjectGraph(), 60_000);
+
   it('refuse an I/O package and another service internals in a core library', () => {
     const messages = lintAs(
       'libs/cart/core/src/breach.ts',
