@@ -10,13 +10,14 @@ ENV NX_DAEMON=false \
     npm_config_fund=false \
     npm_config_audit=false
 
-# The root manifest, the lockfile and every workspace's package.json, in their folders: what `npm ci`
-# needs. Kept in a stage of their own so a source change does not invalidate the install layers.
+# The root manifest, the lockfile, every workspace's package.json in its folder and the patches that
+# `postinstall` applies: what `npm ci` needs. Kept in a stage of their own so a source change does not
+# invalidate the install layers.
 FROM base AS manifests
 COPY . /src
 RUN cd /src \
  && mkdir -p /manifests \
- && cp package.json package-lock.json /manifests/ \
+ && cp -r package.json package-lock.json patches /manifests/ \
  && find apps libs -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \;
 
 FROM base AS build
@@ -33,6 +34,8 @@ COPY --from=manifests /manifests/ ./
 # The bundles keep npm packages external; workspace packages get linked (their folders hold only a
 # package.json here), which is harmless: the bundles already contain the workspace code.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# patch-package is a dev tool, so the patched packages (patches/) come from the build stage.
+COPY --from=build /app/node_modules/kafkajs ./node_modules/kafkajs
 COPY --from=build /app/dist ./dist
 COPY infra/config ./infra/config
 COPY infra/meilisearch ./infra/meilisearch

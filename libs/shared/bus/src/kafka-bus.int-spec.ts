@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
-import { eventBusContract, type RawMessage } from './event-bus.contract';
+import { envelope, eventBusContract, eventually, type RawMessage } from './event-bus.contract';
 import { createKafkaBus } from './kafka-bus';
 
 /** Reads a topic from its start with a throw-away group until `count` messages came. */
@@ -41,4 +41,34 @@ describeWithEngines('EventBus contract on Kafka', ['kafka'], (engines) => {
     readRaw: (_bus, topic, count) => readRaw(engines.url('kafka'), topic, count),
     timeoutMs: 20_000,
   });
+});
+
+describeWithEngines('Kafka bus start-up log', ['kafka'], (engines) => {
+  it('carries no warning or error when a bus starts, and starts again on topics that exist', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
+    const topic = uniqueName('startup');
+    const groupId = uniqueName('startup');
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      for (let start = 1; start <= 2; start++) {
+        const bus = await createKafkaBus(engines.url('kafka').split(','), { clientId: 'startup-log-test', logger });
+        const handled: string[] = [];
+        await bus.subscribe({ groupId, topics: [topic], handle: async (e) => void handled.push(e.id) });
+        const event = envelope(topic, 'k');
+        await bus.publish([event]);
+        await eventually(() => expect(handled).toContain(event.id), 20_000);
+        await bus.close();
+      }
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(lines.map((l) => l.msg)).toEqual([]);
+    expect(warnings).toEqual([]);
+  }, 90_000);
 });

@@ -255,8 +255,13 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 }
 
 async function createTopics(admin: Admin, topics: string[], numPartitions: number): Promise<void> {
+  // Asking to create a topic that exists is an error response, which kafkajs logs at error level
+  // before we can ignore it: at every restart, for every topic. So create only the missing ones.
+  const existing = new Set(await admin.listTopics());
+  const missing = topics.filter((topic) => !existing.has(topic));
+  if (missing.length === 0) return;
   try {
-    await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
+    await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
   } catch (error) {
     // Another process created one of them in the meantime.
     if ((error as { type?: string })?.type !== 'TOPIC_ALREADY_EXISTS' && !String((error as Error)?.message).includes('already exists'))
@@ -274,13 +279,19 @@ function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
   return out;
 }
 
+// Said at every start about a choice we made: retries are bounded so that a dead broker fails a
+// publish (the outbox row stays unsent and is sent again) instead of hanging it, and consumers dedupe
+// by event id, so the duplicate a bounded retry can cause is harmless.
+const EXPECTED_WARNINGS = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+
 /** kafkajs logs through pino, so every line stays JSON. */
 function pinoLogCreator(logger: Logger) {
   return () =>
     ({ namespace, level, log }: LogEntry): void => {
       const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
       const fields = { component: 'kafkajs', namespace, ...extra };
-      if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
+      if (EXPECTED_WARNINGS.has(message)) logger.debug(fields, message);
+      else if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
       else if (level === logLevel.WARN) logger.warn(fields, message);
       else if (level === logLevel.INFO) logger.info(fields, message);
       else logger.debug(fields, message);
