@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import { receiveProducts, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
+import { receiveEntities, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
 import { OutboxRelay, type EventBus } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
@@ -34,8 +34,8 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   const store = createReceivedUpsertsStore(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   const router = createSoapRouter({
-    receiveProducts: async (products, requestId) => {
-      const result = await receiveProducts({ store }, products, requestId);
+    receiveEntities: async (entity, entities, requestId) => {
+      const result = await receiveEntities({ store }, entity, entities, requestId);
       // Committed: publish now rather than at the relay's next poll, so catalog sees the batch quickly.
       if (result.received > 0) relay.nudge();
       return result;

@@ -40,7 +40,7 @@ export function validateBatch<S extends z.ZodType>(list: string, schema: S, enti
     const result = schema.safeParse(entity);
     if (!result.success) {
       const rawId = valueAt(entity, ['id']);
-      const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined;
+      const id = typeof rawId === 'string' && rawId.trim() !== '' ? rawId : undefined;
       throw new InvalidEntityError(
         list,
         index,

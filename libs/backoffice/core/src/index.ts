@@ -3,4 +3,4 @@ export * from './password-hasher.port';
 export * from './soap-login';
 export * from './upsert-store.port';
 export * from './entity-batch.validation';
-export * from './receive-products.use-case';
+export * from './receive-entities.use-case';

@@ -1,7 +1,16 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
+  DeliveryWindowVariationSchema,
   DisplaySchema,
+  PricelistProductSchema,
+  PricelistVariationSchema,
   RefSchema,
+  SizeTableSchema,
+  SoapDeliveryWindowSchema,
+  SoapMarketSchema,
+  SoapPricelistSchema,
+  SoapSizeSchema,
+  SoapWarehouseSchema,
   SizeStockSchema,
   SoapProductSchema,
   StoreMetaSchema,
@@ -54,6 +63,15 @@ describe('the WSDL', () => {
     ['Display', DisplaySchema],
     ['Ref', RefSchema],
     ['StoreMeta', StoreMetaSchema],
+    ['Size', SoapSizeSchema],
+    ['SizeTable', SizeTableSchema],
+    ['Pricelist', SoapPricelistSchema],
+    ['PricelistProduct', PricelistProductSchema],
+    ['PricelistVariation', PricelistVariationSchema],
+    ['Market', SoapMarketSchema],
+    ['Warehouse', SoapWarehouseSchema],
+    ['DeliveryWindow', SoapDeliveryWindowSchema],
+    ['DeliveryWindowVariation', DeliveryWindowVariationSchema],
   ] as const)('types %s with every field of its contract schema', (type, schema) => {
     const fields = (soapTypes[type] ?? []).map((f) => f.name);
     expect([...fields].sort()).toEqual(Object.keys(schema.shape).sort());

@@ -1,3 +1,4 @@
+import { SPEC_OPERATIONS, UPDATE_OPERATIONS } from './soap-operations';
 import { escapeXml } from './soap-reply';
 import { isScalar, soapTypes, type SoapField } from './soap-types';
 
@@ -9,18 +10,22 @@ export interface WsdlOperation {
   parts: SoapField[];
 }
 
-/** What this build serves; later issues add the other operations of the spec here. */
-export const WSDL_OPERATIONS: WsdlOperation[] = [
-  {
-    name: 'products_Update',
-    requestElement: 'products_Update',
-    responseElement: 'productsUpdateResponse',
-    parts: [
-      { name: 'login', type: 'Login', required: true },
-      { name: 'products', type: 'Product', list: 'product', required: true },
-    ],
-  },
-];
+const responseOf = (name: string): string => {
+  const op = SPEC_OPERATIONS.find((o) => o.name === name);
+  if (!op) throw new Error(`${name} is not an operation of the spec`);
+  return op.response;
+};
+
+/** What this build serves: every `*_Update` of UPDATE_OPERATIONS, login first, then its list. */
+export const WSDL_OPERATIONS: WsdlOperation[] = UPDATE_OPERATIONS.map((op) => ({
+  name: op.name,
+  requestElement: op.name,
+  responseElement: responseOf(op.name),
+  parts: [
+    { name: 'login', type: 'Login', required: true },
+    { name: op.list, type: op.type, list: op.item, required: true },
+  ],
+}));
 
 const xsdType = (type: string): string => (isScalar(type) ? `xsd:${type}` : `tns:${type}`);
 

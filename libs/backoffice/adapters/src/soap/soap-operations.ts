@@ -1,3 +1,4 @@
+import type { ReceivableEntity } from '@commerce/backoffice-contracts';
 import { MalformedRequestError, OperationNotImplementedError, UnknownOperationError } from '@commerce/backoffice-core';
 import { xmlListToEntities, type XmlNode } from './soap-xml.mapper';
 
@@ -23,6 +24,26 @@ export const SPEC_OPERATIONS = [
 
 export type SoapOperationName = (typeof SPEC_OPERATIONS)[number]['name'];
 export type SpecOperation = (typeof SPEC_OPERATIONS)[number];
+
+/** A `*_Update` this build serves: the spec's list element and its repeated item, the XSD type of an item, the entity. */
+export interface UpdateOperation {
+  name: SoapOperationName;
+  entity: ReceivableEntity;
+  list: string;
+  item: string;
+  /** The item's type in `soapTypes`. */
+  type: string;
+}
+
+/** Serving another entity: its zod schema and event in the contracts, its XML type in soap-types.ts, one line here. */
+export const UPDATE_OPERATIONS: readonly UpdateOperation[] = [
+  { name: 'products_Update', entity: 'product', list: 'products', item: 'product', type: 'Product' },
+  { name: 'sizes_Update', entity: 'size', list: 'sizes', item: 'size', type: 'Size' },
+  { name: 'pricelists_Update', entity: 'pricelist', list: 'pricelists', item: 'pricelist', type: 'Pricelist' },
+  { name: 'markets_Update', entity: 'market', list: 'markets', item: 'market', type: 'Market' },
+  { name: 'warehouses_Update', entity: 'warehouse', list: 'warehouses', item: 'warehouse', type: 'Warehouse' },
+  { name: 'deliverywindows_Update', entity: 'deliverywindow', list: 'deliverywindows', item: 'deliverywindow', type: 'DeliveryWindow' },
+];
 
 export interface SoapCallContext {
   requestId: string;

@@ -20,6 +20,8 @@ export type SoapTypes = Record<string, SoapField[]>;
 const s = (name: string, required = false): SoapField => ({ name, type: 'string', ...(required ? { required } : {}) });
 const ref = (name: string): SoapField => ({ name, type: 'Ref' });
 const list = (name: string, item: string, type: string): SoapField => ({ name, type, list: item });
+const int = (name: string): SoapField => ({ name, type: 'int' });
+const bool = (name: string): SoapField => ({ name, type: 'boolean' });
 
 export const soapTypes: SoapTypes = {
   Login: [s('username', true), s('password', true)],
@@ -74,6 +76,24 @@ export const soapTypes: SoapTypes = {
     list('media', 'image', 'Image'),
     { name: 'metadata', type: 'Metadata' },
     s('comment'),
+  ],
+  SizeTable: [s('id', true), s('description'), s('stockdivisor'), s('stockunit')],
+  Size: [s('id', true), s('description'), s('sku'), s('ean'), s('comment'), { name: 'sizetable', type: 'SizeTable' }],
+  PricelistVariation: [s('id', true), s('price'), s('priceb')],
+  PricelistProduct: [s('id', true), s('price'), s('priceb'), { name: 'variation', type: 'PricelistVariation' }],
+  Pricelist: [s('id', true), s('store'), s('type'), s('currency'), s('description'), list('items', 'product', 'PricelistProduct')],
+  Market: [s('id', true), s('store'), s('type'), s('description')],
+  Warehouse: [s('id', true), s('description')],
+  DeliveryWindowVariation: [s('id', true), s('type'), int('productlimit'), int('variationlimit')],
+  DeliveryWindow: [
+    s('id', true),
+    s('status'),
+    s('description'),
+    s('startdate'),
+    s('stopdate'),
+    bool('atonce'),
+    list('variations', 'variation', 'DeliveryWindowVariation'),
+    list('variationsremove', 'variation', 'DeliveryWindowVariation'),
   ],
 };
 

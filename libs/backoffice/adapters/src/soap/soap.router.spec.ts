@@ -191,11 +191,11 @@ describe('products_Update over SOAP', () => {
 
   it('answers "operation not implemented yet" for an operation of the spec not served yet', async () => {
     const res = await h.post(
-      soapRequest('sizes_Update', '<ns1:sizes/>', { username: 'erp', password: 's3cret' }),
-      soapHeaders('sizes_Update'),
+      soapRequest('events_Done', '<ns1:event>1</ns1:event>', { username: 'erp', password: 's3cret' }),
+      soapHeaders('events_Done'),
     );
     expect(res.status).toBe(500);
-    expect(res.body).toContain('<faultstring>operation not implemented yet: sizes_Update</faultstring>');
+    expect(res.body).toContain('<faultstring>operation not implemented yet: events_Done</faultstring>');
   });
 
   it('answers a Server fault without any internal detail when storing fails', async () => {

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { DEFAULT_SOAP_NAMESPACE } from '@commerce/backoffice-contracts';
 import type { PasswordHasher } from '@commerce/backoffice-core';
 import { soapHeaders, soapRequest } from '../testing/soap-request';
-import { createSoapRouter, type SoapRouterDeps } from './soap.router';
+import { createSoapRouter } from './soap.router';
 
 // The transport alone: the use case is a stub, the hasher transparent, no database.
 const hasher: PasswordHasher = { hash: async (p) => `plain$${p}`, verify: async (p, e) => e === `plain$${p}` };
@@ -16,9 +16,12 @@ const body = soapRequest('products_Update', '<ns1:products><ns1:product><ns1:id>
   password: 'pw',
 });
 
-async function serve(receiveProducts: SoapRouterDeps['receiveProducts'], options: { bodyLimit?: number; withBodyParser?: boolean } = {}) {
+async function serve(
+  receiveProducts: (products: unknown[]) => Promise<unknown>,
+  options: { bodyLimit?: number; withBodyParser?: boolean } = {},
+) {
   const router = createSoapRouter({
-    receiveProducts,
+    receiveEntities: (entity, entities) => (entity === 'product' ? receiveProducts(entities) : Promise.reject(new Error(entity))),
     users: [{ username: 'erp', passwordHash: 'plain$pw' }],
     namespace: DEFAULT_SOAP_NAMESPACE,
     logger: pino({ level: 'silent' }),

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type RouterContext } from '@koa/router';
-import { DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
+import { DEFAULT_SOAP_PATH, type ReceivableEntity } from '@commerce/backoffice-contracts';
 import { LoginFailedError, RequestTooLargeError, verifySoapLogin, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { buildWsdl } from './backoffice.wsdl';
@@ -9,6 +9,7 @@ import {
   checkSoapAction,
   handlerFor,
   operationOfElement,
+  UPDATE_OPERATIONS,
   updateHandler,
   type SoapHandler,
   type SoapOperationName,
@@ -18,8 +19,8 @@ import { createScryptPasswordHasher } from '../scrypt-password.hasher';
 import type { XmlNode } from './soap-xml.mapper';
 
 export interface SoapRouterDeps {
-  /** The products_Update use case, bound to its store; resolves once the batch is durable. */
-  receiveProducts: (products: unknown[], requestId: string) => Promise<unknown>;
+  /** The `*_Update` use case, bound to its store: validates a batch of one entity and resolves once it is durable. */
+  receiveEntities: (entity: ReceivableEntity, entities: unknown[], requestId: string) => Promise<unknown>;
   users: readonly SoapUser[];
   namespace: string;
   /** X-Correlation-ID is this prefix plus the request id. */
@@ -80,9 +81,12 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
   const prefix = deps.correlationPrefix ?? DEFAULT_CORRELATION_PREFIX;
   const hasher = deps.hasher ?? createScryptPasswordHasher();
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const handlers: Partial<Record<SoapOperationName, SoapHandler>> = {
-    products_Update: updateHandler({ list: 'products', item: 'product', type: 'Product', receive: deps.receiveProducts }),
-  };
+  const handlers: Partial<Record<SoapOperationName, SoapHandler>> = Object.fromEntries(
+    UPDATE_OPERATIONS.map((op) => [
+      op.name,
+      updateHandler({ ...op, receive: (entities, requestId) => deps.receiveEntities(op.entity, entities, requestId) }),
+    ]),
+  );
 
   const router = new Router();
 

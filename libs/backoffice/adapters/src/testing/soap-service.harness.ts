@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import pino from 'pino';
+import { DEFAULT_SOAP_NAMESPACE, DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
+import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
+import type { Db, DbEngine } from '@commerce/shared-db';
+import { uniqueName } from '@commerce/shared-testing';
+import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
+import { soapHeaders, soapRequest } from './soap-request';
+
+/** The back-office service on a fresh schema of `engine`, served on port 0, for tests through the SOAP interface. */
+export interface SoapServiceHarness {
+  db: Db;
+  bus: MemoryBus;
+  service: BackofficeService;
+  url: string;
+  /** Posts `inner` (the operation's parameters) as user `erp` / `s3cret`, with the operation's SOAPAction. */
+  call(op: string, inner: string): Promise<{ status: number; headers: Headers; body: string }>;
+  /** What the service kept: received entities in order, and their outbox envelopes. */
+  rows(): Promise<{ received: Record<string, unknown>[]; outbox: EventEnvelope[] }>;
+  close(): Promise<void>;
+}
+
+export const HARNESS_USER = { username: 'erp', password: 's3cret' } as const;
+
+export async function startSoapService(engine: DbEngine, passwordHash: string): Promise<SoapServiceHarness> {
+  const db = engine.forSchema(uniqueName('bo'));
+  const bus = createMemoryBus();
+  const service = await buildBackofficeService({
+    db,
+    bus,
+    logger: pino({ level: 'silent' }),
+    namespace: DEFAULT_SOAP_NAMESPACE,
+    users: [{ username: HARNESS_USER.username, passwordHash }],
+  });
+  const app = new Koa();
+  app.use(service.router.routes());
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${DEFAULT_SOAP_PATH}`;
+  return {
+    db,
+    bus,
+    service,
+    url,
+    async call(op, inner) {
+      const res = await fetch(url, { method: 'POST', headers: soapHeaders(op), body: soapRequest(op, inner, HARNESS_USER) });
+      return { status: res.status, headers: res.headers, body: await res.text() };
+    },
+    async rows() {
+      const received = (await db.table('received_upserts').select('*').orderBy('seq')) as Record<string, unknown>[];
+      const outbox = (await db.table('outbox').select('*').orderBy('seq')) as { envelope: unknown }[];
+      return {
+        received: received.map((r) => ({ ...r, payload: typeof r['payload'] === 'string' ? JSON.parse(r['payload']) : r['payload'] })),
+        outbox: outbox.map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as EventEnvelope),
+      };
+    },
+    async close() {
+      await service.stop();
+      await new Promise((r) => server.close(r));
+      await bus.close();
+    },
+  };
+}
