@@ -2,8 +2,9 @@
 # Shared helpers for tools/infra/{up,down,env}. Sourced, never executed.
 #
 # Local test infrastructure without Docker: a private PostgreSQL cluster,
-# a Redis daemon and a single-node Kafka (KRaft) broker, all bound to
-# 127.0.0.1 on non-standard ports, all state under $INFRA_HOME.
+# a Redis daemon, a single-node Kafka (KRaft) broker and, when a binary is
+# found, Meilisearch; all bound to 127.0.0.1 on non-standard ports, all state
+# under $INFRA_HOME.
 #
 # Progress goes to stderr; only the env exports go to stdout.
 
@@ -44,10 +45,20 @@ KAFKA_CLUSTER_ID_FILE="$KAFKA_DIR/cluster.id"
 KAFKA_POM="$REPO_ROOT/infra/kafka/pom.xml"
 KAFKA_HEAP_OPTS="${INFRA_KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
 
+MEILI_PORT="${INFRA_MEILI_PORT:-57700}"
+MEILI_DIR="$INFRA_HOME/meili"
+MEILI_DATA="$MEILI_DIR/data.ms"
+MEILI_PID="$MEILI_DIR/meilisearch.pid"
+MEILI_LOG="$MEILI_DIR/meilisearch.log"
+MEILI_KEY_FILE="$MEILI_DIR/master.key"
+# The binary built for this machine kind, beside the repo (never copied into it).
+MEILI_SHARED_BINARY="$(cd "$REPO_ROOT/.." && pwd)/shared/meilisearch/meilisearch"
+
 # Readiness time-outs in seconds.
 PG_TIMEOUT="${INFRA_PG_TIMEOUT:-60}"
 REDIS_TIMEOUT="${INFRA_REDIS_TIMEOUT:-20}"
 KAFKA_TIMEOUT="${INFRA_KAFKA_TIMEOUT:-90}"
+MEILI_TIMEOUT="${INFRA_MEILI_TIMEOUT:-30}"
 
 MARKER_FILE=".commerce-infra"
 
@@ -73,6 +84,11 @@ print_env() {
   printf 'export DATABASE_URL=postgres://%s:%s@%s:%s/%s\n' "$PG_USER" "$PG_PASSWORD" "$HOST" "$PG_PORT" "$PG_DB"
   printf 'export REDIS_URL=redis://%s:%s\n' "$HOST" "$REDIS_PORT"
   printf 'export KAFKA_BROKERS=%s:%s\n' "$HOST" "$KAFKA_PORT"
+  # Only for a Meilisearch that runs (from this INFRA_HOME) and whose key is known.
+  if meili_running && meili_healthy && [[ -s "$MEILI_KEY_FILE" ]]; then
+    printf 'export MEILI_URL=http://%s:%s\n' "$HOST" "$MEILI_PORT"
+    printf 'export MEILI_MASTER_KEY=%s\n' "$(cat "$MEILI_KEY_FILE")"
+  fi
 }
 
 now() { date +%s; }
@@ -167,6 +183,7 @@ ensure_packages() {
   command -v redis-cli >/dev/null || want+=(redis-tools)
   command -v java >/dev/null || want+=(default-jre-headless)
   command -v mvn >/dev/null || want+=(maven)
+  command -v curl >/dev/null || want+=(curl)
   if ((${#want[@]})); then
     apt_install "${want[@]}"
   fi
@@ -542,4 +559,118 @@ kafka_down() {
     wait_pid_gone "$pid" 10 || die "kafka: pid $pid survives SIGKILL" "$KAFKA_LOG"
   fi
   rm -f "$KAFKA_PID"
+}
+
+# ---------------------------------------------------------------- meilisearch
+
+# meili_binary: the Meilisearch server to run: $MEILI_BINARY, else `meilisearch`
+# on PATH, else ../shared/meilisearch/meilisearch beside the repo. Empty if none.
+meili_binary() {
+  if [[ -n "${MEILI_BINARY:-}" ]]; then
+    [[ -x "$MEILI_BINARY" ]] || die "meilisearch: MEILI_BINARY=$MEILI_BINARY is not an executable file"
+    printf '%s\n' "$MEILI_BINARY"
+  elif command -v meilisearch >/dev/null; then
+    command -v meilisearch
+  elif [[ -x "$MEILI_SHARED_BINARY" ]]; then
+    printf '%s\n' "$MEILI_SHARED_BINARY"
+  fi
+}
+
+# The pid file names a live process started with this INFRA_HOME's data dir.
+meili_running() { pid_alive "$MEILI_PID" "--db-path $MEILI_DATA"; }
+
+meili_healthy() {
+  timeout 3 curl -s -m 2 "http://$HOST:$MEILI_PORT/health" 2>/dev/null | grep -q '"status":"available"'
+}
+
+# meili_key_works KEY: the running instance accepts KEY as its master key.
+meili_key_works() {
+  [[ "$(timeout 5 curl -s -m 4 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
+    "http://$HOST:$MEILI_PORT/keys" 2>/dev/null)" == 200 ]]
+}
+
+# The master key: $MEILI_MASTER_KEY when set, else the one kept in meili/master.key,
+# else a new random one (kept there). The key in use is always written to the file,
+# so tools/infra/env prints it in other shells.
+meili_master_key() {
+  local key
+  if [[ -n "${MEILI_MASTER_KEY:-}" ]]; then
+    key="$MEILI_MASTER_KEY"
+  elif [[ -s "$MEILI_KEY_FILE" ]]; then
+    key="$(cat "$MEILI_KEY_FILE")"
+  else
+    key="$(head -c 24 /dev/urandom | od -An -tx1 -v | tr -d ' \n')"
+  fi
+  ((${#key} >= 16)) || die "meilisearch: MEILI_MASTER_KEY must have at least 16 characters"
+  [[ "$key" =~ ^[A-Za-z0-9_-]+$ ]] || die "meilisearch: MEILI_MASTER_KEY may hold only letters, digits, '-' and '_'"
+  printf '%s\n' "$key"
+}
+
+meili_up() {
+  local bin key
+  bin="$(meili_binary)"
+  if [[ -z "$bin" ]]; then
+    if meili_running; then
+      log "meilisearch: no binary found but pid $(read_pid "$MEILI_PID") still runs: run tools/infra/down"
+    fi
+    log "meilisearch: no binary (MEILI_BINARY, meilisearch on PATH, $MEILI_SHARED_BINARY): not started, its suites report themselves skipped"
+    return 0
+  fi
+  mkdir -p "$MEILI_DIR"
+  chmod 700 "$MEILI_DIR"
+  key="$(meili_master_key)"
+  if meili_running; then
+    if ! tr '\0' ' ' <"/proc/$(read_pid "$MEILI_PID")/cmdline" | grep -qF -- "--http-addr $HOST:$MEILI_PORT "; then
+      die "meilisearch: already running on another port than $MEILI_PORT: run tools/infra/down first"
+    fi
+  else
+    if port_open "$MEILI_PORT"; then
+      die "meilisearch: port $MEILI_PORT is already used by another process (set INFRA_MEILI_PORT)"
+    fi
+    (umask 077 && printf '%s\n' "$key" >"$MEILI_KEY_FILE")
+    [[ -f "$MEILI_LOG" ]] && mv -f "$MEILI_LOG" "$MEILI_LOG.prev"
+    log "meilisearch: starting $bin on $HOST:$MEILI_PORT"
+    rm -f "$MEILI_PID"
+    # The key goes through the environment, not the command line (visible in ps). The working dir
+    # is $MEILI_DIR, so nothing it writes lands in the caller's directory.
+    # shellcheck disable=SC2016 # $$ and $1 belong to the inner shell
+    MEILI_MASTER_KEY="$key" nohup setsid bash -c 'echo $$ >"$0"; cd "$1" || exit 1; shift; exec "$@"' \
+      "$MEILI_PID" "$MEILI_DIR" \
+      "$bin" --db-path "$MEILI_DATA" --dump-dir "$MEILI_DIR/dumps" --snapshot-dir "$MEILI_DIR/snapshots" \
+      --http-addr "$HOST:$MEILI_PORT" --no-analytics --env development \
+      >"$MEILI_LOG" 2>&1 </dev/null 9>&- &
+    local _
+    for _ in $(seq 1 50); do
+      [[ -s "$MEILI_PID" ]] && break
+      sleep 0.1
+    done
+  fi
+  local deadline=$(($(now) + MEILI_TIMEOUT))
+  until meili_healthy; do
+    meili_running || die "meilisearch: server exited during start-up" "$MEILI_LOG"
+    (($(now) < deadline)) || die "meilisearch: /health not available on $HOST:$MEILI_PORT after ${MEILI_TIMEOUT}s" "$MEILI_LOG"
+    sleep 0.2
+  done
+  meili_key_works "$key" ||
+    die "meilisearch: the running server refuses the master key ($( [[ -n "${MEILI_MASTER_KEY:-}" ]] && echo "MEILI_MASTER_KEY" || echo "$MEILI_KEY_FILE")): run tools/infra/down, then up with the key you want"
+  (umask 077 && printf '%s\n' "$key" >"$MEILI_KEY_FILE")
+  log "meilisearch: ready"
+}
+
+meili_down() {
+  if ! meili_running; then
+    log "meilisearch: not running"
+    rm -f "$MEILI_PID"
+    return 0
+  fi
+  local pid
+  pid="$(read_pid "$MEILI_PID")"
+  log "meilisearch: stopping pid $pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  if ! wait_pid_gone "$pid" 20; then
+    log "meilisearch: no exit after 20s, killing"
+    kill -KILL "$pid" 2>/dev/null || true
+    wait_pid_gone "$pid" 10 || die "meilisearch: pid $pid survives SIGKILL" "$MEILI_LOG"
+  fi
+  rm -f "$MEILI_PID"
 }
