@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { runService } from '@commerce/shared-http';
 import { loadConfig } from '@commerce/shared-config';
-import { createLogger } from '@commerce/shared-logging';
+import { createLogger, stdoutDestination } from '@commerce/shared-logging';
 import { SoapProductSchema } from '@commerce/backoffice-contracts';
 import { AllInOneConfigSchema } from './config';
 import { startAllInOne } from './all-in-one';
@@ -21,7 +21,8 @@ runService('all-in-one', async () => {
     },
     'demo shop ready',
   );
-  process.stdout.write(
+  // Through the log's destination, so a reader that went away costs this text and nothing more.
+  stdoutDestination().write(
     [
       '',
       `  Demo shop is running (${running.engines}).`,

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createLogger, currentRequestId } from '@commerce/shared-logging';
+import { createLogDestination, createLogger, currentRequestId } from '@commerce/shared-logging';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { serve, type RunningServer } from './serve';
 
@@ -268,6 +268,17 @@ describe('createHttpApp', () => {
       } finally {
         await second.close();
       }
+    });
+
+    it('counts in log_lines_dropped_total the log lines a log reader that does not keep up made us drop', async () => {
+      const dropped = async () =>
+        Number((await (await get('/metrics')).text()).match(/^log_lines_dropped_total(?:\{[^}]*\})? (\d+)$/m)?.[1]);
+      const before = await dropped();
+      const stalled = new Writable({ write: () => undefined });
+      const slowLog = createLogger('slow', 'info', createLogDestination(stalled, { maxBacklogBytes: 1024 }));
+      for (let i = 0; i < 100; i++) slowLog.info({ i }, 'a line nobody reads');
+      expect(before).toBeGreaterThanOrEqual(0);
+      expect((await dropped()) - before).toBeGreaterThan(50);
     });
 
     it('serves no /metrics when metrics are off', async () => {

@@ -1,13 +1,26 @@
 import type Koa from 'koa';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { droppedLogLines } from '@commerce/shared-logging';
 
-// Process metrics (heap, event loop, GC) describe the process, not an app; the all-in-one runs
-// several apps in one process, so they live in one registry, made once, and every app serves it.
+// Process metrics (heap, event loop, GC, the log's stdout) describe the process, not an app; the
+// all-in-one runs several apps in one process, so they live in one registry, made once, and every
+// app serves it.
 let processRegistry: Registry | undefined;
 function defaultMetricsRegistry(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    let counted = 0;
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was broken or did not keep up',
+      registers: [processRegistry],
+      collect() {
+        const dropped = droppedLogLines();
+        this.inc(dropped - counted);
+        counted = dropped;
+      },
+    });
   }
   return processRegistry;
 }

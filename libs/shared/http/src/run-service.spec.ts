@@ -84,6 +84,20 @@ describe('runService', () => {
     expect(run.code).toBe(1);
   }, 30_000);
 
+  it('exits 1 with one line once its grace period is over, when close hangs and no second signal comes', async () => {
+    let signalled = 0;
+    const run = await runFixture('slow-close', {
+      env: { SHUTDOWN_GRACE_MS: '500' },
+      whenListening: (send) => {
+        signalled = Date.now();
+        send('SIGTERM');
+      },
+    });
+    expect(run.code).toBe(1);
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(lines(run.stderr)).toEqual(['fixture: not stopped after 500 ms; exiting']);
+  }, 30_000);
+
   it('exits at once on a second signal while close hangs', async () => {
     const run = await runFixture('slow-close', {
       whenListening: (send) => {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
+import { stdoutDestination, type LogDestination } from './log-destination';
 
 export type { Logger } from 'pino';
 
@@ -22,16 +23,26 @@ export function withRequestContext<T>(context: RequestContext, fn: () => T): T {
 
 export const currentRequestId = (): string | undefined => storage.getStore()?.requestId;
 
-/** JSON logs on stdout; every line made inside a request context names its request id. */
-export function createLogger(service: string, level: string = process.env['LOG_LEVEL'] ?? 'info'): Logger {
-  return pino({
-    name: service,
-    level,
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    mixin: () => {
-      const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+/**
+ * JSON logs on stdout (by default); every line made inside a request context names its request id.
+ * Logging never waits for the reader: see `log-destination.ts`.
+ */
+export function createLogger(
+  service: string,
+  level: string = process.env['LOG_LEVEL'] ?? 'info',
+  destination: LogDestination = stdoutDestination(),
+): Logger {
+  return pino(
+    {
+      name: service,
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId ? { requestId } : {};
+      },
     },
-  });
+    destination,
+  );
 }

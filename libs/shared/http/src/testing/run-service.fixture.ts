@@ -49,5 +49,5 @@ runService(
         throw new Error(`unknown scenario ${scenario}`);
     }
   },
-  { logger },
+  { logger, ...(process.env['SHUTDOWN_GRACE_MS'] ? { shutdownGraceMs: Number(process.env['SHUTDOWN_GRACE_MS']) } : {}) },
 );
