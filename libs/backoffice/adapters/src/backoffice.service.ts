@@ -5,6 +5,7 @@ import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore } from './received-upserts.store';
+import { createScryptPasswordHasher } from './scrypt-password.hasher';
 import { createSoapRouter } from './soap/soap.router';
 
 export interface BackofficeServiceDeps {
@@ -33,9 +34,10 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   await migrate(deps.db, backofficeMigrations);
   const store = createReceivedUpsertsStore(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const hasher = deps.hasher ?? createScryptPasswordHasher();
   const router = createSoapRouter({
     receiveEntities: async (entity, entities, requestId) => {
-      const result = await receiveEntities({ store }, entity, entities, requestId);
+      const result = await receiveEntities({ store, hasher }, entity, entities, requestId);
       // Committed: publish now rather than at the relay's next poll, so catalog sees the batch quickly.
       if (result.received > 0) relay.nudge();
       return result;
@@ -46,7 +48,7 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     ...(deps.correlationPrefix !== undefined ? { correlationPrefix: deps.correlationPrefix } : {}),
     ...(deps.soapPath !== undefined ? { soapPath: deps.soapPath } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
-    ...(deps.hasher ? { hasher: deps.hasher } : {}),
+    hasher,
   });
   return {
     router,

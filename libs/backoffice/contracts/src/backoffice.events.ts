@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { defineEvent, type EventDefinition } from '@commerce/shared-events';
 import {
+  ReceivedAccountSchema,
+  SoapCustomerSchema,
   SoapDeliveryWindowSchema,
+  SoapInvoiceSchema,
   SoapMarketSchema,
+  SoapOrderSchema,
+  SoapPaymentTermsSchema,
   SoapPricelistSchema,
   SoapProductSchema,
+  SoapSalesRepSchema,
+  SoapShippingTermsSchema,
   SoapSizeSchema,
   SoapWarehouseSchema,
 } from './soap-entities';
@@ -77,6 +84,14 @@ export const PricelistUpsertReceived = upsertReceived('pricelist', 'PricelistUps
 export const MarketUpsertReceived = upsertReceived('market', 'MarketUpsertReceived', SoapMarketSchema);
 export const WarehouseUpsertReceived = upsertReceived('warehouse', 'WarehouseUpsertReceived', SoapWarehouseSchema);
 export const DeliveryWindowUpsertReceived = upsertReceived('deliverywindow', 'DeliveryWindowUpsertReceived', SoapDeliveryWindowSchema);
+/** The account as received, except that each buyer's password is its scrypt hash (`passwordhash`). */
+export const AccountUpsertReceived = upsertReceived('account', 'AccountUpsertReceived', ReceivedAccountSchema);
+export const CustomerUpsertReceived = upsertReceived('customer', 'CustomerUpsertReceived', SoapCustomerSchema);
+export const SalesRepUpsertReceived = upsertReceived('salesrep', 'SalesRepUpsertReceived', SoapSalesRepSchema);
+export const PaymentTermsUpsertReceived = upsertReceived('paymentterms', 'PaymentTermsUpsertReceived', SoapPaymentTermsSchema);
+export const ShippingTermsUpsertReceived = upsertReceived('shippingterms', 'ShippingTermsUpsertReceived', SoapShippingTermsSchema);
+export const OrderUpsertReceived = upsertReceived('order', 'OrderUpsertReceived', SoapOrderSchema);
+export const InvoiceUpsertReceived = upsertReceived('invoice', 'InvoiceUpsertReceived', SoapInvoiceSchema);
 
 /** Every entity's event by its entity name: what backoffice-soap publishes for a `*_Update`. */
 export const UpsertReceivedEvents = {
@@ -86,5 +101,12 @@ export const UpsertReceivedEvents = {
   market: MarketUpsertReceived,
   warehouse: WarehouseUpsertReceived,
   deliverywindow: DeliveryWindowUpsertReceived,
-} as const satisfies Partial<{ [E in UpsertEntity]: UpsertReceivedEvent<E, EntitySchema> }>;
+  account: AccountUpsertReceived,
+  customer: CustomerUpsertReceived,
+  salesrep: SalesRepUpsertReceived,
+  paymentterms: PaymentTermsUpsertReceived,
+  shippingterms: ShippingTermsUpsertReceived,
+  order: OrderUpsertReceived,
+  invoice: InvoiceUpsertReceived,
+} as const satisfies { [E in UpsertEntity]: UpsertReceivedEvent<E, EntitySchema> };
 export type ReceivableEntity = keyof typeof UpsertReceivedEvents;

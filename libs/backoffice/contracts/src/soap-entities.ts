@@ -11,6 +11,9 @@ import { z } from 'zod';
  * whose meaning is numeric stay strings, so amounts keep their exact decimals, but their form is checked:
  * prices, quantities, currency codes and dates. Every schema accepts its own output, so a consumer can
  * parse an event payload with the same schema.
+ *
+ * The entities of the account and order services (no consumer yet) are checked by the spec's types, ids
+ * and currency codes only; their amounts and dates stay free text until their owners decide what they accept.
  */
 const str = z.string();
 const opt = str.optional();
@@ -200,3 +203,329 @@ export const SoapDeliveryWindowSchema = z
     path: ['stopdate'],
   });
 export type SoapDeliveryWindow = z.infer<typeof SoapDeliveryWindowSchema>;
+
+// ---- shared blocks of the account and order entities ----------------------------------------------
+
+export const AddressSchema = z.object({
+  id: opt,
+  description: opt,
+  company: opt,
+  attn: opt,
+  firstname: opt,
+  lastname: opt,
+  address1: opt,
+  address2: opt,
+  city: opt,
+  state: opt,
+  zipcode: opt,
+  country: opt,
+  email: opt,
+  telephone: opt,
+  fax: opt,
+  vat: opt,
+  url: opt,
+  companyregistrationid: opt,
+});
+
+export const CarrierSchema = z.object({
+  carrier: opt,
+  service: opt,
+  account: opt,
+  taxid: opt,
+  tracking: opt,
+  packages: int.optional(),
+});
+
+export const ChargeSchema = z.object({ subtotal: opt, description: opt, key: opt, id: opt });
+
+export const AdditionalSchema = z.object({ key: opt, value: opt });
+
+export const LineWarehouseSchema = z.object({ id, qty: opt });
+export const SupplierOrderSchema = z.object({ id, qty: opt, eta: opt });
+
+export const LineSizeSchema = z.object({
+  id,
+  sku: opt,
+  qty: opt,
+  preorder: opt,
+  description: opt,
+  orderitem: RefSchema.optional(),
+  warehouseitems: z.array(LineWarehouseSchema).optional(),
+  supplierorderitems: z.array(SupplierOrderSchema).optional(),
+});
+
+export const ProductLineSchema = z.object({
+  id,
+  tax: opt,
+  sku: opt,
+  origprice: opt,
+  price: opt,
+  discount: opt,
+  qty: opt,
+  subtotal: opt,
+  description: opt,
+  variation: RefSchema.optional(),
+  brand: RefSchema.optional(),
+  sizes: z.array(LineSizeSchema).optional(),
+  type: opt,
+  comment: opt,
+});
+
+// ---- account, customer ---------------------------------------------------------------------------
+
+/**
+ * A buyer as the ERP sends it. Its `password` never leaves backoffice-soap in clear: what is stored and
+ * published is `passwordhash` (`scrypt$<saltB64>$<hashB64>`), see ReceivedBuyerSchema.
+ */
+export const BuyerSchema = z.object({
+  id,
+  store: int.optional(),
+  status: opt,
+  firstname: opt,
+  lastname: opt,
+  address1: opt,
+  address2: opt,
+  city: opt,
+  state: opt,
+  zipcode: opt,
+  country: opt,
+  email: opt,
+  telephone: opt,
+  fax: opt,
+  market: RefSchema.optional(),
+  pricelist: RefSchema.optional(),
+  password: opt,
+});
+
+const accountFields = {
+  id,
+  type: opt,
+  status: opt,
+  description: opt,
+  other: opt,
+  discount: opt,
+  market: RefSchema.optional(),
+  pricelist: RefSchema.optional(),
+  internalinformation: opt,
+  creditlimit: opt,
+  salesrep: RefSchema.optional(),
+  paymentterms: RefSchema.optional(),
+  shippingterms: RefSchema.optional(),
+  accountaddress: AddressSchema.optional(),
+  shippingaddress: AddressSchema.optional(),
+  invoiceaddress: AddressSchema.optional(),
+  carrierinformation: CarrierSchema.optional(),
+  buyers: z.array(BuyerSchema).optional(),
+  addresses: z.array(AddressSchema).optional(),
+  additionals: z.array(AdditionalSchema).optional(),
+};
+
+/** An account as the ERP sends it (buyers with a clear-text `password`). */
+export const SoapAccountSchema = z.object(accountFields);
+export type SoapAccount = z.infer<typeof SoapAccountSchema>;
+
+/** A buyer as stored and published: the password replaced by its scrypt hash, as the SOAP users' are kept. */
+export const ReceivedBuyerSchema = BuyerSchema.omit({ password: true }).extend({
+  passwordhash: str.regex(/^scrypt\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/, 'must be a scrypt hash').optional(),
+});
+export type ReceivedBuyer = z.infer<typeof ReceivedBuyerSchema>;
+
+/** An account as stored and published on `backoffice.upsert.v1`. */
+export const ReceivedAccountSchema = z.object({ ...accountFields, buyers: z.array(ReceivedBuyerSchema).optional() });
+export type ReceivedAccount = z.infer<typeof ReceivedAccountSchema>;
+
+export const SoapCustomerSchema = z.object({
+  id,
+  store: int.optional(),
+  type: opt,
+  status: opt,
+  firstname: opt,
+  lastname: opt,
+  address1: opt,
+  address2: opt,
+  city: opt,
+  state: opt,
+  zipcode: opt,
+  country: opt,
+  email: opt,
+  telephone: opt,
+});
+export type SoapCustomer = z.infer<typeof SoapCustomerSchema>;
+
+// ---- sales reps, terms ---------------------------------------------------------------------------
+
+export const MasterSalesRepSchema = z.object({ id, percent: opt });
+
+export const SoapSalesRepSchema = z.object({
+  id,
+  email: opt,
+  name: opt,
+  percent: opt,
+  mastersalesrep: z.array(MasterSalesRepSchema).optional(),
+});
+export type SoapSalesRep = z.infer<typeof SoapSalesRepSchema>;
+
+const termsFields = { id, name: opt, description: opt, duedays: opt };
+export const SoapPaymentTermsSchema = z.object(termsFields);
+export type SoapPaymentTerms = z.infer<typeof SoapPaymentTermsSchema>;
+export const SoapShippingTermsSchema = z.object(termsFields);
+export type SoapShippingTerms = z.infer<typeof SoapShippingTermsSchema>;
+
+// ---- invoice -------------------------------------------------------------------------------------
+
+export const InvoiceItemSchema = z.object({
+  itemid: opt,
+  qty: opt,
+  price: opt,
+  tax: opt,
+  subtotal: opt,
+  description: opt,
+  product: RefSchema.optional(),
+  variation: RefSchema.optional(),
+  size: RefSchema.optional(),
+  discount: opt,
+  sku: opt,
+});
+
+/** An invoice's `items` holds `invoiceitem` entries and `additional` charges side by side. */
+export const InvoiceItemsSchema = z.object({
+  invoiceitem: z.array(InvoiceItemSchema).optional(),
+  additional: z.array(ChargeSchema).optional(),
+});
+
+export const SoapInvoiceSchema = z.object({
+  id,
+  store: opt,
+  status: opt,
+  serialno: opt,
+  documenttype: opt,
+  type: opt,
+  currency: currency.optional(),
+  currencyrate: opt,
+  basecurrency: currency.optional(),
+  total: opt,
+  vat: opt,
+  totalpaid: opt,
+  invoicedate: opt,
+  orderdate: opt,
+  duedate: opt,
+  buyer: RefSchema.optional(),
+  account: RefSchema.optional(),
+  order: RefSchema.optional(),
+  shipment: RefSchema.optional(),
+  refund: RefSchema.optional(),
+  paymentterms: opt,
+  shippingterms: opt,
+  internalinformation: opt,
+  ponumber: opt,
+  billingaddress: AddressSchema.optional(),
+  shippingaddress: AddressSchema.optional(),
+  items: InvoiceItemsSchema.optional(),
+  locked: opt,
+});
+export type SoapInvoice = z.infer<typeof SoapInvoiceSchema>;
+
+// ---- order ---------------------------------------------------------------------------------------
+
+export const OrderBuyerSchema = z.object({ id, description: opt, firstname: opt, lastname: opt, email: opt });
+
+/** An entry of an order's `mastersalesrep` list: a master sales rep with its contact. */
+export const OrderMasterSalesRepSchema = z.object({ id, email: opt, name: opt, percent: opt });
+
+export const OrderDeliveryWindowSchema = z.object({
+  id,
+  description: opt,
+  type: opt,
+  atonce: bool.optional(),
+  start: opt,
+  stop: opt,
+});
+
+export const PaymentSchema = z.object({ type: opt, paid: opt, value: opt, created: opt, transaction: opt, document: opt });
+
+export const PaymentsSchema = z.object({
+  name: opt,
+  type: opt,
+  total: opt,
+  status: opt,
+  method: opt,
+  payment: PaymentSchema.optional(),
+});
+
+export const RefundSchema = z.object({
+  id,
+  shipping: ChargeSchema.optional(),
+  voucher: ChargeSchema.optional(),
+  products: z.array(ProductLineSchema).optional(),
+  comment: opt,
+  returnfee: ChargeSchema.optional(),
+  handling: ChargeSchema.optional(),
+  status: opt,
+  type: opt,
+});
+
+export const ShipmentSchema = z.object({
+  id,
+  paid: opt,
+  shipped: opt,
+  goodtogo: opt,
+  capture: opt,
+  appendix: opt,
+  shipmenttotal: opt,
+  paidtotal: opt,
+  currency: currency.optional(),
+  currencyrate: opt,
+  basecurrency: currency.optional(),
+  created: opt,
+  shippingaddress: AddressSchema.optional(),
+  carrierinformation: CarrierSchema.optional(),
+  products: z.array(ProductLineSchema).optional(),
+  refunds: z.array(RefundSchema).optional(),
+  shipping: ChargeSchema.optional(),
+  handling: ChargeSchema.optional(),
+  voucher: ChargeSchema.optional(),
+});
+
+export const SoapOrderSchema = z.object({
+  id,
+  ordernumber: opt,
+  type: opt,
+  store: int.optional(),
+  locked: opt,
+  status: opt,
+  ordertotal: opt,
+  currency: currency.optional(),
+  currencyrate: opt,
+  basecurrency: currency.optional(),
+  created: opt,
+  internal: bool.optional(),
+  preferred_shipping_date: opt,
+  buyer: OrderBuyerSchema.optional(),
+  salesrep: SoapSalesRepSchema.optional(),
+  mastersalesrep: z.array(OrderMasterSalesRepSchema).optional(),
+  account: RefSchema.optional(),
+  paymentterms: RefSchema.optional(),
+  shippingterms: RefSchema.optional(),
+  deliverywindow: OrderDeliveryWindowSchema.optional(),
+  collection: RefSchema.optional(),
+  additionals: z.array(AdditionalSchema).optional(),
+  primary_warehouse: z.array(RefSchema).optional(),
+  shipping: ChargeSchema.optional(),
+  handling: ChargeSchema.optional(),
+  voucher: ChargeSchema.optional(),
+  payments: PaymentsSchema.optional(),
+  products: z.array(ProductLineSchema).optional(),
+  cancelled: z.array(ProductLineSchema).optional(),
+  shipments: z.array(ShipmentSchema).optional(),
+  carrierinformation: CarrierSchema.optional(),
+  customer: RefSchema.optional(),
+  shippingaddress: AddressSchema.optional(),
+  billingaddress: AddressSchema.optional(),
+  internalinformation: opt,
+  other: opt,
+  ponumber: opt,
+  market: RefSchema.optional(),
+  pricelist: RefSchema.optional(),
+  ecvatno: opt,
+});
+export type SoapOrder = z.infer<typeof SoapOrderSchema>;

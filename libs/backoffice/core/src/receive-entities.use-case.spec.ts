@@ -180,3 +180,26 @@ describe('receiveEntities', () => {
     expect(store.batches[0]?.items.map((i) => (i.data as { atonce: unknown }).atonce)).toEqual([false, true]);
   });
 });
+
+describe('receiveEntities for accounts', () => {
+  const hasher = { hash: async (p: string) => `scrypt$c2FsdA==$${Buffer.from(p).toString('base64')}`, verify: async () => false };
+  const account = { id: 'A1', buyers: [{ id: 'B1', password: 'pw-1' }, { id: 'B2' }] };
+
+  it('stores and publishes each buyer’s password as its hash, never in clear', async () => {
+    const store = recordingStore();
+    await receiveEntities({ store, hasher }, 'account', [account]);
+
+    const expected = {
+      id: 'A1',
+      buyers: [{ id: 'B1', passwordhash: `scrypt$c2FsdA==$${Buffer.from('pw-1').toString('base64')}` }, { id: 'B2' }],
+    };
+    expect(store.batches[0]?.items[0]?.data).toEqual(expected);
+    expect(store.batches[0]?.events[0]?.payload).toEqual({ entity: 'account', account: expected });
+  });
+
+  it('without a hasher, stores nothing rather than a password in clear', async () => {
+    const store = recordingStore();
+    await expect(receiveEntities({ store }, 'account', [account])).rejects.toThrow(/password hasher/);
+    expect(store.batches).toHaveLength(0);
+  });
+});

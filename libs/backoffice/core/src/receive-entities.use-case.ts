@@ -1,25 +1,63 @@
-import { UpsertReceivedEvents, type ReceivableEntity } from '@commerce/backoffice-contracts';
+import {
+  SoapAccountSchema,
+  UpsertReceivedEvents,
+  type ReceivableEntity,
+  type ReceivedAccount,
+  type SoapAccount,
+} from '@commerce/backoffice-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
+import type { z } from 'zod';
 import { validateBatch } from './entity-batch.validation';
+import type { PasswordHasher } from './password-hasher.port';
 import type { UpsertStore } from './upsert-store.port';
 
 export interface ReceiveEntitiesDeps {
   store: UpsertStore;
+  /** Hashes the buyers' passwords of `accounts_Update`; only that operation needs it. */
+  hasher?: PasswordHasher;
 }
 
 export interface ReceiveResult {
   received: number;
 }
 
-/** The name of an entity's batch in a request (the spec's parameter element), which faults point into. */
-export const UPSERT_LIST_NAMES = {
-  product: 'products',
-  size: 'sizes',
-  pricelist: 'pricelists',
-  market: 'markets',
-  warehouse: 'warehouses',
-  deliverywindow: 'deliverywindows',
-} as const satisfies Record<ReceivableEntity, string>;
+interface Intake {
+  /** The name of the entity's batch in a request (the spec's parameter element), which faults point into. */
+  list: string;
+  /** What the ERP sends, when it differs from what is stored and published (the event's schema). */
+  input?: z.ZodType<{ id: string }>;
+  /** Turns a valid entity into what is stored and published. */
+  prepare?: (entity: never, deps: ReceiveEntitiesDeps) => Promise<{ id: string }>;
+}
+
+/** A buyer's password is kept only as its hash: never in clear in the stored batch or on the bus. */
+async function hashBuyerPasswords(account: SoapAccount, deps: ReceiveEntitiesDeps): Promise<ReceivedAccount> {
+  if (!account.buyers?.some((b) => b.password !== undefined)) return account as ReceivedAccount;
+  const hasher = deps.hasher;
+  if (!hasher) throw new Error('accounts_Update needs a password hasher for the buyers’ passwords');
+  const buyers = await Promise.all(
+    account.buyers.map(async ({ password, ...buyer }) =>
+      password === undefined ? buyer : { ...buyer, passwordhash: await hasher.hash(password) },
+    ),
+  );
+  return { ...account, buyers };
+}
+
+export const UPSERT_INTAKES = {
+  product: { list: 'products' },
+  size: { list: 'sizes' },
+  pricelist: { list: 'pricelists' },
+  market: { list: 'markets' },
+  warehouse: { list: 'warehouses' },
+  deliverywindow: { list: 'deliverywindows' },
+  account: { list: 'accounts', input: SoapAccountSchema, prepare: hashBuyerPasswords },
+  customer: { list: 'customers' },
+  salesrep: { list: 'salesreps' },
+  paymentterms: { list: 'paymentterms' },
+  shippingterms: { list: 'shippingterms' },
+  order: { list: 'orders' },
+  invoice: { list: 'invoices' },
+} as const satisfies Record<ReceivableEntity, Intake>;
 
 /**
  * Every `*_Update`: validate the whole batch against the entity's contract, then keep the entities and
@@ -33,17 +71,20 @@ export async function receiveEntities(
   requestId?: string,
 ): Promise<ReceiveResult> {
   const event = UpsertReceivedEvents[entity];
-  const valid: { id: string }[] = validateBatch(UPSERT_LIST_NAMES[entity], event.entitySchema, entities);
+  const intake: Intake = UPSERT_INTAKES[entity];
+  const valid: { id: string }[] = validateBatch(intake.list, intake.input ?? event.entitySchema, entities);
   if (valid.length === 0) return { received: 0 };
+  const prepare = intake.prepare as ((e: { id: string }, d: ReceiveEntitiesDeps) => Promise<{ id: string }>) | undefined;
+  const ready = prepare ? await Promise.all(valid.map((e) => prepare(e, deps))) : valid;
   // One entity kind per call; the union of the events' signatures is too wide for TypeScript to call.
   const envelopeOf = event.envelopeOf as (data: { id: string }, requestId?: string) => EventEnvelope;
   await deps.store.saveBatch(
     entity,
-    valid.map((data) => ({ externalId: data.id, data })),
-    valid.map((data) => envelopeOf(data, requestId)),
+    ready.map((data) => ({ externalId: data.id, data })),
+    ready.map((data) => envelopeOf(data, requestId)),
     requestId,
   );
-  return { received: valid.length };
+  return { received: ready.length };
 }
 
 /** `products_Update`. */

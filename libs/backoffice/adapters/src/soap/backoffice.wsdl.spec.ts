@@ -1,5 +1,31 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
+  AddressSchema,
+  CarrierSchema,
+  ChargeSchema,
+  AdditionalSchema,
+  LineWarehouseSchema,
+  SupplierOrderSchema,
+  LineSizeSchema,
+  ProductLineSchema,
+  BuyerSchema,
+  SoapAccountSchema,
+  SoapCustomerSchema,
+  MasterSalesRepSchema,
+  SoapSalesRepSchema,
+  SoapPaymentTermsSchema,
+  SoapShippingTermsSchema,
+  InvoiceItemSchema,
+  InvoiceItemsSchema,
+  SoapInvoiceSchema,
+  OrderBuyerSchema,
+  OrderMasterSalesRepSchema,
+  OrderDeliveryWindowSchema,
+  PaymentSchema,
+  PaymentsSchema,
+  RefundSchema,
+  ShipmentSchema,
+  SoapOrderSchema,
   DeliveryWindowVariationSchema,
   DisplaySchema,
   PricelistProductSchema,
@@ -18,6 +44,7 @@ import {
   WarehouseItemSchema,
 } from '@commerce/backoffice-contracts';
 import { buildWsdl } from './backoffice.wsdl';
+import { SPEC_OPERATIONS, UPDATE_OPERATIONS } from './soap-operations';
 import { soapTypes } from './soap-types';
 
 const ns = 'urn:example:bo';
@@ -72,11 +99,65 @@ describe('the WSDL', () => {
     ['Warehouse', SoapWarehouseSchema],
     ['DeliveryWindow', SoapDeliveryWindowSchema],
     ['DeliveryWindowVariation', DeliveryWindowVariationSchema],
+    ['Address', AddressSchema],
+    ['Carrier', CarrierSchema],
+    ['Charge', ChargeSchema],
+    ['Additional', AdditionalSchema],
+    ['LineWarehouse', LineWarehouseSchema],
+    ['SupplierOrder', SupplierOrderSchema],
+    ['LineSize', LineSizeSchema],
+    ['ProductLine', ProductLineSchema],
+    ['Buyer', BuyerSchema],
+    ['Account', SoapAccountSchema],
+    ['Customer', SoapCustomerSchema],
+    ['MasterSalesRep', MasterSalesRepSchema],
+    ['SalesRep', SoapSalesRepSchema],
+    ['PaymentTerms', SoapPaymentTermsSchema],
+    ['ShippingTerms', SoapShippingTermsSchema],
+    ['InvoiceItem', InvoiceItemSchema],
+    ['InvoiceItems', InvoiceItemsSchema],
+    ['Invoice', SoapInvoiceSchema],
+    ['OrderBuyer', OrderBuyerSchema],
+    ['OrderMasterSalesRep', OrderMasterSalesRepSchema],
+    ['OrderDeliveryWindow', OrderDeliveryWindowSchema],
+    ['Payment', PaymentSchema],
+    ['Payments', PaymentsSchema],
+    ['Refund', RefundSchema],
+    ['Shipment', ShipmentSchema],
+    ['Order', SoapOrderSchema],
   ] as const)('types %s with every field of its contract schema', (type, schema) => {
     const fields = (soapTypes[type] ?? []).map((f) => f.name);
+    expect(fields.length).toBeGreaterThan(0);
     expect([...fields].sort()).toEqual(Object.keys(schema.shape).sort());
     const complex = (first(first(first(doc, 'definitions'), 'types'), 'schema')['complexType'] as Node[]).find((c) => c.name === type);
     const declared = (first(complex, 'sequence')['element'] as Node[]).map((e) => e.name);
     expect(declared).toEqual(fields);
+  });
+});
+
+describe('the WSDL operations', () => {
+  it('declares every *_Update of the spec, each with login then its list, and a string answer', () => {
+    const defs = first(doc, 'definitions');
+    const bound = (first(defs, 'binding')['operation'] as Node[]).map((o) => o.name).sort();
+    expect(bound).toEqual(
+      SPEC_OPERATIONS.filter((o) => o.name.endsWith('_Update'))
+        .map((o) => o.name)
+        .sort(),
+    );
+    const elements = first(first(defs, 'types'), 'schema')['element'] as Node[];
+    for (const op of UPDATE_OPERATIONS) {
+      const request = elements.find((e) => e.name === op.name);
+      const parts = (first(first(request, 'complexType'), 'sequence')['element'] as Node[]).map((e) => e.name);
+      expect(parts).toEqual(['login', op.list]);
+      const response = SPEC_OPERATIONS.find((o) => o.name === op.name)?.response;
+      expect(elements.find((e) => e.name === response)?.type).toBe('xsd:string');
+    }
+  });
+
+  it('refers only to types it declares', () => {
+    const declared = new Set(Object.keys(soapTypes).map((t) => `tns:${t}`));
+    const referenced = [...wsdl.matchAll(/<xsd:element [^>]*type="(tns:[A-Za-z]+)"/g)].map((m) => m[1]);
+    expect(referenced).toContain('tns:Order');
+    expect(referenced.filter((t) => !declared.has(t as string))).toEqual([]);
   });
 });

@@ -31,6 +31,8 @@ const xsdType = (type: string): string => (isScalar(type) ? `xsd:${type}` : `tns
 
 function xsdElement(field: SoapField, indent: string): string {
   const min = field.required ? '1' : '0';
+  if (field.repeated)
+    return `${indent}<xsd:element name="${field.name}" type="${xsdType(field.type)}" minOccurs="0" maxOccurs="unbounded"/>`;
   if (!field.list) return `${indent}<xsd:element name="${field.name}" type="${xsdType(field.type)}" minOccurs="${min}"/>`;
   return [
     `${indent}<xsd:element name="${field.name}" minOccurs="${min}">`,

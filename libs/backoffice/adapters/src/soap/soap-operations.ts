@@ -43,6 +43,13 @@ export const UPDATE_OPERATIONS: readonly UpdateOperation[] = [
   { name: 'markets_Update', entity: 'market', list: 'markets', item: 'market', type: 'Market' },
   { name: 'warehouses_Update', entity: 'warehouse', list: 'warehouses', item: 'warehouse', type: 'Warehouse' },
   { name: 'deliverywindows_Update', entity: 'deliverywindow', list: 'deliverywindows', item: 'deliverywindow', type: 'DeliveryWindow' },
+  { name: 'accounts_Update', entity: 'account', list: 'accounts', item: 'account', type: 'Account' },
+  { name: 'customers_Update', entity: 'customer', list: 'customers', item: 'customer', type: 'Customer' },
+  { name: 'salesreps_Update', entity: 'salesrep', list: 'salesreps', item: 'salesrep', type: 'SalesRep' },
+  { name: 'paymentterms_Update', entity: 'paymentterms', list: 'paymentterms', item: 'paymentterms', type: 'PaymentTerms' },
+  { name: 'shippingterms_Update', entity: 'shippingterms', list: 'shippingterms', item: 'shippingterms', type: 'ShippingTerms' },
+  { name: 'orders_Update', entity: 'order', list: 'orders', item: 'order', type: 'Order' },
+  { name: 'invoices_Update', entity: 'invoice', list: 'invoices', item: 'invoice', type: 'Invoice' },
 ];
 
 export interface SoapCallContext {

@@ -9,6 +9,8 @@ const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
 const asList = (node: XmlNode | undefined): XmlNode[] => (node === undefined ? [] : Array.isArray(node) ? node : [node]);
 
 function mapField(field: SoapField, node: XmlNode): unknown {
+  // `<invoiceitem/>` repeated in place: every occurrence is an entry, an empty one an empty entity.
+  if (field.repeated) return asList(node).map((item) => mapValue(field.type, item));
   if (field.list) {
     // `<variations/>` is an empty list; `<variations><variation>…</variation></variations>` a list of one.
     if (typeof node === 'string' && node.trim() === '') return [];

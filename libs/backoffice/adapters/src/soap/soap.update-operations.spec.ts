@@ -1,6 +1,13 @@
 import * as soap from 'soap';
 import {
+  AccountUpsertReceived,
   BackofficeTopics,
+  CustomerUpsertReceived,
+  InvoiceUpsertReceived,
+  OrderUpsertReceived,
+  PaymentTermsUpsertReceived,
+  SalesRepUpsertReceived,
+  ShippingTermsUpsertReceived,
   DEFAULT_SOAP_NAMESPACE,
   DeliveryWindowUpsertReceived,
   MarketUpsertReceived,
@@ -10,7 +17,7 @@ import {
 } from '@commerce/backoffice-contracts';
 import type { EventEnvelope } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
-import { hashPassword } from '../scrypt-password.hasher';
+import { hashPassword, verifyPassword } from '../scrypt-password.hasher';
 import { HARNESS_USER, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
 
 const ns = DEFAULT_SOAP_NAMESPACE;
@@ -306,6 +313,267 @@ describe('the *_Update operations of the catalog entities over SOAP', () => {
       { id: 'EU', description: 'Europe' },
       { id: 'W1' },
       { id: 'DW', atonce: true, variations: [{ id: 'V', productlimit: 3 }] },
+    ]);
+  });
+});
+
+// The other owners' entities: stored and published the same way until their services consume them.
+const otherCases: Case[] = [
+  {
+    op: 'customers_Update',
+    entity: 'customer',
+    list: 'customers',
+    event: CustomerUpsertReceived,
+    xml: [
+      el('customer', ['id', 'C1'], ['store', '1'], ['firstname', 'Åsa'], ['email', 'asa@example.com'], ['country', 'SE']),
+      el('customer', ['id', 'C2']),
+    ],
+    json: [{ id: 'C1', store: 1, firstname: 'Åsa', email: 'asa@example.com', country: 'SE' }, { id: 'C2' }],
+    bad: el('customer', ['id', 'BAD'], ['store', 'main']),
+    fault: 'customers[1] (id BAD): store must be a whole number from 0 to 2147483647',
+  },
+  {
+    op: 'salesreps_Update',
+    entity: 'salesrep',
+    list: 'salesreps',
+    event: SalesRepUpsertReceived,
+    xml: [
+      el('salesrep', ['id', 'R1'], ['name', 'Rep'], ['percent', '5'], el('mastersalesrep', el('salesrep', ['id', 'R0'], ['percent', '1']))),
+      el('salesrep', ['id', 'R2']),
+    ],
+    json: [{ id: 'R1', name: 'Rep', percent: '5', mastersalesrep: [{ id: 'R0', percent: '1' }] }, { id: 'R2' }],
+    bad: el('salesrep', ['id', 'BAD'], el('mastersalesrep', el('salesrep', ['percent', '1']))),
+    fault: 'salesreps[1] (id BAD): mastersalesrep.0.id is required',
+  },
+  {
+    op: 'paymentterms_Update',
+    entity: 'paymentterms',
+    list: 'paymentterms',
+    event: PaymentTermsUpsertReceived,
+    xml: [el('paymentterms', ['id', 'NET30'], ['name', 'Net 30'], ['duedays', '30']), el('paymentterms', ['id', 'PREPAID'])],
+    json: [{ id: 'NET30', name: 'Net 30', duedays: '30' }, { id: 'PREPAID' }],
+    bad: el('paymentterms', ['name', 'no id']),
+    fault: 'paymentterms[1]: id is required',
+  },
+  {
+    op: 'shippingterms_Update',
+    entity: 'shippingterms',
+    list: 'shippingterms',
+    event: ShippingTermsUpsertReceived,
+    xml: [el('shippingterms', ['id', 'EXW'], ['description', 'Ex works']), el('shippingterms', ['id', 'DAP'])],
+    json: [{ id: 'EXW', description: 'Ex works' }, { id: 'DAP' }],
+    bad: el('shippingterms', ['id', '']),
+    fault: 'shippingterms[1]: id must not be empty',
+  },
+  {
+    op: 'orders_Update',
+    entity: 'order',
+    list: 'orders',
+    event: OrderUpsertReceived,
+    xml: [
+      el(
+        'order',
+        ['id', 'O1'],
+        ['store', '1'],
+        ['status', 'confirmed'],
+        ['currency', 'EUR'],
+        ['internal', 'false'],
+        el('buyer', ['id', 'B1'], ['email', 'b@example.com']),
+        el('deliverywindow', ['id', 'DW'], ['atonce', 'true']),
+        el('primary_warehouse', el('warehouse', ['id', 'W1'])),
+        el('shipping', ['subtotal', '5.00']),
+        el(
+          'products',
+          el(
+            'product',
+            ['id', 'L1'],
+            ['qty', '2'],
+            el('sizes', el('size', ['id', 'M'], el('warehouseitems', el('warehouse', ['id', 'W1'], ['qty', '2'])))),
+          ),
+        ),
+        el(
+          'shipments',
+          el(
+            'shipment',
+            ['id', 'S1'],
+            el('carrierinformation', ['carrier', 'DHL'], ['packages', '2']),
+            el('refunds', el('refund', ['id', 'RF1'], el('returnfee', ['subtotal', '3']))),
+          ),
+        ),
+      ),
+      el('order', ['id', 'O2'], ['status', 'cancelled']),
+    ],
+    json: [
+      {
+        id: 'O1',
+        store: 1,
+        status: 'confirmed',
+        currency: 'EUR',
+        internal: false,
+        buyer: { id: 'B1', email: 'b@example.com' },
+        deliverywindow: { id: 'DW', atonce: true },
+        primary_warehouse: [{ id: 'W1' }],
+        shipping: { subtotal: '5.00' },
+        products: [{ id: 'L1', qty: '2', sizes: [{ id: 'M', warehouseitems: [{ id: 'W1', qty: '2' }] }] }],
+        shipments: [
+          { id: 'S1', carrierinformation: { carrier: 'DHL', packages: 2 }, refunds: [{ id: 'RF1', returnfee: { subtotal: '3' } }] },
+        ],
+      },
+      { id: 'O2', status: 'cancelled' },
+    ],
+    bad: el('order', ['id', 'BAD'], el('shipments', el('shipment', ['id', 'S1'], ['currency', 'euro']))),
+    fault: 'orders[1] (id BAD): shipments.0.currency must be a 3-letter upper-case currency code, e.g. EUR',
+  },
+  {
+    op: 'invoices_Update',
+    entity: 'invoice',
+    list: 'invoices',
+    event: InvoiceUpsertReceived,
+    xml: [
+      el(
+        'invoice',
+        ['id', 'I1'],
+        ['currency', 'SEK'],
+        ['total', '100.00'],
+        el('order', ['id', 'O1']),
+        el(
+          'items',
+          el('invoiceitem', ['itemid', '1'], ['qty', '1'], el('product', ['id', 'P1'])),
+          el('additional', ['key', 'shipping'], ['subtotal', '49']),
+          el('invoiceitem', ['itemid', '2']),
+        ),
+      ),
+      el('invoice', ['id', 'I2'], ['locked', '1']),
+    ],
+    json: [
+      {
+        id: 'I1',
+        currency: 'SEK',
+        total: '100.00',
+        order: { id: 'O1' },
+        items: {
+          invoiceitem: [{ itemid: '1', qty: '1', product: { id: 'P1' } }, { itemid: '2' }],
+          additional: [{ key: 'shipping', subtotal: '49' }],
+        },
+      },
+      { id: 'I2', locked: '1' },
+    ],
+    bad: el('invoice', ['id', 'BAD'], el('items', el('invoiceitem', el('product', ['description', 'no id'])))),
+    fault: 'invoices[1] (id BAD): items.invoiceitem.0.product.id is required',
+  },
+  {
+    op: 'accounts_Update',
+    entity: 'account',
+    list: 'accounts',
+    event: AccountUpsertReceived,
+    xml: [
+      el(
+        'account',
+        ['id', 'A1'],
+        ['description', 'Boutique'],
+        el('pricelist', ['id', 'PL-EU']),
+        el('accountaddress', ['company', 'Boutique AB'], ['country', 'SE']),
+        el('carrierinformation', ['packages', '1']),
+        el('buyers', el('buyer', ['id', 'B1'], ['store', '1'], ['email', 'b@example.com'])),
+        el('additionals', el('additional', ['key', 'k'], ['value', 'v'])),
+      ),
+      el('account', ['id', 'A2'], '<ns1:buyers/>'),
+    ],
+    json: [
+      {
+        id: 'A1',
+        description: 'Boutique',
+        pricelist: { id: 'PL-EU' },
+        accountaddress: { company: 'Boutique AB', country: 'SE' },
+        carrierinformation: { packages: 1 },
+        buyers: [{ id: 'B1', store: 1, email: 'b@example.com' }],
+        additionals: [{ key: 'k', value: 'v' }],
+      },
+      { id: 'A2', buyers: [] },
+    ],
+    bad: el('account', ['id', 'BAD'], el('buyers', el('buyer', ['id', 'B9'], ['store', '-1']))),
+    fault: 'accounts[1] (id BAD): buyers.0.store must be a whole number from 0 to 2147483647',
+  },
+];
+
+describe('the *_Update operations of the account and order entities over SOAP', () => {
+  let h: SoapServiceHarness;
+  beforeEach(async () => {
+    h = await startSoapService(engine, passwordHash);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it.each(otherCases)('$op answers OK once the batch and one $event.type per entity are stored', async (c) => {
+    const res = await h.call(c.op, el(c.list, ...c.xml));
+
+    expect(res.status).toBe(200);
+    expect(res.body).toContain(`<soap:Body><${c.list}UpdateResponse xmlns="${ns}">OK</${c.list}UpdateResponse></soap:Body>`);
+    const { received, outbox } = await h.rows();
+    expect(received.map((r) => [r['entity'], r['external_id'], r['payload']])).toEqual(c.json.map((j) => [c.entity, j['id'], j]));
+    expect(outbox.map((e) => [e.topic, e.type, e.key])).toEqual(
+      c.json.map((j) => [BackofficeTopics.UPSERT, c.event.type, `${c.entity}:${j['id']}`]),
+    );
+    expect(outbox.map((e) => c.event.parse(e).payload)).toEqual(c.json.map((j) => ({ entity: c.entity, [c.entity]: j })));
+  });
+
+  it.each(otherCases)('$op refuses the whole batch when its second entity is invalid', async (c) => {
+    const res = await h.call(c.op, el(c.list, c.xml[0], c.bad));
+
+    expect(res.status).toBe(500);
+    expect(res.body).toContain(`<faultcode>soap:Client</faultcode><faultstring>${c.fault}</faultstring>`);
+    expect(await h.rows()).toEqual({ received: [], outbox: [] });
+  });
+
+  it('keeps a buyer’s password only as its scrypt hash, in the stored batch and in the event', async () => {
+    const res = await h.call(
+      'accounts_Update',
+      el('accounts', el('account', ['id', 'A1'], el('buyers', el('buyer', ['id', 'B1'], ['password', 'Buyer-Secret-1'])))),
+    );
+    expect(res.status).toBe(200);
+
+    const { received, outbox } = await h.rows();
+    const stored = JSON.stringify(received) + JSON.stringify(outbox);
+    expect(stored).not.toContain('Buyer-Secret-1');
+    const buyer = AccountUpsertReceived.parse(outbox[0] as EventEnvelope).payload.account.buyers?.[0];
+    expect(buyer).not.toHaveProperty('password');
+    expect(buyer?.id).toBe('B1');
+    expect(await verifyPassword('Buyer-Secret-1', buyer?.passwordhash ?? '')).toBe(true);
+    expect(received[0]?.['payload']).toEqual({ id: 'A1', buyers: [{ id: 'B1', passwordhash: buyer?.passwordhash }] });
+  });
+
+  it('a client generated from the WSDL calls them and gets OK', async () => {
+    const client = await soap.createClientAsync(`${h.url}?wsdl`);
+    const login = { username: HARNESS_USER.username, password: HARNESS_USER.password };
+    const answers = [
+      await client.customers_UpdateAsync({ login, customers: { customer: [{ id: 'C1', store: 2 }] } }),
+      await client.paymentterms_UpdateAsync({ login, paymentterms: { paymentterms: [{ id: 'NET30', duedays: '30' }] } }),
+      await client.invoices_UpdateAsync({
+        login,
+        invoices: { invoice: [{ id: 'I1', items: { invoiceitem: [{ itemid: '1' }], additional: [{ key: 'fee' }] } }] },
+      }),
+      await client.orders_UpdateAsync({
+        login,
+        orders: {
+          order: [{ id: 'O1', internal: true, deliverywindow: { id: 'DW', atonce: false }, products: { product: [{ id: 'L1' }] } }],
+        },
+      }),
+      await client.accounts_UpdateAsync({ login, accounts: { account: [{ id: 'A1', buyers: { buyer: [{ id: 'B1', store: 1 }] } }] } }),
+      await client.salesreps_UpdateAsync({ login, salesreps: { salesrep: [{ id: 'R1', mastersalesrep: { salesrep: [{ id: 'R0' }] } }] } }),
+      await client.shippingterms_UpdateAsync({ login, shippingterms: { shippingterms: [{ id: 'EXW' }] } }),
+    ];
+
+    expect(answers.map(([result]) => result)).toEqual(['OK', 'OK', 'OK', 'OK', 'OK', 'OK', 'OK']);
+    const { received } = await h.rows();
+    expect(received.map((r) => r['payload'])).toEqual([
+      { id: 'C1', store: 2 },
+      { id: 'NET30', duedays: '30' },
+      { id: 'I1', items: { invoiceitem: [{ itemid: '1' }], additional: [{ key: 'fee' }] } },
+      { id: 'O1', internal: true, deliverywindow: { id: 'DW', atonce: false }, products: [{ id: 'L1' }] },
+      { id: 'A1', buyers: [{ id: 'B1', store: 1 }] },
+      { id: 'R1', mastersalesrep: [{ id: 'R0' }] },
+      { id: 'EXW' },
     ]);
   });
 });
