@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { soapRequestXml } from '@commerce/backoffice-adapters';
 import { expectMatchesSchema } from './openapi-validator';
 
@@ -46,6 +47,19 @@ export async function checkoutCall(endpoints: Endpoints, method: string, path: s
     ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+/** Any method, TRACE included (which fetch refuses to send), over plain node:http. */
+export function rawRequest(url: string, method: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** Polls POST products until the search finds the word (reads are eventually consistent with SOAP writes). */
@@ -125,6 +139,20 @@ export async function runBadInputScenario(endpoints: Endpoints) {
   const badField = await checkoutCall(endpoints, 'POST', '/products', { body: { limit: 'ten' } });
   expect(badField.status).toBe(400);
   expect(Object.keys(badField.body['errors'])).toEqual(['limit']);
+
+  // A method a path does not have: 405 with Allow, in the envelope, whatever the method (not 501).
+  const token = unknown.body['token'] as string;
+  for (const method of ['TRACE', 'DELETE']) {
+    const wrongMethod = await rawRequest(`${endpoints.checkout}/selection`, method, { 'API-Token': token });
+    expect([method, wrongMethod.status]).toEqual([method, 405]);
+    expect(wrongMethod.headers.allow?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+    const envelope = JSON.parse(wrongMethod.text) as Record<string, unknown>;
+    expectMatchesSchema('ErrorEnvelope', envelope);
+    expect(envelope).toEqual({ token, errors: { method: 'not allowed' } });
+  }
+  const soapWrongMethod = await rawRequest(endpoints.soap, 'TRACE');
+  expect(soapWrongMethod.status).toBe(405);
+  expect(soapWrongMethod.headers.allow?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
 
   const word = uniqueWord();
   const badLogin = await postSoap(endpoints, 'products_Update', skeletonProductXml(`ext-${word}`, `Never ${word}`), {

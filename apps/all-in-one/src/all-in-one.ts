@@ -2,7 +2,7 @@ import { loadStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
-import { createHttpApp, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
+import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { buildBackofficeService } from '@commerce/backoffice-adapters';
@@ -69,7 +69,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
         { name: 'search', check: () => search.ping() },
       ],
     });
-    for (const router of [checkout, backoffice.router]) app.use(router.routes()).use(router.allowedMethods());
+    mountRouters(app, [checkout, backoffice.router]);
 
     const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers.all });
     const engines = [

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createLogDestination, createLogger, currentRequestId } from '@commerce/shared-logging';
 import { createHttpApp, type HttpAppOptions } from './http-app';
+import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
 
 const logger = createLogger('http-test', 'silent');
@@ -32,9 +33,21 @@ function withRoutes(app: Koa): Koa {
     throw new Error('secret connection string postgres://u:p@db');
   });
   router.get('/throw-403', (ctx) => ctx.throw(403, 'nope'));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  mountRouters(app, [router]);
   return app;
+}
+
+/** A method fetch refuses to send (TRACE), over plain node:http. */
+function rawRequest(url: string, method: string): Promise<{ status: number; allow?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers.allow ? { allow: res.headers.allow } : {}), body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('createHttpApp', () => {
@@ -100,6 +113,19 @@ describe('createHttpApp', () => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toContain('GET');
       expect(await res.json()).toEqual({ token: 'new-token', errors: { method: 'not allowed' } });
+    });
+
+    it("answers a method outside the router's usual list (TRACE) on a known route with 405 and Allow, not 501", async () => {
+      const res = await rawRequest(`${running.url}/items/7`, 'TRACE');
+      expect(res.status).toBe(405);
+      expect(res.allow?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+      expect(JSON.parse(res.body)).toEqual({ token: 'new-token', errors: { method: 'not allowed' } });
+    });
+
+    it('answers TRACE on an unknown route with 404 errors.path', async () => {
+      const res = await rawRequest(`${running.url}/nowhere`, 'TRACE');
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.body)).toEqual({ token: 'new-token', errors: { path: 'not found' } });
     });
 
     it('answers an unexpected error with 500 and leaks neither message nor stack', async () => {

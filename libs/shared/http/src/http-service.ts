@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { createHttpApp, type HttpAppOptions } from './http-app';
+import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
 
 export interface HttpServiceOptions extends HttpAppOptions {
@@ -14,6 +15,6 @@ export interface HttpServiceOptions extends HttpAppOptions {
 export async function startHttpService(options: HttpServiceOptions): Promise<RunningServer> {
   const { routers, port, host, onShutdown, ...appOptions } = options;
   const app = createHttpApp(appOptions);
-  for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
+  mountRouters(app, routers);
   return serve(app, { port, logger: options.logger, ...(host ? { host } : {}), ...(onShutdown ? { onShutdown } : {}) });
 }

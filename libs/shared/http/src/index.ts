@@ -1,4 +1,5 @@
 export * from './http-app';
+export * from './mount-routers';
 export * from './serve';
 export * from './run-service';
 export type { ReadinessCheck } from './health.middleware';
