@@ -12,7 +12,13 @@ const common = {
   rootDir: __dirname,
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tools'],
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' } }],
+    // ESM-only packages (decision 13): jest's CommonJS sandbox cannot load them as they are, so swc
+    // rewrites them to CommonJS like our own sources. Listed here and in transformIgnorePatterns.
+    '/node_modules/(meilisearch)/.+\\.js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2023' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(meilisearch)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
 };

@@ -1,4 +1,4 @@
-import { envUrl, unavailableReason } from './engines';
+import { envKey, envUrl, failsWhenUnavailable, unavailableReason } from './engines';
 
 describe('test engine harness', () => {
   const saved = { ...process.env };
@@ -26,5 +26,20 @@ describe('test engine harness', () => {
     delete process.env['MEILI_URL'];
     process.env['TESTCONTAINERS'] = 'off';
     expect(unavailableReason('meilisearch')).toBe('MEILI_URL not set and no Docker engine for testcontainers');
+  });
+
+  it('takes the Meilisearch key from MEILI_MASTER_KEY, as tools/infra/up prints it', () => {
+    process.env['MEILI_MASTER_KEY'] = 'k'.repeat(24);
+    expect(envKey('meilisearch')).toBe('k'.repeat(24));
+    delete process.env['MEILI_MASTER_KEY'];
+    expect(envKey('meilisearch')).toBeUndefined();
+    expect(envKey('postgres')).toBeUndefined();
+  });
+
+  it('fails rather than skips a suite whose engine is missing in CI only', () => {
+    process.env['CI'] = 'true';
+    expect(failsWhenUnavailable()).toBe(true);
+    delete process.env['CI'];
+    expect(failsWhenUnavailable()).toBe(false);
   });
 });

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 
 /**
  * The real engines an integration suite can run against (DESIGN §7). Each is named by an env var;
  * where it is unset and a Docker engine answers, testcontainers starts one; otherwise the suite is
- * reported as skipped, by name, never silently passed.
+ * reported as skipped, by name, never silently passed, and in CI (`CI=true`) it fails: a skip there
+ * would hide that the engine was never tested.
  */
 export type EngineName = 'postgres' | 'redis' | 'kafka' | 'meilisearch';
 
@@ -15,11 +17,16 @@ export const engineEnv: Record<EngineName, string> = {
   meilisearch: 'MEILI_URL',
 };
 
+/** The env var holding an engine's secret, for the engines that have one (`tools/infra/up` prints it). */
+export const engineKeyEnv: Partial<Record<EngineName, string>> = {
+  meilisearch: 'MEILI_MASTER_KEY',
+};
+
 const images: Record<EngineName, string> = {
   postgres: 'postgres:15',
   redis: 'redis:7',
   kafka: 'apache/kafka:3.9.1',
-  meilisearch: 'getmeili/meilisearch:v1.15',
+  meilisearch: 'getmeili/meilisearch:v1.50',
 };
 
 let dockerAnswers: boolean | undefined;
@@ -44,6 +51,17 @@ export function envUrl(name: EngineName): string | undefined {
   return value;
 }
 
+/** The env-named secret of an engine (e.g. `MEILI_MASTER_KEY`), if any. */
+export function envKey(name: EngineName): string | undefined {
+  const variable = engineKeyEnv[name];
+  return (variable && process.env[variable]?.trim()) || undefined;
+}
+
+/** In CI an engine that cannot be had fails its suites instead of skipping them. */
+export function failsWhenUnavailable(): boolean {
+  return process.env['CI'] === 'true' || process.env['CI'] === '1';
+}
+
 /** Why a suite on this engine cannot run here, or undefined when it can. */
 export function unavailableReason(name: EngineName): string | undefined {
   if (envUrl(name)) return undefined;
@@ -53,6 +71,7 @@ export function unavailableReason(name: EngineName): string | undefined {
 
 interface Started {
   url: string;
+  key?: string;
   stop(): Promise<void>;
 }
 
@@ -85,37 +104,63 @@ async function startContainer(name: EngineName): Promise<Started> {
       return { url: `${c.getHost()}:${c.getMappedPort(port)}`, stop: async () => void (await c.stop()) };
     }
     case 'meilisearch': {
-      const c = await new GenericContainer(images.meilisearch).withExposedPorts(7700).start();
-      return { url: `http://${c.getHost()}:${c.getMappedPort(7700)}`, stop: async () => void (await c.stop()) };
+      const key = randomBytes(24).toString('hex');
+      const c = await new GenericContainer(images.meilisearch)
+        .withEnvironment({ MEILI_MASTER_KEY: key, MEILI_NO_ANALYTICS: 'true', MEILI_MAX_INDEXING_MEMORY: '512MiB' })
+        .withExposedPorts(7700)
+        .withWaitStrategy(Wait.forHttp('/health', 7700))
+        .start();
+      return { url: `http://${c.getHost()}:${c.getMappedPort(7700)}`, key, stop: async () => void (await c.stop()) };
     }
   }
 }
 
+export interface Engines {
+  /** The engine's URL (from env, or a container started once for the suite). */
+  url(name: EngineName): string;
+  /** The engine's secret (`MEILI_MASTER_KEY`), or undefined when it has none. */
+  key(name: EngineName): string | undefined;
+}
+
 /**
  * Declares a suite that needs real engines. Inside, `engines.url('postgres')` gives the URL (from env,
- * or a container started once for the suite). Where an engine cannot be had, the whole suite is
- * declared skipped with the reason in its name, e.g.
- * `event bus contract on kafka [skipped: KAFKA_BROKERS not set and no Docker engine for testcontainers]`.
+ * or a container started once for the suite) and `engines.key('meilisearch')` its key. Where an engine
+ * cannot be had, the whole suite is declared skipped with the reason in its name, e.g.
+ * `event bus contract on kafka [skipped: KAFKA_BROKERS not set and no Docker engine for testcontainers]`;
+ * in CI (`CI=true`) it is declared with one failing test carrying the same reason instead.
  */
-export function describeWithEngines(title: string, needs: EngineName[], body: (engines: { url(name: EngineName): string }) => void): void {
+export function describeWithEngines(title: string, needs: EngineName[], body: (engines: Engines) => void): void {
   const reasons = needs.map(unavailableReason).filter((r): r is string => Boolean(r));
   if (reasons.length > 0) {
-    describe.skip(`${title} [skipped: ${reasons.join('; ')}]`, () => {
-      it('needs real engines', () => undefined);
-    });
+    if (failsWhenUnavailable()) {
+      describe(`${title} [unavailable in CI: ${reasons.join('; ')}]`, () => {
+        it('needs real engines', () => {
+          throw new Error(`${title}: ${reasons.join('; ')} (CI=true: an engine CI should provide is missing; a skip would hide it)`);
+        });
+      });
+    } else {
+      describe.skip(`${title} [skipped: ${reasons.join('; ')}]`, () => {
+        it('needs real engines', () => undefined);
+      });
+    }
     return;
   }
   const urls = new Map<EngineName, string>();
+  const keys = new Map<EngineName, string>();
   const started: Started[] = [];
   describe(title, () => {
     beforeAll(async () => {
       for (const name of needs) {
         const fromEnv = envUrl(name);
-        if (fromEnv) urls.set(name, fromEnv);
-        else {
+        if (fromEnv) {
+          urls.set(name, fromEnv);
+          const key = envKey(name);
+          if (key) keys.set(name, key);
+        } else {
           const s = await startContainer(name);
           started.push(s);
           urls.set(name, s.url);
+          if (s.key) keys.set(name, s.key);
         }
       }
     }, 180_000);
@@ -128,6 +173,7 @@ export function describeWithEngines(title: string, needs: EngineName[], body: (e
         if (!url) throw new Error(`engine ${name} was not declared in describeWithEngines(${JSON.stringify(title)})`);
         return url;
       },
+      key: (name) => keys.get(name),
     });
   });
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Agent, request } from 'undici';
+import { Meilisearch, type EnqueuedTaskPromise, type Settings, type Task } from 'meilisearch';
 import {
   SearchUnavailableError,
   type SearchDoc,
@@ -30,66 +30,68 @@ export interface MeiliOptions {
   taskTimeoutMs?: number;
 }
 
-interface Task {
-  taskUid?: number;
-  uid?: number;
-  status: 'enqueued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-  error?: { message?: string; code?: string } | null;
-}
-
 /**
- * Meilisearch through its documented REST API (undici, keep-alive). The `meilisearch` npm client is
- * ESM-only and its types do not resolve under this repo's CommonJS/node10 module settings, so the
- * handful of calls we need are made directly. Every write waits for its task, so a resolved `upsert`
- * means searchable, as the port promises.
+ * Meilisearch through the official `meilisearch` client (ESM; decision 13). Every write waits for its
+ * task, so a resolved `upsert` means searchable, as the port promises.
  */
 export class MeiliSearchIndex implements SearchIndex {
   readonly kind = 'meilisearch' as const;
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
-  private readonly index: string;
+  /** The index uid this instance reads and writes. */
+  readonly indexName: string;
 
   private constructor(
+    private readonly client: Meilisearch,
     private readonly url: string,
     private readonly options: MeiliOptions,
+    indexName: string,
   ) {
-    this.index = options.indexName ?? 'products';
+    this.indexName = indexName;
   }
 
   /** Connects, creates the index when missing and applies the settings; throws `SearchUnavailableError` when Meilisearch does not answer. */
   static async open(url: string, options: MeiliOptions = {}): Promise<MeiliSearchIndex> {
-    const meili = new MeiliSearchIndex(url.replace(/\/+$/, ''), options);
+    const client = new Meilisearch({
+      host: url.replace(/\/+$/, ''),
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      timeout: 30_000,
+      defaultWaitOptions: { timeout: options.taskTimeoutMs ?? 60_000, interval: 25 },
+    });
+    const meili = new MeiliSearchIndex(client, url, options, options.indexName ?? 'products');
     try {
       await meili.ping();
     } catch (error) {
-      await meili.close();
       throw new SearchUnavailableError(`search: cannot reach Meilisearch at ${url} (${describe(error)})`, { cause: error });
     }
-    const created = await meili.call<Task>('POST', '/indexes', { uid: meili.index, primaryKey: 'id' });
-    const task = await meili.waitFor(created, true);
-    if (task.status === 'failed' && task.error?.code !== 'index_already_exists')
-      throw new Error(`search: cannot create index ${meili.index}: ${task.error?.message}`);
-    await meili.waitFor(await meili.call<Task>('PATCH', `/indexes/${meili.index}/settings`, options.settings ?? loadMeiliSettings()));
-    options.logger?.info({ search: url, index: meili.index }, 'search: Meilisearch index ready');
+    await meili.prepare();
+    options.logger?.info({ search: url, index: meili.indexName }, 'search: Meilisearch index ready');
     return meili;
   }
 
+  /** Creates the index when missing and applies the settings (`options.settings` or `infra/meilisearch/settings.json`). */
+  private async prepare(): Promise<void> {
+    const created = await this.wait(this.client.createIndex(this.indexName, { primaryKey: 'id' }), true);
+    if (created.status === 'failed' && created.error?.code !== 'index_already_exists')
+      throw new Error(`search: cannot create index ${this.indexName}: ${created.error?.message}`);
+    await this.wait(this.client.index(this.indexName).updateSettings((this.options.settings ?? loadMeiliSettings()) as Settings));
+  }
+
   async ping(): Promise<void> {
-    const health = await this.call<{ status?: string }>('GET', '/health');
+    const health = await this.client.health();
     if (health.status !== 'available') throw new Error(`health is ${health.status}`);
   }
 
   async upsert(docs: SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
-    await this.waitFor(await this.call<Task>('POST', `/indexes/${this.index}/documents?primaryKey=id`, docs));
+    await this.wait(this.client.index<SearchDoc>(this.indexName).addDocuments(docs, { primaryKey: 'id' }));
   }
 
   async remove(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.waitFor(await this.call<Task>('POST', `/indexes/${this.index}/documents/delete-batch`, ids));
+    await this.wait(this.client.index(this.indexName).deleteDocuments(ids));
   }
 
   async clear(): Promise<void> {
-    await this.waitFor(await this.call<Task>('DELETE', `/indexes/${this.index}/documents`));
+    await this.wait(this.client.index(this.indexName).deleteAllDocuments());
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
@@ -103,8 +105,7 @@ export class MeiliSearchIndex implements SearchIndex {
     const hitsPerPage = aligned ? query.limit : query.offset + query.limit;
     const page = aligned ? query.offset / query.limit + 1 : 1;
     const filter = filterExpression(query.filters);
-    const body = {
-      q: query.text ?? '',
+    const res = await this.client.index<{ id: string }>(this.indexName).search(query.text ?? '', {
       matchingStrategy: 'all',
       attributesToRetrieve: ['id'],
       page,
@@ -112,61 +113,64 @@ export class MeiliSearchIndex implements SearchIndex {
       ...(filter ? { filter } : {}),
       ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map((s) => `${s.field}:${s.order}`) } : {}),
       ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
-    };
-    const res = await this.call<{
-      hits: Array<{ id: string }>;
-      totalHits: number;
-      facetDistribution?: Record<string, Record<string, number>>;
-    }>('POST', `/indexes/${this.index}/search`, body);
+    });
     const ids = res.hits.map((h) => String(h.id));
-    const result: SearchResult = { ids: aligned ? ids : ids.slice(query.offset), total: res.totalHits };
+    const result: SearchResult = { ids: aligned ? ids : ids.slice(query.offset), total: res.totalHits ?? ids.length };
     if (query.facets && query.facets.length > 0) {
-      result.facets = Object.fromEntries(query.facets.map((f) => [f, res.facetDistribution?.[f] ?? {}]));
+      result.facets = Object.fromEntries(query.facets.map((facet) => [facet, res.facetDistribution?.[facet] ?? {}]));
     }
     return result;
   }
 
-  /** Deletes the whole index (tests, or before a rebuild under another name). */
-  async deleteIndex(): Promise<void> {
-    await this.waitFor(await this.call<Task>('DELETE', `/indexes/${this.index}`), true);
+  /**
+   * A new, empty index beside this one (`<name>_tmp_<timestamp>`) with the settings applied, to be filled
+   * and then swapped in with {@link swapIn}: the rebuild the reindex command does without a window in
+   * which searches on this index fail or see a partial catalogue.
+   */
+  async createStaging(settings?: Record<string, unknown>): Promise<MeiliSearchIndex> {
+    const name = `${this.indexName}_tmp_${Date.now()}`;
+    const staging = new MeiliSearchIndex(this.client, this.url, { ...this.options, ...(settings ? { settings } : {}) }, name);
+    await staging.prepare();
+    return staging;
   }
 
-  async close(): Promise<void> {
-    await this.agent.close();
-  }
-
-  private async waitFor(enqueued: Task, allowFailure = false): Promise<Task> {
-    const uid = enqueued.taskUid ?? enqueued.uid;
-    const deadline = Date.now() + (this.options.taskTimeoutMs ?? 60_000);
-    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
-      const task = await this.call<Task>('GET', `/tasks/${uid}`);
-      if (task.status === 'succeeded' || task.status === 'failed' || task.status === 'canceled') {
-        if (task.status !== 'succeeded' && !allowFailure)
-          throw new Error(`search: Meilisearch task ${uid} ${task.status}: ${task.error?.message ?? ''}`);
-        return task;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`search: Meilisearch task ${uid} still ${task.status} after ${this.options.taskTimeoutMs ?? 60_000} ms`);
-      await new Promise((r) => setTimeout(r, delay));
+  /**
+   * Atomically makes `staging`'s documents and settings this index's (Meilisearch's index swap), then
+   * deletes the staging uid, which holds the previous contents after the swap. Searches on this index
+   * answer throughout: before the swap task from the old contents, after it from the new ones.
+   */
+  async swapIn(staging: MeiliSearchIndex): Promise<void> {
+    const exists = await this.client
+      .getRawIndex(this.indexName)
+      .then(() => true)
+      .catch((error: unknown) => {
+        if ((error as { cause?: { code?: unknown } }).cause?.code === 'index_not_found') return false;
+        throw error;
+      });
+    if (exists) {
+      await this.wait(this.client.swapIndexes([{ indexes: [this.indexName, staging.indexName], rename: false }]));
+      await staging.deleteIndex();
+    } else {
+      // Nothing to swap with: the staging index simply takes the name.
+      await this.wait(this.client.swapIndexes([{ indexes: [staging.indexName, this.indexName], rename: true }]));
     }
   }
 
-  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.url}${path}`, {
-      method,
-      dispatcher: this.agent,
-      headers: {
-        'content-type': 'application/json',
-        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      headersTimeout: 10_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    const json = text ? (JSON.parse(text) as T & { message?: string; code?: string }) : ({} as T & { message?: string });
-    if (res.statusCode >= 400) throw new Error(`search: Meilisearch ${method} ${path} answered ${res.statusCode}: ${json.message ?? text}`);
-    return json;
+  /** Deletes the whole index (tests, a failed rebuild's staging index). */
+  async deleteIndex(): Promise<void> {
+    await this.wait(this.client.deleteIndex(this.indexName), true);
+  }
+
+  async close(): Promise<void> {
+    // The client holds no connections of its own (it uses the global fetch).
+  }
+
+  /** Waits for the task; a failed or canceled one throws unless `allowFailure`. */
+  private async wait(enqueued: EnqueuedTaskPromise, allowFailure = false): Promise<Task> {
+    const task = await enqueued.waitTask();
+    if (task.status !== 'succeeded' && !allowFailure)
+      throw new Error(`search: Meilisearch task ${task.uid} (${task.type} on ${task.indexUid ?? '-'}) ${task.status}: ${task.error?.message ?? ''}`);
+    return task;
   }
 }
 
@@ -187,9 +191,15 @@ export function filterExpression(f: SearchFilters | undefined): string | undefin
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 
+/** One line for an unreachable engine: the first system error code down the `cause` chain, else the message. */
 function describe(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  const seen = new Set<unknown>();
+  for (let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined; e && !seen.has(e); ) {
+    seen.add(e);
+    if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
+    const inner = Array.isArray(e.errors) ? e.errors[0] : undefined;
+    e = (e.cause ?? inner) as typeof e;
+  }
+  const e = error as { message?: unknown };
   return (typeof e?.message === 'string' ? e.message : String(error)).split('\n')[0]!;
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { SearchUnavailableError } from '@commerce/catalog-core';
 import { createSearchIndex } from './search-index.factory';
 import { filterExpression } from './meilisearch.search-index';
@@ -10,9 +11,16 @@ describe('createSearchIndex', () => {
   });
 
   it('when Meilisearch does not answer, throws SearchUnavailableError with one line naming the URL', async () => {
-    const error = await createSearchIndex('http://127.0.0.1:1').catch((e: unknown) => e);
+    // A port that was free a moment ago (not a low one: fetch refuses "bad ports" such as 1 outright).
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const error = await createSearchIndex(`http://127.0.0.1:${port}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SearchUnavailableError);
-    expect((error as Error).message).toMatch(/^search: cannot reach Meilisearch at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)$/);
+    expect((error as Error).message).toBe(`search: cannot reach Meilisearch at http://127.0.0.1:${port} (ECONNREFUSED)`);
   });
 
   it('rejects a URL that is neither embedded nor http(s)', async () => {
