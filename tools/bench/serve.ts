@@ -5,7 +5,7 @@
 // Prints one JSON line {"url": …} once it listens.
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
-import { SoapProductSchema } from '@commerce/backoffice-contracts';
+import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
@@ -30,7 +30,7 @@ async function main() {
       ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
       : { DATABASE_URL: 'pglite://memory' };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
-  const demo = process.env['BENCH_DEMO'] ? SoapProductSchema.array().parse(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : [];
+  const demo = process.env['BENCH_DEMO'] ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
   const running = await startAllInOne(config, createLogger('bench', 'silent'), demo);
   console.log(JSON.stringify({ url: running.url, engines: running.engines }));
   process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

@@ -25,6 +25,21 @@ export function skeletonProductXml(externalId: string, name: string): string {
   </product></products>`;
 }
 
+/** A price for the product in pricelist 1 (the demo store's Swedish market, where new sessions start). */
+export function skeletonPricelistXml(externalId: string, price = '199.00'): string {
+  return `<pricelists><pricelist>
+    <id>1</id><currency>SEK</currency>
+    <items><product><id>${externalId}</id><price>${price}</price></product></items>
+  </pricelist></pricelists>`;
+}
+
+/** A product and its price: a product without a price in the visitor's pricelist is not shown (issue 6). */
+export async function upsertPricedProduct(endpoints: Endpoints, externalId: string, name: string) {
+  const price = await postSoap(endpoints, 'pricelists_Update', skeletonPricelistXml(externalId));
+  expect(price.text).toMatch(/<pricelistsUpdateResponse(\s[^>]*)?>OK<\/pricelistsUpdateResponse>/);
+  return postSoap(endpoints, 'products_Update', skeletonProductXml(externalId, name));
+}
+
 export async function postSoap(endpoints: Endpoints, operation: string, innerXml: string, login = endpoints.soapUser) {
   const res = await fetch(endpoints.soap, {
     method: 'POST',
@@ -78,7 +93,7 @@ export async function runSkeletonScenario(endpoints: Endpoints) {
   const word = uniqueWord();
   const externalId = `ext-${word}`;
 
-  const soap = await postSoap(endpoints, 'products_Update', skeletonProductXml(externalId, `Skeleton ${word} Jacket`));
+  const soap = await upsertPricedProduct(endpoints, externalId, `Skeleton ${word} Jacket`);
   expect(soap.status).toBe(200);
   expect(soap.headers.get('content-type')).toMatch(/^text\/xml; charset=utf-8/i);
   expect(soap.headers.get('x-service-request-id')).toBeTruthy();
@@ -91,6 +106,7 @@ export async function runSkeletonScenario(endpoints: Endpoints) {
   const product = found.body['products'][0];
   expect(product.name).toBe(`Skeleton ${word} Jacket`);
   expect(product.items).toHaveLength(1);
+  expect(product).toMatchObject({ price: '199.00 SEK', priceAsNumber: 199 });
   const item: string = product.items[0].item;
   expect(item).toMatch(/^\d+-\d+$/);
 
@@ -164,7 +180,7 @@ export async function runBadInputScenario(endpoints: Endpoints) {
   expect(badLogin.text).not.toMatch(/at \w+ \(/); // no stack trace
   // Upserts are applied in order: once a later good batch is searchable, the rejected one would be too.
   const later = uniqueWord();
-  expect((await postSoap(endpoints, 'products_Update', skeletonProductXml(`ext-${later}`, `Later ${later}`))).status).toBe(200);
+  expect((await upsertPricedProduct(endpoints, `ext-${later}`, `Later ${later}`)).status).toBe(200);
   await searchUntilFound(endpoints, later);
   const none = await checkoutCall(endpoints, 'POST', '/products', { body: { search: word } });
   expect(none.body['productCount']).toBe(0);

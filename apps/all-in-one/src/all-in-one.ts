@@ -1,12 +1,13 @@
 import { loadStoreConfig } from '@commerce/shared-config';
+import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
-import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { buildBackofficeService } from '@commerce/backoffice-adapters';
-import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
+import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
 import { StoreView } from '@commerce/checkout-core';
 import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
@@ -21,7 +22,7 @@ export interface AllInOne extends RunningServer {
  * Wires every service into one process: one SQL engine with a schema per service, one bus, one
  * session store, one search index; the domain services are reached through their in-process clients.
  */
-export async function startAllInOne(config: AllInOneConfig, logger: Logger, demoProducts: SoapProduct[]): Promise<AllInOne> {
+export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo: DemoCatalog | SoapProduct[] | null): Promise<AllInOne> {
   const store = loadStoreConfig(config.STORE_CONFIG);
   const view = new StoreView(store);
   return startWithClosers(async (closers) => {
@@ -38,6 +39,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       bus,
       search,
       logger: logger.child({ component: 'catalog' }),
+      settings: catalogSettings(store),
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const backoffice = await buildBackofficeService({
@@ -53,7 +55,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => catalog.stop());
     backoffice.start();
     closers.add(() => backoffice.stop());
-    if (demoProducts.length > 0) await catalog.seed(demoProducts);
+    if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
     const checkoutDeps = { sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view };
     const checkout = createCheckoutRouter(checkoutDeps);

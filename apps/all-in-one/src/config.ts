@@ -12,7 +12,10 @@ export const AllInOneConfigSchema = z.object({
   MEILI_URL: env.meiliUrl.default('embedded'),
   MEILI_API_KEY: z.string().optional(),
   STORE_CONFIG: z.string().min(1).default('infra/config/demo-store.json'),
-  /** SOAP-shaped products loaded into an empty catalog at start; empty to start with no products. */
+  /**
+   * The demo catalog applied at start (unchanged entities are skipped): a JSON array of SOAP products, or
+   * `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty to start with none.
+   */
   DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
   SESSION_TTL_SECONDS: z.coerce
     .number()

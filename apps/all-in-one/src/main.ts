@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runService } from '@commerce/shared-http';
 import { loadConfig } from '@commerce/shared-config';
 import { createLogger, stdoutDestination } from '@commerce/shared-logging';
-import { SoapProductSchema } from '@commerce/backoffice-contracts';
+import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import { AllInOneConfigSchema } from './config';
 import { startAllInOne } from './all-in-one';
 
@@ -10,8 +10,8 @@ import { startAllInOne } from './all-in-one';
 runService('all-in-one', async () => {
   const config = loadConfig(AllInOneConfigSchema);
   const logger = createLogger('all-in-one', config.LOG_LEVEL);
-  const demoProducts = config.DEMO_CATALOG ? SoapProductSchema.array().parse(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : [];
-  const running = await startAllInOne(config, logger, demoProducts);
+  const demo = config.DEMO_CATALOG ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
+  const running = await startAllInOne(config, logger, demo);
   const base = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${running.port}`;
   logger.info(
     {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+import { catalogSettings } from '@commerce/catalog-core';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8082),
@@ -14,11 +15,14 @@ const ConfigSchema = z.object({
   MEILI_URL: env.meiliUrl,
   MEILI_API_KEY: z.string().optional(),
   MEILI_INDEX: z.string().default('products'),
+  /** The category tree, swatches, media sizes and currency formats; required, as in the cart. */
+  STORE_CONFIG: z.string().min(1),
 });
 
 runService('catalog', async () => {
   const config = loadConfig(ConfigSchema);
   const logger = createLogger('catalog', config.LOG_LEVEL);
+  const store = loadStoreConfig(config.STORE_CONFIG);
   return startWithClosers(async (closers) => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
@@ -30,7 +34,7 @@ runService('catalog', async () => {
       indexName: config.MEILI_INDEX,
       ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}),
     });
-    const catalog = await buildCatalogService({ db, bus, search, logger });
+    const catalog = await buildCatalogService({ db, bus, search, logger, settings: catalogSettings(store) });
     await catalog.start();
     closers.add(() => catalog.stop());
     return startHttpService({

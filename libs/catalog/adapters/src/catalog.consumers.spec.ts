@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, PricelistUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/backoffice-contracts';
 import { createMemoryBus, deadLetterTopic, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildCatalogService, type CatalogService } from './catalog.service';
+import { emptyDemoCatalog } from './demo-catalog';
 import { MiniSearchIndex } from './search/minisearch.search-index';
 import { soapProduct } from './testing/soap-product.fixture';
 import { settle } from './testing/settle';
@@ -35,8 +36,7 @@ async function start(): Promise<{ db: Db; bus: MemoryBus; service: CatalogServic
   return { db, bus, service, search };
 }
 
-const received = (product = soapProduct()) =>
-  ProductUpsertReceived.create(upsertKey('product', product.id), { entity: 'product', product });
+const received = (product = soapProduct()) => ProductUpsertReceived.envelopeOf(product);
 
 describe('catalog consumers (PGlite, in-memory bus)', () => {
   it('a ProductUpsertReceived becomes a searchable product whose items resolve', async () => {
@@ -86,23 +86,45 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
 
   it('dead-letters a product whose stock is not a number, rather than storing it', async () => {
     const { bus, service } = await start();
-    await bus.publish([received(soapProduct({ variations: [{ id: 'V', sizes: [{ id: 'S', qty: 'many' }] }] }))]);
+    // backoffice-soap refuses such a batch; an event from an older or broken producer still must not be stored.
+    const valid = received();
+    const product = soapProduct({ variations: [{ id: 'V', sizes: [{ id: 'S', qty: 'many' }] }] });
+    await bus.publish([{ ...valid, payload: { entity: 'product', product } }]);
     await settle(bus, service.relay);
     expect(bus.messages(deadLetterTopic(BackofficeTopics.UPSERT))).toHaveLength(1);
     expect((await service.client.searchProducts({}, {})).productCount).toBe(0);
   });
 
-  it('skips upserts of entities it does not handle yet, without dead-lettering them', async () => {
+  it('applies pricelists and sizes from the bus and re-indexes the products they change', async () => {
+    const { bus, service } = await start();
+    await bus.publish([received()]);
+    await settle(bus, service.relay);
+    const SE = { market: '1', pricelist: 'SE' };
+    expect((await service.client.searchProducts({}, SE)).productCount).toBe(0);
+
+    await bus.publish([
+      PricelistUpsertReceived.envelopeOf({ id: 'SE', currency: 'SEK', items: [{ id: 'P-1', price: '499.00' }] }),
+      SizeUpsertReceived.envelopeOf({ id: 'S-M', description: 'Medium' }),
+    ]);
+    await settle(bus, service.relay);
+    const found = await service.client.searchProducts({ search: 'sweater' }, SE);
+    expect(found.products.map((p) => [p.variantName, p.priceAsNumber, p.items.map((i) => i.name)])).toEqual([
+      ['Brown', 499, ['S', 'Medium', 'L']],
+      ['Oat', 499, ['S', 'Medium']],
+    ]);
+  });
+
+  it('skips upserts of entities other services own, without dead-lettering them', async () => {
     const { bus, service } = await start();
     await bus.publish([
       {
         id: randomUUID(),
         topic: BackofficeTopics.UPSERT,
-        key: 'pricelist:1',
-        type: 'PricelistUpsertReceived',
+        key: 'customer:1',
+        type: 'CustomerUpsertReceived',
         version: 1,
         occurredAt: new Date().toISOString(),
-        payload: { entity: 'pricelist' },
+        payload: { entity: 'customer', customer: { id: '1' } },
       },
     ]);
     await settle(bus, service.relay);
@@ -118,6 +140,24 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
     expect((await service.client.searchProducts({ search: 'hat' }, {})).productCount).toBe(1);
     await service.seed([soapProduct()]);
     expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
+  it('seeds a demo catalog of every entity, prices first, so its products are visible in their market at once', async () => {
+    const { service } = await start();
+    const demo = {
+      ...emptyDemoCatalog(),
+      markets: [{ id: '1', description: 'Sweden' }],
+      warehouses: [{ id: 'W1', description: 'Stockholm' }],
+      sizes: [{ id: 'S-M', description: 'M', sizetable: { id: 'ST', stockunit: 'pcs' } }],
+      pricelists: [{ id: 'SE', currency: 'SEK', items: [{ id: 'P-1', price: '499.00' }] }],
+      products: [soapProduct()],
+    };
+    await service.seed(demo);
+    const found = await service.client.searchProducts({ search: 'sweater' }, { market: '1', pricelist: 'SE' });
+    expect(found.products.map((p) => [p.price, p.stockUnit])).toEqual([
+      ['499.00 SEK', 'pcs'],
+      ['499.00 SEK', 'pcs'],
+    ]);
   });
 
   it('rebuilds an embedded index from the store at start', async () => {

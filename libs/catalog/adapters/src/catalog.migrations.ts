@@ -1,4 +1,4 @@
-import type { Migration } from '@commerce/shared-db';
+import type { Knex, Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
 
 const refTable =
@@ -85,5 +85,117 @@ const catalogTables: Migration = {
   },
 };
 
+/**
+ * Every catalog entity of the back office: the category tree (positions, full paths), sizes with their
+ * size tables, stock per warehouse, markets and the variants' markets, pricelists and their prices by the
+ * ERP's ids, delivery windows. The never-filled `prices` table of 001 gives way to `pricelist_items`.
+ */
+const catalogEntities: Migration = {
+  name: 'catalog_002_entities',
+  async up(knex, schema) {
+    // A fresh schema builder per statement: a knex SchemaBuilder accumulates, and awaiting one reruns all it holds.
+    const s = {
+      alterTable: (...a: Parameters<Knex.SchemaBuilder['alterTable']>) => knex.schema.withSchema(schema).alterTable(...a),
+      createTable: (...a: Parameters<Knex.SchemaBuilder['createTable']>) => knex.schema.withSchema(schema).createTable(...a),
+      dropTable: (name: string) => knex.schema.withSchema(schema).dropTable(name),
+    };
+    await s.alterTable('categories', (t) => {
+      t.integer('position').notNullable().defaultTo(0);
+      t.boolean('configured').notNullable().defaultTo(false);
+      t.jsonb('name_path').notNullable().defaultTo('[]');
+    });
+    await knex(`${schema}.categories`).update({ name_path: knex.raw('jsonb_build_array(name)'), position: knex.raw('id') });
+    await s.alterTable('categories', (t) => t.index(['parent_id']));
+
+    await s.createTable('size_tables', (t) => {
+      t.text('external_id').primary();
+      t.text('description').notNullable().defaultTo('');
+      t.integer('stock_divisor').notNullable().defaultTo(1);
+      t.text('stock_unit').notNullable().defaultTo('');
+    });
+    await s.alterTable('sizes', (t) => {
+      t.text('sku').notNullable().defaultTo('');
+      t.text('ean').notNullable().defaultTo('');
+      t.text('comment').notNullable().defaultTo('');
+      // By external id: a size may name its table before sizes_Update describes it.
+      t.text('size_table_external_id').nullable().index();
+    });
+
+    await s.alterTable('products', (t) => {
+      t.text('harm_code_description').notNullable().defaultTo('');
+      t.text('weight_value').notNullable().defaultTo('');
+      t.text('weight_unit').notNullable().defaultTo('');
+      t.text('comment').notNullable().defaultTo('');
+    });
+    await s.alterTable('variants', (t) => {
+      t.text('stock_id').notNullable().defaultTo('');
+      t.text('size_table_external_id').nullable().index();
+      // Null: the displays never named a market, so every market.
+      t.jsonb('markets').nullable();
+      t.index(['external_id']);
+    });
+    await s.alterTable('items', (t) => {
+      t.integer('qty').notNullable().defaultTo(0);
+      t.index(['size_id']);
+    });
+    await knex(`${schema}.items`).update({ qty: knex.raw('stock') });
+    await s.createTable('item_stock', (t) => {
+      t.text('item_id').notNullable().references('id').inTable(`${schema}.items`);
+      t.text('warehouse').notNullable();
+      t.integer('qty').notNullable();
+      t.primary(['item_id', 'warehouse']);
+    });
+
+    await s.createTable('markets', (t) => {
+      t.text('external_id').primary();
+      t.text('store').notNullable().defaultTo('');
+      t.text('type').notNullable().defaultTo('');
+      t.text('description').notNullable().defaultTo('');
+    });
+    await s.createTable('warehouses', (t) => {
+      t.text('external_id').primary();
+      t.text('description').notNullable().defaultTo('');
+    });
+
+    await s.dropTable('prices');
+    await s.createTable('pricelists', (t) => {
+      t.text('external_id').primary();
+      t.text('store').notNullable().defaultTo('');
+      t.text('type').notNullable().defaultTo('');
+      t.text('currency').notNullable().defaultTo('');
+      t.text('description').notNullable().defaultTo('');
+    });
+    // By the ERP's ids, so that a price may arrive before its product; amounts in minor units.
+    await s.createTable('pricelist_items', (t) => {
+      t.text('pricelist').notNullable();
+      t.text('product_external_id').notNullable();
+      t.text('variation_external_id').notNullable().defaultTo('');
+      t.bigInteger('price').notNullable();
+      t.bigInteger('price_before_discount').nullable();
+      t.primary(['pricelist', 'product_external_id', 'variation_external_id']);
+      t.index(['product_external_id']);
+    });
+
+    await s.createTable('delivery_windows', (t) => {
+      t.text('external_id').primary();
+      t.text('status').notNullable().defaultTo('');
+      t.text('description').notNullable().defaultTo('');
+      t.timestamp('starts_at', { useTz: true }).nullable();
+      t.timestamp('stops_at', { useTz: true }).nullable();
+      t.boolean('at_once').notNullable().defaultTo(false);
+      t.boolean('active_indexed').notNullable().defaultTo(false);
+    });
+    await s.createTable('delivery_window_variations', (t) => {
+      t.text('window').notNullable().references('external_id').inTable(`${schema}.delivery_windows`);
+      t.text('variation_external_id').notNullable();
+      t.text('type').notNullable().defaultTo('');
+      t.integer('product_limit').nullable();
+      t.integer('variation_limit').nullable();
+      t.primary(['window', 'variation_external_id']);
+      t.index(['variation_external_id']);
+    });
+  },
+};
+
 /** The catalog's schema: its tables plus the shared outbox and processed-events tables. */
-export const catalogMigrations: Migration[] = [...outboxMigrations, catalogTables];
+export const catalogMigrations: Migration[] = [...outboxMigrations, catalogTables, catalogEntities];

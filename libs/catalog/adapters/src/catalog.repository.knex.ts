@@ -1,19 +1,27 @@
-import type {
-  CatalogRef,
-  CatalogRepository,
-  CatalogUnitOfWork,
-  Item,
-  Price,
-  Product,
-  ProductView,
-  RefKind,
-  Size,
-  Variant,
+import {
+  categoryTreeOrder,
+  type CatalogRef,
+  type CatalogRepository,
+  type CatalogUnitOfWork,
+  type Category,
+  type DeliveryWindow,
+  type DeliveryWindowSpan,
+  type Item,
+  type Pricelist,
+  type PricelistItem,
+  type Product,
+  type ProductKey,
+  type ProductView,
+  type RefKind,
+  type Size,
+  type SizeTable,
+  type Variant,
 } from '@commerce/catalog-core';
 import { enqueue } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
 
-const REF_TABLES: Record<RefKind, string> = { brand: 'brands', collection: 'collections', category: 'categories' };
+const REF_TABLES: Record<RefKind, string> = { brand: 'brands', collection: 'collections' };
+const REF_COLUMNS: Record<RefKind, string> = { brand: 'brand_id', collection: 'collection_id' };
 
 interface ProductRow {
   id: number;
@@ -29,6 +37,10 @@ interface ProductRow {
   meta_keywords: string;
   country_of_origin: string;
   harm_code: string;
+  harm_code_description: string;
+  weight_value: string;
+  weight_unit: string;
+  comment: string;
   brand_id: number | null;
   collection_id: number | null;
   category_id: number | null;
@@ -46,7 +58,10 @@ interface VariantRow {
   visible: boolean;
   uri: string;
   position: number;
+  stock_id: string;
+  size_table_external_id: string | null;
   category_ids: unknown;
+  markets: unknown;
   item_quantity_minimum: number;
   item_quantity_multiple_of: number;
 }
@@ -56,16 +71,118 @@ interface ItemRow {
   size_id: number;
   size_external_id: string;
   size_name: string;
+  size_table_external_id: string | null;
   sku: string;
   ean: string;
+  qty: number;
   stock: number;
   preorder: boolean;
   position: number;
 }
+interface CategoryRow {
+  id: number;
+  external_id: string;
+  name: string;
+  uri: string;
+  parent_id: number | null;
+  position: number;
+  configured: boolean;
+  name_path: unknown;
+}
+interface SizeRow {
+  id: number;
+  external_id: string;
+  name: string;
+  sku: string;
+  ean: string;
+  comment: string;
+  size_table_external_id: string | null;
+}
+interface SizeTableRow {
+  external_id: string;
+  description: string;
+  stock_divisor: number;
+  stock_unit: string;
+}
+interface PricelistItemRow {
+  pricelist: string;
+  product_external_id: string;
+  variation_external_id: string;
+  price: number | string;
+  price_before_discount: number | string | null;
+}
+interface DeliveryWindowRow {
+  external_id: string;
+  status: string;
+  description: string;
+  starts_at: Date | string | null;
+  stops_at: Date | string | null;
+  at_once: boolean;
+  active_indexed: boolean;
+}
+interface DeliveryWindowVariationRow {
+  window: string;
+  variation_external_id: string;
+  type: string;
+  product_limit: number | null;
+  variation_limit: number | null;
+}
 
 const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
+const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));
 // pg parses jsonb; a driver that hands back text is handled too.
 const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
+/** Postgres bigint arrives as text (pg) or a number; prices stay far below 2^53. */
+const int = (value: number | string): number => Number(value);
+
+/** Lists of ids can be long (a pricelist of 10,000 products): keep each statement's bindings bounded. */
+const CHUNK = 1000;
+function chunks<T>(list: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
+  return out;
+}
+
+const toCategory = (r: CategoryRow): Category => ({
+  id: r.id,
+  externalId: r.external_id,
+  name: r.name,
+  uri: r.uri,
+  parentId: r.parent_id,
+  position: r.position,
+  configured: r.configured,
+  namePath: json<string[]>(r.name_path),
+});
+const toSize = (r: SizeRow): Size => ({
+  id: r.id,
+  externalId: r.external_id,
+  name: r.name,
+  sku: r.sku,
+  ean: r.ean,
+  comment: r.comment,
+  sizeTableExternalId: r.size_table_external_id,
+});
+const toSizeTable = (r: SizeTableRow): SizeTable => ({
+  externalId: r.external_id,
+  description: r.description,
+  stockDivisor: r.stock_divisor,
+  stockUnit: r.stock_unit,
+});
+const toPricelistItem = (r: PricelistItemRow): PricelistItem => ({
+  pricelist: r.pricelist,
+  productExternalId: r.product_external_id,
+  variationExternalId: r.variation_external_id,
+  price: int(r.price),
+  priceBeforeDiscount: r.price_before_discount === null ? null : int(r.price_before_discount),
+});
+const toPricelist = (r: Record<string, string>): Pricelist => ({
+  externalId: r['external_id']!,
+  store: r['store']!,
+  type: r['type']!,
+  currency: r['currency']!,
+  description: r['description']!,
+});
+const toProductKey = (r: { id: number; external_id: string }): ProductKey => ({ id: r.id, externalId: r.external_id });
 
 /**
  * The catalog's store in knex: one code path for Postgres and PGlite, every table in the catalog schema.
@@ -74,6 +191,7 @@ const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(
  */
 export function createCatalogRepository(db: Db, outer?: Knex.Transaction): CatalogRepository {
   const t = (name: string, trx?: Knex.Transaction) => db.table(name, trx);
+  const q = (name: string) => `${db.schema}.${name}`;
 
   async function loadProducts(ids: number[], trx?: Knex.Transaction): Promise<Product[]> {
     if (ids.length === 0) return [];
@@ -87,30 +205,79 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       .orderBy([{ column: 'product_id' }, { column: 'position' }])) as VariantRow[];
     const items = variants.length
       ? ((await t('items', trx)
-          .join(`${db.schema}.sizes as s`, 's.id', `${db.schema}.items.size_id`)
+          .join(`${q('sizes')} as s`, 's.id', `${q('items')}.size_id`)
           .whereIn(
             'variant_id',
             variants.map((v) => v.id),
           )
-          .orderBy([{ column: 'variant_id' }, { column: `${db.schema}.items.position` }])
-          .select(`${db.schema}.items.*`, 's.external_id as size_external_id', 's.name as size_name')) as ItemRow[])
+          .orderBy([{ column: 'variant_id' }, { column: `${q('items')}.position` }])
+          .select(
+            `${q('items')}.*`,
+            's.external_id as size_external_id',
+            's.name as size_name',
+            's.size_table_external_id as size_table_external_id',
+          )) as ItemRow[])
       : [];
+    const stock = items.length
+      ? ((await t('item_stock', trx)
+          .whereIn(
+            'item_id',
+            items.map((i) => i.id),
+          )
+          .orderBy(['item_id', 'warehouse'])) as Array<{ item_id: string; warehouse: string; qty: number }>)
+      : [];
+    const stockOf = groupBy(stock, (s) => s.item_id);
     const itemsOf = groupBy(items, (i) => i.variant_id);
     const variantsOf = groupBy(variants, (v) => v.product_id);
-    const byId = new Map(rows.map((r) => [r.id, toProduct(r, variantsOf.get(r.id) ?? [], itemsOf)]));
+    const byId = new Map(rows.map((r) => [r.id, toProduct(r, variantsOf.get(r.id) ?? [], itemsOf, stockOf)]));
     return ids.map((id) => byId.get(id)).filter((p): p is Product => Boolean(p));
   }
 
-  async function refsById(kind: RefKind, ids: Array<number | null>, trx?: Knex.Transaction): Promise<Map<number, CatalogRef>> {
+  async function refsById(kind: RefKind, ids: Array<number | null>): Promise<Map<number, CatalogRef>> {
     const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
     if (wanted.length === 0) return new Map();
-    const rows = (await t(REF_TABLES[kind], trx).whereIn('id', wanted)) as Array<{
-      id: number;
-      external_id: string;
-      name: string;
-      uri: string;
-    }>;
+    const rows = (await t(REF_TABLES[kind]).whereIn('id', wanted)) as Array<{ id: number; external_id: string; name: string; uri: string }>;
     return new Map(rows.map((r) => [r.id, { id: r.id, externalId: r.external_id, name: r.name, uri: r.uri }]));
+  }
+
+  async function categoriesById(ids: number[]): Promise<Map<number, Category>> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return new Map();
+    const rows = (await t('categories').whereIn('id', wanted)) as CategoryRow[];
+    return new Map(rows.map((r) => [r.id, toCategory(r)]));
+  }
+
+  /** Products (id, external id) selected by a query on products `p` joined as the caller needs. */
+  const productKeys = async (query: Knex.QueryBuilder): Promise<ProductKey[]> =>
+    ((await query.distinct('p.id', 'p.external_id').orderBy('p.id')) as Array<{ id: number; external_id: string }>).map(toProductKey);
+
+  async function loadDeliveryWindows(trx: Knex.Transaction, externalIds?: string[]): Promise<DeliveryWindow[]> {
+    const query = t('delivery_windows', trx).orderBy('external_id');
+    if (externalIds) query.whereIn('external_id', externalIds);
+    const rows = (await query) as DeliveryWindowRow[];
+    if (rows.length === 0) return [];
+    const variations = (await t('delivery_window_variations', trx)
+      .whereIn(
+        'window',
+        rows.map((r) => r.external_id),
+      )
+      .orderBy(['window', 'variation_external_id'])) as DeliveryWindowVariationRow[];
+    const variationsOf = groupBy(variations, (v) => v.window);
+    return rows.map((r) => ({
+      externalId: r.external_id,
+      status: r.status,
+      description: r.description,
+      startsAt: isoOrNull(r.starts_at),
+      stopsAt: isoOrNull(r.stops_at),
+      atOnce: r.at_once,
+      activeIndexed: r.active_indexed,
+      variations: (variationsOf.get(r.external_id) ?? []).map((v) => ({
+        variationExternalId: v.variation_external_id,
+        type: v.type,
+        productLimit: v.product_limit,
+        variationLimit: v.variation_limit,
+      })),
+    }));
   }
 
   const unitOfWork = (trx: Knex.Transaction): CatalogUnitOfWork => ({
@@ -118,8 +285,8 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       const row = await t('products', trx).where({ external_id: externalId }).first('id');
       return row ? ((await loadProducts([row.id as number], trx))[0] ?? null) : null;
     },
-    nextProductId: () => nextval(trx, `${db.schema}.products`),
-    nextVariantId: () => nextval(trx, `${db.schema}.variants`),
+    nextProductId: () => nextval(trx, q('products')),
+    nextVariantId: () => nextval(trx, q('variants')),
     async variantUriTaken(uri, exceptVariantId) {
       return Boolean(await t('variants', trx).where({ uri }).whereNot({ id: exceptVariantId }).first('id'));
     },
@@ -139,6 +306,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
           meta_keywords: product.metaKeywords,
           country_of_origin: product.countryOfOrigin,
           harm_code: product.harmCode,
+          harm_code_description: product.harmCodeDescription,
+          weight_value: product.weightValue,
+          weight_unit: product.weightUnit,
+          comment: product.comment,
           brand_id: product.brandId,
           collection_id: product.collectionId,
           category_id: product.categoryId,
@@ -148,17 +319,15 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
         })
         .onConflict('id')
         .merge();
-      // A URI can move from one variant to another in one upsert; free them all first.
       if (product.variants.length > 0) {
+        // A URI can move from one variant to another in one upsert; free them all first.
         await t('variants', trx)
           .whereIn(
             'id',
             product.variants.map((v) => v.id),
           )
           .update({ uri: db.knex.raw(`'~' || id`) });
-      }
-      // One statement per table, whatever the number of variants and sizes.
-      if (product.variants.length > 0) {
+        // One statement per table, whatever the number of variants and sizes.
         await t('variants', trx)
           .insert(
             product.variants.map((v) => ({
@@ -171,7 +340,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
               visible: v.visible,
               uri: v.uri,
               position: v.position,
+              stock_id: v.stockId,
+              size_table_external_id: v.sizeTableExternalId,
               category_ids: JSON.stringify(v.categoryIds),
+              markets: v.markets === null ? null : JSON.stringify(v.markets),
               item_quantity_minimum: v.itemQuantityMinimum,
               item_quantity_multiple_of: v.itemQuantityMultipleOf,
             })),
@@ -179,28 +351,39 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
           .onConflict('id')
           .merge();
       }
-      const items = product.variants.flatMap((v) =>
-        v.items.map((i) => ({
-          id: i.id,
-          variant_id: v.id,
-          size_id: i.sizeId,
-          sku: i.sku,
-          ean: i.ean,
-          stock: i.stock,
-          preorder: i.preorder,
-          position: i.position,
-        })),
+      const items = product.variants.flatMap((v) => v.items.map((i) => ({ v, i })));
+      if (items.length > 0) {
+        await t('items', trx)
+          .insert(
+            items.map(({ v, i }) => ({
+              id: i.id,
+              variant_id: v.id,
+              size_id: i.sizeId,
+              sku: i.sku,
+              ean: i.ean,
+              qty: i.qty,
+              stock: i.stock,
+              preorder: i.preorder,
+              position: i.position,
+            })),
+          )
+          .onConflict('id')
+          .merge();
+      }
+      const stock = items.flatMap(({ i }) =>
+        Object.entries(i.warehouseStock).map(([warehouse, qty]) => ({ item_id: i.id, warehouse, qty })),
       );
-      if (items.length > 0) await t('items', trx).insert(items).onConflict('id').merge();
+      for (const part of chunks(stock)) await t('item_stock', trx).insert(part).onConflict(['item_id', 'warehouse']).merge();
     },
+
     async findRef(kind, externalId) {
       const r = await t(REF_TABLES[kind], trx).where({ external_id: externalId }).first();
       return r ? { id: r.id, externalId: r.external_id, name: r.name, uri: r.uri } : null;
     },
     async refUriTaken(kind, uri, exceptId) {
-      const q = t(REF_TABLES[kind], trx).where({ uri });
-      if (exceptId !== null) q.whereNot({ id: exceptId });
-      return Boolean(await q.first('id'));
+      const query = t(REF_TABLES[kind], trx).where({ uri });
+      if (exceptId !== null) query.whereNot({ id: exceptId });
+      return Boolean(await query.first('id'));
     },
     async saveRef(kind, ref) {
       const row = { external_id: ref.externalId, name: ref.name, uri: ref.uri };
@@ -210,18 +393,252 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
           : await t(REF_TABLES[kind], trx).where({ id: ref.id }).update(row).returning('id');
       return { ...ref, id: (saved as { id: number }).id };
     },
+
+    async findCategory(externalId) {
+      const r = (await t('categories', trx).where({ external_id: externalId }).first()) as CategoryRow | undefined;
+      return r ? toCategory(r) : null;
+    },
+    async listCategories() {
+      return ((await t('categories', trx).orderBy('id')) as CategoryRow[]).map(toCategory);
+    },
+    nextCategoryId: () => nextval(trx, q('categories')),
+    async categoryUriTaken(uri, exceptId) {
+      const query = t('categories', trx).where({ uri });
+      if (exceptId !== null) query.whereNot({ id: exceptId });
+      return Boolean(await query.first('id'));
+    },
+    async nextTopCategoryPosition() {
+      const row = (await t('categories', trx).whereNull('parent_id').max({ p: 'position' }).first()) as { p: number | null } | undefined;
+      return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
+    },
+    async saveCategories(categories) {
+      if (categories.length === 0) return;
+      const ids = categories.map((c) => c.id);
+      // URIs may move between categories in one change; free theirs first (parents before children follow from the ids).
+      await t('categories', trx)
+        .whereIn('id', ids)
+        .update({ uri: db.knex.raw(`'~' || id`) });
+      const rows = categories.map((c) => ({
+        id: c.id,
+        external_id: c.externalId,
+        name: c.name,
+        uri: c.uri,
+        parent_id: null,
+        position: c.position,
+        configured: c.configured,
+        name_path: JSON.stringify(c.namePath),
+      }));
+      await t('categories', trx).insert(rows).onConflict('id').merge();
+      // Parents second: a parent may be among the rows just inserted.
+      for (const c of categories) {
+        if (c.parentId !== null) await t('categories', trx).where({ id: c.id }).update({ parent_id: c.parentId });
+      }
+    },
+
     async findSize(externalId) {
-      const r = await t('sizes', trx).where({ external_id: externalId }).first();
-      return r ? ({ id: r.id, externalId: r.external_id, name: r.name } as Size) : null;
+      const r = (await t('sizes', trx).where({ external_id: externalId }).first()) as SizeRow | undefined;
+      return r ? toSize(r) : null;
     },
     async saveSize(size) {
-      const row = { external_id: size.externalId, name: size.name };
+      const row = {
+        external_id: size.externalId,
+        name: size.name,
+        sku: size.sku,
+        ean: size.ean,
+        comment: size.comment,
+        size_table_external_id: size.sizeTableExternalId,
+      };
       const [saved] =
         size.id === null
           ? await t('sizes', trx).insert(row).returning('id')
           : await t('sizes', trx).where({ id: size.id }).update(row).returning('id');
       return { ...size, id: (saved as { id: number }).id };
     },
+    async findSizeTable(externalId) {
+      const r = (await t('size_tables', trx).where({ external_id: externalId }).first()) as SizeTableRow | undefined;
+      return r ? toSizeTable(r) : null;
+    },
+    async saveSizeTable(table) {
+      await t('size_tables', trx)
+        .insert({
+          external_id: table.externalId,
+          description: table.description,
+          stock_divisor: table.stockDivisor,
+          stock_unit: table.stockUnit,
+        })
+        .onConflict('external_id')
+        .merge();
+    },
+
+    async findMarket(externalId) {
+      const r = await t('markets', trx).where({ external_id: externalId }).first();
+      return r ? { externalId: r.external_id, store: r.store, type: r.type, description: r.description } : null;
+    },
+    async listMarketIds() {
+      return ((await t('markets', trx).orderBy('external_id').select('external_id')) as Array<{ external_id: string }>).map(
+        (r) => r.external_id,
+      );
+    },
+    async saveMarket(market) {
+      await t('markets', trx)
+        .insert({ external_id: market.externalId, store: market.store, type: market.type, description: market.description })
+        .onConflict('external_id')
+        .merge();
+    },
+    async findWarehouse(externalId) {
+      const r = await t('warehouses', trx).where({ external_id: externalId }).first();
+      return r ? { externalId: r.external_id, description: r.description } : null;
+    },
+    async saveWarehouse(warehouse) {
+      await t('warehouses', trx)
+        .insert({ external_id: warehouse.externalId, description: warehouse.description })
+        .onConflict('external_id')
+        .merge();
+    },
+
+    async findPricelist(externalId) {
+      const r = await t('pricelists', trx).where({ external_id: externalId }).first();
+      return r ? toPricelist(r) : null;
+    },
+    async savePricelist(pricelist) {
+      await t('pricelists', trx)
+        .insert({
+          external_id: pricelist.externalId,
+          store: pricelist.store,
+          type: pricelist.type,
+          currency: pricelist.currency,
+          description: pricelist.description,
+        })
+        .onConflict('external_id')
+        .merge();
+    },
+    async pricelistItems(pricelist, productExternalIds) {
+      if (productExternalIds === undefined)
+        return ((await t('pricelist_items', trx).where({ pricelist })) as PricelistItemRow[]).map(toPricelistItem);
+      const rows: PricelistItemRow[] = [];
+      for (const part of chunks(productExternalIds)) {
+        rows.push(...((await t('pricelist_items', trx).where({ pricelist }).whereIn('product_external_id', part)) as PricelistItemRow[]));
+      }
+      return rows.map(toPricelistItem);
+    },
+    async savePricelistItems(items) {
+      const rows = items.map((i) => ({
+        pricelist: i.pricelist,
+        product_external_id: i.productExternalId,
+        variation_external_id: i.variationExternalId,
+        price: i.price,
+        price_before_discount: i.priceBeforeDiscount,
+      }));
+      for (const part of chunks(rows)) {
+        await t('pricelist_items', trx).insert(part).onConflict(['pricelist', 'product_external_id', 'variation_external_id']).merge();
+      }
+    },
+
+    async findDeliveryWindow(externalId) {
+      return (await loadDeliveryWindows(trx, [externalId]))[0] ?? null;
+    },
+    listDeliveryWindows: () => loadDeliveryWindows(trx),
+    async saveDeliveryWindow(window) {
+      await t('delivery_windows', trx)
+        .insert({
+          external_id: window.externalId,
+          status: window.status,
+          description: window.description,
+          starts_at: window.startsAt,
+          stops_at: window.stopsAt,
+          at_once: window.atOnce,
+          active_indexed: window.activeIndexed,
+        })
+        .onConflict('external_id')
+        .merge();
+      await t('delivery_window_variations', trx).where({ window: window.externalId }).delete();
+      const rows = window.variations.map((v) => ({
+        window: window.externalId,
+        variation_external_id: v.variationExternalId,
+        type: v.type,
+        product_limit: v.productLimit,
+        variation_limit: v.variationLimit,
+      }));
+      for (const part of chunks(rows)) await t('delivery_window_variations', trx).insert(part);
+    },
+    async setDeliveryWindowActiveIndexed(externalId, active) {
+      await t('delivery_windows', trx).where({ external_id: externalId }).update({ active_indexed: active });
+    },
+
+    async productsByExternalIds(externalIds) {
+      const keys: ProductKey[] = [];
+      for (const part of chunks([...new Set(externalIds)])) {
+        keys.push(
+          ...(await productKeys(
+            db
+              .knex(`${q('products')} as p`)
+              .transacting(trx)
+              .whereIn('p.external_id', part),
+          )),
+        );
+      }
+      return keys;
+    },
+    async productsWithSizes(sizeIds) {
+      if (sizeIds.length === 0) return [];
+      return productKeys(
+        db
+          .knex(`${q('products')} as p`)
+          .transacting(trx)
+          .join(`${q('variants')} as v`, 'v.product_id', 'p.id')
+          .join(`${q('items')} as i`, 'i.variant_id', 'v.id')
+          .whereIn('i.size_id', sizeIds),
+      );
+    },
+    async productsWithSizeTable(tableExternalId) {
+      return productKeys(
+        db
+          .knex(`${q('products')} as p`)
+          .transacting(trx)
+          .join(`${q('variants')} as v`, 'v.product_id', 'p.id')
+          .leftJoin(`${q('items')} as i`, 'i.variant_id', 'v.id')
+          .leftJoin(`${q('sizes')} as s`, 's.id', 'i.size_id')
+          .where('v.size_table_external_id', tableExternalId)
+          .orWhere('s.size_table_external_id', tableExternalId),
+      );
+    },
+    async productsWithVariations(variationExternalIds) {
+      const keys: ProductKey[] = [];
+      for (const part of chunks([...new Set(variationExternalIds)])) {
+        keys.push(
+          ...(await productKeys(
+            db
+              .knex(`${q('products')} as p`)
+              .transacting(trx)
+              .join(`${q('variants')} as v`, 'v.product_id', 'p.id')
+              .whereIn('v.external_id', part),
+          )),
+        );
+      }
+      return keys;
+    },
+    async productsWithRef(kind, id) {
+      return productKeys(
+        db
+          .knex(`${q('products')} as p`)
+          .transacting(trx)
+          .where(`p.${REF_COLUMNS[kind]}`, id),
+      );
+    },
+    async productsInCategories(categoryIds) {
+      if (categoryIds.length === 0) return [];
+      return productKeys(
+        db
+          .knex(`${q('products')} as p`)
+          .transacting(trx)
+          .leftJoin(`${q('variants')} as v`, 'v.product_id', 'p.id')
+          .where((w) => {
+            w.whereIn('p.category_id', categoryIds);
+            for (const id of categoryIds) w.orWhereRaw('v.category_ids @> ?::jsonb', [JSON.stringify([id])]);
+          }),
+      );
+    },
+
     publish: (events) => enqueue(db, trx, events),
   });
 
@@ -230,6 +647,7 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
 
     async loadProducts(productIds) {
       const products = await loadProducts(productIds);
+      if (products.length === 0) return [];
       const brands = await refsById(
         'brand',
         products.map((p) => p.brandId),
@@ -238,21 +656,75 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
         'collection',
         products.map((p) => p.collectionId),
       );
-      const categories = await refsById(
-        'category',
-        products.flatMap((p) => [p.categoryId, ...p.variants.flatMap((v) => v.categoryIds)]),
+      const categories = await categoriesById(
+        products.flatMap((p) => [...(p.categoryId === null ? [] : [p.categoryId]), ...p.variants.flatMap((v) => v.categoryIds)]),
       );
-      return products.map((product): ProductView => ({
-        product,
-        brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
-        collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
-        categories,
+      const tableIds = [
+        ...new Set(
+          products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)])),
+        ),
+      ].filter((id): id is string => id !== null);
+      const sizeTables = new Map(
+        tableIds.length
+          ? ((await t('size_tables').whereIn('external_id', tableIds)) as SizeTableRow[]).map((r) => [r.external_id, toSizeTable(r)])
+          : [],
+      );
+      const prices = (
+        (await t('pricelist_items').whereIn(
+          'product_external_id',
+          products.map((p) => p.externalId),
+        )) as PricelistItemRow[]
+      ).map(toPricelistItem);
+      const pricelistIds = [...new Set(prices.map((p) => p.pricelist))];
+      const pricelists = new Map(
+        pricelistIds.length
+          ? ((await t('pricelists').whereIn('external_id', pricelistIds)) as Array<Record<string, string>>).map((r) => [
+              r['external_id']!,
+              toPricelist(r),
+            ])
+          : [],
+      );
+      const variationIds = [...new Set(products.flatMap((p) => p.variants.map((v) => v.externalId)))];
+      const spans = variationIds.length
+        ? ((await db
+            .knex(`${q('delivery_window_variations')} as dwv`)
+            .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
+            .whereIn('dwv.variation_external_id', variationIds)
+            .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as Array<{
+            external_id: string;
+            variation_external_id: string;
+            status: string;
+            starts_at: Date | string | null;
+            stops_at: Date | string | null;
+          }>)
+        : [];
+      const windows = spans.map((s): DeliveryWindowSpan => ({
+        windowExternalId: s.external_id,
+        variationExternalId: s.variation_external_id,
+        status: s.status,
+        startsAt: isoOrNull(s.starts_at),
+        stopsAt: isoOrNull(s.stops_at),
       }));
+      return products.map((product): ProductView => {
+        const variantIds = new Set(product.variants.map((v) => v.externalId));
+        return {
+          product,
+          brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
+          collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
+          categories,
+          sizeTables,
+          prices: prices.filter((p) => p.productExternalId === product.externalId),
+          pricelists,
+          deliveryWindows: windows.filter((w) => variantIds.has(w.variationExternalId)),
+        };
+      });
     },
 
     async productIdsOfVariants(variantIds) {
       if (variantIds.length === 0) return new Map();
-      const rows = (await t('variants').whereIn('id', variantIds).select('id', 'product_id')) as Array<{ id: number; product_id: number }>;
+      const rows: Array<{ id: number; product_id: number }> = [];
+      for (const part of chunks(variantIds))
+        rows.push(...((await t('variants').whereIn('id', part).select('id', 'product_id')) as typeof rows));
       return new Map(rows.map((r) => [r.id, r.product_id]));
     },
 
@@ -266,20 +738,14 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       return Number(row?.n ?? 0);
     },
 
-    async pricesOf(pricelist, variantIds) {
-      if (variantIds.length === 0) return new Map();
-      const rows = (await t('prices').where({ pricelist }).whereIn('product_id', variantIds)) as Array<{
-        product_id: number;
-        price: string | number;
-        price_before_discount: string | number | null;
-        currency: string;
-      }>;
-      return new Map(
-        rows.map((r): [number, Price] => [
-          r.product_id,
-          { price: Number(r.price), priceBeforeDiscount: Number(r.price_before_discount ?? r.price), currency: r.currency },
-        ]),
-      );
+    async listCategories() {
+      return categoryTreeOrder(((await t('categories')) as CategoryRow[]).map(toCategory));
+    },
+
+    async findUri(uri) {
+      const variant = (await t('variants').where({ uri }).first('id')) as { id: number } | undefined;
+      const category = (await t('categories').where({ uri }).first('id')) as { id: number } | undefined;
+      return { variantId: variant?.id ?? null, categoryId: category?.id ?? null };
     },
   };
 }
@@ -300,7 +766,12 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return groups;
 }
 
-function toProduct(r: ProductRow, variants: VariantRow[], itemsOf: Map<number, ItemRow[]>): Product {
+function toProduct(
+  r: ProductRow,
+  variants: VariantRow[],
+  itemsOf: Map<number, ItemRow[]>,
+  stockOf: Map<string, Array<{ warehouse: string; qty: number }>>,
+): Product {
   return {
     id: r.id,
     externalId: r.external_id,
@@ -315,6 +786,10 @@ function toProduct(r: ProductRow, variants: VariantRow[], itemsOf: Map<number, I
     metaKeywords: r.meta_keywords,
     countryOfOrigin: r.country_of_origin,
     harmCode: r.harm_code,
+    harmCodeDescription: r.harm_code_description,
+    weightValue: r.weight_value,
+    weightUnit: r.weight_unit,
+    comment: r.comment,
     brandId: r.brand_id,
     collectionId: r.collection_id,
     categoryId: r.category_id,
@@ -330,7 +805,10 @@ function toProduct(r: ProductRow, variants: VariantRow[], itemsOf: Map<number, I
       visible: v.visible,
       uri: v.uri,
       position: v.position,
+      stockId: v.stock_id,
+      sizeTableExternalId: v.size_table_external_id,
       categoryIds: json<number[]>(v.category_ids),
+      markets: v.markets === null || v.markets === undefined ? null : json<string[]>(v.markets),
       itemQuantityMinimum: v.item_quantity_minimum,
       itemQuantityMultipleOf: v.item_quantity_multiple_of,
       items: (itemsOf.get(v.id) ?? []).map((i): Item => ({
@@ -338,8 +816,11 @@ function toProduct(r: ProductRow, variants: VariantRow[], itemsOf: Map<number, I
         sizeId: i.size_id,
         sizeExternalId: i.size_external_id,
         sizeName: i.size_name,
+        sizeTableExternalId: i.size_table_external_id,
         sku: i.sku,
         ean: i.ean,
+        qty: i.qty,
+        warehouseStock: Object.fromEntries((stockOf.get(i.id) ?? []).map((s) => [s.warehouse, s.qty])),
         stock: i.stock,
         preorder: i.preorder,
         position: i.position,

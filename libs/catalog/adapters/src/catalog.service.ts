@@ -1,7 +1,15 @@
 import type { Router } from '@koa/router';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
-import { catalogUseCases, indexProduct, type CatalogUseCases, type Clock, type SearchIndex } from '@commerce/catalog-core';
+import {
+  catalogUseCases,
+  defaultCatalogSettings,
+  indexProduct,
+  type CatalogSettings,
+  type CatalogUseCases,
+  type Clock,
+  type SearchIndex,
+} from '@commerce/catalog-core';
 import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
@@ -9,7 +17,8 @@ import { createInProcessCatalogClient } from './catalog.client.in-process';
 import { catalogMigrations } from './catalog.migrations';
 import { createCatalogRepository } from './catalog.repository.knex';
 import { productIndexerConsumer } from './consumers/product-indexer.consumer';
-import { productUpsertReceivedConsumer } from './consumers/product-upsert-received.consumer';
+import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
+import { parseDemoCatalog, type DemoCatalog } from './demo-catalog';
 import { createCatalogInternalRouter } from './http/catalog.internal-router';
 
 export interface CatalogServiceDeps {
@@ -17,7 +26,11 @@ export interface CatalogServiceDeps {
   bus: EventBus;
   search: SearchIndex;
   logger: Logger;
+  /** From the store configuration (`catalogSettings(store)`): category tree, swatches, media sizes, currency formats. */
+  settings?: CatalogSettings;
   clock?: Clock;
+  /** How often time is checked for delivery windows opening or closing (default one minute). */
+  deliveryWindowCheckMs?: number;
 }
 
 export interface CatalogService {
@@ -25,20 +38,41 @@ export interface CatalogService {
   router: Router;
   useCases: CatalogUseCases;
   relay: OutboxRelay;
-  /** Subscribes the consumers and starts the outbox relay; an embedded index is rebuilt from the store first. */
+  /**
+   * Syncs the configured category tree, subscribes the consumers, starts the outbox relay and the
+   * delivery-window clock; an embedded index is rebuilt from the store first.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Demo data: applied through the same use case as ERP upserts, and indexed at once. Unchanged products are left alone. */
-  seed(products: SoapProduct[]): Promise<void>;
+  /**
+   * Demo data: applied through the same use cases as ERP upserts (markets, warehouses, sizes, pricelists
+   * and delivery windows first, so that products arrive priced), changed products indexed at once.
+   * Unchanged entities are left alone. Takes a plain array of products too.
+   */
+  seed(catalog: DemoCatalog | SoapProduct[]): Promise<void>;
 }
 
 /** The composition of the catalog service the apps call: migrations, repository, use cases, consumers, relay, routers. */
 export async function buildCatalogService(deps: CatalogServiceDeps): Promise<CatalogService> {
   await migrate(deps.db, catalogMigrations);
   const catalog = createCatalogRepository(deps.db);
-  const useCases = catalogUseCases({ catalog, search: deps.search, ...(deps.clock ? { clock: deps.clock } : {}) });
+  const settings = deps.settings ?? defaultCatalogSettings;
+  const useCases = catalogUseCases({ catalog, search: deps.search, settings, ...(deps.clock ? { clock: deps.clock } : {}) });
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   let subscriptions: Subscription[] = [];
+  let windowTimer: NodeJS.Timeout | undefined;
+
+  const refreshWindows = async () => {
+    try {
+      const { windows, affectedProducts } = await useCases.refreshDeliveryWindows();
+      if (windows > 0) {
+        deps.logger.info({ windows, affectedProducts }, 'catalog: delivery windows opened or closed');
+        relay.nudge();
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'catalog: delivery window check failed; retried at the next tick');
+    }
+  };
 
   return {
     client: createInProcessCatalogClient(useCases),
@@ -46,9 +80,11 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     useCases,
     relay,
     async start() {
+      const synced = await useCases.syncCategories(settings.categories);
+      if (synced.changed > 0) deps.logger.info(synced, 'catalog: category tree synced from the store configuration');
       subscriptions = [
         await deps.bus.subscribe(
-          productUpsertReceivedConsumer({
+          upsertReceivedConsumer({
             db: deps.db,
             logger: deps.logger,
             ...(deps.clock ? { clock: deps.clock } : {}),
@@ -64,22 +100,37 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
         if (done > 0) deps.logger.info({ products: done }, 'catalog: embedded search index rebuilt');
       }
       relay.start();
+      await refreshWindows();
+      windowTimer = setInterval(() => void refreshWindows(), deps.deliveryWindowCheckMs ?? 60_000);
+      windowTimer.unref();
     },
     async stop() {
+      if (windowTimer) clearInterval(windowTimer);
+      windowTimer = undefined;
       await Promise.all(subscriptions.map((s) => s.stop()));
       subscriptions = [];
       await relay.stop();
     },
-    async seed(products) {
-      let changed = 0;
-      for (const product of products) {
+    async seed(input) {
+      const demo = Array.isArray(input) ? parseDemoCatalog(input) : input;
+      let entities = 0;
+      for (const market of demo.markets) entities += Number((await useCases.applyMarketUpsert(market)).changed);
+      for (const warehouse of demo.warehouses) entities += Number((await useCases.applyWarehouseUpsert(warehouse)).changed);
+      for (const size of demo.sizes) entities += Number((await useCases.applySizeUpsert(size)).changed);
+      for (const pricelist of demo.pricelists) entities += Number((await useCases.applyPricelistUpsert(pricelist)).changed);
+      for (const window of demo.deliverywindows) entities += Number((await useCases.applyDeliveryWindowUpsert(window)).changed);
+      let products = 0;
+      for (const product of demo.products) {
         const result = await useCases.applyProductUpsert(product);
         if (!result.changed) continue;
-        changed++;
-        await indexProduct({ catalog, search: deps.search }, result.productId);
+        products++;
+        await indexProduct({ catalog, search: deps.search, ...(deps.clock ? { clock: deps.clock } : {}) }, result.productId);
       }
-      if (changed > 0) relay.nudge();
-      deps.logger.info({ products: products.length, changed }, 'catalog: demo catalog seeded');
+      if (entities + products > 0) relay.nudge();
+      deps.logger.info(
+        { products: demo.products.length, changed: products, otherEntitiesChanged: entities },
+        'catalog: demo catalog seeded',
+      );
     },
   };
 }

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SoapProductSchema, type SoapProduct } from '@commerce/backoffice-contracts';
-import { catalogUseCases, InvalidProductError, type CatalogUseCases } from '@commerce/catalog-core';
-import { createDbEngine, migrate, type Db, type DbEngine } from '@commerce/shared-db';
-import { uniqueName } from '@commerce/shared-testing';
-import { catalogMigrations } from './catalog.migrations';
-import { createCatalogRepository } from './catalog.repository.knex';
-import { MiniSearchIndex } from './search/minisearch.search-index';
+import { catalogSettings, InvalidProductError } from '@commerce/catalog-core';
+import { parseStoreConfig } from '@commerce/shared-config';
+import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
+import { parseDemoCatalog } from './demo-catalog';
+import { catalogHarness, soapPricelist } from './testing/catalog-harness';
 import { soapProduct } from './testing/soap-product.fixture';
 
 let engine: DbEngine;
@@ -15,12 +13,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => engine?.close());
 
-async function setup(): Promise<{ db: Db; catalog: CatalogUseCases; search: MiniSearchIndex }> {
-  const db = engine.forSchema(uniqueName('catalog'));
-  await migrate(db, catalogMigrations);
-  const search = new MiniSearchIndex();
-  return { db, search, catalog: catalogUseCases({ catalog: createCatalogRepository(db), search }) };
-}
+const setup = () => catalogHarness(engine);
+const SE = { market: '1', pricelist: 'SE' };
+const US = { market: '3', pricelist: 'US' };
 
 const outboxCount = async (db: Db) => Number((await db.table('outbox').count({ n: '*' }))[0]!['n']);
 
@@ -164,18 +159,170 @@ describe('applying a product upsert from the ERP', () => {
   });
 });
 
+describe('a product in markets and pricelists', () => {
+  it('is invisible where its pricelist has no price, and visible once a price arrives (in either order)', async () => {
+    const { catalog, takeEvents, reindex } = await setup();
+    await catalog.applyPricelistUpsert(soapPricelist('SE', { 'P-1': '499.00' }));
+    expect(await takeEvents()).toEqual([]); // the product has not arrived yet
+    await catalog.applyProductUpsert(soapProduct());
+    await reindex();
+    const inSweden = await catalog.searchProducts({}, SE);
+    expect(inSweden.products.map((p) => [p.variantName, p.price, p.priceAsNumber])).toEqual([
+      ['Brown', '499.00 SEK', 499],
+      ['Oat', '499.00 SEK', 499],
+    ]);
+    expect((await catalog.searchProducts({}, US)).productCount).toBe(0);
+    const brown = inSweden.products[0]!;
+    expect(await catalog.getProduct(brown.product, US)).toBeNull();
+    expect(await catalog.getItem(brown.items[0]!.item, US)).toBeNull();
+    expect(await catalog.getItem(brown.items[0]!.item, SE)).toMatchObject({ priceAsNumber: 499 });
+
+    await catalog.applyPricelistUpsert(soapPricelist('US', { 'P-1': '49.95' }, { currency: 'USD' }));
+    expect(await takeEvents()).toEqual(['1', '1']); // the product upsert, then the US price
+    expect(await catalog.getProduct(brown.product, US)).toMatchObject({ price: '49.95 USD', priceAsNumber: 49.95 });
+  });
+
+  it('follows its displays: markets add, marketsremove remove, and never named means every market', async () => {
+    const { catalog, reindex } = await setup();
+    await catalog.applyMarketUpsert({ id: '1', description: 'Sweden' });
+    await catalog.applyMarketUpsert({ id: '3', description: 'North America' });
+    await catalog.applyPricelistUpsert(soapPricelist('SE', { 'P-1': '499' }));
+    await catalog.applyPricelistUpsert(soapPricelist('US', { 'P-1': '49' }, { currency: 'USD' }));
+    const { productId } = await catalog.applyProductUpsert(soapProduct());
+    await reindex();
+    const [brown, oat] = (await catalog.searchProducts({}, {})).products;
+    expect(await catalog.getProduct(oat!.product, US)).not.toBeNull();
+
+    // Oat leaves North America: starts from every known market, minus 3.
+    await catalog.applyProductUpsert({ id: 'P-1', variations: [{ id: 'V-OAT', displays: [{ marketsremove: [{ id: '3' }] }] }] });
+    expect(await catalog.getProduct(oat!.product, US)).toBeNull();
+    expect(await catalog.getProduct(oat!.product, SE)).not.toBeNull();
+    // Brown is named for Sweden only.
+    await catalog.applyProductUpsert({ id: 'P-1', variations: [{ id: 'V-BRN', displays: [{ markets: [{ id: '1' }] }] }] });
+    expect(await catalog.getProduct(brown!.product, US)).toBeNull();
+    expect((await catalog.getProduct(brown!.product, SE))!.relatedProducts.map((r) => r.product)).toEqual([oat!.product]);
+    await catalog.indexProduct(productId);
+    expect((await catalog.searchProducts({}, US)).productCount).toBe(0);
+    expect((await catalog.searchProducts({}, SE)).productCount).toBe(2);
+  });
+
+  it('prices a variation over its product, shows a discount from priceb, and keeps what a later upsert leaves out', async () => {
+    const { catalog, reindex } = await setup();
+    await catalog.applyProductUpsert(soapProduct());
+    await reindex();
+    await catalog.applyPricelistUpsert({
+      id: 'SE',
+      currency: 'SEK',
+      items: [
+        { id: 'P-1', price: '400.00', priceb: '500.00' },
+        { id: 'P-1', variation: { id: 'V-OAT', price: '450.00' } },
+      ],
+    });
+    const [brown, oat] = (await catalog.searchProducts({}, SE)).products;
+    expect(brown).toMatchObject({
+      price: '400.00 SEK',
+      priceBeforeDiscount: '500.00 SEK',
+      priceReduction: '100.00 SEK',
+      discountPercent: 20,
+      showAsOnSale: true,
+    });
+    expect(oat).toMatchObject({ price: '450.00 SEK', priceBeforeDiscountAsNumber: 450, showAsOnSale: false });
+    // priceb alone: the price stays.
+    await catalog.applyPricelistUpsert({ id: 'SE', items: [{ id: 'P-1', priceb: '800.00' }] });
+    expect(await catalog.getProduct(brown!.product, SE)).toMatchObject({
+      priceAsNumber: 400,
+      priceBeforeDiscountAsNumber: 800,
+      discountPercent: 50,
+    });
+  });
+});
+
+describe('stock per warehouse', () => {
+  it('sums the warehouses an item is in, keeps warehouses left out, and counts qty only without warehouses', async () => {
+    const { catalog, reindex } = await setup();
+    await catalog.applyProductUpsert(soapProduct());
+    await reindex();
+    const brown = (await catalog.searchProducts({}, {})).products[0]!;
+    const [small, medium] = brown.items;
+    expect(await catalog.getItem(medium!.item, {})).toMatchObject({ stock: 5 }); // W1 2 + W2 3
+    await catalog.applyProductUpsert({
+      id: 'P-1',
+      variations: [{ id: 'V-BRN', sizes: [{ id: 'S-M', warehouseitems: [{ id: 'W2', qty: '10' }] }] }],
+    });
+    expect(await catalog.getItem(medium!.item, {})).toMatchObject({ stock: 12 });
+    await catalog.applyProductUpsert({
+      id: 'P-1',
+      variations: [
+        {
+          id: 'V-BRN',
+          sizes: [
+            { id: 'S-M', qty: '1' },
+            { id: 'S-S', qty: '0' },
+          ],
+        },
+      ],
+    });
+    expect(await catalog.getItem(medium!.item, {})).toMatchObject({ stock: 12 }); // warehouses decide
+    expect(await catalog.getItem(small!.item, {})).toMatchObject({ stock: 0 });
+    const after = (await catalog.getProduct(brown.product, {}))!;
+    expect(after.items.map((i) => i.stock)).toEqual(['no', 'yes', 'no']);
+    expect(after.inStock).toBe(true);
+  });
+});
+
+describe('what else a product upsert shows', () => {
+  it('keeps harm code, weight, comment, and re-publishes other products of a renamed brand', async () => {
+    const { catalog, takeEvents, reindex } = await setup();
+    await catalog.applyProductUpsert(soapProduct({ harmcode: { id: '6110', description: 'Apparel' }, countryoforigin: 'PT' }));
+    await catalog.applyProductUpsert(soapProduct({ id: 'P-2', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }));
+    await takeEvents();
+    await reindex();
+    const p = (await catalog.searchProducts({}, {})).products[0]!;
+    expect(p).toMatchObject({ harmCode: '6110', harmCodeDescription: 'Apparel', countryOrigin: 'PT', silkProduct: p.platformProduct });
+    await catalog.applyProductUpsert({ id: 'P-1', brand: { id: 'B-NW', description: 'Nordwear Studio' } });
+    expect((await takeEvents()).sort()).toEqual(['1', '2']);
+    expect(await catalog.getProduct(p.product, {})).toMatchObject({
+      brandName: 'Nordwear Studio',
+      brandUri: 'nordwear-studio',
+      harmCode: '6110',
+    });
+  });
+
+  it('removes display categories listed in categoriesremove', async () => {
+    const { catalog, reindex } = await setup();
+    await catalog.applyProductUpsert(soapProduct());
+    await reindex();
+    const brown = (await catalog.searchProducts({}, {})).products[0]!;
+    expect(Object.values(brown.categories).map((c) => c.uri)).toEqual(['knitwear', 'new-arrivals']);
+    await catalog.applyProductUpsert({ id: 'P-1', variations: [{ id: 'V-BRN', displays: [{ categoriesremove: [{ id: 'F-NEW' }] }] }] });
+    expect(Object.values((await catalog.getProduct(brown.product, {}))!.categories).map((c) => c.uri)).toEqual(['knitwear']);
+  });
+});
+
 describe('the demo catalog', () => {
-  it('is valid SOAP products and applies cleanly, with one product out of stock', async () => {
-    const raw = JSON.parse(readFileSync(resolve(__dirname, '../../../../infra/config/demo-catalog.json'), 'utf8')) as unknown[];
-    const products: SoapProduct[] = raw.map((p) => SoapProductSchema.parse(p));
-    expect(products.length).toBeGreaterThanOrEqual(12);
-    const { catalog } = await setup();
-    for (const p of products) await catalog.indexProduct((await catalog.applyProductUpsert(p)).productId);
-    const all = await catalog.searchProducts({}, {});
-    expect(all.products.filter((p) => !p.inStock).map((p) => p.name)).toEqual(['Denim Jacket']);
-    expect((await catalog.searchProducts({ search: 'cafe' }, {})).products.map((p) => p.name)).toEqual(
+  const demoStore = parseStoreConfig(JSON.parse(readFileSync(resolve(__dirname, '../../../../infra/config/demo-store.json'), 'utf8')));
+  const demo = parseDemoCatalog(JSON.parse(readFileSync(resolve(__dirname, '../../../../infra/config/demo-catalog.json'), 'utf8')));
+
+  it('is valid SOAP entities and applies cleanly: priced in the demo markets when it has pricelists, searchable in every script', async () => {
+    expect(demo.products.length).toBeGreaterThanOrEqual(12);
+    const { catalog } = await catalogHarness(engine, catalogSettings(demoStore));
+    await catalog.syncCategories();
+    for (const m of demo.markets) await catalog.applyMarketUpsert(m);
+    for (const w of demo.warehouses) await catalog.applyWarehouseUpsert(w);
+    for (const s of demo.sizes) await catalog.applySizeUpsert(s);
+    for (const p of demo.pricelists) await catalog.applyPricelistUpsert(p);
+    for (const p of demo.products) await catalog.indexProduct((await catalog.applyProductUpsert(p)).productId);
+    const contexts = demo.pricelists.length > 0 ? demoStore.markets.map((m) => ({ market: m.market, pricelist: m.pricelist })) : [{}];
+    for (const context of contexts) {
+      const all = await catalog.searchProducts({}, context);
+      expect(all.productCount).toBeGreaterThan(0);
+      if (demo.pricelists.length > 0) expect(all.products.every((p) => p.priceAsNumber > 0)).toBe(true);
+    }
+    const all = await catalog.searchProducts({}, contexts[0]!);
+    expect(all.products.some((p) => !p.inStock)).toBe(true);
+    expect((await catalog.searchProducts({ search: 'cafe' }, contexts[0]!)).products.map((p) => p.name)).toEqual(
       expect.arrayContaining(['Café Sweater', 'Cafe Racer Jacket']),
     );
-    expect((await catalog.searchProducts({ search: 'платье' }, {})).productCount).toBe(1);
+    expect((await catalog.searchProducts({ search: 'платье' }, contexts[0]!)).productCount).toBeGreaterThanOrEqual(1);
   });
 });

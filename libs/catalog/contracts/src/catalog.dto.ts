@@ -4,44 +4,74 @@ import { z } from 'zod';
 export interface ItemDto {
   /** `<productId>-<sizeId>` */
   item: string;
+  /** Index into the product's `itemTable.x` / `itemTable.y`. */
   itemTableX: number;
   itemTableY: number;
+  /** The size's name. */
   name: string;
   ean: string;
   sku: string;
-  /** `yes` when in stock, `no` otherwise. */
-  stock: string;
+  /** `yes` when it can be bought (in stock, or preorder), `no` otherwise. */
+  stock: 'yes' | 'no';
+  /** The same as a boolean (the spec's order-history variant of an item). */
+  inStock: boolean;
 }
 
-/** A product as the checkout API shows it (spec: Product (checkout)); later issues fill in more fields. */
+/** A related product: without `relatedProducts: true` in the request only its id, relation and media. */
+export type RelatedProductDto = { product: string; relation: string; media: Record<string, string[]> } & Partial<
+  Omit<ProductDto, 'product' | 'media' | 'relatedProducts'>
+>;
+
+/** A product as the checkout API shows it (spec: Product (checkout)): one variant of an ERP product. */
 export interface ProductDto {
+  /** The variant's id. */
   product: string;
   name: string;
   uri: string;
+  /** Product SKU followed by the variant's. */
   sku: string;
   productSku: string;
   variantName: string;
+  countryOrigin: string;
+  /** The size table's stock unit (`pcs`, `pair`), '' when none. */
+  stockUnit: string;
   brand: string;
   brandName: string;
   brandUri: string;
   collection: string;
   collectionName: string;
   collectionUri: string;
+  /** Plain text; the `…Html` twins are escaped HTML with paragraphs and line breaks (or the ERP's own HTML). */
   excerpt: string;
+  excerptHtml: string;
   description: string;
+  descriptionHtml: string;
+  metaTitle: string;
+  metaDescription: string;
+  metaKeywords: string;
+  /** The main category (the ERP's folder): id, full-path URI, full path of names. */
   category: string;
   categoryUri: string;
   categoryName: string[];
   platformProduct: string;
   platformVariant: string;
+  silkProduct: string;
+  silkVariant: string;
+  harmCode: string;
+  harmCodeDescription: string;
+  /** The primary variant's uri. */
+  canonicalUri: string;
   itemQuantityMinimum: number;
   itemQuantityMultipleOf: number;
+  /** Formatted in the pricelist's currency as the store configures it (prefix + number + suffix). */
   price: string;
-  priceAsNumber: number;
   priceBeforeDiscount: string;
-  priceBeforeDiscountAsNumber: number;
   priceReduction: string;
+  /** Major units (`499.95`). */
+  priceAsNumber: number;
+  priceBeforeDiscountAsNumber: number;
   priceReductionAsNumber: number;
+  /** Whole percent off the price before discount. */
   discountPercent: number;
   showAsOnSale: boolean;
   newProduct: boolean;
@@ -49,14 +79,12 @@ export interface ProductDto {
   primaryVariant: boolean;
   itemTable: { x: string[]; y: string[]; dividerSymbol: string };
   items: ItemDto[];
+  /** Media kind → image URLs. */
   media: Record<string, string[]>;
+  /** The variant's colour: its name, and a hex when the store configuration knows the name. */
+  swatch?: { desc: string; hex?: string };
   categories: Record<string, CategoryDto>;
-  relatedProducts: Array<{ product: string; relation: string }>;
-  countryOrigin?: string;
-  metaTitle?: string;
-  metaDescription?: string;
-  metaKeywords?: string;
-  harmCode?: string;
+  relatedProducts: RelatedProductDto[];
 }
 
 /** A category (spec: Category): `name` is the full path of names from the top category. */
@@ -110,12 +138,16 @@ export interface ItemInfoDto {
   productName: string;
   brandName: string;
   sizeName: string;
-  /** Price of one, in the pricelist's currency; 0 where no price is set yet. */
+  /** Price of one in major units of the pricelist's currency; 0 when the context names no pricelist. */
   priceAsNumber: number;
   stock: number;
 }
 
-/** The context prices are shown in: the market and pricelist of the visitor's country. */
+/**
+ * The context prices are shown in: the market and pricelist of the visitor's country (the edge derives
+ * them from the store configuration). A variant not displayed in the market, or not priced in the
+ * pricelist, is invisible there. Without a market or pricelist (internal callers) that rule is not applied.
+ */
 export interface PriceContext {
   market?: string;
   pricelist?: string;

@@ -1,7 +1,6 @@
 import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
-import { ProductUpserted } from '@commerce/catalog-contracts';
 import { InvalidProductError } from './catalog.errors';
-import { systemClock, type CatalogRepository, type CatalogUnitOfWork, type Clock } from './catalog.repository';
+import { systemClock, type CatalogUnitOfWork, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
 import {
   isVisibleStatus,
   itemIdOf,
@@ -10,9 +9,11 @@ import {
   type MediaImage,
   type Product,
   type RefKind,
+  type Size,
   type Variant,
 } from './product';
 import { slugify, uniqueSlug } from './slug';
+import { deepEqual, FieldErrors, isYes, pick, productUpsertedEvents } from './upsert.helpers';
 
 export interface ApplyUpsertDeps {
   catalog: CatalogRepository;
@@ -25,20 +26,31 @@ export interface ApplyUpsertResult {
   changed: boolean;
 }
 
+type Variation = NonNullable<SoapProduct['variations']>[number];
+type SoapSizeStock = NonNullable<Variation['sizes']>[number];
+
+/** What an upsert changed besides the product itself: refs renamed (other products show them too). */
+interface SideEffects {
+  changed: boolean;
+  alsoAffected: ProductKey[];
+}
+
 /**
  * Applies one product from the ERP: resolves its brand, collection and categories, merges it into the
- * stored product (fields the ERP leaves out keep their value; variations and sizes it names are added or
- * updated, the others kept), and records `ProductUpserted` in the same transaction when anything changed.
+ * stored product (fields the ERP leaves out keep their value; variations, sizes and warehouses it names
+ * are added or updated, the others kept; `…remove` lists remove), and records `ProductUpserted` in the
+ * same transaction when anything changed — for this product, and for the others that show a brand,
+ * collection, category or size this upsert renamed.
  */
 export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduct): Promise<ApplyUpsertResult> {
   const numbers = parseNumbers(soap);
   const now = (deps.clock ?? systemClock).now().toISOString();
   return deps.catalog.transaction(async (uow) => {
     const existing = await uow.findProductByExternalId(soap.id);
-    const refs = { changed: false };
-    const brandId = await resolveRefId(uow, 'brand', soap.brand, existing?.brandId ?? null, refs);
-    const collectionId = await resolveRefId(uow, 'collection', soap.collection, existing?.collectionId ?? null, refs);
-    const categoryId = await resolveRefId(uow, 'category', soap.folder, existing?.categoryId ?? null, refs);
+    const effects: SideEffects = { changed: false, alsoAffected: [] };
+    const brandId = await resolveRefId(uow, 'brand', soap.brand, existing?.brandId ?? null, effects);
+    const collectionId = await resolveRefId(uow, 'collection', soap.collection, existing?.collectionId ?? null, effects);
+    const categoryId = await resolveCategoryId(uow, soap.folder, existing?.categoryId ?? null, effects);
 
     const meta = soap.metadata?.storemeta;
     const name = pick(soap.description?.trim(), existing?.name, soap.id);
@@ -55,7 +67,13 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
       metaDescription: pick(meta?.metadescription, existing?.metaDescription, ''),
       metaKeywords: pick(meta?.metakeywords, existing?.metaKeywords, ''),
       countryOfOrigin: pick(soap.countryoforigin, existing?.countryOfOrigin, ''),
-      harmCode: pick(soap.harmcode?.id, existing?.harmCode, ''),
+      harmCode: soap.harmcode ? soap.harmcode.id.trim() : (existing?.harmCode ?? ''),
+      harmCodeDescription: soap.harmcode
+        ? pick(soap.harmcode.description?.trim(), soap.harmcode.id.trim() === existing?.harmCode ? existing.harmCodeDescription : '', '')
+        : (existing?.harmCodeDescription ?? ''),
+      weightValue: pick(soap.weight?.value?.trim(), existing?.weightValue, ''),
+      weightUnit: pick(soap.weight?.unit?.trim(), existing?.weightUnit, ''),
+      comment: pick(soap.comment, existing?.comment, ''),
       brandId,
       collectionId,
       categoryId,
@@ -68,17 +86,6 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
     const variants = new Map((existing?.variants ?? []).map((v) => [v.externalId, v]));
     for (const [vi, soapVariant] of (soap.variations ?? []).entries()) {
       const before = variants.get(soapVariant.id);
-      const categoryIds = new Set(before?.categoryIds ?? []);
-      for (const d of soapVariant.displays ?? []) {
-        for (const ref of d.categories ?? []) {
-          const id = await resolveRefId(uow, 'category', ref, null, refs);
-          if (id !== null) categoryIds.add(id);
-        }
-        for (const ref of d.categoriesremove ?? []) {
-          const found = await uow.findRef('category', ref.id);
-          if (found) categoryIds.delete(found.id);
-        }
-      }
       const variant: Variant = {
         id: before?.id ?? (await uow.nextVariantId()),
         externalId: soapVariant.id,
@@ -88,28 +95,19 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
         visible: soapVariant.status === undefined ? (before?.visible ?? true) : isVisibleStatus(soapVariant.status),
         uri: before?.uri ?? '',
         position: before?.position ?? variants.size,
-        categoryIds: [...categoryIds].sort((a, b) => a - b),
-        itemQuantityMinimum: numbers.get(`variations.${vi}.displays.0.minimumorderamount`) ?? before?.itemQuantityMinimum ?? 1,
-        itemQuantityMultipleOf: numbers.get(`variations.${vi}.displays.0.orderdenominator`) ?? before?.itemQuantityMultipleOf ?? 1,
+        stockId: pick(soapVariant.stockid, before?.stockId, ''),
+        sizeTableExternalId: soapVariant.sizetable ? soapVariant.sizetable.id.trim() || null : (before?.sizeTableExternalId ?? null),
+        categoryIds: await displayCategories(uow, soapVariant, before?.categoryIds ?? [], effects),
+        markets: await displayMarkets(uow, soapVariant, before?.markets ?? null),
+        itemQuantityMinimum: numbers.get(`variations.${vi}.minimumorderamount`) ?? before?.itemQuantityMinimum ?? 1,
+        itemQuantityMultipleOf: numbers.get(`variations.${vi}.orderdenominator`) ?? before?.itemQuantityMultipleOf ?? 1,
         items: before?.items ?? [],
       };
       const items = new Map(variant.items.map((i) => [i.sizeExternalId, i]));
       for (const [si, soapSize] of (soapVariant.sizes ?? []).entries()) {
-        const path = `variations.${vi}.sizes.${si}`;
-        const size = await resolveSize(uow, soapSize.id, soapSize.description);
+        const size = await resolveSize(uow, soapSize.id, soapSize.description, effects);
         const prior = items.get(soapSize.id);
-        const item: Item = {
-          id: itemIdOf(variant.id, size.id),
-          sizeId: size.id,
-          sizeExternalId: soapSize.id,
-          sizeName: size.name,
-          sku: pick(soapSize.sku, prior?.sku, ''),
-          ean: pick(soapSize.ean, prior?.ean, ''),
-          stock: numbers.get(`${path}.stock`) ?? prior?.stock ?? 0,
-          preorder: soapSize.preorder === undefined ? (prior?.preorder ?? false) : isYes(soapSize.preorder),
-          position: prior?.position ?? items.size,
-        };
-        items.set(soapSize.id, item);
+        items.set(soapSize.id, mergeItem(variant, size, soapSize, prior, numbers, `variations.${vi}.sizes.${si}`, items.size));
       }
       variant.items = [...items.values()].sort((a, b) => a.position - b.position);
       variants.set(variant.externalId, variant);
@@ -124,33 +122,91 @@ export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduc
       assigned.add(variant.uri);
     }
 
-    const changed = refs.changed || !existing || !sameProduct(existing, product);
-    if (!changed) return { productId: product.id, changed: false };
-    product.modifiedAt = now;
-    await uow.saveProduct(product);
-    await uow.publish([ProductUpserted.create(String(product.id), { productId: String(product.id), externalId: product.externalId })]);
+    const productChanged = !existing || !sameProduct(existing, product);
+    if (!productChanged && !effects.changed) return { productId: product.id, changed: false };
+    if (productChanged) {
+      product.modifiedAt = now;
+      await uow.saveProduct(product);
+    }
+    await uow.publish(productUpsertedEvents([...effects.alsoAffected, { id: product.id, externalId: product.externalId }]));
     return { productId: product.id, changed: true };
   });
 }
 
-const pick = <T>(given: T | undefined, existing: T | undefined, fallback: T): T =>
-  given !== undefined && given !== '' ? given : (existing ?? fallback);
-
-const isYes = (value: string): boolean => ['1', 'true', 'yes'].includes(value.trim().toLowerCase());
-
 const sameProduct = (a: Product, b: Product): boolean => deepEqual({ ...a, modifiedAt: '' }, { ...b, modifiedAt: '' });
-
-/** Structural equality of plain data (key order ignored: a product loaded from the store lists its keys in another order). */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 function mediaOf(soap: SoapProduct): MediaImage[] {
   return (soap.media ?? []).filter((m) => m.image).map((m) => ({ url: m.image!, variantExternalId: m.variation?.id ?? null }));
+}
+
+/**
+ * Stock of an item: the warehouses the ERP lists are set (the others kept), and the item's stock is the
+ * sum over its warehouses; an item no warehouse lists counts the size's own `qty`.
+ */
+function mergeItem(
+  variant: Variant,
+  size: Size,
+  soapSize: SoapSizeStock,
+  prior: Item | undefined,
+  numbers: Map<string, number>,
+  path: string,
+  nextPosition: number,
+): Item {
+  const warehouseStock = { ...(prior?.warehouseStock ?? {}) };
+  for (const [wi, w] of (soapSize.warehouseitems ?? []).entries()) {
+    const qty = numbers.get(`${path}.warehouseitems.${wi}.qty`);
+    if (qty !== undefined && w.id.trim() !== '') warehouseStock[w.id.trim()] = qty;
+  }
+  const qty = numbers.get(`${path}.qty`) ?? prior?.qty ?? 0;
+  const warehouses = Object.values(warehouseStock);
+  return {
+    id: itemIdOf(variant.id, size.id),
+    sizeId: size.id,
+    sizeExternalId: soapSize.id,
+    sizeName: size.name,
+    sizeTableExternalId: size.sizeTableExternalId,
+    sku: pick(soapSize.sku, prior?.sku, ''),
+    ean: pick(soapSize.ean, prior?.ean, ''),
+    qty,
+    warehouseStock: Object.fromEntries(Object.entries(warehouseStock).sort(([a], [b]) => a.localeCompare(b))),
+    stock: warehouses.length > 0 ? warehouses.reduce((sum, q) => sum + q, 0) : qty,
+    preorder: soapSize.preorder === undefined ? (prior?.preorder ?? false) : isYes(soapSize.preorder),
+    position: prior?.position ?? nextPosition,
+  };
+}
+
+/** A variant's display categories: every display's `categories` added, `categoriesremove` removed. */
+async function displayCategories(uow: CatalogUnitOfWork, variation: Variation, current: number[], effects: SideEffects): Promise<number[]> {
+  const ids = new Set(current);
+  for (const d of variation.displays ?? []) {
+    for (const ref of d.categories ?? []) {
+      const id = await resolveCategoryId(uow, ref, null, effects);
+      if (id !== null) ids.add(id);
+    }
+    for (const ref of d.categoriesremove ?? []) {
+      const found = await uow.findCategory(ref.id);
+      if (found) ids.delete(found.id);
+    }
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * A variant's markets: every display's `markets` added, `marketsremove` removed. A variant whose displays
+ * never named a market is displayed in every market (null); a first `marketsremove` on such a variant
+ * starts from every market the catalog knows (`markets_Update`).
+ */
+async function displayMarkets(uow: CatalogUnitOfWork, variation: Variation, current: string[] | null): Promise<string[] | null> {
+  let markets = current === null ? null : new Set(current);
+  for (const d of variation.displays ?? []) {
+    const add = (d.markets ?? []).map((m) => m.id.trim()).filter(Boolean);
+    const remove = (d.marketsremove ?? []).map((m) => m.id.trim()).filter(Boolean);
+    if (markets === null && add.length === 0 && remove.length === 0) continue;
+    if (markets === null) markets = new Set(add.length === 0 ? await uow.listMarketIds() : []);
+    for (const m of add) markets.add(m);
+    for (const m of remove) markets.delete(m);
+  }
+  return markets === null ? null : [...markets].sort();
 }
 
 /**
@@ -159,44 +215,35 @@ function mediaOf(soap: SoapProduct): MediaImage[] {
  */
 function parseNumbers(soap: SoapProduct): Map<string, number> {
   const numbers = new Map<string, number>();
-  const errors: Record<string, string> = {};
-  const parse = (path: string, value: string | undefined): number | undefined => {
-    if (value === undefined || value.trim() === '') return undefined;
-    const n = Number(value.trim());
-    if (!Number.isFinite(n) || !Number.isInteger(n)) {
-      errors[path] = 'must be a whole number';
-      return undefined;
-    }
-    return n;
-  };
+  const errors = new FieldErrors();
+  const set = (path: string, n: number | undefined) => n !== undefined && numbers.set(path, n);
   for (const [vi, v] of (soap.variations ?? []).entries()) {
-    const d = v.displays?.[0];
-    for (const field of ['minimumorderamount', 'orderdenominator'] as const) {
-      const n = parse(`variations.${vi}.displays.0.${field}`, d?.[field]);
-      if (n !== undefined) numbers.set(`variations.${vi}.displays.0.${field}`, Math.max(1, n));
+    for (const [di, d] of (v.displays ?? []).entries()) {
+      for (const field of ['minimumorderamount', 'orderdenominator'] as const) {
+        const n = errors.wholeNumber(`variations.${vi}.displays.${di}.${field}`, d[field]);
+        // The first display that gives the value decides; 0 counts as "no constraint" (1).
+        if (n !== undefined && !numbers.has(`variations.${vi}.${field}`)) numbers.set(`variations.${vi}.${field}`, Math.max(1, n));
+      }
     }
     for (const [si, s] of (v.sizes ?? []).entries()) {
       const path = `variations.${vi}.sizes.${si}`;
-      // Stock is the sum over warehouses when the ERP gives them, else the size's own qty.
-      const perWarehouse = (s.warehouseitems ?? []).map((w, wi) => parse(`${path}.warehouseitems.${wi}.qty`, w.qty));
-      const stock =
-        s.warehouseitems && s.warehouseitems.length > 0
-          ? perWarehouse.reduce<number>((sum, q) => sum + (q ?? 0), 0)
-          : parse(`${path}.qty`, s.qty);
-      if (stock !== undefined) numbers.set(`${path}.stock`, stock);
+      set(`${path}.qty`, errors.wholeNumber(`${path}.qty`, s.qty));
+      for (const [wi, w] of (s.warehouseitems ?? []).entries()) {
+        set(`${path}.warehouseitems.${wi}.qty`, errors.wholeNumber(`${path}.warehouseitems.${wi}.qty`, w.qty));
+      }
     }
   }
-  if (Object.keys(errors).length > 0) throw new InvalidProductError(errors);
+  if (errors.any) throw new InvalidProductError(errors.fields);
   return numbers;
 }
 
-/** Finds or creates a brand/collection/category; a new description renames it (and re-derives its URI). */
+/** Finds or creates a brand/collection; a new description renames it (and re-derives its URI). */
 async function resolveRefId(
   uow: CatalogUnitOfWork,
   kind: RefKind,
   ref: Ref | undefined,
   current: number | null,
-  refs: { changed: boolean },
+  effects: SideEffects,
 ): Promise<number | null> {
   if (!ref) return current;
   if (ref.id.trim() === '') return null;
@@ -207,13 +254,61 @@ async function resolveRefId(
     uow.refUriTaken(kind, u, existing?.id ?? null),
   );
   const saved: CatalogRef = await uow.saveRef(kind, { id: existing?.id ?? null, externalId: ref.id, name, uri });
-  refs.changed = true;
+  effects.changed = true;
+  if (existing) effects.alsoAffected.push(...(await uow.productsWithRef(kind, existing.id)));
   return saved.id;
 }
 
-async function resolveSize(uow: CatalogUnitOfWork, externalId: string, description: string | undefined) {
+/**
+ * Finds a category by the ERP's id. The store configuration names and places the categories it lists;
+ * one it does not list is created at the top level, after the configured ones, named by the ERP's
+ * description (which renames it later, as for brands).
+ */
+async function resolveCategoryId(
+  uow: CatalogUnitOfWork,
+  ref: Ref | undefined,
+  current: number | null,
+  effects: SideEffects,
+): Promise<number | null> {
+  if (!ref) return current;
+  if (ref.id.trim() === '') return null;
+  const existing = await uow.findCategory(ref.id);
+  if (existing?.configured) return existing.id;
+  const name = pick(ref.description?.trim(), existing?.name, ref.id);
+  if (existing && existing.name === name) return existing.id;
+  const uri = await uniqueSlug(slugify(name), existing && slugify(existing.name) === slugify(name) ? existing.uri : null, (u) =>
+    uow.categoryUriTaken(u, existing?.id ?? null),
+  );
+  const id = existing?.id ?? (await uow.nextCategoryId());
+  const position = existing?.position ?? (await uow.nextTopCategoryPosition());
+  await uow.saveCategories([{ id, externalId: ref.id, name, uri, parentId: null, position, configured: false, namePath: [name] }]);
+  effects.changed = true;
+  if (existing) effects.alsoAffected.push(...(await uow.productsInCategories([existing.id])));
+  return id;
+}
+
+/** Finds or creates a size; a description renames it, for every product that has it. */
+async function resolveSize(
+  uow: CatalogUnitOfWork,
+  externalId: string,
+  description: string | undefined,
+  effects: SideEffects,
+): Promise<Size> {
   const existing = await uow.findSize(externalId);
   const name = pick(description?.trim(), existing?.name, externalId);
   if (existing && existing.name === name) return existing;
-  return uow.saveSize({ id: existing?.id ?? null, externalId, name });
+  const saved = await uow.saveSize({
+    id: existing?.id ?? null,
+    externalId,
+    name,
+    sku: existing?.sku ?? '',
+    ean: existing?.ean ?? '',
+    comment: existing?.comment ?? '',
+    sizeTableExternalId: existing?.sizeTableExternalId ?? null,
+  });
+  if (existing) {
+    effects.changed = true;
+    effects.alsoAffected.push(...(await uow.productsWithSizes([existing.id])));
+  }
+  return saved;
 }

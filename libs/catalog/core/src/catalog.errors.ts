@@ -30,3 +30,17 @@ export class SearchUnavailableError extends DomainError {
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 }
+
+/** A size, pricelist or delivery window from the ERP that passed the SOAP schema but cannot be applied (a bad number or date). */
+export class InvalidUpsertError extends DomainError {
+  constructor(
+    readonly entity: string,
+    fields: ErrorFields,
+  ) {
+    super('CATALOG.INVALID_UPSERT', 'invalid', fields);
+    this.name = 'InvalidUpsertError';
+    this.message = `invalid ${entity}: ${Object.entries(fields)
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; ')}`;
+  }
+}

@@ -1,20 +1,39 @@
-import type { SoapProduct } from '@commerce/backoffice-contracts';
-import type { CatalogClient } from '@commerce/catalog-contracts';
+import type { SoapDeliveryWindow, SoapMarket, SoapPricelist, SoapProduct, SoapSize, SoapWarehouse } from '@commerce/backoffice-contracts';
+import type { CatalogClient, CategoryDto } from '@commerce/catalog-contracts';
+import type { CategoryNode } from '@commerce/shared-config';
+import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-case';
+import { applyMarketUpsert } from './apply-market-upsert.use-case';
+import { applyPricelistUpsert } from './apply-pricelist-upsert.use-case';
 import { applyProductUpsert, type ApplyUpsertResult } from './apply-product-upsert.use-case';
+import { applySizeUpsert } from './apply-size-upsert.use-case';
+import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-case';
+import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
 import { indexProduct, reindexAll, type ReindexProgress } from './index-product.use-case';
-import { getItem, getProduct, searchProducts } from './product-queries.use-case';
+import { getItem, getProduct, listCategories, searchProducts } from './product-queries.use-case';
 import type { SearchIndex } from './search-index.port';
+import { syncCategories } from './sync-categories.use-case';
+import type { ApplyEntityResult } from './upsert.helpers';
 
 export interface CatalogDeps {
   catalog: CatalogRepository;
   search: SearchIndex;
+  /** From the store configuration; defaults when absent (tests, tools). */
+  settings?: CatalogSettings;
   clock?: Clock;
 }
 
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */
 export interface CatalogUseCases extends CatalogClient {
+  listCategories(): Promise<CategoryDto[]>;
   applyProductUpsert(product: SoapProduct): Promise<ApplyUpsertResult>;
+  applySizeUpsert(size: SoapSize): Promise<ApplyEntityResult>;
+  applyPricelistUpsert(pricelist: SoapPricelist): Promise<ApplyEntityResult>;
+  applyMarketUpsert(market: SoapMarket): Promise<ApplyEntityResult>;
+  applyWarehouseUpsert(warehouse: SoapWarehouse): Promise<ApplyEntityResult>;
+  applyDeliveryWindowUpsert(window: SoapDeliveryWindow): Promise<ApplyEntityResult>;
+  refreshDeliveryWindows(): Promise<{ windows: number; affectedProducts: number }>;
+  syncCategories(tree?: CategoryNode[]): Promise<{ changed: number; affectedProducts: number }>;
   indexProduct(productId: number): Promise<{ indexed: number; removed: number }>;
   reindexAll(onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress>;
 }
@@ -24,7 +43,15 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     searchProducts: (query, context) => searchProducts(deps, query, context),
     getProduct: (id, context) => getProduct(deps, id, context),
     getItem: (id, context) => getItem(deps, id, context),
+    listCategories: () => listCategories(deps),
     applyProductUpsert: (product) => applyProductUpsert(deps, product),
+    applySizeUpsert: (size) => applySizeUpsert(deps, size),
+    applyPricelistUpsert: (pricelist) => applyPricelistUpsert(deps, pricelist),
+    applyMarketUpsert: (market) => applyMarketUpsert(deps, market),
+    applyWarehouseUpsert: (warehouse) => applyWarehouseUpsert(deps, warehouse),
+    applyDeliveryWindowUpsert: (window) => applyDeliveryWindowUpsert(deps, window),
+    refreshDeliveryWindows: () => refreshDeliveryWindows(deps),
+    syncCategories: (tree) => syncCategories(deps, tree ?? deps.settings?.categories ?? []),
     indexProduct: (productId) => indexProduct(deps, productId),
     reindexAll: (onProgress) => reindexAll(deps, onProgress),
   };

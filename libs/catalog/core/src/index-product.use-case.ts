@@ -1,4 +1,4 @@
-import type { CatalogRepository } from './catalog.repository';
+import { systemClock, type CatalogRepository, type Clock } from './catalog.repository';
 import { isShown } from './product';
 import { toSearchDoc } from './product.mapper';
 import type { SearchIndex } from './search-index.port';
@@ -6,6 +6,8 @@ import type { SearchIndex } from './search-index.port';
 export interface IndexDeps {
   catalog: CatalogRepository;
   search: SearchIndex;
+  /** Availability through delivery windows depends on the time of indexing. */
+  clock?: Clock;
 }
 
 /**
@@ -17,7 +19,8 @@ export async function indexProduct(deps: IndexDeps, productId: number): Promise<
   if (!view) return { indexed: 0, removed: 0 };
   const shown = view.product.variants.filter((v) => isShown(view.product, v));
   const hidden = view.product.variants.filter((v) => !isShown(view.product, v));
-  if (shown.length > 0) await deps.search.upsert(shown.map((v) => toSearchDoc(view, v)));
+  const now = (deps.clock ?? systemClock).now();
+  if (shown.length > 0) await deps.search.upsert(shown.map((v) => toSearchDoc(view, v, now)));
   if (hidden.length > 0) await deps.search.remove(hidden.map((v) => String(v.id)));
   return { indexed: shown.length, removed: hidden.length };
 }
@@ -46,7 +49,10 @@ export async function reindexAll(
     const ids = await deps.catalog.listProductIds(after, batchSize);
     if (ids.length === 0) break;
     const views = await deps.catalog.loadProducts(ids);
-    const docs = views.flatMap((view) => view.product.variants.filter((v) => isShown(view.product, v)).map((v) => toSearchDoc(view, v)));
+    const now = (deps.clock ?? systemClock).now();
+    const docs = views.flatMap((view) =>
+      view.product.variants.filter((v) => isShown(view.product, v)).map((v) => toSearchDoc(view, v, now)),
+    );
     if (docs.length > 0) await deps.search.upsert(docs);
     done += ids.length;
     after = ids[ids.length - 1]!;

@@ -5,7 +5,11 @@
  * as a prefix), words of 4+ characters tolerate one typo (not on their first letter), shorter words none.
  */
 
-/** One document per shown variant (the checkout API's "product"). */
+/**
+ * One document per shown variant (the checkout API's "product"), whatever its markets and prices: the
+ * query side filters on `markets` (`'*'` matches every market) and `pricelists` for the visitor's context.
+ * `categoryNames` holds the full paths of names of its categories, so `women` finds everything under Women.
+ */
 export interface SearchDoc {
   /** The checkout API's product id (the variant id), as a string. */
   id: string;
@@ -26,6 +30,24 @@ export interface SearchDoc {
   /** Epoch milliseconds, sortable. */
   createdAt: number;
   modifiedAt: number;
+  /** Markets (external ids) the variant is displayed in; `['*']` when its displays never named one (every market). */
+  markets: string[];
+  /** Pricelists that price it; a visitor sees it only where the context's pricelist is among them. */
+  pricelists: string[];
+  /** Pricelist → price in major units (`priceAsNumber`), for sorting by price. */
+  prices: Record<string, number>;
+  /** `swatch.desc`: the variant's name. */
+  swatchDesc: string;
+  /** `items.name`: the names of its sizes. */
+  itemNames: string[];
+  /** The sizes that can be bought now (stock, preorder, or an active delivery window): `items.name` with `onlyAvailable`. */
+  availableItemNames: string[];
+  /** Sortable (`sortOrder` field `collectionUri`). */
+  collectionUri: string;
+  /** The first shown variant of its product (decision 11). */
+  primaryVariant: boolean;
+  /** The ERP product's id in the catalog (`silkProduct` / `platformProduct`). */
+  platformProduct: number;
 }
 
 /** The attributes searched, in order of importance. */

@@ -19,6 +19,16 @@ export const CurrencyFormatSchema = z.object({
 });
 export type CurrencyFormat = z.infer<typeof CurrencyFormatSchema>;
 
+/** A category of the store's tree: the ERP's id (what SOAP `folder` and display `categories` name), its name, its children in order. */
+export interface CategoryNode {
+  category: string;
+  name: string;
+  children?: CategoryNode[];
+}
+export const CategoryNodeSchema: z.ZodType<CategoryNode> = z.lazy(() =>
+  z.object({ category: z.string().min(1), name: z.string().min(1), children: z.array(CategoryNodeSchema).optional() }),
+);
+
 export const StoreConfigSchema = z
   .object({
     name: z.string(),
@@ -54,6 +64,14 @@ export const StoreConfigSchema = z
       )
       .default([]),
     productFilterFields: z.array(z.string()).default([]),
+    /** The category tree in the order the administration system sets (GET categories lists it so). */
+    categories: z.array(CategoryNodeSchema).default([]),
+    /** Colour names (a variant's name) → hex, for a product's `swatch.hex`; a name not listed has no hex. */
+    swatches: z.record(z.string(), z.string().regex(/^#[0-9a-fA-F]{3,8}$/, 'must be a hex colour like #1b1b1b')).default({}),
+    /** Media kinds → URL template with `{url}` (the ERP's image URL), e.g. `{"s_big": "https://cdn.example/800/{url}"}`. */
+    mediaSizes: z.record(z.string().min(1), z.string().includes('{url}', { message: 'must contain {url}' })).default({ standard: '{url}' }),
+    /** A product created within this many days is a `newProduct`. */
+    newProductDays: z.number().int().min(0).default(30),
     frontendUrl: z.string().url().optional(),
     soap: z.object({
       namespace: z.string().default('urn:commerce-service:backoffice'),
@@ -71,6 +89,15 @@ export const StoreConfigSchema = z
       if (!currencies.has(m.currency))
         ctx.addIssue({ code: 'custom', path: ['markets', i, 'currency'], message: `${m.currency} is not among currencies` });
     });
+    const categoryIds = new Set<string>();
+    const walk = (nodes: CategoryNode[], path: Array<string | number>) =>
+      nodes.forEach((node, i) => {
+        if (categoryIds.has(node.category))
+          ctx.addIssue({ code: 'custom', path: [...path, i, 'category'], message: `${node.category} appears twice in the tree` });
+        categoryIds.add(node.category);
+        if (node.children) walk(node.children, [...path, i, 'children']);
+      });
+    walk(store.categories, ['categories']);
     store.countries.forEach((c, i) => {
       if (!markets.has(c.market))
         ctx.addIssue({ code: 'custom', path: ['countries', i, 'market'], message: `${c.market} is not among markets` });

@@ -9,6 +9,7 @@ import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { createLogger, withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildCatalogService, type CatalogService } from '../catalog.service';
+import { emptyDemoCatalog } from '../demo-catalog';
 import { MiniSearchIndex } from '../search/minisearch.search-index';
 import { soapProduct } from '../testing/soap-product.fixture';
 
@@ -28,7 +29,11 @@ beforeAll(async () => {
     search: new MiniSearchIndex(),
     logger,
   });
-  await service.seed([soapProduct()]);
+  await service.seed({
+    ...emptyDemoCatalog(),
+    pricelists: [{ id: 'SE', currency: 'SEK', items: [{ id: 'P-1', price: '499.00' }] }],
+    products: [soapProduct()],
+  });
   const app = new Koa();
   app.use(async (ctx, next) => {
     const id = ctx.get('x-request-id');
@@ -58,9 +63,18 @@ describe('catalog internal HTTP API and its client', () => {
   });
 
   it('gets a product and an item by id', async () => {
-    const [product] = (await client.searchProducts({}, {})).products;
-    expect(await client.getProduct(product!.product, { pricelist: 'SEK' })).toEqual(product);
-    expect(await client.getItem(product!.items[0]!.item, {})).toMatchObject({ item: product!.items[0]!.item, sizeName: 'S', stock: 4 });
+    const context = { market: '1', pricelist: 'SE' };
+    const [product] = (await client.searchProducts({}, context)).products;
+    expect(product).toMatchObject({ price: '499.00 SEK', priceAsNumber: 499 });
+    expect(await client.getProduct(product!.product, context)).toEqual(product);
+    expect(await client.getItem(product!.items[0]!.item, context)).toMatchObject({
+      item: product!.items[0]!.item,
+      sizeName: 'S',
+      stock: 4,
+      priceAsNumber: 499,
+    });
+    // The context travels over the wire: a pricelist without a price hides the product.
+    expect(await client.getProduct(product!.product, { market: '1', pricelist: 'US' })).toBeNull();
   });
 
   it('answers null for an unknown product or item (404 on the wire, with the spec errors)', async () => {

@@ -26,6 +26,15 @@ export function searchIndexContract(
     inStock: true,
     createdAt: 1_700_000_000_000 + id,
     modifiedAt: 1_700_000_000_000 + id,
+    markets: ['*'],
+    pricelists: [],
+    prices: {},
+    swatchDesc: '',
+    itemNames: [],
+    availableItemNames: [],
+    collectionUri: '',
+    primaryVariant: true,
+    platformProduct: id,
     ...extra,
   });
 

@@ -1,0 +1,61 @@
+import type { SoapSize } from '@commerce/backoffice-contracts';
+import { InvalidUpsertError } from './catalog.errors';
+import type { CatalogRepository, ProductKey } from './catalog.repository';
+import type { Size, SizeTable } from './product';
+import { deepEqual, FieldErrors, pick, productUpsertedEvents, type ApplyEntityResult } from './upsert.helpers';
+
+/**
+ * `sizes_Update`: a size (its name, sku, ean, comment) and its size table (description, stock divisor,
+ * stock unit). Products that show the size (its name is their item name) or the table (its stock unit
+ * is their `stockUnit`) are published again in the same transaction.
+ */
+export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap: SoapSize): Promise<ApplyEntityResult> {
+  const errors = new FieldErrors();
+  const divisor = errors.wholeNumber('sizetable.stockdivisor', soap.sizetable?.stockdivisor, 1);
+  if (errors.any) throw new InvalidUpsertError('size', errors.fields);
+  const externalId = soap.id.trim();
+
+  return deps.catalog.transaction(async (uow) => {
+    const affected: ProductKey[] = [];
+    let changed = false;
+
+    let tableExternalId: string | null | undefined;
+    if (soap.sizetable) {
+      tableExternalId = soap.sizetable.id.trim();
+      const before = await uow.findSizeTable(tableExternalId);
+      const table: SizeTable = {
+        externalId: tableExternalId,
+        description: pick(soap.sizetable.description, before?.description, ''),
+        stockDivisor: divisor ?? before?.stockDivisor ?? 1,
+        stockUnit: pick(soap.sizetable.stockunit, before?.stockUnit, ''),
+      };
+      if (!before || !deepEqual(before, table)) {
+        await uow.saveSizeTable(table);
+        changed = true;
+        if (before && before.stockUnit !== table.stockUnit) affected.push(...(await uow.productsWithSizeTable(table.externalId)));
+      }
+    }
+
+    const before = await uow.findSize(externalId);
+    const size: Omit<Size, 'id'> & { id: number | null } = {
+      id: before?.id ?? null,
+      externalId,
+      name: pick(soap.description?.trim(), before?.name, externalId),
+      sku: pick(soap.sku, before?.sku, ''),
+      ean: pick(soap.ean, before?.ean, ''),
+      comment: pick(soap.comment, before?.comment, ''),
+      sizeTableExternalId: tableExternalId !== undefined ? tableExternalId : (before?.sizeTableExternalId ?? null),
+    };
+    if (!before || !deepEqual(before, size)) {
+      await uow.saveSize(size);
+      changed = true;
+      if (before && (before.name !== size.name || before.sizeTableExternalId !== size.sizeTableExternalId)) {
+        affected.push(...(await uow.productsWithSizes([before.id])));
+      }
+    }
+
+    const events = productUpsertedEvents(affected);
+    await uow.publish(events);
+    return { changed, affectedProducts: events.length };
+  });
+}
