@@ -2,6 +2,7 @@
 //   tsx tools/bench/serve.ts bare       a bare Koa handler answering a selection-sized JSON
 //   tsx tools/bench/serve.ts embedded   the all-in-one on PGlite, in-memory bus, sessions and search
 //   tsx tools/bench/serve.ts real       the all-in-one on DATABASE_URL, REDIS_URL, KAFKA_BROKERS
+//   tsx tools/bench/serve.ts catalog    the all-in-one on BENCH_DATABASE_URL, BENCH_STORE_CONFIG and MEILI_URL
 // Prints one JSON line {"url": …} once it listens.
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
@@ -28,7 +29,15 @@ async function main() {
   const env =
     mode === 'real'
       ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
-      : { DATABASE_URL: 'pglite://memory' };
+      : mode === 'catalog'
+        ? // A catalog prepared by tools/bench/catalog.ts, on the search engine MEILI_URL names (or embedded).
+          {
+            DATABASE_URL: process.env['BENCH_DATABASE_URL'],
+            STORE_CONFIG: process.env['BENCH_STORE_CONFIG'],
+            MEILI_URL: process.env['MEILI_URL'] ?? 'embedded',
+            MEILI_API_KEY: process.env['MEILI_MASTER_KEY'],
+          }
+        : { DATABASE_URL: 'pglite://memory' };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
   const demo = process.env['BENCH_DEMO'] ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
   const running = await startAllInOne(config, createLogger('bench', 'silent'), demo);
