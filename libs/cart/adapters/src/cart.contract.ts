@@ -83,5 +83,102 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         fields: { selection: 'not found' },
       });
     });
+
+    describe('changes', () => {
+      const newSelection = () => cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' });
+      const { quantity: _q, ...jacket } = item('10-1', 100);
+      const { quantity: _q2, ...socks } = item('11-1', 20);
+
+      it('sets, raises, lowers and removes lines by line id', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, {
+          lines: [
+            { op: 'addItem', item: jacket, quantity: 1 },
+            { op: 'addItem', item: socks, quantity: 4 },
+          ],
+        });
+        const [j, s] = added.items.map((i) => i.line) as [string, string];
+        let after = await cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: j, quantity: 2 }] });
+        expect(after.items.map((i) => i.quantity)).toEqual([3, 4]);
+        after = await cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: s, quantity: -1 }] });
+        expect(after.items.map((i) => i.quantity)).toEqual([3, 3]);
+        after = await cart.client.changeSelection(id, { lines: [{ op: 'setLine', line: j, quantity: 7 }] });
+        expect(after.items.map((i) => [i.line, i.quantity])).toEqual([
+          [j, 7],
+          [s, 3],
+        ]);
+        after = await cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: s, quantity: -5 }] });
+        expect(after.items.map((i) => i.line)).toEqual([j]);
+        after = await cart.client.changeSelection(id, { lines: [{ op: 'setLine', line: j, quantity: 0 }] });
+        expect(after.items).toEqual([]);
+      });
+
+      it('sets the quantities of items and lines in one change, 0 removing', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: jacket, quantity: 2 }] });
+        const after = await cart.client.changeSelection(id, {
+          lines: [
+            { op: 'setLine', line: added.items[0]!.line, quantity: 0 },
+            { op: 'setItem', item: socks, quantity: 5 },
+          ],
+        });
+        expect(after.items.map((i) => [i.item, i.quantity])).toEqual([['11-1', 5]]);
+      });
+
+      it('refuses an unknown line and a quantity the product rules forbid, writing nothing of the change', async () => {
+        const { id } = await newSelection();
+        const rules = { ...socks, quantityMinimum: 2, quantityMultipleOf: 2 };
+        await expect(cart.client.changeSelection(id, { lines: [{ op: 'removeLine', line: 'nope' }] })).rejects.toMatchObject({
+          kind: 'not_found',
+          fields: { line: 'not found' },
+        });
+        await expect(
+          cart.client.changeSelection(id, {
+            lines: [
+              { op: 'addItem', item: jacket, quantity: 1 },
+              { op: 'addItem', item: rules, quantity: 1 },
+            ],
+          }),
+        ).rejects.toMatchObject({ kind: 'invalid', fields: { quantity: 'item 11-1 can be bought 2 or more at a time' } });
+        expect((await cart.client.getSelection(id))!.items).toEqual([]);
+        const ok = await cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: rules, quantity: 2 }] });
+        await expect(
+          cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: ok.items[0]!.line, quantity: 1 }] }),
+        ).rejects.toMatchObject({ fields: { quantity: 'item 11-1 is sold in multiples of 2' } });
+      });
+
+      it('keeps the selection fields, sale prices and new prices it is given', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, {
+          lines: [{ op: 'addItem', item: { ...jacket, priceEachBeforeDiscountAsNumber: 150 }, quantity: 1 }],
+          set: { shippingMethod: 'post', paymentMethod: 'card', vouchers: ['SAVE10'], paymentFields: { email: 'a@b.se' } },
+        });
+        expect(added).toMatchObject({ shippingMethod: 'post', paymentMethod: 'card', vouchers: ['SAVE10'], paymentFields: { email: 'a@b.se' } });
+        expect(added.items[0]).toMatchObject({ priceEachBeforeDiscountAsNumber: 150, anyDiscount: true });
+        const repriced = await cart.client.changeSelection(id, {
+          set: { currency: 'EUR', country: 'DE', language: 'de' },
+          prices: [{ line: added.items[0]!.line, priceEachAsNumber: 9.5 }],
+        });
+        expect(repriced).toMatchObject({ currency: 'EUR', country: 'DE', totals: { itemsTotalPrice: '€9.50' } });
+        expect(repriced.items[0]).toMatchObject({ priceEachAsNumber: 9.5, anyDiscount: false });
+        expect((await cart.client.changeSelection(id, { removeLines: [added.items[0]!.line] })).items).toEqual([]);
+      });
+
+      it('loses no update when different lines change concurrently', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, {
+          lines: [
+            { op: 'addItem', item: jacket, quantity: 1 },
+            { op: 'addItem', item: socks, quantity: 1 },
+          ],
+        });
+        const [j, s] = added.items.map((i) => i.line) as [string, string];
+        await Promise.all(
+          Array.from({ length: 12 }, (_, i) => cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: i % 2 ? j : s, quantity: 1 }] })),
+        );
+        expect((await cart.client.getSelection(id))!.items.map((i) => i.quantity)).toEqual([7, 7]);
+      });
+    });
   });
 }
+

@@ -1,6 +1,6 @@
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { isDomainError, statusOfKind, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { CartClient } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
@@ -12,7 +12,7 @@ const NewSelection = z.object({
   language: z.string().min(1).nullable(),
 });
 
-const AddItem = z.object({
+const LineItem = z.object({
   item: z.string().min(1),
   product: z.string(),
   size: z.string(),
@@ -21,7 +21,41 @@ const AddItem = z.object({
   productName: z.string(),
   brandName: z.string(),
   priceEachAsNumber: z.number().min(0),
-  quantity: z.number().int(),
+  priceEachBeforeDiscountAsNumber: z.number().min(0).optional(),
+  quantityMinimum: z.number().int().min(1).optional(),
+  quantityMultipleOf: z.number().int().min(1).optional(),
+});
+
+const AddItem = LineItem.extend({ quantity: z.number().int() });
+
+const Change = z.object({
+  lines: z
+    .array(
+      z.discriminatedUnion('op', [
+        z.object({ op: z.literal('addItem'), item: LineItem, quantity: z.number() }),
+        z.object({ op: z.literal('setItem'), item: LineItem, quantity: z.number() }),
+        z.object({ op: z.literal('addLine'), line: z.string(), quantity: z.number() }),
+        z.object({ op: z.literal('setLine'), line: z.string(), quantity: z.number() }),
+        z.object({ op: z.literal('removeLine'), line: z.string() }),
+      ]),
+    )
+    .optional(),
+  set: z
+    .object({
+      currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+      country: z.string().regex(/^[A-Z]{2}$/).nullable().optional(),
+      state: z.string().nullable().optional(),
+      language: z.string().nullable().optional(),
+      paymentMethod: z.string().optional(),
+      shippingMethod: z.string().optional(),
+      vouchers: z.array(z.string()).optional(),
+      paymentFields: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  prices: z
+    .array(z.object({ line: z.string(), priceEachAsNumber: z.number().min(0), priceEachBeforeDiscountAsNumber: z.number().min(0).optional() }))
+    .optional(),
+  removeLines: z.array(z.string()).optional(),
 });
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
@@ -48,8 +82,23 @@ export function createCartInternalRouter(cart: CartClient): Router {
     }
     ctx.body = selection;
   });
-  router.post('/selections/:id/items', async (ctx) => {
-    ctx.body = await cart.addItem(ctx.params['id']!, parse(AddItem, requestBody(ctx)));
-  });
+  // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => async (ctx: RouterContext) => {
+    try {
+      ctx.body = await handler(ctx);
+    } catch (err) {
+      if (!isDomainError(err) || err.code === 'CART.SELECTION_NOT_FOUND') throw err;
+      ctx.status = statusOfKind[err.kind];
+      ctx.body = { code: err.code, errors: err.fields };
+    }
+  };
+  router.post(
+    '/selections/:id/items',
+    withCodes((ctx) => cart.addItem(ctx.params['id']!, parse(AddItem, requestBody(ctx)))),
+  );
+  router.post(
+    '/selections/:id/changes',
+    withCodes((ctx) => cart.changeSelection(ctx.params['id']!, parse(Change, requestBody(ctx)) as never)),
+  );
   return router;
 }

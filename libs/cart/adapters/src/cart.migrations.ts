@@ -33,4 +33,20 @@ export const cartMigrations: Migration[] = [
       });
     },
   },
+  {
+    // Issue 7: shipping method, vouchers and payment fields on the selection; sale price and quantity rules on the line.
+    name: '002_selection_checkout_fields',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selections', (t) => {
+        t.string('shipping_method', 64).notNullable().defaultTo('');
+        t.jsonb('vouchers').notNullable().defaultTo('[]');
+        t.jsonb('payment_fields').notNullable().defaultTo('{}');
+      });
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.decimal('price_each_before_discount', 14, 4).nullable();
+        t.integer('quantity_minimum').notNullable().defaultTo(1);
+        t.integer('quantity_multiple_of').notNullable().defaultTo(1);
+      });
+    },
+  },
 ];

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '@commerce/shared-db';
 import type { Selection, SelectionLine, SelectionRepository } from '@commerce/cart-core';
 
@@ -9,6 +10,9 @@ interface SelectionRow {
   state: string | null;
   language: string | null;
   payment_method: string;
+  shipping_method: string;
+  vouchers: string[] | string;
+  payment_fields: Record<string, string> | string;
 }
 interface LineRow {
   line: string;
@@ -21,20 +25,108 @@ interface LineRow {
   brand_name: string;
   quantity: number;
   price_each: string;
+  price_each_before_discount: string | null;
+  quantity_minimum: number;
+  quantity_multiple_of: number;
 }
 
+const SELECTION_COLUMNS = [
+  'id',
+  'status',
+  'currency',
+  'country',
+  'state',
+  'language',
+  'payment_method',
+  'shipping_method',
+  'vouchers',
+  'payment_fields',
+];
+const LINE_COLUMNS = [
+  'line',
+  'item',
+  'product',
+  'size',
+  'sku',
+  'ean',
+  'product_name',
+  'brand_name',
+  'quantity',
+  'price_each',
+  'price_each_before_discount',
+  'quantity_minimum',
+  'quantity_multiple_of',
+];
+
+const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+function toSelection(row: SelectionRow, lines: LineRow[]): Selection {
+  return {
+    id: row.id,
+    status: row.status,
+    currency: row.currency,
+    country: row.country,
+    state: row.state,
+    language: row.language,
+    paymentMethod: row.payment_method,
+    shippingMethod: row.shipping_method,
+    vouchers: json(row.vouchers),
+    paymentFields: json(row.payment_fields),
+    lines: lines.map(
+      (l): SelectionLine => ({
+        line: l.line,
+        item: l.item,
+        product: l.product,
+        size: l.size,
+        sku: l.sku,
+        ean: l.ean,
+        productName: l.product_name,
+        brandName: l.brand_name,
+        quantity: Number(l.quantity),
+        priceEach: Number(l.price_each),
+        priceEachBeforeDiscount: Number(l.price_each_before_discount ?? l.price_each),
+        quantityMinimum: Number(l.quantity_minimum),
+        quantityMultipleOf: Number(l.quantity_multiple_of),
+      }),
+    ),
+  };
+}
+
+const lineRow = (selectionId: string, l: SelectionLine) => ({
+  selection_id: selectionId,
+  line: l.line,
+  item: l.item,
+  product: l.product,
+  size: l.size,
+  sku: l.sku,
+  ean: l.ean,
+  product_name: l.productName,
+  brand_name: l.brandName,
+  quantity: l.quantity,
+  price_each: l.priceEach,
+  price_each_before_discount: l.priceEachBeforeDiscount,
+  quantity_minimum: l.quantityMinimum,
+  quantity_multiple_of: l.quantityMultipleOf,
+});
+
+const sameLine = (a: SelectionLine, b: SelectionLine) =>
+  (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
+
 export function createSelectionRepository(db: Db): SelectionRepository {
+  const selectionFields = (s: Selection) => ({
+    currency: s.currency,
+    country: s.country,
+    state: s.state,
+    language: s.language,
+    payment_method: s.paymentMethod,
+    shipping_method: s.shippingMethod,
+    vouchers: JSON.stringify(s.vouchers),
+    payment_fields: JSON.stringify(s.paymentFields),
+  });
+
   return {
     async create(s) {
-      await db.table('selections').insert({
-        id: s.id,
-        status: s.status,
-        currency: s.currency,
-        country: s.country,
-        state: s.state,
-        language: s.language,
-        payment_method: s.paymentMethod,
-      });
+      await db.table('selections').insert({ id: s.id, status: s.status, ...selectionFields(s) });
     },
 
     async findOpen(id) {
@@ -44,76 +136,45 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         .leftJoin(`${db.schema}.selection_lines as l`, 'l.selection_id', 's.id')
         .where({ 's.id': id, 's.status': 'open' })
         .orderBy('l.seq')
-        .select(
-          's.id',
-          's.status',
-          's.currency',
-          's.country',
-          's.state',
-          's.language',
-          's.payment_method',
-          'l.line',
-          'l.item',
-          'l.product',
-          'l.size',
-          'l.sku',
-          'l.ean',
-          'l.product_name',
-          'l.brand_name',
-          'l.quantity',
-          'l.price_each',
-        )) as Array<SelectionRow & Partial<LineRow> & { line: string | null }>;
+        .select(...SELECTION_COLUMNS.map((c) => `s.${c}`), ...LINE_COLUMNS.map((c) => `l.${c}`))) as Array<
+        SelectionRow & LineRow & { line: string | null }
+      >;
       const row = rows[0];
       if (!row) return null;
-      const selection: Selection = {
-        id: row.id,
-        status: row.status,
-        currency: row.currency,
-        country: row.country,
-        state: row.state,
-        language: row.language,
-        paymentMethod: row.payment_method,
-        lines: rows
-          .filter((l) => l.line !== null)
-          .map((l): SelectionLine => ({
-            line: l.line!,
-            item: l.item!,
-            product: l.product!,
-            size: l.size!,
-            sku: l.sku!,
-            ean: l.ean!,
-            productName: l.product_name!,
-            brandName: l.brand_name!,
-            quantity: Number(l.quantity),
-            priceEach: Number(l.price_each),
-          })),
-      };
-      return selection;
+      return toSelection(
+        row,
+        rows.filter((l) => l.line !== null),
+      );
     },
 
-    async addLine(selectionId, l) {
-      return db.transaction(async (trx) => {
-        const open = await db.table('selections', trx).where({ id: selectionId, status: 'open' }).forUpdate().first('id');
-        if (!open) return false;
+    async update(id, change) {
+      return db.transaction(async (trx: Knex.Transaction) => {
+        // The row lock serialises changes of one selection: read, decide and write happen as one.
+        const row = (await db.table('selections', trx).where({ id, status: 'open' }).forUpdate().first(...SELECTION_COLUMNS)) as
+          | SelectionRow
+          | undefined;
+        if (!row) return null;
+        const lines = (await db.table('selection_lines', trx).where({ selection_id: id }).orderBy('seq').select(...LINE_COLUMNS)) as LineRow[];
+        const before = toSelection(row, lines);
+        const after = change(before);
+
+        const kept = new Map(after.lines.map((l) => [l.line, l]));
+        const gone = before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line);
+        if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
+        const old = new Map(before.lines.map((l) => [l.line, l]));
+        for (const line of after.lines) {
+          const previous = old.get(line.line);
+          if (!previous) await db.table('selection_lines', trx).insert(lineRow(id, line));
+          else if (!sameLine(previous, line)) {
+            const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
+            await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
+          }
+        }
         await db
-          .table('selection_lines', trx)
-          .insert({
-            selection_id: selectionId,
-            line: l.line,
-            item: l.item,
-            product: l.product,
-            size: l.size,
-            sku: l.sku,
-            ean: l.ean,
-            product_name: l.productName,
-            brand_name: l.brandName,
-            quantity: l.quantity,
-            price_each: l.priceEach,
-          })
-          .onConflict(['selection_id', 'item'])
-          .merge({ quantity: db.knex.raw('"selection_lines"."quantity" + excluded.quantity') });
-        await db.table('selections', trx).where({ id: selectionId }).update({ updated_at: db.knex.fn.now() });
-        return true;
+          .table('selections', trx)
+          .where({ id })
+          .update({ ...selectionFields(after), updated_at: db.knex.fn.now() });
+        return after;
       });
     },
   };

@@ -1,4 +1,4 @@
-/** One line of a selection as the checkout API shows it (DESIGN §6: like an order item). */
+/** One line of a selection as the cart keeps it (DESIGN §6: like an order item). Amounts in major units. */
 export interface SelectionItemDto {
   line: string;
   item: string;
@@ -26,21 +26,26 @@ export interface SelectionTotalsDto {
   totalQuantity: number;
 }
 
-/** The `selection` of the checkout envelope, plus the internal id the edge keeps in the session. */
+/** The selection as the cart keeps it, plus the internal id the edge keeps in the session. */
 export interface SelectionDto {
   /** Internal id; the edge strips it before answering. */
   id: string;
   currency: string;
   paymentMethod: string;
+  shippingMethod: string;
   country: string | null;
   state: string | null;
   language: string | null;
+  /** Voucher codes entered, in the order entered; the edge decides which apply. */
+  vouchers: string[];
+  /** What an embedded payment form reported back (`PUT payment-fields`). */
+  paymentFields: Record<string, string>;
   items: SelectionItemDto[];
   totals: SelectionTotalsDto;
 }
 
-/** A priced item to add: the edge asks the catalog and passes what the cart stores on the line. */
-export interface AddItemCommand {
+/** What the cart stores of an item on its line: the edge asks the catalog and passes it on. */
+export interface LineItemData {
   item: string;
   product: string;
   size: string;
@@ -49,7 +54,55 @@ export interface AddItemCommand {
   productName: string;
   brandName: string;
   priceEachAsNumber: number;
+  /** The price before a sale; absent or not higher than the price: no sale. */
+  priceEachBeforeDiscountAsNumber?: number;
+  /** The product's `itemQuantityMinimum` and `itemQuantityMultipleOf`; 1 when absent. */
+  quantityMinimum?: number;
+  quantityMultipleOf?: number;
+}
+
+/** A priced item to add: the edge asks the catalog and passes what the cart stores on the line. */
+export interface AddItemCommand extends LineItemData {
   quantity: number;
+}
+
+/** One change of the lines; a change list is applied whole or not at all. */
+export type LineOperation =
+  /** Adds `quantity` of the item: to its line, or on a new line. */
+  | { op: 'addItem'; item: LineItemData; quantity: number }
+  /** Sets the item's quantity (0 removes its line). */
+  | { op: 'setItem'; item: LineItemData; quantity: number }
+  /** Adds to a line (a negative quantity removes; reaching 0 removes the line). */
+  | { op: 'addLine'; line: string; quantity: number }
+  /** Sets a line's quantity (0 removes it). */
+  | { op: 'setLine'; line: string; quantity: number }
+  | { op: 'removeLine'; line: string };
+
+/** Fields of the selection itself, set as given. */
+export interface SelectionFields {
+  currency?: string;
+  country?: string | null;
+  state?: string | null;
+  language?: string | null;
+  paymentMethod?: string;
+  shippingMethod?: string;
+  vouchers?: string[];
+  paymentFields?: Record<string, string>;
+}
+
+/** New unit prices of lines (a change of market or pricelist), and lines no longer for sale. */
+export interface LinePrice {
+  line: string;
+  priceEachAsNumber: number;
+  priceEachBeforeDiscountAsNumber?: number;
+}
+
+/** One atomic change of a selection: under the selection's row lock, so concurrent changes never lose one. */
+export interface SelectionChange {
+  lines?: LineOperation[];
+  set?: SelectionFields;
+  prices?: LinePrice[];
+  removeLines?: string[];
 }
 
 export interface NewSelectionCommand {
@@ -64,4 +117,6 @@ export interface CartClient {
   /** null when no open selection has that id. */
   getSelection(selectionId: string): Promise<SelectionDto | null>;
   addItem(selectionId: string, command: AddItemCommand): Promise<SelectionDto>;
+  /** Applies the change whole or not at all; errors name the field (`quantity`, `line`). */
+  changeSelection(selectionId: string, change: SelectionChange): Promise<SelectionDto>;
 }

@@ -1,8 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { CurrencyFormat } from '@commerce/shared-config';
-import type { AddItemCommand, CartClient, NewSelectionCommand, SelectionDto } from '@commerce/cart-contracts';
-import { InvalidQuantityError, SelectionNotFoundError } from './cart.errors';
-import { toSelectionDto, type Selection } from './selection';
+import type {
+  AddItemCommand,
+  CartClient,
+  LineItemData,
+  LineOperation,
+  NewSelectionCommand,
+  SelectionChange,
+  SelectionDto,
+} from '@commerce/cart-contracts';
+import { InvalidQuantityError, LineNotFoundError, QuantityRuleError, SelectionNotFoundError } from './cart.errors';
+import { toSelectionDto, type Selection, type SelectionLine } from './selection';
 import type { SelectionRepository } from './selection.repository';
 
 export interface CartDeps {
@@ -21,6 +29,9 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     state: null,
     language: command.language,
     paymentMethod: '',
+    shippingMethod: '',
+    vouchers: [],
+    paymentFields: {},
     lines: [],
   };
   await deps.selections.create(selection);
@@ -32,26 +43,98 @@ export async function getSelection(deps: CartDeps, selectionId: string): Promise
   return selection ? toSelectionDto(selection, deps.currencyFormat) : null;
 }
 
-export async function addItem(deps: CartDeps, selectionId: string, command: AddItemCommand): Promise<SelectionDto> {
-  if (!Number.isInteger(command.quantity) || command.quantity < 1 || command.quantity > MAX_LINE_QUANTITY) {
-    throw new InvalidQuantityError(MAX_LINE_QUANTITY);
+const assertWhole = (n: number, min: number) => {
+  if (!Number.isInteger(n) || n < min || n > MAX_LINE_QUANTITY) throw new InvalidQuantityError(MAX_LINE_QUANTITY);
+};
+
+const lineOf = (item: LineItemData, quantity: number): SelectionLine => ({
+  line: randomBytes(8).toString('hex'),
+  item: item.item,
+  product: item.product,
+  size: item.size,
+  sku: item.sku,
+  ean: item.ean,
+  productName: item.productName,
+  brandName: item.brandName,
+  quantity,
+  priceEach: item.priceEachAsNumber,
+  priceEachBeforeDiscount: Math.max(item.priceEachBeforeDiscountAsNumber ?? item.priceEachAsNumber, item.priceEachAsNumber),
+  quantityMinimum: Math.max(1, item.quantityMinimum ?? 1),
+  quantityMultipleOf: Math.max(1, item.quantityMultipleOf ?? 1),
+});
+
+/** The item's latest catalog data on its line (price and quantity rules as of this add). */
+const refreshed = (line: SelectionLine, item: LineItemData, quantity: number): SelectionLine => ({ ...lineOf(item, quantity), line: line.line });
+
+/** One line operation on the lines; quantities reaching 0 remove the line. */
+function applyLineOperation(lines: SelectionLine[], op: LineOperation): SelectionLine[] {
+  switch (op.op) {
+    case 'addItem':
+    case 'setItem': {
+      assertWhole(op.quantity, op.op === 'addItem' ? 1 : 0);
+      const existing = lines.find((l) => l.item === op.item.item);
+      const quantity = op.op === 'addItem' ? (existing?.quantity ?? 0) + op.quantity : op.quantity;
+      if (quantity === 0) return lines.filter((l) => l !== existing);
+      if (!existing) return [...lines, lineOf(op.item, quantity)];
+      return lines.map((l) => (l === existing ? refreshed(l, op.item, quantity) : l));
+    }
+    case 'addLine':
+    case 'setLine':
+    case 'removeLine': {
+      const existing = lines.find((l) => l.line === op.line);
+      if (!existing) throw new LineNotFoundError();
+      if (op.op === 'removeLine') return lines.filter((l) => l !== existing);
+      if (op.op === 'addLine' && (!Number.isInteger(op.quantity) || op.quantity === 0 || Math.abs(op.quantity) > MAX_LINE_QUANTITY))
+        throw new InvalidQuantityError(MAX_LINE_QUANTITY);
+      if (op.op === 'setLine') assertWhole(op.quantity, 0);
+      const quantity = Math.max(0, op.op === 'addLine' ? existing.quantity + op.quantity : op.quantity);
+      if (quantity === 0) return lines.filter((l) => l !== existing);
+      return lines.map((l) => (l === existing ? { ...l, quantity } : l));
+    }
   }
-  const added = await deps.selections.addLine(selectionId, {
-    line: randomBytes(8).toString('hex'),
-    item: command.item,
-    product: command.product,
-    size: command.size,
-    sku: command.sku,
-    ean: command.ean,
-    productName: command.productName,
-    brandName: command.brandName,
-    quantity: command.quantity,
-    priceEach: command.priceEachAsNumber,
-  });
-  if (!added) throw new SelectionNotFoundError();
-  const selection = await deps.selections.findOpen(selectionId);
-  if (!selection) throw new SelectionNotFoundError();
-  return toSelectionDto(selection, deps.currencyFormat);
+}
+
+/** itemQuantityMinimum and itemQuantityMultipleOf, checked on the quantities a change leaves. */
+function assertQuantityRules(before: SelectionLine[], after: SelectionLine[]) {
+  for (const line of after) {
+    const old = before.find((l) => l.line === line.line);
+    if (old && old.quantity === line.quantity && old.quantityMinimum === line.quantityMinimum) continue;
+    if (line.quantity > MAX_LINE_QUANTITY) throw new InvalidQuantityError(MAX_LINE_QUANTITY);
+    if (line.quantity < line.quantityMinimum)
+      throw new QuantityRuleError(`item ${line.item} can be bought ${line.quantityMinimum} or more at a time`);
+    if (line.quantity % line.quantityMultipleOf !== 0)
+      throw new QuantityRuleError(`item ${line.item} is sold in multiples of ${line.quantityMultipleOf}`);
+  }
+}
+
+/** The selection after a change: lines first, then removals and new prices, then the selection's own fields. */
+export function applyChange(selection: Selection, change: SelectionChange): Selection {
+  let lines = selection.lines;
+  for (const op of change.lines ?? []) lines = applyLineOperation(lines, op);
+  assertQuantityRules(selection.lines, lines);
+  const removed = new Set(change.removeLines ?? []);
+  const prices = new Map((change.prices ?? []).map((p) => [p.line, p]));
+  lines = lines
+    .filter((l) => !removed.has(l.line))
+    .map((l) => {
+      const price = prices.get(l.line);
+      if (!price) return l;
+      const before = Math.max(price.priceEachBeforeDiscountAsNumber ?? price.priceEachAsNumber, price.priceEachAsNumber);
+      return { ...l, priceEach: price.priceEachAsNumber, priceEachBeforeDiscount: before };
+    });
+  const set = Object.fromEntries(Object.entries(change.set ?? {}).filter(([, v]) => v !== undefined));
+  return { ...selection, ...set, lines };
+}
+
+export async function changeSelection(deps: CartDeps, selectionId: string, change: SelectionChange): Promise<SelectionDto> {
+  const changed = await deps.selections.update(selectionId, (selection) => applyChange(selection, change));
+  if (!changed) throw new SelectionNotFoundError();
+  return toSelectionDto(changed, deps.currencyFormat);
+}
+
+export async function addItem(deps: CartDeps, selectionId: string, command: AddItemCommand): Promise<SelectionDto> {
+  const { quantity, ...item } = command;
+  return changeSelection(deps, selectionId, { lines: [{ op: 'addItem', item, quantity }] });
 }
 
 /** The cart's use cases as the typed client the edge calls in the all-in-one. */
@@ -60,5 +143,6 @@ export function cartUseCases(deps: CartDeps): CartClient {
     createSelection: (command) => createSelection(deps, command),
     getSelection: (id) => getSelection(deps, id),
     addItem: (id, command) => addItem(deps, id, command),
+    changeSelection: (id, change) => changeSelection(deps, id, change),
   };
 }

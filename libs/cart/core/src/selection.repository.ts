@@ -1,4 +1,4 @@
-import type { Selection, SelectionLine } from './selection';
+import type { Selection } from './selection';
 
 /** Port: where selections live (knex on Postgres or PGlite). */
 export interface SelectionRepository {
@@ -6,8 +6,9 @@ export interface SelectionRepository {
   /** An open selection, or null. */
   findOpen(id: string): Promise<Selection | null>;
   /**
-   * Adds the line, or adds its quantity to the selection's line of the same item, atomically,
-   * so two concurrent adds of one item never lose a quantity. Returns false when no open selection has that id.
+   * Loads the open selection under a row lock, applies `change` (a pure function that may throw a
+   * DomainError, which writes nothing) and writes what changed, in one transaction: two concurrent
+   * changes of one selection run one after the other and never lose an update. null when no open selection has that id.
    */
-  addLine(selectionId: string, line: SelectionLine): Promise<boolean>;
+  update(id: string, change: (selection: Selection) => Selection): Promise<Selection | null>;
 }

@@ -11,7 +11,13 @@ export interface SelectionLine {
   productName: string;
   brandName: string;
   quantity: number;
+  /** Major units, as the catalog prices (a decimal column, never summed as a float: see `sum`). */
   priceEach: number;
+  /** The price before a sale; equal to priceEach when the item is not on sale. */
+  priceEachBeforeDiscount: number;
+  /** The product's itemQuantityMinimum and itemQuantityMultipleOf when the line was last added to. */
+  quantityMinimum: number;
+  quantityMultipleOf: number;
 }
 
 export interface Selection {
@@ -22,6 +28,9 @@ export interface Selection {
   state: string | null;
   language: string | null;
   paymentMethod: string;
+  shippingMethod: string;
+  vouchers: string[];
+  paymentFields: Record<string, string>;
   lines: SelectionLine[];
 }
 
@@ -35,7 +44,9 @@ export function toSelectionDto(selection: Selection, currencyFormat: (currency: 
   const format = currencyFormat(selection.currency);
   const money = (n: number) => formatMoney(n, format);
   const items: SelectionItemDto[] = selection.lines.map((l) => {
-    const total = sum([l.priceEach * l.quantity], format.decimalDigits);
+    const scale = 10 ** format.decimalDigits;
+    const total = (Math.round(l.priceEach * scale) * l.quantity) / scale;
+    const before = Math.max(l.priceEachBeforeDiscount, l.priceEach);
     return {
       line: l.line,
       item: l.item,
@@ -50,9 +61,9 @@ export function toSelectionDto(selection: Selection, currencyFormat: (currency: 
       priceEachAsNumber: l.priceEach,
       totalPrice: money(total),
       totalPriceAsNumber: total,
-      priceEachBeforeDiscount: money(l.priceEach),
-      priceEachBeforeDiscountAsNumber: l.priceEach,
-      anyDiscount: false,
+      priceEachBeforeDiscount: money(before),
+      priceEachBeforeDiscountAsNumber: before,
+      anyDiscount: before > l.priceEach,
     };
   });
   const itemsTotal = sum(
@@ -63,9 +74,12 @@ export function toSelectionDto(selection: Selection, currencyFormat: (currency: 
     id: selection.id,
     currency: selection.currency,
     paymentMethod: selection.paymentMethod,
+    shippingMethod: selection.shippingMethod,
     country: selection.country,
     state: selection.state,
     language: selection.language,
+    vouchers: selection.vouchers,
+    paymentFields: selection.paymentFields,
     items,
     totals: {
       itemsTotalPrice: money(itemsTotal),

@@ -38,6 +38,9 @@ function fakes() {
         id: `sel${selections.size + 1}`,
         currency: c.currency,
         paymentMethod: '',
+        shippingMethod: '',
+        vouchers: [],
+        paymentFields: {},
         country: c.country,
         state: null,
         language: c.language,
@@ -69,6 +72,9 @@ function fakes() {
         anyDiscount: false,
       });
       return s;
+    },
+    changeSelection: async () => {
+      throw new Error('not used here');
     },
   };
   const deps: CheckoutDeps = {

@@ -1,6 +1,8 @@
 import { Agent, request } from 'undici';
-import { DomainError } from '@commerce/shared-errors';
+import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
 import { currentRequestId, REQUEST_ID_HEADER } from '@commerce/shared-logging';
+
+const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status]) => [status, kind as ErrorKind]));
 
 /** One JSON call to a service's internal HTTP API: the parsed body, or null for a 404. */
 export type InternalCall = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<T | null>;
@@ -29,17 +31,18 @@ export function createInternalCaller(baseUrl: string, service: string): Internal
     } catch (error) {
       throw new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
     }
-    if (statusCode === 404) return null;
     let json: (T & { errors?: Record<string, string>; code?: string }) | undefined;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
+    // A bare 404 is "no such thing"; a 404 carrying a domain code is the callee's error (e.g. an unknown line).
+    if (statusCode === 404 && !json?.code) return null;
     if (statusCode >= 400 || json === undefined) {
       throw new DomainError(
         json?.code ?? code,
-        statusCode === 400 ? 'invalid' : 'unavailable',
+        statusCode < 500 && json?.errors ? (KIND_OF_STATUS.get(statusCode) ?? 'invalid') : 'unavailable',
         json?.errors ?? { [service]: `answered ${statusCode}` },
       );
     }
