@@ -1,9 +1,15 @@
-import { describeWithEngines } from '@commerce/shared-testing';
+import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { startApp, stopApp, type ServiceProcess } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
-// Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces.
+// Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces. The
+// catalog searches a real Meilisearch when MEILI_URL names one (tools/infra prints it with
+// MEILI_MASTER_KEY, and .ci/run exports both), in an index of its own; else the embedded engine.
+const meili = envUrl('meilisearch');
+const meiliKey = envKey('meilisearch');
+const meiliIndex = uniqueName('e2e_products');
+
 describeWithEngines('walking skeleton as separate processes over Kafka, Postgres and Redis', ['postgres', 'redis', 'kafka'], ({ url }) => {
   const services: ServiceProcess[] = [];
   let endpoints: Endpoints;
@@ -16,7 +22,12 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
     const [catalog, cart, soap] = await Promise.all([
-      startApp('catalog', { ...infra, MEILI_URL: process.env['MEILI_URL'] ?? 'embedded' }),
+      startApp(
+        'catalog',
+        meili
+          ? { ...infra, MEILI_URL: meili, MEILI_INDEX: meiliIndex, ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}) }
+          : { ...infra, MEILI_URL: 'embedded' },
+      ),
       startApp('cart', infra),
       startApp('backoffice-soap', infra),
     ]);
@@ -32,6 +43,12 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
 
   afterAll(async () => {
     const codes = await Promise.all(services.map(stopApp));
+    if (meili) {
+      await fetch(`${meili.replace(/\/+$/, '')}/indexes/${meiliIndex}`, {
+        method: 'DELETE',
+        headers: meiliKey ? { authorization: `Bearer ${meiliKey}` } : {},
+      }).catch(() => undefined);
+    }
     // Every service shuts down gracefully on SIGTERM.
     expect(codes).toEqual(services.map(() => 0));
   }, 60_000);
@@ -40,6 +57,16 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     const result = await runSkeletonScenario(endpoints);
     expect(result.searchVisibleAfterMs).toBeLessThan(15_000);
   }, 60_000);
+
+  if (meili) {
+    it('indexed the product in Meilisearch, not in an embedded engine', async () => {
+      const res = await fetch(`${meili.replace(/\/+$/, '')}/indexes/${meiliIndex}/stats`, {
+        headers: meiliKey ? { authorization: `Bearer ${meiliKey}` } : {},
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { numberOfDocuments: number }).numberOfDocuments).toBeGreaterThan(0);
+    });
+  }
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);
