@@ -28,6 +28,11 @@ export interface MeiliOptions {
   settings?: Record<string, unknown>;
   /** How long to wait for one indexing task (default 60 s). */
   taskTimeoutMs?: number;
+  /**
+   * Create the index when missing and apply the settings at open (default true). The reindex command
+   * opens the live index without, and gives the settings to the index it swaps in instead.
+   */
+  configure?: boolean;
 }
 
 /**
@@ -48,7 +53,10 @@ export class MeiliSearchIndex implements SearchIndex {
     this.indexName = indexName;
   }
 
-  /** Connects, creates the index when missing and applies the settings; throws `SearchUnavailableError` when Meilisearch does not answer. */
+  /**
+   * Connects, creates the index when missing and applies the settings (unless `configure: false`);
+   * throws `SearchUnavailableError` when Meilisearch does not answer.
+   */
   static async open(url: string, options: MeiliOptions = {}): Promise<MeiliSearchIndex> {
     const client = new Meilisearch({
       host: url.replace(/\/+$/, ''),
@@ -62,7 +70,7 @@ export class MeiliSearchIndex implements SearchIndex {
     } catch (error) {
       throw new SearchUnavailableError(`search: cannot reach Meilisearch at ${url} (${describe(error)})`, { cause: error });
     }
-    await meili.prepare();
+    if (options.configure !== false) await meili.prepare();
     options.logger?.info({ search: url, index: meili.indexName }, 'search: Meilisearch index ready');
     return meili;
   }
@@ -129,7 +137,12 @@ export class MeiliSearchIndex implements SearchIndex {
    */
   async createStaging(settings?: Record<string, unknown>): Promise<MeiliSearchIndex> {
     const name = `${this.indexName}_tmp_${Date.now()}`;
-    const staging = new MeiliSearchIndex(this.client, this.url, { ...this.options, ...(settings ? { settings } : {}) }, name);
+    const staging = new MeiliSearchIndex(
+      this.client,
+      this.url,
+      { ...this.options, ...(settings ? { settings } : {}), configure: true },
+      name,
+    );
     await staging.prepare();
     return staging;
   }
@@ -156,6 +169,30 @@ export class MeiliSearchIndex implements SearchIndex {
     }
   }
 
+  /**
+   * Rebuilds this index without a window in which searches on it fail or see part of the documents: a
+   * staging index gets `settings` (default `infra/meilisearch/settings.json`), `fill` writes every
+   * document into it, then it is swapped in and the previous contents deleted. If `fill` or the swap
+   * fails, the staging index is deleted and this one is left as it was.
+   */
+  async rebuild<T>(
+    fill: (staging: MeiliSearchIndex) => Promise<T>,
+    options: { settings?: Record<string, unknown>; onStep?: (step: string) => void } = {},
+  ): Promise<T> {
+    const staging = await this.createStaging(options.settings);
+    options.onStep?.(`staging ${staging.indexName}`);
+    try {
+      const result = await fill(staging);
+      options.onStep?.('swap');
+      await this.swapIn(staging);
+      options.onStep?.('done');
+      return result;
+    } catch (error) {
+      await staging.deleteIndex().catch(() => undefined);
+      throw error;
+    }
+  }
+
   /** Deletes the whole index (tests, a failed rebuild's staging index). */
   async deleteIndex(): Promise<void> {
     await this.wait(this.client.deleteIndex(this.indexName), true);
@@ -169,7 +206,9 @@ export class MeiliSearchIndex implements SearchIndex {
   private async wait(enqueued: EnqueuedTaskPromise, allowFailure = false): Promise<Task> {
     const task = await enqueued.waitTask();
     if (task.status !== 'succeeded' && !allowFailure)
-      throw new Error(`search: Meilisearch task ${task.uid} (${task.type} on ${task.indexUid ?? '-'}) ${task.status}: ${task.error?.message ?? ''}`);
+      throw new Error(
+        `search: Meilisearch task ${task.uid} (${task.type} on ${task.indexUid ?? '-'}) ${task.status}: ${task.error?.message ?? ''}`,
+      );
     return task;
   }
 }
@@ -194,7 +233,7 @@ export function filterExpression(f: SearchFilters | undefined): string | undefin
 /** One line for an unreachable engine: the first system error code down the `cause` chain, else the message. */
 function describe(error: unknown): string {
   const seen = new Set<unknown>();
-  for (let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined; e && !seen.has(e); ) {
+  for (let e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined; e && !seen.has(e);) {
     seen.add(e);
     if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
     const inner = Array.isArray(e.errors) ? e.errors[0] : undefined;
