@@ -1,11 +1,11 @@
-import { loadStoreConfig } from '@commerce/shared-config';
+import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
-import { buildBackofficeService } from '@commerce/backoffice-adapters';
+import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
@@ -55,6 +55,17 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => catalog.stop());
     backoffice.start();
     closers.add(() => backoffice.stop());
+    // One pruner per schema with an outbox, reporting into one registry.
+    const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });
+    closers.add(catalogRetention.stop);
+    const tables = [receivedUpsertsRetention(daysToMs(config.RECEIVED_UPSERTS_RETENTION_DAYS))];
+    const backofficeRetention = startRetentionPruner(engine.forSchema('backoffice'), {
+      ...retentionSettings(config),
+      tables,
+      logger,
+      registry: catalogRetention.registry,
+    });
+    closers.add(backofficeRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
     const checkoutDeps = { sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view };
@@ -64,6 +75,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger,
       errorBody: checkoutErrorBody,
       beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
+      metricsRegistries: [catalogRetention.registry],
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },
         { name: 'bus', check: () => bus.ping() },

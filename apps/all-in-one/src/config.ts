@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, httpServiceEnv } from '@commerce/shared-config';
+import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -22,5 +22,7 @@ export const AllInOneConfigSchema = z.object({
     .int()
     .min(60)
     .default(7 * 24 * 3600),
+  ...retentionEnv(),
+  ...receivedUpsertsRetentionEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -1,14 +1,26 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import {
+  databaseEnv,
+  daysToMs,
+  env,
+  httpServiceEnv,
+  loadConfig,
+  loadStoreConfig,
+  receivedUpsertsRetentionEnv,
+  retentionEnv,
+  retentionSettings,
+} from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildBackofficeService } from '@commerce/backoffice-adapters';
+import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8086),
   ...databaseEnv('backoffice'),
+  ...retentionEnv(),
+  ...receivedUpsertsRetentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),
@@ -34,6 +46,9 @@ runService('backoffice-soap', async () => {
     });
     backoffice.start();
     closers.add(() => backoffice.stop());
+    const tables = [receivedUpsertsRetention(daysToMs(config.RECEIVED_UPSERTS_RETENTION_DAYS))];
+    const retention = startRetentionPruner(db, { ...retentionSettings(config), tables, logger });
+    closers.add(retention.stop);
     return startHttpService({
       service: 'backoffice-soap',
       logger,
@@ -44,6 +59,7 @@ runService('backoffice-soap', async () => {
         { name: 'database', check: () => db.ping() },
         { name: 'bus', check: () => bus.ping() },
       ],
+      metricsRegistries: [retention.registry],
       onShutdown: closers.all,
     });
   });

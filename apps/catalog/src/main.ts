@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
@@ -10,6 +10,7 @@ import { catalogSettings } from '@commerce/catalog-core';
 const ConfigSchema = z.object({
   ...httpServiceEnv(8082),
   ...databaseEnv('catalog'),
+  ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
   MEILI_URL: env.meiliUrl,
@@ -37,6 +38,8 @@ runService('catalog', async () => {
     const catalog = await buildCatalogService({ db, bus, search, logger, settings: catalogSettings(store) });
     await catalog.start();
     closers.add(() => catalog.stop());
+    const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });
+    closers.add(retention.stop);
     return startHttpService({
       service: 'catalog',
       logger,
@@ -48,6 +51,7 @@ runService('catalog', async () => {
         { name: 'bus', check: () => bus.ping() },
         { name: 'search', check: () => search.ping() },
       ],
+      metricsRegistries: [retention.registry],
       onShutdown: closers.all,
     });
   });

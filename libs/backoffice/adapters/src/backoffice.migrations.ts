@@ -23,4 +23,19 @@ const receivedUpserts: Migration = {
   },
 };
 
-export const backofficeMigrations: Migration[] = [...outboxMigrations, receivedUpserts];
+/** The retention pruner deletes the oldest batches first. */
+const receivedAtIndex: Migration = {
+  name: 'backoffice_002_received_upserts_received_at',
+  async up(knex, schema) {
+    await knex.schema
+      .withSchema(schema)
+      .alterTable('received_upserts', (t) => void t.index(['received_at'], 'received_upserts_received_at_idx'));
+  },
+  async down(knex, schema) {
+    await knex.schema
+      .withSchema(schema)
+      .alterTable('received_upserts', (t) => void t.dropIndex(['received_at'], 'received_upserts_received_at_idx'));
+  },
+};
+
+export const backofficeMigrations: Migration[] = [...outboxMigrations, receivedUpserts, receivedAtIndex];

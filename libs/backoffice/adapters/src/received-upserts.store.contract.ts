@@ -1,8 +1,9 @@
 import { ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { startRetentionPruner } from '@commerce/shared-bus';
 import { migrate, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { backofficeMigrations } from './backoffice.migrations';
-import { createReceivedUpsertsStore } from './received-upserts.store';
+import { createReceivedUpsertsStore, receivedUpsertsRetention } from './received-upserts.store';
 
 const event = (id: string) => ProductUpsertReceived.create(upsertKey('product', id), { entity: 'product', product: { id } }, 'req-1');
 
@@ -46,5 +47,31 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     expect(await db.table('received_upserts').count({ n: '*' })).toEqual([{ n: 0 }]);
     expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  it('under retention, keeps an old batch while its events are unpublished, and deletes it once they are', async () => {
+    const db = await freshDb();
+    await createReceivedUpsertsStore(db).saveBatch('product', [{ externalId: 'a', data: { id: 'a' } }], [event('a')]);
+    // Forty days on, and Kafka never took the event.
+    await db.table('received_upserts').update({ received_at: db.knex.raw(`received_at - interval '40 days'`) });
+    await db.table('outbox').update({ created_at: db.knex.raw(`created_at - interval '40 days'`) });
+    const day = 86_400_000;
+    const pruner = startRetentionPruner(db, {
+      outboxRetentionMs: 7 * day,
+      processedEventsRetentionMs: 14 * day,
+      intervalMs: 3_600_000,
+      batchSize: 100,
+      tables: [receivedUpsertsRetention(30 * day)],
+    });
+    try {
+      expect((await pruner.pruneNow())['received_upserts']).toBe(0);
+
+      await db.table('outbox').update({ sent_at: db.knex.fn.now() });
+
+      expect((await pruner.pruneNow())['received_upserts']).toBe(1);
+      expect(await db.table('received_upserts').count({ n: '*' })).toEqual([{ n: 0 }]);
+    } finally {
+      await pruner.stop();
+    }
   });
 }

@@ -1,4 +1,4 @@
-import { enqueue } from '@commerce/shared-bus';
+import { enqueue, type RetainedTable } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { UpsertStore } from '@commerce/backoffice-core';
 
@@ -24,3 +24,15 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
     },
   };
 }
+
+/**
+ * What the retention pruner may delete from received_upserts: batches older than `retentionMs` whose
+ * events were all published (a batch and its outbox rows are written in one transaction).
+ */
+export const receivedUpsertsRetention = (retentionMs: number): RetainedTable => ({
+  table: 'received_upserts',
+  key: ['seq'],
+  writtenAt: 'received_at',
+  retentionMs,
+  publishedThroughOutbox: true,
+});

@@ -13,3 +13,4 @@ export * from './memory-bus';
 export * from './kafka-bus';
 export * from './create-event-bus';
 export * from './outbox';
+export * from './retention-pruner';

@@ -35,6 +35,18 @@ export const outboxMigrations: Migration[] = [
       await knex.schema.withSchema(schema).dropTable('outbox');
     },
   },
+  {
+    name: 'shared-bus-002-retention-indexes',
+    up: async (knex, schema) => {
+      // The retention pruner deletes the oldest sent rows and dedupe records a batch at a time.
+      await knex.raw('create index outbox_sent_at on ??.outbox (sent_at) where sent_at is not null', [schema]);
+      await knex.raw('create index processed_events_processed_at on ??.processed_events (processed_at)', [schema]);
+    },
+    down: async (knex, schema) => {
+      await knex.raw('drop index ??.processed_events_processed_at', [schema]);
+      await knex.raw('drop index ??.outbox_sent_at', [schema]);
+    },
+  },
 ];
 
 /**

@@ -60,3 +60,46 @@ export const databaseEnv = (defaultSchema: string) => ({
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default(defaultSchema),
 });
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Days in milliseconds, for retention periods read in days. */
+export const daysToMs = (value: number): number => value * DAY_MS;
+const days = (fallback: number, min: number) => z.coerce.number().min(min).default(fallback);
+
+/**
+ * Retention of the outbox and consumer dedupe tables: what every service with an outbox reads (see
+ * docs/operations.md). Unsent outbox rows are never deleted, whatever these say.
+ */
+export const retentionEnv = () => ({
+  /** Sent outbox rows: kept only to look into; Kafka holds what was published. */
+  OUTBOX_RETENTION_DAYS: days(7, 0.01),
+  /**
+   * Dedupe records must outlive every redelivery: a consumer group whose offsets expired re-reads a
+   * topic from the oldest message Kafka kept (7 days by default), so keep them longer than that.
+   */
+  PROCESSED_EVENTS_RETENTION_DAYS: days(14, 1),
+  RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(1000),
+});
+
+/** The backoffice's record of ERP batches: kept past Kafka's retention, to rebuild `backoffice.upsert.v1` from. */
+export const receivedUpsertsRetentionEnv = () => ({
+  RECEIVED_UPSERTS_RETENTION_DAYS: days(30, 1),
+});
+
+export interface RetentionConfig {
+  OUTBOX_RETENTION_DAYS: number;
+  PROCESSED_EVENTS_RETENTION_DAYS: number;
+  RETENTION_INTERVAL_SECONDS: number;
+  RETENTION_BATCH_SIZE: number;
+}
+
+/** The retention pruner's settings, in milliseconds, from `retentionEnv`'s variables. */
+export function retentionSettings(config: RetentionConfig) {
+  return {
+    outboxRetentionMs: daysToMs(config.OUTBOX_RETENTION_DAYS),
+    processedEventsRetentionMs: daysToMs(config.PROCESSED_EVENTS_RETENTION_DAYS),
+    intervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
+    batchSize: config.RETENTION_BATCH_SIZE,
+  };
+}

@@ -5,6 +5,7 @@ import type Koa from 'koa';
 import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Gauge, Registry } from 'prom-client';
 import { createLogDestination, createLogger, currentRequestId } from '@commerce/shared-logging';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { mountRouters } from './mount-routers';
@@ -305,6 +306,22 @@ describe('createHttpApp', () => {
       for (let i = 0; i < 100; i++) slowLog.info({ i }, 'a line nobody reads');
       expect(before).toBeGreaterThanOrEqual(0);
       expect((await dropped()) - before).toBeGreaterThan(50);
+    });
+
+    it('serves the registries it is given beside its own, such as the outbox backlog', async () => {
+      const extra = new Registry();
+      new Gauge({ name: 'outbox_pending_events', help: 'backlog', labelNames: ['schema'], registers: [extra] }).set(
+        { schema: 'catalog' },
+        3,
+      );
+      await running.close();
+      await start({ metricsRegistries: [extra] });
+
+      const text = await (await get('/metrics')).text();
+
+      expect(text).toMatch(/^outbox_pending_events\{schema="catalog"\} 3$/m);
+      expect(text).toContain('http_request_duration_seconds');
+      expect(text).toContain('process_cpu_user_seconds_total');
     });
 
     it('serves no /metrics when metrics are off', async () => {

@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import type { Registry } from 'prom-client';
 import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from '@commerce/shared-logging';
 import { requestContextMiddleware } from './request-context.middleware';
@@ -13,6 +14,8 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   readiness?: ReadinessCheck[];
   metrics?: boolean;
+  /** Further registries served at /metrics, e.g. the retention pruner's. */
+  metricsRegistries?: Registry[];
   /** Members merged into every error body, e.g. the checkout envelope's `token`. */
   errorBody?: (ctx: Koa.Context) => Record<string, unknown>;
   /**
@@ -27,14 +30,23 @@ export interface HttpAppOptions {
  * envelope, body parsing, health and readiness. The caller mounts its routers afterwards.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
-  const { service, logger, bodyLimit = '1mb', readiness = [], metrics = true, errorBody, beforeBody = [] } = options;
+  const {
+    service,
+    logger,
+    bodyLimit = '1mb',
+    readiness = [],
+    metrics = true,
+    metricsRegistries = [],
+    errorBody,
+    beforeBody = [],
+  } = options;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
   app.use(requestContextMiddleware(app, logger));
-  if (metrics) app.use(createAppMetrics(service).middleware);
+  if (metrics) app.use(createAppMetrics(service, metricsRegistries).middleware);
   app.use(errorMiddleware(logger, errorBody));
   for (const middleware of beforeBody) app.use(middleware);
   // JSON only: an XML (SOAP) body is left unread, for its route to stream with its own limit and to

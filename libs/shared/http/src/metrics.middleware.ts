@@ -33,8 +33,11 @@ export interface AppMetrics {
 const UNMATCHED = '<unmatched>';
 const ownPaths = new Set(['/metrics', '/healthz', '/readyz']);
 
-/** A per-app registry with the request-duration histogram, served at GET /metrics. */
-export function createAppMetrics(service: string): AppMetrics {
+/**
+ * A per-app registry with the request-duration histogram, served at GET /metrics together with
+ * `extra` registries (e.g. the outbox backlog and retention metrics of the app's schemas).
+ */
+export function createAppMetrics(service: string, extra: Registry[] = []): AppMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   const duration = new Histogram({
@@ -48,9 +51,9 @@ export function createAppMetrics(service: string): AppMetrics {
 
   const middleware: Koa.Middleware = async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/metrics') {
-      const [own, shared] = await Promise.all([registry.metrics(), processMetrics.metrics()]);
+      const texts = await Promise.all([registry, ...extra, processMetrics].map((r) => r.metrics()));
       ctx.set('Content-Type', registry.contentType);
-      ctx.body = `${own}\n${shared}`;
+      ctx.body = texts.join('\n');
       return;
     }
     const stop = duration.startTimer();
