@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { checkoutOpenApi } from '@commerce/checkout-contracts';
+import { mountSelectionRoutes } from './selection.routes';
 import {
-  addItem,
   getProduct,
-  getSelection,
   openSession,
   searchProducts,
   type CheckoutDeps,
@@ -14,6 +13,12 @@ import {
 export const CHECKOUT_PREFIX = '/api/checkout';
 export const TOKEN_HEADER = 'api-token';
 
+/** The checkout's use-case dependencies, plus what only the transport reads. */
+export interface CheckoutHttpDeps extends CheckoutDeps {
+  /** A header the ingress sets to the visitor's country (e.g. `cf-ipcountry`); trusted, so only set it behind such an ingress. */
+  countryHeader?: string;
+}
+
 interface CheckoutState {
   checkout?: SessionHandle;
 }
@@ -21,11 +26,12 @@ interface CheckoutState {
 const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
 
 /** The session of this request; opened once, by the session middleware or by the error envelope. */
-export async function sessionOf(deps: CheckoutDeps, ctx: Koa.Context): Promise<SessionHandle> {
+export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promise<SessionHandle> {
   const state = ctx.state as CheckoutState;
   if (!state.checkout) {
     const header = ctx.get(TOKEN_HEADER).trim();
-    state.checkout = await openSession(deps, header || undefined);
+    const country = deps.countryHeader ? ctx.get(deps.countryHeader).trim() : '';
+    state.checkout = await openSession(deps, header || undefined, /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null);
   }
   return state.checkout;
 }
@@ -42,7 +48,7 @@ export const checkoutErrorBody = (ctx: Koa.Context): Record<string, unknown> => 
  * Opens the session of every checkout request before its body is read (see createHttpApp's
  * `beforeBody`), so that errors, a malformed body's included, carry the token.
  */
-export function checkoutSessionMiddleware(deps: CheckoutDeps): Koa.Middleware {
+export function checkoutSessionMiddleware(deps: CheckoutHttpDeps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path.startsWith(`${CHECKOUT_PREFIX}/`) && ctx.path !== `${CHECKOUT_PREFIX}/openapi.json`) {
       const handle = await sessionOf(deps, ctx);
@@ -53,7 +59,7 @@ export function checkoutSessionMiddleware(deps: CheckoutDeps): Koa.Middleware {
 }
 
 /** The checkout JSON API at /api/checkout: parse, call the use case, answer the envelope. */
-export function createCheckoutRouter(deps: CheckoutDeps): Router {
+export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   const router = new Router({ prefix: CHECKOUT_PREFIX });
 
   router.get('/openapi.json', (ctx) => {
@@ -68,13 +74,7 @@ export function createCheckoutRouter(deps: CheckoutDeps): Router {
     }
   });
 
-  router.get('/selection', async (ctx) => {
-    ctx.body = await getSelection(deps, await sessionOf(deps, ctx));
-  });
-
-  router.post('/items/:item', async (ctx) => {
-    ctx.body = await addItem(deps, await sessionOf(deps, ctx), ctx.params['item']!, requestBody(ctx));
-  });
+  mountSelectionRoutes(router, deps, sessionOf);
 
   router.post('/products', async (ctx) => {
     ctx.body = await searchProducts(deps, await sessionOf(deps, ctx), requestBody(ctx));

@@ -1,2 +1,3 @@
 export * from './checkout.routes';
 export * from './session.adapter';
+export * from './selection.routes';

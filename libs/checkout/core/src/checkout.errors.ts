@@ -11,3 +11,17 @@ export class ProductNotFoundError extends DomainError {
     super('CHECKOUT.PRODUCT_NOT_FOUND', 'not_found', { product: 'not found' });
   }
 }
+
+/** An unknown country, state, language, payment or shipping method, line or voucher: 404 naming the field. */
+export class NotFoundError extends DomainError {
+  constructor(field: string) {
+    super(`CHECKOUT.${field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_NOT_FOUND`, 'not_found', { [field]: 'not found' });
+  }
+}
+
+/** A voucher that does not exist or cannot be used now: 406 `{voucher: why}`. */
+export class VoucherRefusedError extends DomainError {
+  constructor(reason: string) {
+    super('CHECKOUT.VOUCHER_REFUSED', 'not_acceptable', { voucher: reason });
+  }
+}

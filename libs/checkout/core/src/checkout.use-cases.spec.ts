@@ -4,7 +4,8 @@ import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-co
 import type { CatalogClient, ItemInfoDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './envelope';
-import { addItem, getSelection, openSession, searchProducts, type CheckoutDeps } from './checkout.use-cases';
+import { openSession, searchProducts, type CheckoutDeps } from './checkout.use-cases';
+import { addItem, getSelection } from './selection.use-cases';
 import type { CheckoutSession } from './session';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
@@ -73,8 +74,9 @@ function fakes() {
       });
       return s;
     },
-    changeSelection: async () => {
-      throw new Error('not used here');
+    changeSelection: async (id, change) => {
+      for (const op of change.lines ?? []) if (op.op === 'addItem') await cart.addItem(id, { ...op.item, quantity: op.quantity });
+      return selections.get(id)!;
     },
   };
   const deps: CheckoutDeps = {

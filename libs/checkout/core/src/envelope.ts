@@ -1,13 +1,38 @@
 import type { CurrencyFormat, StoreConfig } from '@commerce/shared-config';
 import { currencyFormats, formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
-import type { PriceContext } from '@commerce/catalog-contracts';
+import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import type { CheckoutSession } from './session';
+import { priceSelection, type PricedSelection } from './selection-pricing';
+
+type Country = StoreConfig['countries'][number];
+type Market = StoreConfig['markets'][number];
+export type PaymentMethodConfig = StoreConfig['paymentMethods'][number];
+export type ShippingMethodConfig = StoreConfig['shippingMethods'][number];
+export type VoucherConfig = StoreConfig['vouchers'][number];
+
+/** The address fields an order needs; `PUT payment-fields` takes these (DESIGN §6). */
+export const ADDRESS_FIELDS = [
+  'email',
+  'firstName',
+  'lastName',
+  'company',
+  'address1',
+  'address2',
+  'city',
+  'zipCode',
+  'state',
+  'country',
+  'phoneNumber',
+] as const;
+const REQUIRED_FIELDS = new Set(['email', 'firstName', 'lastName', 'address1', 'city', 'zipCode', 'country']);
 
 /** Views of the store configuration that every envelope needs; built once per process. */
 export class StoreView {
   private readonly countries;
   private readonly markets;
+  private readonly languagesById;
+  private readonly vouchers;
   // Fixed for the life of the process, so built once rather than per response (they are only serialised).
   private readonly sortedLanguages;
   private readonly shippable;
@@ -16,6 +41,8 @@ export class StoreView {
     this.countries = new Map(store.countries.map((c) => [c.country, c]));
     this.currencyFormat = currencyFormats(store);
     this.markets = new Map(store.markets.map((m) => [m.market, m]));
+    this.languagesById = new Map(store.languages.map((l) => [l.language, l]));
+    this.vouchers = new Map(store.vouchers.map((v) => [v.voucher.toUpperCase(), v]));
     this.sortedLanguages = [...store.languages]
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((l) => ({ language: l.language, name: l.name }));
@@ -30,9 +57,10 @@ export class StoreView {
       }));
   }
 
-  /** The country a new visitor starts in. Visitor-address detection (GeoIP) is not wired, so it is the store's default. */
-  initialSession(now: Date): CheckoutSession {
-    const country = this.store.defaultCountry ?? null;
+  /** The session of a new visitor: the detected country when the store has it, else the store's default, else none. */
+  initialSession(now: Date, detectedCountry?: string | null): CheckoutSession {
+    const detected = detectedCountry?.toUpperCase();
+    const country = (detected && this.countries.has(detected) ? detected : this.store.defaultCountry) ?? null;
     return { country, state: null, language: this.countryLanguage(country), createdAt: now.toISOString() };
   }
 
@@ -40,7 +68,19 @@ export class StoreView {
     return (country && this.countries.get(country)?.language) || this.store.mainLanguage;
   }
 
-  private marketOf(country: string | null) {
+  country(code: string | null): Country | undefined {
+    return code ? this.countries.get(code) : undefined;
+  }
+
+  hasLanguage(language: string): boolean {
+    return this.languagesById.has(language);
+  }
+
+  voucher(code: string): VoucherConfig | undefined {
+    return this.vouchers.get(code.toUpperCase());
+  }
+
+  marketOf(country: string | null): Market {
     const entry = country ? this.countries.get(country) : undefined;
     return (entry && this.markets.get(entry.market)) ?? this.store.markets[0]!;
   }
@@ -49,7 +89,7 @@ export class StoreView {
     return this.marketOf(country).currency;
   }
 
-  priceContext(session: CheckoutSession): PriceContext {
+  priceContext(session: Pick<CheckoutSession, 'country' | 'language'>): PriceContext {
     const market = this.marketOf(session.country);
     return { market: market.market, pricelist: market.pricelist, language: session.language };
   }
@@ -71,7 +111,7 @@ export class StoreView {
   }
 
   language(session: CheckoutSession) {
-    const found = this.store.languages.find((l) => l.language === session.language) ?? this.store.languages[0]!;
+    const found = this.languagesById.get(session.language) ?? this.store.languages[0]!;
     return { language: found.language, name: found.name };
   }
 
@@ -83,24 +123,34 @@ export class StoreView {
     return this.shippable;
   }
 
+  /** The payment methods offered in a country (a method listing no countries is offered everywhere). */
+  availablePaymentMethods(country: string | null): PaymentMethodConfig[] {
+    return this.store.paymentMethods.filter((m) => m.countries.length === 0 || (country !== null && m.countries.includes(country)));
+  }
+
+  /** The shipping methods to a country that have a price in the currency. */
+  availableShippingMethods(country: string | null, currency: string): ShippingMethodConfig[] {
+    if (!country || !this.countries.get(country)?.shipTo) return [];
+    return this.store.shippingMethods.filter((m) => (m.countries.length === 0 || m.countries.includes(country)) && m.prices[currency]);
+  }
+
   paymentMethods(session: CheckoutSession) {
     const format = this.currencyFormat(this.currencyOf(session.country));
-    return this.store.paymentMethods
-      .filter((m) => m.countries.length === 0 || (session.country !== null && m.countries.includes(session.country)))
-      .map((m) => ({
-        paymentMethod: m.paymentMethod,
-        name: m.name,
-        handlingCost: formatMoney(m.handlingCost, format),
-        handlingCostAsNumber: m.handlingCost,
-        providesCustomerAddressAfterPayment: m.providesCustomerAddressAfterPayment,
-      }));
+    return this.availablePaymentMethods(session.country).map((m) => ({
+      paymentMethod: m.paymentMethod,
+      name: m.name,
+      handlingCost: formatMoney(m.handlingCost, format),
+      handlingCostAsNumber: m.handlingCost,
+      providesCustomerAddressAfterPayment: m.providesCustomerAddressAfterPayment,
+    }));
   }
-}
 
-/** The selection as the envelope shows it: the cart's view without its internal id. */
-export function publicSelection(selection: SelectionDto) {
-  const { id: _id, ...shown } = selection;
-  return shown;
+  /** The fields checkout needs for the selected payment method, with what `PUT payment-fields` stored. */
+  paymentFields(paymentMethod: string, stored: Record<string, string>) {
+    const method = this.store.paymentMethods.find((m) => m.paymentMethod === paymentMethod);
+    const fields = method?.providesCustomerAddressAfterPayment ? ['country'] : ADDRESS_FIELDS;
+    return fields.map((field) => ({ field, required: REQUIRED_FIELDS.has(field), value: stored[field] ?? '' }));
+  }
 }
 
 /** An empty selection for a visitor who has not added anything yet: no cart write for a mere look. */
@@ -122,16 +172,27 @@ export function emptySelection(view: StoreView, session: CheckoutSession): Selec
   };
 }
 
-/** The selection envelope of the spec: selection with location, language(s), countries and payment methods. */
-export function selectionEnvelope(view: StoreView, token: string, session: CheckoutSession, selection: SelectionDto) {
+/** The selection envelope of the spec: selection, products, location, language(s), countries, payment and shipping methods. */
+export function selectionEnvelope(
+  view: StoreView,
+  token: string,
+  session: CheckoutSession,
+  selection: SelectionDto,
+  products: ProductDto[],
+  now: Date,
+) {
+  const priced: PricedSelection = priceSelection(view, session, selection, now);
   return {
     token,
-    selection: publicSelection(selection),
+    selection: priced.selection,
+    products,
     location: view.location(session),
+    paymentMethods: view.paymentMethods(session),
+    paymentFields: view.paymentFields(priced.selection.paymentMethod, selection.paymentFields),
+    shippingMethods: priced.shippingMethods,
+    countries: view.shippingCountries(),
     language: view.language(session),
     languages: view.languages(),
-    countries: view.shippingCountries(),
-    paymentMethods: view.paymentMethods(session),
-    paymentFields: [] as unknown[],
   };
 }
+export type SelectionEnvelope = ReturnType<typeof selectionEnvelope>;

@@ -2,3 +2,5 @@ export * from './session';
 export * from './checkout.errors';
 export * from './envelope';
 export * from './checkout.use-cases';
+export * from './selection-pricing';
+export * from './selection.use-cases';

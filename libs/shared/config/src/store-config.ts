@@ -7,6 +7,12 @@ import { ConfigError } from './config';
  * One validated JSON file; `infra/config/demo-store.json` is the demo shop of `npm start`.
  */
 const code2 = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case code');
+/** An amount in major units with at most 4 decimals (it becomes integer minor units when priced). */
+const money = z.number().min(0).max(1e12);
+/** A date (`2026-12-31`, the whole day) or an ISO 8601 date-time. */
+const isoDate = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+  message: 'must be an ISO 8601 date or date-time',
+});
 
 export const CurrencyFormatSchema = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -29,13 +35,31 @@ export const CategoryNodeSchema: z.ZodType<CategoryNode> = z.lazy(() =>
   z.object({ category: z.string().min(1), name: z.string().min(1), children: z.array(CategoryNodeSchema).optional() }),
 );
 
+/**
+ * Product fields a store may enable as extra filter fields (`productFilterFields`): accepted in a
+ * `POST products` body under their own name and returned in `filter` (decision 24).
+ */
+export const PRODUCT_FILTER_FIELDS = ['countryOrigin', 'harmCode', 'stockUnit'] as const;
+export type ProductFilterField = (typeof PRODUCT_FILTER_FIELDS)[number];
+
 export const StoreConfigSchema = z
   .object({
     name: z.string(),
     mainLanguage: z.string().default('en'),
     languages: z.array(z.object({ language: z.string().min(2), name: z.string() })).min(1),
     currencies: z.array(CurrencyFormatSchema).min(1),
-    markets: z.array(z.object({ market: z.string(), name: z.string(), pricelist: z.string(), currency: z.string() })).min(1),
+    markets: z
+      .array(
+        z.object({
+          market: z.string(),
+          name: z.string(),
+          pricelist: z.string(),
+          currency: z.string(),
+          /** The VAT included in this market's prices: deducted for a destination outside the EU (`vatExempt`). */
+          vatPercent: z.number().min(0).max(100).optional(),
+        }),
+      )
+      .min(1),
     countries: z
       .array(
         z.object({
@@ -46,7 +70,8 @@ export const StoreConfigSchema = z
           shipTo: z.boolean().default(true),
           market: z.string(),
           taxPercent: z.number().min(0).max(100).default(0),
-          states: z.array(z.object({ state: z.string(), name: z.string() })).default([]),
+          /** A state's `taxPercent` is added to the net prices (US sales tax), as is a non-EU country's own. */
+          states: z.array(z.object({ state: z.string(), name: z.string(), taxPercent: z.number().min(0).max(100).optional() })).default([]),
         }),
       )
       .min(1),
@@ -63,7 +88,39 @@ export const StoreConfigSchema = z
         }),
       )
       .default([]),
-    productFilterFields: z.array(z.string()).default([]),
+    /** Shipping methods per country (empty: every country), priced per currency, free from an items total. */
+    shippingMethods: z
+      .array(
+        z.object({
+          shippingMethod: z.string().min(1),
+          name: z.string(),
+          countries: z.array(code2).default([]),
+          prices: z.record(z.string().regex(/^[A-Z]{3}$/), z.object({ price: money, freeFrom: money.optional() })),
+        }),
+      )
+      .default([]),
+    /** Voucher codes (matched case-insensitively): one of each type at a time on a selection. */
+    vouchers: z
+      .array(
+        z.object({
+          voucher: z.string().min(1),
+          name: z.string().default(''),
+          type: z.enum(['percent', 'amount', 'freeShipping']),
+          percent: z.number().gt(0).max(100).optional(),
+          /** Amount off per currency (`type: amount`). */
+          amounts: z.record(z.string().regex(/^[A-Z]{3}$/), money).default({}),
+          /** Markets where the code works; empty: all. */
+          markets: z.array(z.string()).default([]),
+          validFrom: isoDate.optional(),
+          validTo: isoDate.optional(),
+          /** Items total (after sale prices, before vouchers) needed per currency; a currency not listed needs none. */
+          minimumOrder: z.record(z.string().regex(/^[A-Z]{3}$/), money).default({}),
+        }),
+      )
+      .default([]),
+    productFilterFields: z
+      .array(z.enum(PRODUCT_FILTER_FIELDS, { error: `must each be one of ${PRODUCT_FILTER_FIELDS.join(', ')}` }))
+      .default([]),
     /** The category tree in the order the administration system sets (GET categories lists it so). */
     categories: z.array(CategoryNodeSchema).default([]),
     /** Colour names (a variant's name) → hex, for a product's `swatch.hex`; a name not listed has no hex. */
@@ -98,6 +155,12 @@ export const StoreConfigSchema = z
         if (node.children) walk(node.children, [...path, i, 'children']);
       });
     walk(store.categories, ['categories']);
+    store.vouchers.forEach((v, i) => {
+      if (v.type === 'percent' && v.percent === undefined)
+        ctx.addIssue({ code: 'custom', path: ['vouchers', i, 'percent'], message: 'is required for a percent voucher' });
+      if (v.type === 'amount' && Object.keys(v.amounts).length === 0)
+        ctx.addIssue({ code: 'custom', path: ['vouchers', i, 'amounts'], message: 'needs an amount per currency for an amount voucher' });
+    });
     store.countries.forEach((c, i) => {
       if (!markets.has(c.market))
         ctx.addIssue({ code: 'custom', path: ['countries', i, 'market'], message: `${c.market} is not among markets` });

@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
+import type { ProductDto } from '@commerce/catalog-contracts';
+import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
+import { ADDRESS_FIELDS, emptySelection, selectionEnvelope } from './envelope';
+import { voucherProblem } from './selection-pricing';
+import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
+import type { CheckoutSession } from './session';
+
+const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
+const MAX_QUANTITY = 10_000;
+const ITEM_ID = /^\d{1,15}-\d{1,15}$/;
+
+const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
+  return result.data;
+};
+
+/** `{n}` of a path: a whole number from `min`; anything else is 400 `{quantity}`. */
+export function pathQuantity(raw: string, min: 0 | 1): number {
+  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < min || n > MAX_QUANTITY)
+    throw new ValidationError({ quantity: `must be a whole number from ${min} to ${MAX_QUANTITY}` });
+  return n;
+}
+
+/** The open selection of the session, or an empty one when it has none (or its selection was closed). */
+async function currentSelection(deps: CheckoutDeps, handle: SessionHandle): Promise<SelectionDto> {
+  if (handle.session.selectionId) {
+    const selection = await deps.cart.getSelection(handle.session.selectionId);
+    if (selection) return selection;
+  }
+  return emptySelection(deps.view, handle.session);
+}
+
+/** The session's selection id, creating the selection in the session's market on the first write. */
+async function selectionIdOf(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
+  const id = handle.session.selectionId;
+  if (id && (await deps.cart.getSelection(id))) return id;
+  const created = await deps.cart.createSelection({
+    currency: deps.view.currencyOf(handle.session.country),
+    country: handle.session.country,
+    language: handle.session.language,
+  });
+  await saveSession(deps, handle, { selectionId: created.id });
+  return created.id;
+}
+
+async function saveSession(deps: CheckoutDeps, handle: SessionHandle, patch: Partial<CheckoutSession>) {
+  handle.session = { ...handle.session, ...patch };
+  await deps.sessions.set(handle.token, handle.session);
+}
+
+/** Products of the selection's items, in the session's context; those the catalog no longer shows are left out. */
+async function productsOf(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known = new Map<string, ProductDto | null>()) {
+  const context = deps.view.priceContext(handle.session);
+  const ids = [...new Set(selection.items.map((i) => i.product))];
+  const products = await Promise.all(ids.map(async (id) => (known.has(id) ? known.get(id)! : deps.catalog.getProduct(id, context))));
+  return products.filter((p): p is ProductDto => p !== null);
+}
+
+async function envelope(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known?: Map<string, ProductDto | null>) {
+  const products = await productsOf(deps, handle, selection, known);
+  return selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
+}
+
+export async function getSelection(deps: CheckoutDeps, handle: SessionHandle) {
+  return envelope(deps, handle, await currentSelection(deps, handle));
+}
+
+/** An item for sale in the session's market, with what the cart keeps on its line; else 404 `{item}`. */
+async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: string, known: Map<string, ProductDto | null>) {
+  if (!ITEM_ID.test(itemId)) throw new ItemNotFoundError();
+  const context = deps.view.priceContext(handle.session);
+  const productId = itemId.split('-')[0]!;
+  const [item, product] = await Promise.all([deps.catalog.getItem(itemId, context), deps.catalog.getProduct(productId, context)]);
+  if (!item) throw new ItemNotFoundError();
+  known.set(item.product, product);
+  const data: LineItemData = {
+    item: item.item,
+    product: item.product,
+    size: item.size,
+    sku: item.sku,
+    ean: item.ean,
+    productName: item.productName,
+    brandName: item.brandName,
+    priceEachAsNumber: item.priceAsNumber,
+    ...(product && product.priceBeforeDiscountAsNumber > item.priceAsNumber
+      ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
+      : {}),
+    quantityMinimum: product?.itemQuantityMinimum || 1,
+    quantityMultipleOf: product?.itemQuantityMultipleOf || 1,
+  };
+  return data;
+}
+
+async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: SelectionChange, known?: Map<string, ProductDto | null>) {
+  const selection = await deps.cart.changeSelection(await selectionIdOf(deps, handle), changeOf);
+  return envelope(deps, handle, selection, known);
+}
+
+const QuantityBody = z.object({ quantity: z.number().int().min(1).max(MAX_QUANTITY).default(1) }).strict();
+
+/** `POST items/{item}` (body `{quantity}`, default 1) and `POST items/{item}/quantity/{n}`: add to the item's line. */
+export async function addItem(deps: CheckoutDeps, handle: SessionHandle, itemId: string, body: unknown, pathN?: string) {
+  const quantity = pathN === undefined ? parse(QuantityBody, body).quantity : pathQuantity(pathN, 1);
+  const known = new Map<string, ProductDto | null>();
+  const item = await itemForSale(deps, handle, itemId, known);
+  return change(deps, handle, { lines: [{ op: 'addItem', item, quantity }] }, known);
+}
+
+/** The line operations on an existing line: `POST|DELETE|PUT lines/{line}/quantity/{n}`, `DELETE lines/{line}`. */
+export async function changeLine(deps: CheckoutDeps, handle: SessionHandle, line: string, how: 'add' | 'remove' | 'set' | 'delete', n?: string) {
+  if (!handle.session.selectionId || !/^[0-9a-f]{1,32}$/.test(line)) throw new NotFoundError('line');
+  const op: LineOperation =
+    how === 'delete'
+      ? { op: 'removeLine', line }
+      : how === 'set'
+        ? { op: 'setLine', line, quantity: pathQuantity(n ?? '', 0) }
+        : { op: 'addLine', line, quantity: (how === 'add' ? 1 : -1) * pathQuantity(n ?? '', 1) };
+  return change(deps, handle, { lines: [op] });
+}
+
+const BulkBody = z
+  .object({
+    lines: z.array(z.object({ line: z.string().min(1), quantity: z.number().int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+    items: z.array(z.object({ item: z.string().min(1), quantity: z.number().int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+  })
+  .strict();
+
+/** `PUT items`: set the quantities of lines and items in one atomic change (0 removes). */
+export async function setQuantities(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const parsed = parse(BulkBody, body);
+  const known = new Map<string, ProductDto | null>();
+  const items = await Promise.all(
+    parsed.items.map(async (i): Promise<LineOperation> => ({ op: 'setItem', item: await itemForSale(deps, handle, i.item, known), quantity: i.quantity })),
+  );
+  if (parsed.lines.length > 0 && !handle.session.selectionId) throw new NotFoundError('line');
+  const lines = parsed.lines.map((l): LineOperation => ({ op: 'setLine', line: l.line, quantity: l.quantity }));
+  return change(deps, handle, { lines: [...lines, ...items] }, known);
+}
+
+const CountryBody = z.object({ language: z.string().min(1).optional() }).strict();
+
+/**
+ * `PUT countries/{country}` (and `…/states/{state}`): the session moves to the country's market; the
+ * selection is repriced in its pricelist and currency, and lines not for sale there are removed and
+ * listed in `removedItems`.
+ */
+export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, countryCode: string, body: unknown, stateCode?: string) {
+  const { language } = parse(CountryBody, body);
+  const country = deps.view.country(countryCode.toUpperCase());
+  if (!country) throw new NotFoundError('country');
+  const state = stateCode === undefined ? null : country.states.find((s) => s.state === stateCode.toUpperCase());
+  if (state === undefined) throw new NotFoundError('state');
+  if (language !== undefined && !deps.view.hasLanguage(language)) throw new NotFoundError('language');
+
+  const before = deps.view.priceContext(handle.session);
+  await saveSession(deps, handle, { country: country.country, state: state?.state ?? null, ...(language ? { language } : {}) });
+  const after = deps.view.priceContext(handle.session);
+  const selection = handle.session.selectionId ? await deps.cart.getSelection(handle.session.selectionId) : null;
+  if (!selection) return envelope(deps, handle, emptySelection(deps.view, handle.session));
+
+  const set = { country: country.country, state: state?.state ?? null, language: handle.session.language, currency: deps.view.currencyOf(country.country) };
+  const removed: SelectionDto['items'] = [];
+  const prices: NonNullable<SelectionChange['prices']> = [];
+  if (before.market !== after.market || before.pricelist !== after.pricelist) {
+    const items = await Promise.all(selection.items.map(async (line) => ({ line, item: await deps.catalog.getItem(line.item, after) })));
+    const products = new Map(
+      await Promise.all(
+        [...new Set(items.filter((i) => i.item).map((i) => i.line.product))].map(async (id) => [id, await deps.catalog.getProduct(id, after)] as const),
+      ),
+    );
+    for (const { line, item } of items) {
+      if (!item) removed.push(line);
+      else {
+        const product = products.get(line.product);
+        prices.push({
+          line: line.line,
+          priceEachAsNumber: item.priceAsNumber,
+          ...(product && product.priceBeforeDiscountAsNumber > item.priceAsNumber
+            ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
+            : {}),
+        });
+      }
+    }
+  }
+  const changed = await deps.cart.changeSelection(selection.id, { set, prices, removeLines: removed.map((l) => l.line) });
+  const answer = await envelope(deps, handle, changed);
+  return removed.length === 0
+    ? answer
+    : {
+        ...answer,
+        removedItems: removed.map((l) => ({ line: l.line, item: l.item, product: l.product, productName: l.productName, quantity: l.quantity })),
+      };
+}
+
+/** `PUT languages/{language}`. */
+export async function setLanguage(deps: CheckoutDeps, handle: SessionHandle, language: string) {
+  if (!deps.view.hasLanguage(language)) throw new NotFoundError('language');
+  await saveSession(deps, handle, { language });
+  const selection = await currentSelection(deps, handle);
+  if (!selection.id) return envelope(deps, handle, selection);
+  return envelope(deps, handle, await deps.cart.changeSelection(selection.id, { set: { language } }));
+}
+
+/** `PUT payment-methods/{id}`: a method offered in the session's country, else 404 `{paymentMethod}`. */
+export async function setPaymentMethod(deps: CheckoutDeps, handle: SessionHandle, paymentMethod: string) {
+  if (!deps.view.availablePaymentMethods(handle.session.country).some((m) => m.paymentMethod === paymentMethod))
+    throw new NotFoundError('paymentMethod');
+  return change(deps, handle, { set: { paymentMethod } });
+}
+
+/** `PUT shipping-methods/{id}`: a method offered to the session's country in its currency, else 404 `{shippingMethod}`. */
+export async function setShippingMethod(deps: CheckoutDeps, handle: SessionHandle, shippingMethod: string) {
+  const currency = deps.view.currencyOf(handle.session.country);
+  if (!deps.view.availableShippingMethods(handle.session.country, currency).some((m) => m.shippingMethod === shippingMethod))
+    throw new NotFoundError('shippingMethod');
+  return change(deps, handle, { set: { shippingMethod } });
+}
+
+const PaymentFieldsBody = z
+  .object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, z.string().max(200).optional()])) as Record<(typeof ADDRESS_FIELDS)[number], z.ZodOptional<z.ZodString>>)
+  .strict();
+
+/** `PUT payment-fields`: the address fields an embedded payment form reports back; merged into what is stored. */
+export async function setPaymentFields(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const fields = parse(PaymentFieldsBody, body);
+  const selection = await deps.cart.getSelection(await selectionIdOf(deps, handle));
+  const merged = { ...(selection?.paymentFields ?? {}), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } as Record<
+    string,
+    string
+  >;
+  return change(deps, handle, { set: { paymentFields: merged } });
+}
+
+const VoucherBody = z.object({ voucher: z.string().min(1).max(100) }).strict();
+
+/** `POST vouchers` `{voucher}`: 406 `{voucher: why}` for an unknown, expired or inapplicable code; one of each type. */
+export async function addVoucher(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const { voucher: code } = parse(VoucherBody, body);
+  const voucher = deps.view.voucher(code.trim());
+  if (!voucher) throw new VoucherRefusedError('not found');
+  const selection = await currentSelection(deps, handle);
+  const problem = voucherProblem(deps.view, voucher, handle.session, selection, now(deps));
+  if (problem) throw new VoucherRefusedError(problem);
+  const entered = selection.vouchers.map((c) => deps.view.voucher(c)).filter((v) => v !== undefined);
+  if (entered.some((v) => v.voucher === voucher.voucher)) return envelope(deps, handle, selection);
+  if (entered.some((v) => v.type === voucher.type)) throw new VoucherRefusedError(`a ${voucher.type} voucher is already used`);
+  return change(deps, handle, { set: { vouchers: [...selection.vouchers, voucher.voucher] } });
+}
+
+/** `DELETE vouchers/{voucher}`: 404 `{voucher}` when the selection does not have it. */
+export async function removeVoucher(deps: CheckoutDeps, handle: SessionHandle, code: string) {
+  const selection = await currentSelection(deps, handle);
+  const kept = selection.vouchers.filter((c) => c.toUpperCase() !== code.trim().toUpperCase());
+  if (!selection.id || kept.length === selection.vouchers.length) throw new NotFoundError('voucher');
+  return envelope(deps, handle, await deps.cart.changeSelection(selection.id, { set: { vouchers: kept } }));
+}
+
