@@ -42,7 +42,18 @@ const item = (id: string, context: PriceContext): ItemInfoDto | null => {
   const price = found && context.market ? found.prices[context.market] : undefined;
   if (!found || price === undefined) return null;
   const [product, size] = id.split('-') as [string, string];
-  return { item: id, product, size, sku: `SKU-${id}`, ean: '', productName: found.name, brandName: 'Brand', sizeName: size, priceAsNumber: price, stock: 5 };
+  return {
+    item: id,
+    product,
+    size,
+    sku: `SKU-${id}`,
+    ean: '',
+    productName: found.name,
+    brandName: 'Brand',
+    sizeName: size,
+    priceAsNumber: price,
+    stock: 5,
+  };
 };
 const product = (id: string, context: PriceContext): ProductDto | null => {
   const entry = Object.entries(catalogItems).find(([, i]) => i.product === id);
@@ -96,7 +107,13 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
     }
     sessions = new MemorySessionStore({ ttlSeconds: 3600 });
     const deps = { sessions: checkoutSessions(sessions), catalog, cart, view, countryHeader: 'cf-ipcountry' };
-    const app = createHttpApp({ service: 'checkout', logger, metrics: false, errorBody: checkoutErrorBody, beforeBody: [checkoutSessionMiddleware(deps)] });
+    const app = createHttpApp({
+      service: 'checkout',
+      logger,
+      metrics: false,
+      errorBody: checkoutErrorBody,
+      beforeBody: [checkoutSessionMiddleware(deps)],
+    });
     mountRouters(app, [createCheckoutRouter(deps)]);
     base = `${await listen(app.callback())}/api/checkout`;
   }, 60_000);
@@ -107,7 +124,11 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
     await engine?.close();
   });
 
-  const call = async (method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Call> => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Call> => {
     const res = await fetch(`${base}${path}`, {
       method,
       headers: {
@@ -154,9 +175,28 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
     it('has every member of the spec, and loggedIn and errors only when they apply', async () => {
       const res = await call('GET', '/selection');
       expect(Object.keys(res.body).sort()).toEqual(
-        ['countries', 'language', 'languages', 'location', 'paymentFields', 'paymentMethods', 'products', 'selection', 'shippingMethods', 'token'].sort(),
+        [
+          'countries',
+          'language',
+          'languages',
+          'location',
+          'paymentFields',
+          'paymentMethods',
+          'products',
+          'selection',
+          'shippingMethods',
+          'token',
+        ].sort(),
       );
-      expect(res.body['location']).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true, language: 'sv' });
+      expect(res.body['location']).toEqual({
+        country: 'SE',
+        name: 'Sweden',
+        state: null,
+        stateName: '',
+        eu: true,
+        shipTo: true,
+        language: 'sv',
+      });
       expect(res.body['language']).toEqual({ language: 'sv', name: 'Svenska' });
       expect(res.body['languages'].map((l: { name: string }) => l.name)).toEqual(['Deutsch', 'English', 'Svenska']);
       expect(res.body['countries']).toContainEqual({
@@ -174,7 +214,11 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
         handlingCostAsNumber: 29,
         providesCustomerAddressAfterPayment: false,
       });
-      expect(res.body['shippingMethods'].map((m: { shippingMethod: string }) => m.shippingMethod)).toEqual(['standard', 'express', 'pickup']);
+      expect(res.body['shippingMethods'].map((m: { shippingMethod: string }) => m.shippingMethod)).toEqual([
+        'standard',
+        'express',
+        'pickup',
+      ]);
       expect(res.body['selection']).toMatchObject({
         currency: 'SEK',
         paymentMethod: '',
@@ -335,13 +379,27 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
       const token = first.body['token'];
       await call('POST', '/items/3-1', { token });
       const de = await call('PUT', '/countries/DE', { token, body: { language: 'de' } });
-      expect(de.body['selection']).toMatchObject({ currency: 'EUR', items: [{ item: '1-1', priceEach: '€100.00' }, { item: '3-1', priceEach: '€25.00' }] });
+      expect(de.body['selection']).toMatchObject({
+        currency: 'EUR',
+        items: [
+          { item: '1-1', priceEach: '€100.00' },
+          { item: '3-1', priceEach: '€25.00' },
+        ],
+      });
       expect(de.body['language']).toEqual({ language: 'de', name: 'Deutsch' });
       expect(de.body).not.toHaveProperty('removedItems');
       const us = await call('PUT', '/countries/US/states/CA', { token });
       expect(us.body['removedItems']).toEqual([expect.objectContaining({ item: '1-1', product: '1', quantity: 1 })]);
       expect(us.body['selection']).toMatchObject({ currency: 'USD', items: [{ item: '3-1', priceEachAsNumber: 30 }] });
-      expect(us.body['location']).toEqual({ country: 'US', name: 'United States', state: 'CA', stateName: 'California', eu: false, shipTo: true, language: 'en' });
+      expect(us.body['location']).toEqual({
+        country: 'US',
+        name: 'United States',
+        state: 'CA',
+        stateName: 'California',
+        eu: false,
+        shipTo: true,
+        language: 'en',
+      });
     });
 
     it('adds US sales tax of the state to net prices and deducts nothing (vatExempt)', async () => {
@@ -425,7 +483,11 @@ describe.each(['in process', 'over HTTP'])('the selection API with the cart %s',
         voucher: 'a percent voucher is already used',
       });
       const free = await call('POST', '/vouchers', { token, body: { voucher: 'FREESHIP' } });
-      expect(free.body['selection'].totals).toMatchObject({ shippingPrice: '49.00 SEK', totalDiscountPrice: '74.00 SEK', grandTotalPrice: '225.00 SEK' });
+      expect(free.body['selection'].totals).toMatchObject({
+        shippingPrice: '49.00 SEK',
+        totalDiscountPrice: '74.00 SEK',
+        grandTotalPrice: '225.00 SEK',
+      });
       const removed = await call('DELETE', '/vouchers/welcome10', { token });
       expect(removed.body['selection'].discounts.vouchers.map((v: { voucher: string }) => v.voucher)).toEqual(['FREESHIP']);
       expect((await call('DELETE', '/vouchers/WELCOME10', { token })).body['errors']).toEqual({ voucher: 'not found' });

@@ -14,7 +14,11 @@ const start = at + marker.length;
 // The block runs while lines are indented by 4 spaces (or empty).
 const lines = yaml.slice(start).split('\n');
 let end = 0;
-while (end < lines.length && (lines[end]!.startsWith('    ') || (lines[end] === '' && end < lines.length - 1 && lines[end + 1]!.startsWith('    ')))) end++;
+while (
+  end < lines.length &&
+  (lines[end]!.startsWith('    ') || (lines[end] === '' && end < lines.length - 1 && lines[end + 1]!.startsWith('    ')))
+)
+  end++;
 const block = json
   .split('\n')
   .map((l) => (l ? `    ${l}` : l))

@@ -68,7 +68,13 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(backofficeRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
-    const checkoutDeps = { sessions: checkoutSessions(sessions), catalog: catalog.client, cart: cart.client, view };
+    const checkoutDeps = {
+      sessions: checkoutSessions(sessions),
+      catalog: catalog.client,
+      cart: cart.client,
+      view,
+      ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
+    };
     const checkout = createCheckoutRouter(checkoutDeps);
     const app = createHttpApp({
       service: 'all-in-one',

@@ -17,11 +17,18 @@ export const AllInOneConfigSchema = z.object({
    * `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty to start with none.
    */
   DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
+  /** Sliding lifetime of a checkout session token: every request it makes restarts it. */
   SESSION_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
-    .default(7 * 24 * 3600),
+    .default(30 * 24 * 3600),
+  /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
+  COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .transform((h) => h.toLowerCase())
+    .optional(),
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
 });

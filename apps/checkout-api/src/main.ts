@@ -11,11 +11,18 @@ import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createC
 const ConfigSchema = z.object({
   ...httpServiceEnv(8080),
   REDIS_URL: env.redisUrl,
+  /** Sliding lifetime of a checkout session token: every request it makes restarts it. */
   SESSION_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
-    .default(7 * 24 * 3600),
+    .default(30 * 24 * 3600),
+  /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
+  COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .transform((h) => h.toLowerCase())
+    .optional(),
   STORE_CONFIG: z.string().min(1),
   CATALOG_URL: env.url,
   CART_URL: env.url,
@@ -32,6 +39,7 @@ runService('checkout-api', async () => {
     catalog: createCatalogHttpClient(config.CATALOG_URL),
     cart: createCartHttpClient(config.CART_URL),
     view,
+    ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
   };
   return startHttpService({
     service: 'checkout-api',

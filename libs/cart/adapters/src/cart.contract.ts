@@ -153,7 +153,12 @@ export function cartContract(name: string, db: () => Promise<Db>) {
           lines: [{ op: 'addItem', item: { ...jacket, priceEachBeforeDiscountAsNumber: 150 }, quantity: 1 }],
           set: { shippingMethod: 'post', paymentMethod: 'card', vouchers: ['SAVE10'], paymentFields: { email: 'a@b.se' } },
         });
-        expect(added).toMatchObject({ shippingMethod: 'post', paymentMethod: 'card', vouchers: ['SAVE10'], paymentFields: { email: 'a@b.se' } });
+        expect(added).toMatchObject({
+          shippingMethod: 'post',
+          paymentMethod: 'card',
+          vouchers: ['SAVE10'],
+          paymentFields: { email: 'a@b.se' },
+        });
         expect(added.items[0]).toMatchObject({ priceEachBeforeDiscountAsNumber: 150, anyDiscount: true });
         const repriced = await cart.client.changeSelection(id, {
           set: { currency: 'EUR', country: 'DE', language: 'de' },
@@ -174,11 +179,12 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         });
         const [j, s] = added.items.map((i) => i.line) as [string, string];
         await Promise.all(
-          Array.from({ length: 12 }, (_, i) => cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: i % 2 ? j : s, quantity: 1 }] })),
+          Array.from({ length: 12 }, (_, i) =>
+            cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: i % 2 ? j : s, quantity: 1 }] }),
+          ),
         );
         expect((await cart.client.getSelection(id))!.items.map((i) => i.quantity)).toEqual([7, 7]);
       });
     });
   });
 }
-

@@ -42,8 +42,15 @@ const Change = z.object({
     .optional(),
   set: z
     .object({
-      currency: z.string().regex(/^[A-Z]{3}$/).optional(),
-      country: z.string().regex(/^[A-Z]{2}$/).nullable().optional(),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .optional(),
+      country: z
+        .string()
+        .regex(/^[A-Z]{2}$/)
+        .nullable()
+        .optional(),
       state: z.string().nullable().optional(),
       language: z.string().nullable().optional(),
       paymentMethod: z.string().optional(),
@@ -53,7 +60,9 @@ const Change = z.object({
     })
     .optional(),
   prices: z
-    .array(z.object({ line: z.string(), priceEachAsNumber: z.number().min(0), priceEachBeforeDiscountAsNumber: z.number().min(0).optional() }))
+    .array(
+      z.object({ line: z.string(), priceEachAsNumber: z.number().min(0), priceEachBeforeDiscountAsNumber: z.number().min(0).optional() }),
+    )
     .optional(),
   removeLines: z.array(z.string()).optional(),
 });

@@ -72,23 +72,21 @@ function toSelection(row: SelectionRow, lines: LineRow[]): Selection {
     shippingMethod: row.shipping_method,
     vouchers: json(row.vouchers),
     paymentFields: json(row.payment_fields),
-    lines: lines.map(
-      (l): SelectionLine => ({
-        line: l.line,
-        item: l.item,
-        product: l.product,
-        size: l.size,
-        sku: l.sku,
-        ean: l.ean,
-        productName: l.product_name,
-        brandName: l.brand_name,
-        quantity: Number(l.quantity),
-        priceEach: Number(l.price_each),
-        priceEachBeforeDiscount: Number(l.price_each_before_discount ?? l.price_each),
-        quantityMinimum: Number(l.quantity_minimum),
-        quantityMultipleOf: Number(l.quantity_multiple_of),
-      }),
-    ),
+    lines: lines.map((l): SelectionLine => ({
+      line: l.line,
+      item: l.item,
+      product: l.product,
+      size: l.size,
+      sku: l.sku,
+      ean: l.ean,
+      productName: l.product_name,
+      brandName: l.brand_name,
+      quantity: Number(l.quantity),
+      priceEach: Number(l.price_each),
+      priceEachBeforeDiscount: Number(l.price_each_before_discount ?? l.price_each),
+      quantityMinimum: Number(l.quantity_minimum),
+      quantityMultipleOf: Number(l.quantity_multiple_of),
+    })),
   };
 }
 
@@ -109,8 +107,7 @@ const lineRow = (selectionId: string, l: SelectionLine) => ({
   quantity_multiple_of: l.quantityMultipleOf,
 });
 
-const sameLine = (a: SelectionLine, b: SelectionLine) =>
-  (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
+const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
 
 export function createSelectionRepository(db: Db): SelectionRepository {
   const selectionFields = (s: Selection) => ({
@@ -150,11 +147,17 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     async update(id, change) {
       return db.transaction(async (trx: Knex.Transaction) => {
         // The row lock serialises changes of one selection: read, decide and write happen as one.
-        const row = (await db.table('selections', trx).where({ id, status: 'open' }).forUpdate().first(...SELECTION_COLUMNS)) as
-          | SelectionRow
-          | undefined;
+        const row = (await db
+          .table('selections', trx)
+          .where({ id, status: 'open' })
+          .forUpdate()
+          .first(...SELECTION_COLUMNS)) as SelectionRow | undefined;
         if (!row) return null;
-        const lines = (await db.table('selection_lines', trx).where({ selection_id: id }).orderBy('seq').select(...LINE_COLUMNS)) as LineRow[];
+        const lines = (await db
+          .table('selection_lines', trx)
+          .where({ selection_id: id })
+          .orderBy('seq')
+          .select(...LINE_COLUMNS)) as LineRow[];
         const before = toSelection(row, lines);
         const after = change(before);
 

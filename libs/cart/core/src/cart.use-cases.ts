@@ -64,7 +64,10 @@ const lineOf = (item: LineItemData, quantity: number): SelectionLine => ({
 });
 
 /** The item's latest catalog data on its line (price and quantity rules as of this add). */
-const refreshed = (line: SelectionLine, item: LineItemData, quantity: number): SelectionLine => ({ ...lineOf(item, quantity), line: line.line });
+const refreshed = (line: SelectionLine, item: LineItemData, quantity: number): SelectionLine => ({
+  ...lineOf(item, quantity),
+  line: line.line,
+});
 
 /** One line operation on the lines; quantities reaching 0 remove the line. */
 function applyLineOperation(lines: SelectionLine[], op: LineOperation): SelectionLine[] {

@@ -25,29 +25,79 @@ export function mountSelectionRoutes(
   deps: CheckoutDeps,
   sessionOf: (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>,
 ): void {
-  const on = (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) => async (ctx: RouterContext) => {
-    ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
-  };
+  const on =
+    (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
+    async (ctx: RouterContext) => {
+      ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
+    };
 
-  router.get('/selection', on((h) => getSelection(deps, h)));
+  router.get(
+    '/selection',
+    on((h) => getSelection(deps, h)),
+  );
 
-  router.post('/items/:item', on((h, p, ctx) => addItem(deps, h, p['item']!, requestBody(ctx))));
-  router.post('/items/:item/quantity/:n', on((h, p) => addItem(deps, h, p['item']!, undefined, p['n']!)));
-  router.put('/items', on((h, _p, ctx) => setQuantities(deps, h, requestBody(ctx))));
+  router.post(
+    '/items/:item',
+    on((h, p, ctx) => addItem(deps, h, p['item']!, requestBody(ctx))),
+  );
+  router.post(
+    '/items/:item/quantity/:n',
+    on((h, p) => addItem(deps, h, p['item']!, undefined, p['n']!)),
+  );
+  router.put(
+    '/items',
+    on((h, _p, ctx) => setQuantities(deps, h, requestBody(ctx))),
+  );
 
-  router.post('/lines/:line/quantity/:n', on((h, p) => changeLine(deps, h, p['line']!, 'add', p['n'])));
-  router.delete('/lines/:line/quantity/:n', on((h, p) => changeLine(deps, h, p['line']!, 'remove', p['n'])));
-  router.put('/lines/:line/quantity/:n', on((h, p) => changeLine(deps, h, p['line']!, 'set', p['n'])));
-  router.delete('/lines/:line', on((h, p) => changeLine(deps, h, p['line']!, 'delete')));
+  router.post(
+    '/lines/:line/quantity/:n',
+    on((h, p) => changeLine(deps, h, p['line']!, 'add', p['n'])),
+  );
+  router.delete(
+    '/lines/:line/quantity/:n',
+    on((h, p) => changeLine(deps, h, p['line']!, 'remove', p['n'])),
+  );
+  router.put(
+    '/lines/:line/quantity/:n',
+    on((h, p) => changeLine(deps, h, p['line']!, 'set', p['n'])),
+  );
+  router.delete(
+    '/lines/:line',
+    on((h, p) => changeLine(deps, h, p['line']!, 'delete')),
+  );
 
-  router.put('/countries/:country', on((h, p, ctx) => setCountry(deps, h, p['country']!, requestBody(ctx))));
-  router.put('/countries/:country/states/:state', on((h, p, ctx) => setCountry(deps, h, p['country']!, requestBody(ctx), p['state'])));
-  router.put('/languages/:language', on((h, p) => setLanguage(deps, h, p['language']!)));
+  router.put(
+    '/countries/:country',
+    on((h, p, ctx) => setCountry(deps, h, p['country']!, requestBody(ctx))),
+  );
+  router.put(
+    '/countries/:country/states/:state',
+    on((h, p, ctx) => setCountry(deps, h, p['country']!, requestBody(ctx), p['state'])),
+  );
+  router.put(
+    '/languages/:language',
+    on((h, p) => setLanguage(deps, h, p['language']!)),
+  );
 
-  router.put('/payment-methods/:paymentMethod', on((h, p) => setPaymentMethod(deps, h, p['paymentMethod']!)));
-  router.put('/shipping-methods/:shippingMethod', on((h, p) => setShippingMethod(deps, h, p['shippingMethod']!)));
-  router.put('/payment-fields', on((h, _p, ctx) => setPaymentFields(deps, h, requestBody(ctx))));
+  router.put(
+    '/payment-methods/:paymentMethod',
+    on((h, p) => setPaymentMethod(deps, h, p['paymentMethod']!)),
+  );
+  router.put(
+    '/shipping-methods/:shippingMethod',
+    on((h, p) => setShippingMethod(deps, h, p['shippingMethod']!)),
+  );
+  router.put(
+    '/payment-fields',
+    on((h, _p, ctx) => setPaymentFields(deps, h, requestBody(ctx))),
+  );
 
-  router.post('/vouchers', on((h, _p, ctx) => addVoucher(deps, h, requestBody(ctx))));
-  router.delete('/vouchers/:voucher', on((h, p) => removeVoucher(deps, h, p['voucher']!)));
+  router.post(
+    '/vouchers',
+    on((h, _p, ctx) => addVoucher(deps, h, requestBody(ctx))),
+  );
+  router.delete(
+    '/vouchers/:voucher',
+    on((h, p) => removeVoucher(deps, h, p['voucher']!)),
+  );
 }

@@ -4,7 +4,7 @@ import type { CheckoutSession } from './session';
 import type { StoreView, VoucherConfig } from './envelope';
 
 /**
- * The selection's prices, discounts, shipping, handling and tax (decision 25). Every amount is an
+ * The selection's prices, discounts, shipping, handling and tax (decision 25 in docs/decisions.md). Every amount is an
  * integer in the currency's minor units while computed; major units and formatted strings only at the end.
  */
 
@@ -13,11 +13,20 @@ const toMinor = (major: number, digits: number) => Math.round(major * 10 ** digi
 const includedTax = (gross: number, percent: number) => (percent > 0 ? gross - Math.round((gross * 100) / (100 + percent)) : 0);
 
 /** Whether a voucher can be used now in the selection's market for its items total; null when it can, else why not. */
-export function voucherProblem(view: StoreView, voucher: VoucherConfig, session: CheckoutSession, selection: SelectionDto, now: Date): string | null {
+export function voucherProblem(
+  view: StoreView,
+  voucher: VoucherConfig,
+  session: CheckoutSession,
+  selection: SelectionDto,
+  now: Date,
+): string | null {
   const market = view.marketOf(session.country);
   const format = view.currencyFormat(selection.currency);
   const dayEnd = (d: string) => (d.length === 10 ? Date.parse(`${d}T23:59:59.999Z`) : Date.parse(d));
-  if (voucher.validFrom && now.getTime() < Date.parse(voucher.validFrom.length === 10 ? `${voucher.validFrom}T00:00:00Z` : voucher.validFrom))
+  if (
+    voucher.validFrom &&
+    now.getTime() < Date.parse(voucher.validFrom.length === 10 ? `${voucher.validFrom}T00:00:00Z` : voucher.validFrom)
+  )
     return 'not valid yet';
   if (voucher.validTo && now.getTime() > dayEnd(voucher.validTo)) return 'expired';
   if (voucher.markets.length > 0 && !voucher.markets.includes(market.market)) return 'not valid in this country';
@@ -58,14 +67,25 @@ function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnTyp
     items: selection.items.map((item) => {
       const unit = toMinor(item.priceEachAsNumber, digits);
       const withoutTax = unit - includedTax(unit, parts.includedPercent);
-      return { ...item, priceEachWithoutTax: str(withoutTax), priceEachWithoutTaxAsNumber: major(withoutTax), taxPercent: parts.taxPercent };
+      return {
+        ...item,
+        priceEachWithoutTax: str(withoutTax),
+        priceEachWithoutTaxAsNumber: major(withoutTax),
+        taxPercent: parts.taxPercent,
+      };
     }),
     discounts: {
       anyDiscount: parts.discount > 0,
       discount: str(parts.discount),
       discountAsNumber: major(parts.discount),
       automaticDiscounts: [] as unknown[],
-      vouchers: parts.vouchers.map((v) => ({ voucher: v.voucher, name: v.name, type: v.type, discount: str(v.minor), discountAsNumber: major(v.minor) })),
+      vouchers: parts.vouchers.map((v) => ({
+        voucher: v.voucher,
+        name: v.name,
+        type: v.type,
+        discount: str(v.minor),
+        discountAsNumber: major(v.minor),
+      })),
     },
     totals: {
       ...pair('itemsTotalPrice', parts.itemsTotal),

@@ -54,7 +54,12 @@ async function saveSession(deps: CheckoutDeps, handle: SessionHandle, patch: Par
 }
 
 /** Products of the selection's items, in the session's context; those the catalog no longer shows are left out. */
-async function productsOf(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known = new Map<string, ProductDto | null>()) {
+async function productsOf(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  selection: SelectionDto,
+  known = new Map<string, ProductDto | null>(),
+) {
   const context = deps.view.priceContext(handle.session);
   const ids = [...new Set(selection.items.map((i) => i.product))];
   const products = await Promise.all(ids.map(async (id) => (known.has(id) ? known.get(id)! : deps.catalog.getProduct(id, context))));
@@ -112,7 +117,13 @@ export async function addItem(deps: CheckoutDeps, handle: SessionHandle, itemId:
 }
 
 /** The line operations on an existing line: `POST|DELETE|PUT lines/{line}/quantity/{n}`, `DELETE lines/{line}`. */
-export async function changeLine(deps: CheckoutDeps, handle: SessionHandle, line: string, how: 'add' | 'remove' | 'set' | 'delete', n?: string) {
+export async function changeLine(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  line: string,
+  how: 'add' | 'remove' | 'set' | 'delete',
+  n?: string,
+) {
   if (!handle.session.selectionId || !/^[0-9a-f]{1,32}$/.test(line)) throw new NotFoundError('line');
   const op: LineOperation =
     how === 'delete'
@@ -135,7 +146,11 @@ export async function setQuantities(deps: CheckoutDeps, handle: SessionHandle, b
   const parsed = parse(BulkBody, body);
   const known = new Map<string, ProductDto | null>();
   const items = await Promise.all(
-    parsed.items.map(async (i): Promise<LineOperation> => ({ op: 'setItem', item: await itemForSale(deps, handle, i.item, known), quantity: i.quantity })),
+    parsed.items.map(async (i): Promise<LineOperation> => ({
+      op: 'setItem',
+      item: await itemForSale(deps, handle, i.item, known),
+      quantity: i.quantity,
+    })),
   );
   if (parsed.lines.length > 0 && !handle.session.selectionId) throw new NotFoundError('line');
   const lines = parsed.lines.map((l): LineOperation => ({ op: 'setLine', line: l.line, quantity: l.quantity }));
@@ -163,14 +178,21 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
   const selection = handle.session.selectionId ? await deps.cart.getSelection(handle.session.selectionId) : null;
   if (!selection) return envelope(deps, handle, emptySelection(deps.view, handle.session));
 
-  const set = { country: country.country, state: state?.state ?? null, language: handle.session.language, currency: deps.view.currencyOf(country.country) };
+  const set = {
+    country: country.country,
+    state: state?.state ?? null,
+    language: handle.session.language,
+    currency: deps.view.currencyOf(country.country),
+  };
   const removed: SelectionDto['items'] = [];
   const prices: NonNullable<SelectionChange['prices']> = [];
   if (before.market !== after.market || before.pricelist !== after.pricelist) {
     const items = await Promise.all(selection.items.map(async (line) => ({ line, item: await deps.catalog.getItem(line.item, after) })));
     const products = new Map(
       await Promise.all(
-        [...new Set(items.filter((i) => i.item).map((i) => i.line.product))].map(async (id) => [id, await deps.catalog.getProduct(id, after)] as const),
+        [...new Set(items.filter((i) => i.item).map((i) => i.line.product))].map(
+          async (id) => [id, await deps.catalog.getProduct(id, after)] as const,
+        ),
       ),
     );
     for (const { line, item } of items) {
@@ -193,7 +215,13 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
     ? answer
     : {
         ...answer,
-        removedItems: removed.map((l) => ({ line: l.line, item: l.item, product: l.product, productName: l.productName, quantity: l.quantity })),
+        removedItems: removed.map((l) => ({
+          line: l.line,
+          item: l.item,
+          product: l.product,
+          productName: l.productName,
+          quantity: l.quantity,
+        })),
       };
 }
 
@@ -222,17 +250,22 @@ export async function setShippingMethod(deps: CheckoutDeps, handle: SessionHandl
 }
 
 const PaymentFieldsBody = z
-  .object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, z.string().max(200).optional()])) as Record<(typeof ADDRESS_FIELDS)[number], z.ZodOptional<z.ZodString>>)
+  .object(
+    Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, z.string().max(200).optional()])) as Record<
+      (typeof ADDRESS_FIELDS)[number],
+      z.ZodOptional<z.ZodString>
+    >,
+  )
   .strict();
 
 /** `PUT payment-fields`: the address fields an embedded payment form reports back; merged into what is stored. */
 export async function setPaymentFields(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const fields = parse(PaymentFieldsBody, body);
   const selection = await deps.cart.getSelection(await selectionIdOf(deps, handle));
-  const merged = { ...(selection?.paymentFields ?? {}), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } as Record<
-    string,
-    string
-  >;
+  const merged = {
+    ...(selection?.paymentFields ?? {}),
+    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+  } as Record<string, string>;
   return change(deps, handle, { set: { paymentFields: merged } });
 }
 
@@ -259,4 +292,3 @@ export async function removeVoucher(deps: CheckoutDeps, handle: SessionHandle, c
   if (!selection.id || kept.length === selection.vouchers.length) throw new NotFoundError('voucher');
   return envelope(deps, handle, await deps.cart.changeSelection(selection.id, { set: { vouchers: kept } }));
 }
-
