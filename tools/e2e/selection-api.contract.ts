@@ -1,0 +1,539 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { loadStoreConfig } from '@commerce/shared-config';
+import type { Db } from '@commerce/shared-db';
+import { createHttpApp, mountRouters } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import type { SessionStore } from '@commerce/shared-sessions';
+import { buildCartService } from '@commerce/cart-adapters';
+import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
+import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto } from '@commerce/catalog-contracts';
+import { StoreView } from '@commerce/checkout-core';
+import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import { expectMatchesSchema } from './openapi-validator';
+
+/**
+ * The selection API of issue 7 through the public checkout HTTP API: the real edge and cart, and a
+ * catalog fake whose prices and visibility per market are set here. Run on PGlite and in-memory
+ * sessions (`selection-api.spec.ts`) and on Postgres and Redis (`selection-api.int-spec.ts`), with the
+ * cart in process and over its internal HTTP API.
+ */
+const store = loadStoreConfig('infra/config/demo-store.json');
+const view = new StoreView(store);
+const logger = createLogger('selection-api-test', 'silent');
+
+// Markets of the demo store: 1 Sweden (SEK), 2 Europe (EUR), 3 North America (USD).
+interface FakeItem {
+  product: string;
+  name: string;
+  prices: Record<string, number>;
+  before?: Record<string, number>;
+  minimum?: number;
+  multipleOf?: number;
+}
+const catalogItems: Record<string, FakeItem> = {
+  '1-1': { product: '1', name: 'Jacket', prices: { '1': 1000, '2': 100 }, before: { '1': 1500 } }, // not sold in North America
+  '2-1': { product: '2', name: 'Socks', prices: { '1': 100, '2': 10, '3': 12 }, minimum: 2, multipleOf: 2 },
+  '3-1': { product: '3', name: 'Cap', prices: { '1': 250, '2': 25, '3': 30 } },
+  '3-2': { product: '3', name: 'Cap', prices: { '1': 250, '2': 25, '3': 30 } },
+};
+const item = (id: string, context: PriceContext): ItemInfoDto | null => {
+  const found = catalogItems[id];
+  const price = found && context.market ? found.prices[context.market] : undefined;
+  if (!found || price === undefined) return null;
+  const [product, size] = id.split('-') as [string, string];
+  return {
+    item: id,
+    product,
+    size,
+    sku: `SKU-${id}`,
+    ean: '',
+    productName: found.name,
+    brandName: 'Brand',
+    sizeName: size,
+    priceAsNumber: price,
+    stock: 5,
+  };
+};
+const product = (id: string, context: PriceContext): ProductDto | null => {
+  const entry = Object.entries(catalogItems).find(([, i]) => i.product === id);
+  const price = entry && context.market ? entry[1].prices[context.market] : undefined;
+  if (!entry || price === undefined) return null;
+  const before = entry[1].before?.[context.market!] ?? price;
+  return {
+    product: id,
+    name: entry[1].name,
+    uri: entry[1].name.toLowerCase(),
+    price: String(price),
+    priceAsNumber: price,
+    priceBeforeDiscountAsNumber: before,
+    itemQuantityMinimum: entry[1].minimum ?? 1,
+    itemQuantityMultipleOf: entry[1].multipleOf ?? 1,
+    inStock: true,
+    items: [],
+    media: {},
+    categoryName: [],
+  } as unknown as ProductDto;
+};
+const catalog = {
+  getItem: async (id: string, context: PriceContext) => item(id, context),
+  getProduct: async (id: string, context: PriceContext) => product(id, context),
+  searchProducts: async () => ({ products: [], productCount: 0, filter: [] }),
+} as unknown as CatalogClient;
+
+type Call = { status: number; headers: Headers; body: Record<string, any> };
+
+export interface SelectionApiEngines {
+  /** A fresh schema for the cart. */
+  db(): Promise<Db>;
+  /** A session store with a one-hour TTL. */
+  sessions(): Promise<SessionStore>;
+  /** When the store's clock can be moved: makes every session expire. */
+  expireSessions?: () => void;
+  cartOverHttp: boolean;
+}
+
+export function selectionApiContract(name: string, engines: () => SelectionApiEngines) {
+  describe(`the selection API on ${name}`, () => {
+    const mode = engines().cartOverHttp ? 'over HTTP' : 'in process';
+    const servers: Server[] = [];
+    let base: string;
+    let sessions: SessionStore;
+
+    const listen = async (handler: Parameters<typeof createServer>[1]) => {
+      const server = createServer(handler);
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+
+    beforeAll(async () => {
+      const cartService = await buildCartService({ db: await engines().db(), currencyFormat: view.currencyFormat });
+      let cart: CartClient = cartService.client;
+      if (mode === 'over HTTP') {
+        const cartApp = createHttpApp({ service: 'cart', logger, metrics: false });
+        mountRouters(cartApp, [cartService.router]);
+        cart = createCartHttpClient(await listen(cartApp.callback()));
+      }
+      sessions = await engines().sessions();
+      const deps = { sessions: checkoutSessions(sessions), catalog, cart, view, countryHeader: 'cf-ipcountry' };
+      const app = createHttpApp({
+        service: 'checkout',
+        logger,
+        metrics: false,
+        errorBody: checkoutErrorBody,
+        beforeBody: [checkoutSessionMiddleware(deps)],
+      });
+      mountRouters(app, [createCheckoutRouter(deps)]);
+      base = `${await listen(app.callback())}/api/checkout`;
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      await sessions?.close();
+    });
+
+    const call = async (
+      method: string,
+      path: string,
+      options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<Call> => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(options.token ? { 'API-Token': options.token } : {}),
+          ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      });
+      const body = (await res.json()) as Record<string, any>;
+      if (res.status < 400) expectMatchesSchema('SelectionEnvelope', body);
+      else expectMatchesSchema('ErrorEnvelope', body);
+      return { status: res.status, headers: res.headers, body };
+    };
+    const quantities = (c: Call) => c.body['selection'].items.map((i: { item: string; quantity: number }) => [i.item, i.quantity]);
+
+    describe('session token', () => {
+      it('issues a 256-bit random token on the first call and keeps it while it is sent back', async () => {
+        const first = await call('GET', '/selection');
+        expect(first.body['token']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(first.headers.get('api-token')).toBe(first.body['token']);
+        const again = await call('GET', '/selection', { token: first.body['token'] });
+        expect(again.body['token']).toBe(first.body['token']);
+        expect((await call('GET', '/selection')).body['token']).not.toBe(first.body['token']);
+      });
+
+      it('answers an unknown or malformed token with a fresh anonymous session, never an error', async () => {
+        for (const token of ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'bad token!']) {
+          const res = await call('GET', '/selection', { token });
+          expect(res.status).toBe(200);
+          expect(res.body['token']).not.toBe(token);
+          expect(res.body['selection'].items).toEqual([]);
+        }
+      });
+
+      it('answers a token past its lifetime with a fresh session', async () => {
+        const expire = engines().expireSessions;
+        if (!expire) return; // real Redis expiry is covered by the session store's own contract
+        const first = await call('POST', '/items/3-1');
+        expire();
+        const later = await call('GET', '/selection', { token: first.body['token'] });
+        expect(later.status).toBe(200);
+        expect(later.body['token']).not.toBe(first.body['token']);
+        expect(later.body['selection'].items).toEqual([]);
+      });
+
+      it('carries the token in errors too', async () => {
+        const first = await call('GET', '/selection');
+        const error = await call('POST', '/items/99-99', { token: first.body['token'] });
+        expect(error).toMatchObject({ status: 404, body: { token: first.body['token'], errors: { item: 'product item not found' } } });
+      });
+    });
+
+    describe('envelope', () => {
+      it('has every member of the spec, and loggedIn and errors only when they apply', async () => {
+        const res = await call('GET', '/selection');
+        expect(Object.keys(res.body).sort()).toEqual(
+          [
+            'countries',
+            'language',
+            'languages',
+            'location',
+            'paymentFields',
+            'paymentMethods',
+            'products',
+            'selection',
+            'shippingMethods',
+            'token',
+          ].sort(),
+        );
+        expect(res.body['location']).toEqual({
+          country: 'SE',
+          name: 'Sweden',
+          state: null,
+          stateName: '',
+          eu: true,
+          shipTo: true,
+          language: 'sv',
+        });
+        expect(res.body['language']).toEqual({ language: 'sv', name: 'Svenska' });
+        expect(res.body['languages'].map((l: { name: string }) => l.name)).toEqual(['Deutsch', 'English', 'Svenska']);
+        expect(res.body['countries']).toContainEqual({
+          country: 'US',
+          name: 'United States',
+          eu: false,
+          language: 'en',
+          states: expect.arrayContaining([{ state: 'CA', name: 'California' }]),
+        });
+        expect(res.body['countries'].map((c: { country: string }) => c.country)).not.toContain('NO');
+        expect(res.body['paymentMethods']).toContainEqual({
+          paymentMethod: 'test-invoice',
+          name: 'Invoice (test provider)',
+          handlingCost: '29.00 SEK',
+          handlingCostAsNumber: 29,
+          providesCustomerAddressAfterPayment: false,
+        });
+        expect(res.body['shippingMethods'].map((m: { shippingMethod: string }) => m.shippingMethod)).toEqual([
+          'standard',
+          'express',
+          'pickup',
+        ]);
+        expect(res.body['selection']).toMatchObject({
+          currency: 'SEK',
+          paymentMethod: '',
+          shippingMethod: 'standard',
+          items: [],
+          discounts: { anyDiscount: false, vouchers: [] },
+          totals: {
+            itemsTotalPrice: '0.00 SEK',
+            totalDiscountPrice: false,
+            shippingPrice: '49.00 SEK',
+            taxAdded: false,
+            taxDeducted: false,
+          },
+          currencyFormat: { currency: 'SEK', suffix: ' SEK' },
+        });
+      });
+
+      it('starts in the country of the trusted header, else the store default', async () => {
+        const de = await call('GET', '/selection', { headers: { 'cf-ipcountry': 'de' } });
+        expect(de.body['location']).toMatchObject({ country: 'DE', name: 'Germany' });
+        expect(de.body['selection'].currency).toBe('EUR');
+        const unknown = await call('GET', '/selection', { headers: { 'cf-ipcountry': 'XX' } });
+        expect(unknown.body['location'].country).toBe('SE');
+      });
+
+      it('shows the order item price fields, the products of the items and the spec totals', async () => {
+        const res = await call('POST', '/items/1-1');
+        const [line] = res.body['selection'].items;
+        expect(line).toMatchObject({
+          item: '1-1',
+          product: '1',
+          quantity: 1,
+          line: expect.stringMatching(/^[0-9a-f]{16}$/),
+          priceEach: '1000.00 SEK',
+          priceEachAsNumber: 1000,
+          priceEachBeforeDiscount: '1500.00 SEK',
+          priceEachBeforeDiscountAsNumber: 1500,
+          anyDiscount: true,
+          priceEachWithoutTax: '800.00 SEK',
+          priceEachWithoutTaxAsNumber: 800,
+          taxPercent: 25,
+        });
+        expect(res.body['products'].map((p: { product: string }) => p.product)).toEqual(['1']);
+        expect(res.body['selection'].totals).toEqual({
+          itemsTotalPrice: '1000.00 SEK',
+          itemsTotalPriceAsNumber: 1000,
+          totalDiscountPrice: false,
+          totalDiscountPriceAsNumber: false,
+          shippingPrice: '0.00 SEK', // free from 1000 SEK
+          shippingPriceAsNumber: 0,
+          handlingCostPrice: false,
+          handlingCostPriceAsNumber: false,
+          taxDeducted: false,
+          taxDeductedAsNumber: false,
+          taxAdded: false,
+          taxAddedAsNumber: false,
+          grandTotalPrice: '1000.00 SEK',
+          grandTotalPriceAsNumber: 1000,
+          grandTotalPriceTax: '200.00 SEK',
+          grandTotalPriceTaxAsNumber: 200,
+          totalQuantity: 1,
+          taxPercent: 25,
+        });
+        expect(res.body['selection'].vatExempt).toBe(false);
+      });
+    });
+
+    describe('line operations', () => {
+      it('adds by item (body or path quantity), raising one line per item', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        await call('POST', '/items/3-1', { token, body: { quantity: 2 } });
+        const res = await call('POST', '/items/3-1/quantity/3', { token });
+        expect(quantities(res)).toEqual([['3-1', 6]]);
+      });
+
+      it('adds to, removes from, sets and deletes a line', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const line = first.body['selection'].items[0].line;
+        expect(quantities(await call('POST', `/lines/${line}/quantity/4`, { token }))).toEqual([['3-1', 5]]);
+        expect(quantities(await call('DELETE', `/lines/${line}/quantity/2`, { token }))).toEqual([['3-1', 3]]);
+        expect(quantities(await call('PUT', `/lines/${line}/quantity/7`, { token }))).toEqual([['3-1', 7]]);
+        expect(quantities(await call('PUT', `/lines/${line}/quantity/0`, { token }))).toEqual([]);
+        await call('POST', '/items/3-2', { token });
+        const again = await call('GET', '/selection', { token });
+        expect(quantities(await call('DELETE', `/lines/${again.body['selection'].items[0].line}`, { token }))).toEqual([]);
+      });
+
+      it('sets lines and items in bulk with PUT items, 0 removing', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const line = first.body['selection'].items[0].line;
+        const res = await call('PUT', '/items', {
+          token,
+          body: {
+            lines: [{ line, quantity: 0 }],
+            items: [
+              { item: '3-2', quantity: 3 },
+              { item: '2-1', quantity: 4 },
+            ],
+          },
+        });
+        expect(quantities(res)).toEqual([
+          ['3-2', 3],
+          ['2-1', 4],
+        ]);
+      });
+
+      it('enforces itemQuantityMinimum and itemQuantityMultipleOf with a clear error', async () => {
+        const tooFew = await call('POST', '/items/2-1');
+        expect(tooFew).toMatchObject({ status: 400, body: { errors: { quantity: 'item 2-1 can be bought 2 or more at a time' } } });
+        const token = tooFew.body['token'];
+        const ok = await call('POST', '/items/2-1/quantity/2', { token });
+        const line = ok.body['selection'].items[0].line;
+        expect((await call('POST', `/lines/${line}/quantity/1`, { token })).body['errors']).toEqual({
+          quantity: 'item 2-1 is sold in multiples of 2',
+        });
+        expect(quantities(await call('GET', '/selection', { token }))).toEqual([['2-1', 2]]);
+      });
+
+      it.each([
+        ['POST', '/items/3-1', { quantity: 0 }],
+        ['POST', '/items/3-1', { quantity: 1.5 }],
+        ['POST', '/items/3-1', { quantity: 'two' }],
+        ['POST', '/items/3-1/quantity/0', undefined],
+        ['POST', '/items/3-1/quantity/-1', undefined],
+        ['POST', '/items/3-1/quantity/1.5', undefined],
+        ['PUT', '/items', { items: [{ item: '3-1', quantity: -1 }] }],
+      ])('%s %s %j is 400 naming the field', async (method, path, body) => {
+        const res = await call(method, path, body === undefined ? {} : { body });
+        expect(res.status).toBe(400);
+        expect(Object.keys(res.body['errors'])).toEqual([expect.stringMatching(/quantity/)]);
+      });
+
+      it('answers 404 for an unknown line and for an item not for sale in the market', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        expect((await call('PUT', '/lines/0123456789abcdef/quantity/2', { token })).body).toEqual({ token, errors: { line: 'not found' } });
+        expect((await call('DELETE', '/lines/nope', { token })).status).toBe(404);
+        const us = await call('PUT', '/countries/US', { token });
+        expect((await call('POST', '/items/1-1', { token: us.body['token'] })).body['errors']).toEqual({ item: 'product item not found' });
+      });
+
+      it('loses no update when line operations on one selection run in parallel', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const line = first.body['selection'].items[0].line;
+        await call('POST', '/items/3-2', { token });
+        await Promise.all([
+          ...Array.from({ length: 8 }, () => call('POST', `/lines/${line}/quantity/1`, { token })),
+          ...Array.from({ length: 8 }, () => call('POST', '/items/3-2', { token })),
+        ]);
+        expect(quantities(await call('GET', '/selection', { token }))).toEqual([
+          ['3-1', 9],
+          ['3-2', 9],
+        ]);
+      });
+    });
+
+    describe('country, state and language', () => {
+      it('reprices in the new market and currency and names the lines removed as not for sale there', async () => {
+        const first = await call('POST', '/items/1-1');
+        const token = first.body['token'];
+        await call('POST', '/items/3-1', { token });
+        const de = await call('PUT', '/countries/DE', { token, body: { language: 'de' } });
+        expect(de.body['selection']).toMatchObject({
+          currency: 'EUR',
+          items: [
+            { item: '1-1', priceEach: '€100.00' },
+            { item: '3-1', priceEach: '€25.00' },
+          ],
+        });
+        expect(de.body['language']).toEqual({ language: 'de', name: 'Deutsch' });
+        expect(de.body).not.toHaveProperty('removedItems');
+        const us = await call('PUT', '/countries/US/states/CA', { token });
+        expect(us.body['removedItems']).toEqual([expect.objectContaining({ item: '1-1', product: '1', quantity: 1 })]);
+        expect(us.body['selection']).toMatchObject({ currency: 'USD', items: [{ item: '3-1', priceEachAsNumber: 30 }] });
+        expect(us.body['location']).toEqual({
+          country: 'US',
+          name: 'United States',
+          state: 'CA',
+          stateName: 'California',
+          eu: false,
+          shipTo: true,
+          language: 'en',
+        });
+      });
+
+      it('adds US sales tax of the state to net prices and deducts nothing (vatExempt)', async () => {
+        const first = await call('PUT', '/countries/US/states/NY');
+        const token = first.body['token'];
+        const res = await call('POST', '/items/3-1/quantity/2', { token });
+        // 60.00 items + 7.95 shipping = 67.95; NY 8.875 % = 6.03
+        expect(res.body['selection'].vatExempt).toBe(true);
+        expect(res.body['selection'].totals).toMatchObject({
+          itemsTotalPrice: '$60.00',
+          shippingPrice: '$7.95',
+          taxDeducted: false,
+          taxAdded: '$6.03',
+          taxAddedAsNumber: 6.03,
+          grandTotalPrice: '$73.98',
+          grandTotalPriceTax: '$6.03',
+          taxPercent: 8.875,
+        });
+      });
+
+      it('answers 404 naming the field for an unknown country, state or language', async () => {
+        expect((await call('PUT', '/countries/XX')).body['errors']).toEqual({ country: 'not found' });
+        expect((await call('PUT', '/countries/US/states/ZZ')).body['errors']).toEqual({ state: 'not found' });
+        expect((await call('PUT', '/countries/SE/states/CA')).body['errors']).toEqual({ state: 'not found' });
+        expect((await call('PUT', '/languages/xx')).body['errors']).toEqual({ language: 'not found' });
+        expect((await call('PUT', '/countries/DE', { body: { language: 'xx' } })).body['errors']).toEqual({ language: 'not found' });
+      });
+
+      it('changes the selected language, not the country default shown in location', async () => {
+        const res = await call('PUT', '/languages/en');
+        expect(res.body['language']).toEqual({ language: 'en', name: 'English' });
+        expect(res.body['location'].language).toBe('sv');
+      });
+
+      it('shows a country not shipped to with shipTo false and no shipping methods', async () => {
+        const res = await call('PUT', '/countries/NO');
+        expect(res.body['location']).toMatchObject({ country: 'NO', shipTo: false });
+        expect(res.body['shippingMethods']).toEqual([]);
+        expect(res.body['selection'].totals.shippingPrice).toBe(false);
+      });
+    });
+
+    describe('payment and shipping methods', () => {
+      it('selects a payment method of the country and adds its handling cost', async () => {
+        const first = await call('POST', '/items/3-1');
+        const res = await call('PUT', '/payment-methods/test-invoice', { token: first.body['token'] });
+        expect(res.body['selection'].paymentMethod).toBe('test-invoice');
+        expect(res.body['selection'].totals).toMatchObject({ handlingCostPrice: '29.00 SEK', grandTotalPrice: '328.00 SEK' });
+      });
+
+      it('selects a shipping method and answers 404 for one not offered', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const res = await call('PUT', '/shipping-methods/express', { token });
+        expect(res.body['selection']).toMatchObject({ shippingMethod: 'express', totals: { shippingPrice: '149.00 SEK' } });
+        expect((await call('PUT', '/shipping-methods/nope', { token })).body['errors']).toEqual({ shippingMethod: 'not found' });
+        const de = await call('PUT', '/countries/DE', { token });
+        expect((await call('PUT', '/shipping-methods/pickup', { token: de.body['token'] })).status).toBe(404);
+        expect((await call('PUT', '/payment-methods/test-invoice', { token })).body['errors']).toEqual({ paymentMethod: 'not found' });
+      });
+
+      it('stores payment fields and refuses unknown ones', async () => {
+        const res = await call('PUT', '/payment-fields', { body: { email: 'a@example.com', zipCode: '111 22' } });
+        expect(res.body['paymentFields']).toContainEqual({ field: 'email', required: true, value: 'a@example.com' });
+        expect((await call('PUT', '/payment-fields', { token: res.body['token'], body: { shoeSize: '42' } })).status).toBe(400);
+      });
+    });
+
+    describe('vouchers', () => {
+      it('applies a percent voucher and a free-shipping one, one of each kind, and removes them', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const pct = await call('POST', '/vouchers', { token, body: { voucher: 'welcome10' } });
+        expect(pct.body['selection'].discounts).toMatchObject({
+          anyDiscount: true,
+          discount: '25.00 SEK',
+          vouchers: [{ voucher: 'WELCOME10', type: 'percent', discount: '25.00 SEK', discountAsNumber: 25 }],
+        });
+        expect(pct.body['selection'].totals).toMatchObject({ totalDiscountPrice: '25.00 SEK', grandTotalPrice: '274.00 SEK' });
+        expect((await call('POST', '/vouchers', { token, body: { voucher: 'SVERIGE15' } })).body['errors']).toEqual({
+          voucher: 'a percent voucher is already used',
+        });
+        const free = await call('POST', '/vouchers', { token, body: { voucher: 'FREESHIP' } });
+        expect(free.body['selection'].totals).toMatchObject({
+          shippingPrice: '49.00 SEK',
+          totalDiscountPrice: '74.00 SEK',
+          grandTotalPrice: '225.00 SEK',
+        });
+        const removed = await call('DELETE', '/vouchers/welcome10', { token });
+        expect(removed.body['selection'].discounts.vouchers.map((v: { voucher: string }) => v.voucher)).toEqual(['FREESHIP']);
+        expect((await call('DELETE', '/vouchers/WELCOME10', { token })).body['errors']).toEqual({ voucher: 'not found' });
+      });
+
+      it.each([
+        ['NOPE', 'not found'],
+        ['SUMMER2020', 'expired'],
+        ['SAVE100', 'needs an order of at least 500.00 SEK'],
+      ])('refuses %s with 406 and the reason', async (voucher, reason) => {
+        const first = await call('POST', '/items/3-1');
+        const res = await call('POST', '/vouchers', { token: first.body['token'], body: { voucher } });
+        expect(res).toMatchObject({ status: 406, body: { errors: { voucher: reason } } });
+      });
+
+      it('refuses a voucher of another market', async () => {
+        const de = await call('PUT', '/countries/DE');
+        const res = await call('POST', '/vouchers', { token: de.body['token'], body: { voucher: 'SVERIGE15' } });
+        expect(res).toMatchObject({ status: 406, body: { errors: { voucher: 'not valid in this country' } } });
+      });
+    });
+  });
+}
