@@ -240,11 +240,17 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     return new Map(rows.map((r) => [r.id, { id: r.id, externalId: r.external_id, name: r.name, uri: r.uri }]));
   }
 
+  /** These categories and every ancestor of theirs (the search document lists a product under each level). */
   async function categoriesById(ids: number[]): Promise<Map<number, Category>> {
-    const wanted = [...new Set(ids)];
-    if (wanted.length === 0) return new Map();
-    const rows = (await t('categories').whereIn('id', wanted)) as CategoryRow[];
-    return new Map(rows.map((r) => [r.id, toCategory(r)]));
+    const found = new Map<number, Category>();
+    let wanted = [...new Set(ids)];
+    // One query per level of the tree; a cycle cannot loop, as found ids are not asked again.
+    while (wanted.length > 0) {
+      const rows = (await t('categories').whereIn('id', wanted)) as CategoryRow[];
+      for (const r of rows) found.set(r.id, toCategory(r));
+      wanted = [...new Set(rows.map((r) => r.parent_id).filter((id): id is number => id !== null && !found.has(id)))];
+    }
+    return found;
   }
 
   /** Products (id, external id) selected by a query on products `p` joined as the caller needs. */
@@ -740,6 +746,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
 
     async listCategories() {
       return categoryTreeOrder(((await t('categories')) as CategoryRow[]).map(toCategory));
+    },
+
+    async findRefs(kind, ids) {
+      return [...(await refsById(kind, ids)).values()];
     },
 
     async findUri(uri) {

@@ -209,7 +209,6 @@ describe('a product in markets and pricelists', () => {
   it('prices a variation over its product, shows a discount from priceb, and keeps what a later upsert leaves out', async () => {
     const { catalog, reindex } = await setup();
     await catalog.applyProductUpsert(soapProduct());
-    await reindex();
     await catalog.applyPricelistUpsert({
       id: 'SE',
       currency: 'SEK',
@@ -218,6 +217,8 @@ describe('a product in markets and pricelists', () => {
         { id: 'P-1', variation: { id: 'V-OAT', price: '450.00' } },
       ],
     });
+    // The index scopes searches to the pricelist: it learns the prices from the events (here, a reindex).
+    await reindex();
     const [brown, oat] = (await catalog.searchProducts({}, SE)).products;
     expect(brown).toMatchObject({
       price: '400.00 SEK',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { ProductQuery, UriQuery } from './product-query';
 
 /** An item of a product as the checkout API shows it (spec: Product → items). */
 export interface ItemDto {
@@ -106,27 +106,15 @@ export interface FilterDto {
   values: FilterValueDto[];
 }
 
-/** The body of `POST products` (spec: POST products request body); the skeleton honours search and paging. */
-export const ProductQuerySchema = z
-  .object({
-    skipFirst: z.number().int().min(0).optional(),
-    limit: z.number().int().min(1).max(1000).optional(),
-    search: z.string().max(500).optional(),
-    products: z.array(z.number().int()).optional(),
-    categories: z.array(z.number().int()).optional(),
-    brands: z.array(z.number().int()).optional(),
-    collections: z.array(z.number().int()).optional(),
-    onlyAvailable: z.boolean().optional(),
-    relatedProducts: z.boolean().optional(),
-  })
-  .loose();
-export type ProductQuery = z.infer<typeof ProductQuerySchema>;
-
 export interface ProductListDto {
   products: ProductDto[];
+  /** Matches without paging. */
   productCount: number;
   filter: FilterDto[];
 }
+
+/** What `POST uri` found: a product, or a category with its products (paged) and their filter; null for nothing of the kinds asked. */
+export type UriResultDto = { found: 'product'; product: ProductDto } | ({ found: 'category'; category: CategoryDto } & ProductListDto);
 
 /** What the cart needs to know of an item to put it in a selection. */
 export interface ItemInfoDto {
@@ -156,7 +144,12 @@ export interface PriceContext {
 
 /** Questions the edge and the cart ask the catalog synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface CatalogClient {
+  /** `POST products`; a query the catalog refuses (a field the store does not enable) throws a ValidationError. */
   searchProducts(query: ProductQuery, context: PriceContext): Promise<ProductListDto>;
   getProduct(productId: string, context: PriceContext): Promise<ProductDto | null>;
   getItem(itemId: string, context: PriceContext): Promise<ItemInfoDto | null>;
+  /** `GET categories`: the tree in the configured order, each category followed by its children. */
+  listCategories(): Promise<CategoryDto[]>;
+  /** `POST uri`: only the kinds named in `for`, in that order of preference; null when none is found. */
+  resolveUri(query: UriQuery, context: PriceContext): Promise<UriResultDto | null>;
 }

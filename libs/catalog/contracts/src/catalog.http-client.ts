@@ -1,6 +1,6 @@
 import { DomainError } from '@commerce/shared-errors';
 import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto, ProductListDto } from './catalog.dto';
+import type { CatalogClient, CategoryDto, ItemInfoDto, PriceContext, ProductDto, ProductListDto, UriResultDto } from './catalog.dto';
 
 const contextQuery = (context: PriceContext): string => {
   const params = new URLSearchParams(Object.entries(context).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -19,5 +19,12 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
     },
     getProduct: (id, context) => call<ProductDto>('GET', `/internal/catalog/products/${encodeURIComponent(id)}${contextQuery(context)}`),
     getItem: (id, context) => call<ItemInfoDto>('GET', `/internal/catalog/items/${encodeURIComponent(id)}${contextQuery(context)}`),
+    listCategories: async () => {
+      const list = await call<{ categories: CategoryDto[] }>('GET', '/internal/catalog/categories');
+      if (!list) throw new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: `no catalog API at ${baseUrl}` });
+      return list.categories;
+    },
+    // A 404 without a code is "nothing found"; the router answers so for a URI that leads nowhere.
+    resolveUri: (query, context) => call<UriResultDto>('POST', '/internal/catalog/uri', { query, context }),
   };
 }

@@ -1,3 +1,4 @@
 export * from './catalog.dto';
+export * from './product-query';
 export * from './catalog.events';
 export * from './catalog.http-client';

@@ -1,4 +1,4 @@
-import { formatMoney, type CategoryNode, type CurrencyFormat, type StoreConfig } from '@commerce/shared-config';
+import { formatMoney, type CategoryNode, type CurrencyFormat, type ProductFilterField, type StoreConfig } from '@commerce/shared-config';
 import { minorDigits } from './money';
 
 /** What the catalog reads from the store configuration (DESIGN §5), resolved once at start. */
@@ -10,6 +10,8 @@ export interface CatalogSettings {
   /** Media kind → URL template with `{url}`. */
   mediaSizes: Record<string, string>;
   newProductDays: number;
+  /** Extra product filter fields the store enables (`productFilterFields`), in its order. */
+  productFilterFields: ProductFilterField[];
   /** The currency of a market, for a price-less context (nothing to show but `0.00` in it). */
   marketCurrency(market: string | undefined): string;
   /** Formats minor units in a currency as the store configures it (prefix + number + suffix). */
@@ -36,6 +38,7 @@ export function catalogSettings(store?: Pick<StoreConfig, 'currencies' | 'market
     swatches: store?.swatches ?? {},
     mediaSizes: store?.mediaSizes ?? { standard: '{url}' },
     newProductDays: store?.newProductDays ?? 30,
+    productFilterFields: [...(store?.productFilterFields ?? [])],
     marketCurrency: (market) => (market !== undefined ? markets.get(market) : undefined) ?? defaultCurrency,
     formatMinor: (minor, currency) => {
       const digits = minorDigits(currency);

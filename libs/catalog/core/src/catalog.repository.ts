@@ -106,6 +106,8 @@ export interface CatalogRepository {
   countProducts(): Promise<number>;
   /** Every category in tree order (GET categories): each followed by its children, siblings in configured order. */
   listCategories(): Promise<Category[]>;
+  /** Brands or collections by id (the `filter`'s names); unknown ids are left out. */
+  findRefs(kind: RefKind, ids: number[]): Promise<CatalogRef[]>;
   /** What a URI (a variant's `uri` or a category's full path) leads to (POST uri). */
   findUri(uri: string): Promise<UriTarget>;
 }

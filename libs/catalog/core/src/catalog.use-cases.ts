@@ -1,5 +1,5 @@
 import type { SoapDeliveryWindow, SoapMarket, SoapPricelist, SoapProduct, SoapSize, SoapWarehouse } from '@commerce/backoffice-contracts';
-import type { CatalogClient, CategoryDto } from '@commerce/catalog-contracts';
+import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { CategoryNode } from '@commerce/shared-config';
 import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-case';
 import { applyMarketUpsert } from './apply-market-upsert.use-case';
@@ -10,7 +10,7 @@ import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-case';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
 import { indexProduct, reindexAll, type ReindexProgress } from './index-product.use-case';
-import { getItem, getProduct, listCategories, searchProducts } from './product-queries.use-case';
+import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-case';
 import type { SearchIndex } from './search-index.port';
 import { syncCategories } from './sync-categories.use-case';
 import type { ApplyEntityResult } from './upsert.helpers';
@@ -25,7 +25,6 @@ export interface CatalogDeps {
 
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */
 export interface CatalogUseCases extends CatalogClient {
-  listCategories(): Promise<CategoryDto[]>;
   applyProductUpsert(product: SoapProduct): Promise<ApplyUpsertResult>;
   applySizeUpsert(size: SoapSize): Promise<ApplyEntityResult>;
   applyPricelistUpsert(pricelist: SoapPricelist): Promise<ApplyEntityResult>;
@@ -44,6 +43,7 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     getProduct: (id, context) => getProduct(deps, id, context),
     getItem: (id, context) => getItem(deps, id, context),
     listCategories: () => listCategories(deps),
+    resolveUri: (query, context) => resolveUri(deps, query, context),
     applyProductUpsert: (product) => applyProductUpsert(deps, product),
     applySizeUpsert: (size) => applySizeUpsert(deps, size),
     applyPricelistUpsert: (pricelist) => applyPricelistUpsert(deps, pricelist),

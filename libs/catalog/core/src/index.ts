@@ -18,6 +18,7 @@ export * from './apply-market-upsert.use-case';
 export * from './apply-warehouse-upsert.use-case';
 export * from './apply-delivery-window-upsert.use-case';
 export * from './sync-categories.use-case';
+export * from './product-filter';
 export * from './product-queries.use-case';
 export * from './index-product.use-case';
 export * from './catalog.use-cases';

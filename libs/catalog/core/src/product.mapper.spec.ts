@@ -299,6 +299,8 @@ describe('toItemInfoDto and toSearchDoc', () => {
       brand: '3',
       collection: '4',
       categories: ['7', '8'],
+      // Knitwear (7) sits under Women (6): a filter or facet on Women counts it.
+      categoryTree: ['7', '6', '8'],
       inStock: true,
       createdAt: Date.parse('2026-01-01T00:00:00.000Z'),
       modifiedAt: Date.parse('2026-01-02T00:00:00.000Z'),
@@ -309,9 +311,19 @@ describe('toItemInfoDto and toSearchDoc', () => {
       itemNames: ['S', 'M', 'L'],
       availableItemNames: ['M'],
       collectionUri: 'autumn-winter',
+      categoryItemSort: 10_000,
       primaryVariant: true,
       platformProduct: 1,
+      countryOrigin: 'SE',
+      harmCode: '6110',
+      stockUnit: 'pcs',
     });
-    expect(toSearchDoc(view, oat, NOW)).toMatchObject({ markets: ['1'], pricelists: ['SE'], prices: { SE: 599.5 }, inStock: false });
+    expect(toSearchDoc(view, oat, NOW)).toMatchObject({
+      markets: ['1'],
+      pricelists: ['SE'],
+      prices: { SE: 599.5 },
+      inStock: false,
+      categoryItemSort: 10_000 + oat.position,
+    });
   });
 });

@@ -83,7 +83,12 @@ export function stockUnitOf(view: ProductView, variant: Variant): string {
 
 /** `swatch`: the variant's name, with a hex when the store configuration maps the name to one. */
 export function swatchOf(variant: Variant, settings: CatalogSettings): { desc: string; hex?: string } | undefined {
-  const desc = variant.name.trim();
+  return swatchOfName(variant.name, settings);
+}
+
+/** A swatch by its name (`swatch.desc`), as the product and the `filter` show it. */
+export function swatchOfName(name: string, settings: CatalogSettings): { desc: string; hex?: string } | undefined {
+  const desc = name.trim();
   if (!desc) return undefined;
   const hex = settings.swatches[desc] ?? Object.entries(settings.swatches).find(([name]) => name.toLowerCase() === desc.toLowerCase())?.[1];
   return hex ? { desc, hex } : { desc };
@@ -204,6 +209,13 @@ export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p
 }
 
 /**
+ * `categoryItemSort`: no per-category order arrives from the ERP, so it is the catalog's own order,
+ * products as they were first sent (their ids), each product's variants in the ERP's order (decision 24).
+ */
+export const categoryItemSortOf = (product: Product, variant: Variant): number =>
+  product.id * 10_000 + Math.min(Math.max(variant.position, 0), 9_999);
+
+/**
  * The search document of a shown variant. Market and price visibility are fields, not exclusions: one
  * document serves every market, and the query side filters on `markets` (`'*'` = every market) and
  * `pricelists`, and sorts on `prices[<pricelist>]`.
@@ -212,6 +224,16 @@ export function toSearchDoc(view: ProductView, variant: Variant, now: Date = new
   const { product, brand, collection } = view;
   const categories = categoriesOf(view, variant);
   const prices = pricesOf(view, variant);
+  const tree = new Set<string>();
+  for (const c of categories) {
+    // Up through the parents the view holds (the repository loads every ancestor of a product's categories).
+    for (
+      let at: Category | undefined = c;
+      at && !tree.has(String(at.id));
+      at = at.parentId === null ? undefined : view.categories.get(at.parentId)
+    )
+      tree.add(String(at.id));
+  }
   const items = sortedItems(variant);
   return {
     id: String(variant.id),
@@ -226,6 +248,7 @@ export function toSearchDoc(view: ProductView, variant: Variant, now: Date = new
     brand: brand ? String(brand.id) : null,
     collection: collection ? String(collection.id) : null,
     categories: categories.map((c) => String(c.id)),
+    categoryTree: [...tree],
     inStock: variantAvailable(view, variant, now),
     createdAt: Date.parse(product.createdAt),
     modifiedAt: Date.parse(product.modifiedAt),
@@ -236,7 +259,11 @@ export function toSearchDoc(view: ProductView, variant: Variant, now: Date = new
     itemNames: items.map((i) => i.sizeName),
     availableItemNames: items.filter((i) => itemAvailable(view, variant, i, now)).map((i) => i.sizeName),
     collectionUri: collection?.uri ?? '',
+    categoryItemSort: categoryItemSortOf(product, variant),
     primaryVariant: shownVariants(product)[0]?.id === variant.id,
     platformProduct: product.id,
+    countryOrigin: product.countryOfOrigin,
+    harmCode: product.harmCode,
+    stockUnit: stockUnitOf(view, variant),
   };
 }

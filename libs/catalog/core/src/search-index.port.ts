@@ -1,3 +1,5 @@
+import { PRODUCT_FILTER_FIELDS, type ProductFilterField } from '@commerce/shared-config';
+
 /**
  * The search-index port (DESIGN §4): Meilisearch in production, an embedded engine (MiniSearch) for
  * `npm start` and unit tests. Both follow the same matching rules, pinned by one shared test suite:
@@ -25,7 +27,10 @@ export interface SearchDoc {
   /** Filterable and faceted: ids as strings, null when not set. */
   brand: string | null;
   collection: string | null;
+  /** Its own categories: the product's folder first, then the variant's display categories. */
   categories: string[];
+  /** Its categories and every category above them: `categories` filters and facets on this (a category holds its subcategories' products). */
+  categoryTree: string[];
   inStock: boolean;
   /** Epoch milliseconds, sortable. */
   createdAt: number;
@@ -34,7 +39,7 @@ export interface SearchDoc {
   markets: string[];
   /** Pricelists that price it; a visitor sees it only where the context's pricelist is among them. */
   pricelists: string[];
-  /** Pricelist → price in major units (`priceAsNumber`), for sorting by price. */
+  /** Pricelist → price in major units (`priceAsNumber`), for sorting by price (`prices.<pricelist>`). */
   prices: Record<string, number>;
   /** `swatch.desc`: the variant's name. */
   swatchDesc: string;
@@ -44,36 +49,78 @@ export interface SearchDoc {
   availableItemNames: string[];
   /** Sortable (`sortOrder` field `collectionUri`). */
   collectionUri: string;
+  /** `sortOrder` field `categoryItemSort`: the catalog's own order, product by product, its variants in the ERP's order. */
+  categoryItemSort: number;
   /** The first shown variant of its product (decision 11). */
   primaryVariant: boolean;
   /** The ERP product's id in the catalog (`silkProduct` / `platformProduct`). */
   platformProduct: number;
+  /** Product fields a store may enable as extra filter fields (`productFilterFields`); '' when not set. */
+  countryOrigin: string;
+  harmCode: string;
+  stockUnit: string;
 }
 
 /** The attributes searched, in order of importance. */
 export const SEARCHABLE_ATTRIBUTES = ['name', 'variantName', 'brandName', 'collectionName', 'categoryNames', 'sku'] as const;
 
-export type FacetField = 'brand' | 'collection' | 'categories';
-export const FACET_FIELDS: readonly FacetField[] = ['brand', 'collection', 'categories'];
+/** Product fields a store may enable as extra filter fields (store configuration `productFilterFields`), each a `SearchDoc` attribute. */
+export const EXTRA_FILTER_FIELDS = PRODUCT_FILTER_FIELDS;
+export type ExtraFilterField = ProductFilterField;
 
-export type SortField = 'productId' | 'uri' | 'createdAt' | 'modifiedAt';
+/** Attributes counted as facets. */
+export type FacetField = 'brand' | 'collection' | 'categories' | 'categoryTree' | 'swatchDesc' | ExtraFilterField;
+export const FACET_FIELDS: readonly FacetField[] = [
+  'brand',
+  'collection',
+  'categories',
+  'categoryTree',
+  'swatchDesc',
+  ...EXTRA_FILTER_FIELDS,
+];
+export type FacetCounts = Partial<Record<FacetField, Record<string, number>>>;
 
-/** Fields combine with AND; the values of one field with OR. */
+export type SortField = 'productId' | 'uri' | 'collectionUri' | 'categoryItemSort' | 'createdAt' | 'modifiedAt';
+/** One sort key; `price` sorts on the price in one pricelist. Documents without the value come last in either order. */
+export type SortKey = { field: SortField; order: 'asc' | 'desc' } | { field: 'price'; pricelist: string; order: 'asc' | 'desc' };
+
+/**
+ * Fields combine with AND; the values of one field with OR. String values match whatever their case
+ * (as Meilisearch's filters do); an empty list matches nothing.
+ */
 export interface SearchFilters {
   ids?: string[];
+  /** `silkProduct`: every variant of these ERP products. */
+  platformProducts?: number[];
   brands?: string[];
   collections?: string[];
+  /** Matched against `categoryTree`: a category and everything below it. */
   categories?: string[];
+  swatchDescs?: string[];
+  itemNames?: string[];
+  /** `items.name` with `onlyAvailable`: one of these sizes can be bought. */
+  availableItemNames?: string[];
   inStock?: boolean;
+  /** `uri`: the variants with these ids OR the products in (or below) these categories. */
+  uri?: { ids: string[]; categories: string[] };
+  /** Extra product filter fields: field → values. */
+  extra?: Partial<Record<ExtraFilterField, string[]>>;
+}
+
+/** What a visitor may see at all: the market's documents priced in the pricelist. Absent parts restrict nothing. */
+export interface SearchScope {
+  market?: string;
+  pricelist?: string;
 }
 
 export interface SearchQuery {
   /** Free text; empty or absent matches every document. */
   text?: string;
+  scope?: SearchScope;
   filters?: SearchFilters;
-  /** Applied after relevance when there is text, alone when there is none. */
-  sort?: Array<{ field: SortField; order: 'asc' | 'desc' }>;
-  /** Facets to count over the matching documents (value → count). */
+  /** Ranks right after "every word matches", before typos and proximity: a requested order is the order. */
+  sort?: SortKey[];
+  /** Facets to count over the matching documents (value → count), without paging. */
   facets?: FacetField[];
   offset: number;
   limit: number;
@@ -84,7 +131,7 @@ export interface SearchResult {
   ids: string[];
   /** Matching documents without paging. */
   total: number;
-  facets?: Partial<Record<FacetField, Record<string, number>>>;
+  facets?: FacetCounts;
 }
 
 export interface SearchIndex {
@@ -94,6 +141,12 @@ export interface SearchIndex {
   /** Removes documents by id (unknown ids are ignored); resolves once done. */
   remove(ids: string[]): Promise<void>;
   search(query: SearchQuery): Promise<SearchResult>;
+  /**
+   * Facet counts over every document in the scope, no text and no filters: a filter value's
+   * `totalCount`. Cheap on repeat (cached until the index changes, or briefly where another process
+   * may change it).
+   */
+  facetTotals(scope: SearchScope, facets: FacetField[]): Promise<FacetCounts>;
   /** Removes every document. */
   clear(): Promise<void>;
   /** Readiness: resolves when the engine answers. */

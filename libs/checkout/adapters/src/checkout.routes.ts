@@ -1,14 +1,9 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { checkoutOpenApi } from '@commerce/checkout-contracts';
+import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
-import {
-  getProduct,
-  openSession,
-  searchProducts,
-  type CheckoutDeps,
-  type SessionHandle,
-} from '@commerce/checkout-core';
+import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 export const CHECKOUT_PREFIX = '/api/checkout';
 export const TOKEN_HEADER = 'api-token';
@@ -22,8 +17,6 @@ export interface CheckoutHttpDeps extends CheckoutDeps {
 interface CheckoutState {
   checkout?: SessionHandle;
 }
-
-const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
 
 /** The session of this request; opened once, by the session middleware or by the error envelope. */
 export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promise<SessionHandle> {
@@ -76,13 +69,7 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
 
   mountSelectionRoutes(router, deps, sessionOf);
 
-  router.post('/products', async (ctx) => {
-    ctx.body = await searchProducts(deps, await sessionOf(deps, ctx), requestBody(ctx));
-  });
-
-  router.get('/products/:product', async (ctx) => {
-    ctx.body = await getProduct(deps, await sessionOf(deps, ctx), ctx.params['product']!);
-  });
+  mountProductRoutes(router, deps, sessionOf);
 
   return router;
 }

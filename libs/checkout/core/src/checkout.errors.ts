@@ -12,6 +12,13 @@ export class ProductNotFoundError extends DomainError {
   }
 }
 
+/** `POST uri` found nothing of the kinds asked (spec: 404 `{uri: not found}`). */
+export class UriNotFoundError extends DomainError {
+  constructor() {
+    super('CHECKOUT.URI_NOT_FOUND', 'not_found', { uri: 'not found' });
+  }
+}
+
 /** An unknown country, state, language, payment or shipping method, line or voucher: 404 naming the field. */
 export class NotFoundError extends DomainError {
   constructor(field: string) {

@@ -4,7 +4,8 @@ import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-co
 import type { CatalogClient, ItemInfoDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './envelope';
-import { openSession, searchProducts, type CheckoutDeps } from './checkout.use-cases';
+import { openSession, type CheckoutDeps } from './checkout.use-cases';
+import { searchProducts } from './product.use-cases';
 import { addItem, getSelection } from './selection.use-cases';
 import type { CheckoutSession } from './session';
 
@@ -31,6 +32,8 @@ function fakes() {
   const catalog: CatalogClient = {
     getItem: async (id, context) => (catalogCalls.push(context), id === jacket.item ? jacket : null),
     getProduct: async () => null,
+    listCategories: async () => [],
+    resolveUri: async () => null,
     searchProducts: async (query, context) => (catalogCalls.push({ query, context }), { products: [], productCount: 0, filter: [] }),
   };
   const cart: CartClient = {

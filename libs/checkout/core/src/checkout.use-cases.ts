@@ -1,8 +1,5 @@
-import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { CartClient } from '@commerce/cart-contracts';
-import { ProductQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
-import { ProductNotFoundError } from './checkout.errors';
+import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
 
@@ -40,19 +37,4 @@ export async function openSession(deps: CheckoutDeps, token: string | undefined,
   };
   await deps.sessions.set(fresh.token, fresh.session);
   return fresh;
-}
-
-/** `POST products`: the catalog's search in the session's market, pricelist and language. */
-export async function searchProducts(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
-  const parsed = ProductQuerySchema.safeParse(body ?? {});
-  if (!parsed.success) throw new ValidationError(fieldsFromIssues(parsed.error.issues));
-  const result = await deps.catalog.searchProducts(parsed.data, deps.view.priceContext(handle.session));
-  return { token: handle.token, products: result.products, productCount: result.productCount, filter: result.filter };
-}
-
-/** `GET products/{product}`. */
-export async function getProduct(deps: CheckoutDeps, handle: SessionHandle, productId: string) {
-  const product = /^\d{1,15}$/.test(productId) ? await deps.catalog.getProduct(productId, deps.view.priceContext(handle.session)) : null;
-  if (!product) throw new ProductNotFoundError();
-  return { token: handle.token, product };
 }

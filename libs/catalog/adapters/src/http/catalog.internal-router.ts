@@ -1,17 +1,27 @@
 import { Router } from '@koa/router';
-import { ProductQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
+import { ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
 import { ItemNotFoundError, ProductNotFoundError } from '@commerce/catalog-core';
-import { fieldsFromIssues, isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
+import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
 import { z } from 'zod';
 
 const PriceContextSchema = z.object({ market: z.string().optional(), pricelist: z.string().optional(), language: z.string().optional() });
 const SearchBodySchema = z.object({ query: ProductQuerySchema.default({}), context: PriceContextSchema.default({}) });
+const UriBodySchema = z.object({ query: UriQuerySchema, context: PriceContextSchema.default({}) });
 
 /** `?market=…&pricelist=…&language=…` of the GET routes. */
 const contextOf = (query: Record<string, unknown>) => {
   const parsed = PriceContextSchema.safeParse(query);
   return parsed.success ? parsed.data : {};
 };
+
+/**
+ * "Nothing there" is an answer of the client (null), not an error: a 404 with the spec's fields and no
+ * code, which the internal caller reads as null (a 404 with a code is a domain error).
+ */
+function notFound(ctx: { status: number; body: unknown }, error: { fields: Record<string, string> }): void {
+  ctx.status = 404;
+  ctx.body = { errors: error.fields };
+}
 
 /**
  * The catalog's internal HTTP API, for deployments where the edge runs in another process
@@ -33,19 +43,31 @@ export function createCatalogInternalRouter(catalog: CatalogClient): Router {
 
   router.post('/products/search', async (ctx) => {
     const parsed = SearchBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
-    if (!parsed.success) throw new ValidationError(fieldsFromIssues(parsed.error.issues));
+    if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
     ctx.body = await catalog.searchProducts(parsed.data.query, parsed.data.context);
+  });
+
+  router.post('/uri', async (ctx) => {
+    const parsed = UriBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
+    if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
+    const found = await catalog.resolveUri(parsed.data.query, parsed.data.context);
+    if (!found) return notFound(ctx, { fields: { uri: 'not found' } });
+    ctx.body = found;
+  });
+
+  router.get('/categories', async (ctx) => {
+    ctx.body = { categories: await catalog.listCategories() };
   });
 
   router.get('/products/:id', async (ctx) => {
     const product = await catalog.getProduct(ctx.params['id']!, contextOf(ctx.query));
-    if (!product) throw new ProductNotFoundError();
+    if (!product) return notFound(ctx, new ProductNotFoundError());
     ctx.body = product;
   });
 
   router.get('/items/:item', async (ctx) => {
     const item = await catalog.getItem(ctx.params['item']!, contextOf(ctx.query));
-    if (!item) throw new ItemNotFoundError();
+    if (!item) return notFound(ctx, new ItemNotFoundError());
     ctx.body = item;
   });
 

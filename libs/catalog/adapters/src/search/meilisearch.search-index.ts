@@ -2,12 +2,17 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Meilisearch, type EnqueuedTaskPromise, type Settings, type Task } from 'meilisearch';
 import {
+  EVERY_MARKET,
   SearchUnavailableError,
+  type FacetCounts,
+  type FacetField,
   type SearchDoc,
   type SearchFilters,
   type SearchIndex,
   type SearchQuery,
   type SearchResult,
+  type SearchScope,
+  type SortKey,
 } from '@commerce/catalog-core';
 import type { Logger } from '@commerce/shared-logging';
 
@@ -33,6 +38,11 @@ export interface MeiliOptions {
    * opens the live index without, and gives the settings to the index it swaps in instead.
    */
   configure?: boolean;
+  /**
+   * How long `facetTotals` are reused (default 5 s). Writes through this instance clear them at once;
+   * the bound is for writes by other processes (another replica's indexer, the reindex command's swap).
+   */
+  facetTotalsTtlMs?: number;
 }
 
 /**
@@ -43,6 +53,7 @@ export class MeiliSearchIndex implements SearchIndex {
   readonly kind = 'meilisearch' as const;
   /** The index uid this instance reads and writes. */
   readonly indexName: string;
+  private readonly totals = new Map<string, { at: number; counts: Promise<FacetCounts> }>();
 
   private constructor(
     private readonly client: Meilisearch,
@@ -91,35 +102,37 @@ export class MeiliSearchIndex implements SearchIndex {
   async upsert(docs: SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
     await this.wait(this.client.index<SearchDoc>(this.indexName).addDocuments(docs, { primaryKey: 'id' }));
+    this.totals.clear();
   }
 
   async remove(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.wait(this.client.index(this.indexName).deleteDocuments(ids));
+    this.totals.clear();
   }
 
   async clear(): Promise<void> {
     await this.wait(this.client.index(this.indexName).deleteAllDocuments());
+    this.totals.clear();
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    const f = query.filters;
-    // A filter on an empty list matches nothing; said here rather than in Meilisearch's filter syntax.
-    if (f && [f.ids, f.brands, f.collections, f.categories].some((values) => values?.length === 0)) {
+    const filter = filterExpression(query.filters, query.scope);
+    if (filter === null) {
+      // A filter on an empty list matches nothing; said here rather than in Meilisearch's filter syntax.
       return { ids: [], total: 0, ...(query.facets?.length ? { facets: Object.fromEntries(query.facets.map((k) => [k, {}])) } : {}) };
     }
     // page/hitsPerPage (not offset/limit) so that totalHits is exact; an unaligned offset reads from page 1.
     const aligned = query.offset % query.limit === 0;
     const hitsPerPage = aligned ? query.limit : query.offset + query.limit;
     const page = aligned ? query.offset / query.limit + 1 : 1;
-    const filter = filterExpression(query.filters);
     const res = await this.client.index<{ id: string }>(this.indexName).search(query.text ?? '', {
       matchingStrategy: 'all',
       attributesToRetrieve: ['id'],
       page,
       hitsPerPage,
       ...(filter ? { filter } : {}),
-      ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map((s) => `${s.field}:${s.order}`) } : {}),
+      ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map(sortExpression) } : {}),
       ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
     });
     const ids = res.hits.map((h) => String(h.id));
@@ -128,6 +141,22 @@ export class MeiliSearchIndex implements SearchIndex {
       result.facets = Object.fromEntries(query.facets.map((facet) => [facet, res.facetDistribution?.[facet] ?? {}]));
     }
     return result;
+  }
+
+  async facetTotals(scope: SearchScope, facets: FacetField[]): Promise<FacetCounts> {
+    const key = JSON.stringify([scope.market ?? null, scope.pricelist ?? null, [...facets].sort()]);
+    const now = Date.now();
+    const cached = this.totals.get(key);
+    if (cached && now - cached.at < (this.options.facetTotalsTtlMs ?? 5_000)) return cached.counts;
+    const filter = filterExpression(undefined, scope);
+    const counts = this.client
+      .index(this.indexName)
+      .search('', { limit: 0, facets, ...(filter ? { filter } : {}) })
+      .then((res) => Object.fromEntries(facets.map((facet) => [facet, res.facetDistribution?.[facet] ?? {}])) as FacetCounts);
+    // Concurrent requests share one call; a failed one is not kept.
+    this.totals.set(key, { at: now, counts });
+    counts.catch(() => this.totals.delete(key));
+    return counts;
   }
 
   /**
@@ -215,18 +244,46 @@ export class MeiliSearchIndex implements SearchIndex {
 
 const quote = (value: string): string => JSON.stringify(value);
 
-/** Filter fields combine with AND, values of one field with OR (`brand IN ["1","2"]`). */
-export function filterExpression(f: SearchFilters | undefined): string | undefined {
-  if (!f) return undefined;
+/** `prices.<pricelist>` for a price (`prices` is sortable, so each of its keys is). */
+export const sortExpression = (key: SortKey): string =>
+  key.field === 'price' ? `prices.${key.pricelist}:${key.order}` : `${key.field}:${key.order}`;
+
+/**
+ * The scope and the filters as one Meilisearch filter: fields combine with AND, values of one field with
+ * OR (`brand IN ["1","2"]`). Undefined when nothing restricts; null when an empty list matches nothing.
+ */
+export function filterExpression(f: SearchFilters | undefined, scope?: SearchScope): string | undefined | null {
   const parts: string[] = [];
-  const anyOf = (field: string, values: string[] | undefined) => {
-    if (values && values.length > 0) parts.push(`${field} IN [${values.map(quote).join(', ')}]`);
+  const list = (values: Array<string | number>) => `[${values.map((v) => (typeof v === 'number' ? String(v) : quote(v))).join(', ')}]`;
+  let empty = false;
+  const anyOf = (field: string, values: Array<string | number> | undefined) => {
+    if (values === undefined) return;
+    if (values.length === 0) empty = true;
+    else parts.push(`${field} IN ${list(values)}`);
   };
-  anyOf('id', f.ids);
-  anyOf('brand', f.brands);
-  anyOf('collection', f.collections);
-  anyOf('categories', f.categories);
-  if (f.inStock !== undefined) parts.push(`inStock = ${f.inStock}`);
+  if (scope?.market !== undefined) parts.push(`markets IN ${list([EVERY_MARKET, scope.market])}`);
+  if (scope?.pricelist !== undefined) parts.push(`pricelists = ${quote(scope.pricelist)}`);
+  if (f) {
+    anyOf('id', f.ids);
+    anyOf('platformProduct', f.platformProducts);
+    anyOf('brand', f.brands);
+    anyOf('collection', f.collections);
+    anyOf('categoryTree', f.categories);
+    anyOf('swatchDesc', f.swatchDescs);
+    anyOf('itemNames', f.itemNames);
+    anyOf('availableItemNames', f.availableItemNames);
+    if (f.inStock !== undefined) parts.push(`inStock = ${f.inStock}`);
+    if (f.uri) {
+      const either = [
+        ...(f.uri.ids.length > 0 ? [`id IN ${list(f.uri.ids)}`] : []),
+        ...(f.uri.categories.length > 0 ? [`categoryTree IN ${list(f.uri.categories)}`] : []),
+      ];
+      if (either.length === 0) empty = true;
+      else parts.push(either.length === 1 ? either[0]! : `(${either.join(' OR ')})`);
+    }
+    for (const [field, values] of Object.entries(f.extra ?? {})) anyOf(field, values);
+  }
+  if (empty) return null;
   return parts.length > 0 ? parts.join(' AND ') : undefined;
 }
 

@@ -1,13 +1,17 @@
 import MiniSearch from 'minisearch';
 import {
+  EVERY_MARKET,
   FACET_FIELDS,
   SEARCHABLE_ATTRIBUTES,
+  type FacetCounts,
   type FacetField,
   type SearchDoc,
   type SearchFilters,
   type SearchIndex,
   type SearchQuery,
   type SearchResult,
+  type SearchScope,
+  type SortKey,
 } from '@commerce/catalog-core';
 import { matchKind, normalizeTerm, termsOf, tokenize } from './search-text';
 
@@ -45,6 +49,8 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly tokens = new Map<string, Token[]>();
   /** Indexed word → number of documents holding it; grouped by first character to keep scans short. */
   private readonly vocabulary = new Map<string, Map<string, number>>();
+  /** `facetTotals` by scope and facets; any write clears it. */
+  private readonly totals = new Map<string, FacetCounts>();
   private readonly mini = new MiniSearch<SearchDoc>({
     idField: 'id',
     fields: [...SEARCHABLE_ATTRIBUTES],
@@ -55,6 +61,7 @@ export class MiniSearchIndex implements SearchIndex {
   });
 
   async upsert(docs: SearchDoc[]): Promise<void> {
+    this.totals.clear();
     for (const doc of docs) {
       this.removeOne(doc.id);
       const copy = structuredClone(doc);
@@ -69,10 +76,12 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   async remove(ids: string[]): Promise<void> {
+    this.totals.clear();
     for (const id of ids) this.removeOne(id);
   }
 
   async clear(): Promise<void> {
+    this.totals.clear();
     this.docs.clear();
     this.tokens.clear();
     this.vocabulary.clear();
@@ -90,19 +99,40 @@ export class MiniSearchIndex implements SearchIndex {
       terms.length === 0
         ? [...this.docs.keys()].map((id): Hit => ({ id, score: 0, typos: 0, proximity: 0, attribute: 0 }))
         : this.match(terms);
-    const filtered = hits.filter((h) => matchesFilters(this.docs.get(h.id)!, query.filters));
+    const filtered = hits.filter((h) => {
+      const doc = this.docs.get(h.id)!;
+      return inScope(doc, query.scope) && matchesFilters(doc, query.filters);
+    });
+    // Meilisearch's ranking rules in settings.json: words (all required), sort, typo, proximity, attribute, exactness.
     filtered.sort(
       (a, b) =>
+        this.compareSort(a.id, b.id, query.sort) ||
         a.typos - b.typos ||
         a.proximity - b.proximity ||
         a.attribute - b.attribute ||
-        this.compareSort(a.id, b.id, query.sort) ||
         b.score - a.score ||
         Number(a.id) - Number(b.id),
     );
     const result: SearchResult = { ids: filtered.slice(query.offset, query.offset + query.limit).map((h) => h.id), total: filtered.length };
-    if (query.facets && query.facets.length > 0) result.facets = this.facetCounts(filtered, query.facets);
+    if (query.facets && query.facets.length > 0)
+      result.facets = this.facetCounts(
+        filtered.map((h) => this.docs.get(h.id)!),
+        query.facets,
+      );
     return result;
+  }
+
+  async facetTotals(scope: SearchScope, facets: FacetField[]): Promise<FacetCounts> {
+    const key = JSON.stringify([scope.market ?? null, scope.pricelist ?? null, [...facets].sort()]);
+    let counts = this.totals.get(key);
+    if (!counts) {
+      counts = this.facetCounts(
+        [...this.docs.values()].filter((doc) => inScope(doc, scope)),
+        facets,
+      );
+      this.totals.set(key, counts);
+    }
+    return counts;
   }
 
   private match(terms: string[]): Hit[] {
@@ -144,25 +174,43 @@ export class MiniSearchIndex implements SearchIndex {
     return found;
   }
 
-  private compareSort(a: string, b: string, sort: SearchQuery['sort']): number {
-    for (const { field, order } of sort ?? []) {
-      const x = this.docs.get(a)![field];
-      const y = this.docs.get(b)![field];
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-      if (c !== 0) return order === 'asc' ? c : -c;
+  private compareSort(a: string, b: string, sort: SortKey[] | undefined): number {
+    for (const key of sort ?? []) {
+      const x = sortValue(this.docs.get(a)!, key);
+      const y = sortValue(this.docs.get(b)!, key);
+      // Like Meilisearch, a document without the value comes after those with one, in either order.
+      if (x === undefined || y === undefined) {
+        if (x !== y) return x === undefined ? 1 : -1;
+        continue;
+      }
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : x < y ? -1 : x > y ? 1 : 0;
+      if (c !== 0) return key.order === 'asc' ? c : -c;
     }
     return 0;
   }
 
-  private facetCounts(hits: Hit[], facets: FacetField[]): NonNullable<SearchResult['facets']> {
-    const counts: NonNullable<SearchResult['facets']> = {};
+  /**
+   * Documents per value, counted over these documents. Values that differ only in case count as one,
+   * shown as the first document indexed has it (as Meilisearch does).
+   */
+  private facetCounts(docs: SearchDoc[], facets: FacetField[]): FacetCounts {
+    const counts: FacetCounts = {};
     for (const facet of facets.filter((f) => FACET_FIELDS.includes(f))) {
-      const values: Record<string, number> = {};
-      for (const h of hits) {
-        const v = this.docs.get(h.id)![facet];
-        for (const value of Array.isArray(v) ? v : v === null ? [] : [v]) values[value] = (values[value] ?? 0) + 1;
+      const byKey = new Map<string, { shown: string; n: number }>();
+      for (const doc of docs) {
+        const v = doc[facet];
+        const values = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+        const seen = new Set<string>();
+        for (const value of values) {
+          const key = facetKey(value);
+          if (key === '' || seen.has(key)) continue;
+          seen.add(key);
+          const entry = byKey.get(key);
+          if (entry) entry.n++;
+          else byKey.set(key, { shown: value, n: 1 });
+        }
       }
-      counts[facet] = values;
+      counts[facet] = Object.fromEntries([...byKey.values()].map((e) => [e.shown, e.n]));
     }
     return counts;
   }
@@ -186,13 +234,42 @@ export class MiniSearchIndex implements SearchIndex {
   }
 }
 
+/** Filter and facet values compare as Meilisearch compares them: trimmed, whatever their case (accents count). */
+const facetKey = (value: string): string => value.trim().toLowerCase();
+
+function sortValue(doc: SearchDoc, key: SortKey): number | string | undefined {
+  if (key.field === 'price') return doc.prices[key.pricelist];
+  const v = doc[key.field];
+  // Meilisearch sorts strings by their lower case and treats an empty one as no value.
+  return typeof v === 'string' ? v.toLowerCase() || undefined : v;
+}
+
+function inScope(doc: SearchDoc, scope: SearchScope | undefined): boolean {
+  if (scope?.market !== undefined && !doc.markets.some((m) => m === EVERY_MARKET || facetKey(m) === facetKey(scope.market!))) return false;
+  if (scope?.pricelist !== undefined && !doc.pricelists.some((p) => facetKey(p) === facetKey(scope.pricelist!))) return false;
+  return true;
+}
+
+/** Some value of the document's (string or list) attribute is among the wanted ones. */
+function anyOf(value: string | string[] | null, wanted: string[] | undefined): boolean {
+  if (wanted === undefined) return true;
+  const keys = new Set(wanted.map(facetKey));
+  const values = Array.isArray(value) ? value : value === null ? [] : [value];
+  return values.some((v) => keys.has(facetKey(v)));
+}
+
 function matchesFilters(doc: SearchDoc, f: SearchFilters | undefined): boolean {
   if (!f) return true;
-  if (f.ids && !f.ids.includes(doc.id)) return false;
-  if (f.brands && !(doc.brand !== null && f.brands.includes(doc.brand))) return false;
-  if (f.collections && !(doc.collection !== null && f.collections.includes(doc.collection))) return false;
-  if (f.categories && !doc.categories.some((c) => f.categories!.includes(c))) return false;
+  if (!anyOf(doc.id, f.ids)) return false;
+  if (f.platformProducts && !f.platformProducts.includes(doc.platformProduct)) return false;
+  if (!anyOf(doc.brand, f.brands) || !anyOf(doc.collection, f.collections) || !anyOf(doc.categoryTree, f.categories)) return false;
+  if (!anyOf(doc.swatchDesc, f.swatchDescs) || !anyOf(doc.itemNames, f.itemNames) || !anyOf(doc.availableItemNames, f.availableItemNames))
+    return false;
   if (f.inStock !== undefined && doc.inStock !== f.inStock) return false;
+  if (f.uri && !(anyOf(doc.id, f.uri.ids) || anyOf(doc.categoryTree, f.uri.categories))) return false;
+  for (const [field, values] of Object.entries(f.extra ?? {}) as Array<[keyof NonNullable<SearchFilters['extra']>, string[]]>) {
+    if (!anyOf(doc[field], values)) return false;
+  }
   return true;
 }
 

@@ -1,4 +1,4 @@
-import type { SearchDoc, SearchIndex } from '@commerce/catalog-core';
+import type { FacetField, SearchDoc, SearchIndex, SearchQuery, SortKey } from '@commerce/catalog-core';
 
 /**
  * The matching rules of DESIGN §4, written once and run on both search adapters (the embedded engine in
@@ -35,7 +35,12 @@ export function searchIndexContract(
     collectionUri: '',
     primaryVariant: true,
     platformProduct: id,
+    categoryItemSort: id,
+    countryOrigin: '',
+    harmCode: '',
+    stockUnit: '',
     ...extra,
+    categoryTree: extra.categoryTree ?? extra.categories ?? [],
   });
 
   const docs: SearchDoc[] = [
@@ -182,6 +187,268 @@ export function searchIndexContract(
       expect(await find('denim')).toEqual(['11']);
       await index.remove(['11', 'unknown']);
       expect(await find('trousers')).toEqual([]);
+    });
+  });
+
+  /**
+   * The product listing of `POST products` (issue 6): the visitor's scope (market, pricelist), every
+   * filter of the request, the sort fields and the facet counts, on a catalogue of its own. Women (1) >
+   * Tops (2) > Shirts (3); Men (4). Pricelist 1 prices in market 1, pricelist 3 in market 3.
+   */
+  describe('the product listing: scope, filters, sort and facets', () => {
+    let listing: SearchIndex;
+    const all = { offset: 0, limit: 50 } as const;
+    const ids = async (query: Partial<SearchQuery>) => (await listing.search({ ...all, ...query })).ids;
+    const byId: SortKey[] = [{ field: 'productId', order: 'asc' }];
+
+    const items: SearchDoc[] = [
+      doc(21, 'Linen Shirt', {
+        platformProduct: 7,
+        brand: '1',
+        collection: '5',
+        categories: ['3'],
+        categoryTree: ['3', '2', '1'],
+        markets: ['*'],
+        pricelists: ['1', '3'],
+        prices: { '1': 300, '3': 30 },
+        swatchDesc: 'Forest Green',
+        itemNames: ['S', 'M'],
+        availableItemNames: ['M'],
+        uri: 'linen-shirt',
+        collectionUri: 'summer',
+        categoryItemSort: 70_000,
+        countryOrigin: 'PT',
+        createdAt: 5,
+        modifiedAt: 50,
+      }),
+      doc(22, 'Linen Shirt', {
+        platformProduct: 7,
+        brand: '1',
+        collection: '5',
+        categories: ['3'],
+        categoryTree: ['3', '2', '1'],
+        markets: ['*'],
+        pricelists: ['1'],
+        prices: { '1': 250 },
+        swatchDesc: 'Navy',
+        itemNames: ['S', 'M'],
+        availableItemNames: [],
+        uri: 'linen-shirt-navy',
+        collectionUri: 'summer',
+        categoryItemSort: 70_001,
+        countryOrigin: 'PT',
+        inStock: false,
+        createdAt: 6,
+        modifiedAt: 40,
+      }),
+      doc(23, 'Oxford Shirt', {
+        platformProduct: 8,
+        brand: '2',
+        collection: null,
+        categories: ['3', '4'],
+        categoryTree: ['3', '2', '1', '4'],
+        markets: ['1', '2'],
+        pricelists: ['1'],
+        prices: { '1': 100 },
+        swatchDesc: 'navy blue',
+        itemNames: ['M', 'L'],
+        availableItemNames: ['M', 'L'],
+        uri: 'oxford-shirt',
+        collectionUri: '',
+        categoryItemSort: 80_000,
+        countryOrigin: 'IT',
+        createdAt: 1,
+        modifiedAt: 90,
+      }),
+      doc(24, 'Wool Top', {
+        platformProduct: 9,
+        brand: '2',
+        collection: '6',
+        categories: ['2'],
+        categoryTree: ['2', '1'],
+        markets: ['3'],
+        pricelists: ['3'],
+        prices: { '3': 20 },
+        swatchDesc: 'Oat',
+        itemNames: ['XS'],
+        availableItemNames: ['XS'],
+        uri: 'wool-top',
+        collectionUri: 'winter',
+        categoryItemSort: 90_000,
+        countryOrigin: 'IT',
+        createdAt: 9,
+        modifiedAt: 10,
+      }),
+      doc(25, 'Chino Trousers', {
+        platformProduct: 10,
+        brand: '3',
+        collection: '6',
+        categories: ['4'],
+        categoryTree: ['4'],
+        markets: ['1'],
+        pricelists: ['1', '3'],
+        prices: { '1': 500, '3': 60 },
+        swatchDesc: 'Sand',
+        itemNames: ['32x34'],
+        availableItemNames: ['32x34'],
+        uri: 'chino-trousers',
+        collectionUri: 'winter',
+        categoryItemSort: 100_000,
+        countryOrigin: 'PT',
+        createdAt: 3,
+        modifiedAt: 30,
+      }),
+      doc(26, 'Shirt Dress', {
+        platformProduct: 11,
+        brand: '1',
+        collection: null,
+        categories: ['1'],
+        categoryTree: ['1'],
+        markets: ['1'],
+        pricelists: [],
+        prices: {},
+        swatchDesc: '',
+        itemNames: ['M'],
+        availableItemNames: ['M'],
+        uri: 'shirt-dress',
+        collectionUri: '',
+        categoryItemSort: 60_000,
+        countryOrigin: '',
+        createdAt: 7,
+        modifiedAt: 70,
+      }),
+    ];
+    const sweden = { market: '1', pricelist: '1' };
+
+    beforeAll(async () => {
+      listing = await makeIndex();
+      await listing.clear();
+      await listing.upsert(items);
+    }, 60_000);
+    afterAll(async () => {
+      if (listing) await close(listing);
+    });
+
+    it('scopes to the market (or every market) and the pricelist', async () => {
+      expect(await ids({ scope: sweden, sort: byId })).toEqual(['21', '22', '23', '25']);
+      expect(await ids({ scope: { market: '3', pricelist: '3' }, sort: byId })).toEqual(['21', '24']);
+      expect(await ids({ scope: { market: '2' }, sort: byId })).toEqual(['21', '22', '23']);
+      expect((await listing.search({ ...all, scope: sweden, offset: 1, limit: 2, sort: byId })).total).toBe(4);
+    });
+
+    it('filters on each field, OR within one and AND across them', async () => {
+      expect(await ids({ filters: { platformProducts: [7] }, sort: byId })).toEqual(['21', '22']);
+      expect(await ids({ filters: { categories: ['2'] }, sort: byId })).toEqual(['21', '22', '23', '24']);
+      expect(await ids({ filters: { categories: ['3', '4'], brands: ['2', '3'] }, sort: byId })).toEqual(['23', '25']);
+      expect(await ids({ filters: { itemNames: ['L', 'XS'] }, sort: byId })).toEqual(['23', '24']);
+      expect(await ids({ filters: { availableItemNames: ['S', 'M'] }, sort: byId })).toEqual(['21', '23', '26']);
+      expect(await ids({ filters: { extra: { countryOrigin: ['IT'] } }, sort: byId })).toEqual(['23', '24']);
+      expect(await ids({ filters: { collections: ['6'], inStock: true }, scope: sweden, sort: byId })).toEqual(['25']);
+    });
+
+    it('matches string values whatever their case, but not a different word', async () => {
+      expect(await ids({ filters: { swatchDescs: ['NAVY', 'forest green'] }, sort: byId })).toEqual(['21', '22']);
+      expect(await ids({ filters: { extra: { countryOrigin: ['pt'] } }, sort: byId })).toEqual(['21', '22', '25']);
+    });
+
+    it('filters by uri: the product with the id OR the products in (or below) the category', async () => {
+      expect(await ids({ filters: { uri: { ids: ['24'], categories: ['4'] } }, sort: byId })).toEqual(['23', '24', '25']);
+      expect(await ids({ filters: { uri: { ids: [], categories: ['2'] } }, scope: sweden, sort: byId })).toEqual(['21', '22', '23']);
+      expect(await ids({ filters: { uri: { ids: [], categories: [] } } })).toEqual([]);
+    });
+
+    it('matches nothing for a filter on an empty list', async () => {
+      expect(await listing.search({ ...all, filters: { brands: [] }, facets: ['brand'] })).toEqual({
+        ids: [],
+        total: 0,
+        facets: { brand: {} },
+      });
+    });
+
+    it('sorts by the price in a pricelist, a document without one last in either order', async () => {
+      expect(await ids({ sort: [{ field: 'price', pricelist: '1', order: 'asc' }, ...byId] })).toEqual([
+        '23',
+        '22',
+        '21',
+        '25',
+        '24',
+        '26',
+      ]);
+      expect(await ids({ sort: [{ field: 'price', pricelist: '1', order: 'desc' }, ...byId] })).toEqual([
+        '25',
+        '21',
+        '22',
+        '23',
+        '24',
+        '26',
+      ]);
+      expect(await ids({ scope: { market: '3', pricelist: '3' }, sort: [{ field: 'price', pricelist: '3', order: 'desc' }] })).toEqual([
+        '21',
+        '24',
+      ]);
+    });
+
+    it('sorts by uri, collection uri, the catalogue order and dates, then by the next key', async () => {
+      expect(await ids({ sort: [{ field: 'uri', order: 'asc' }] })).toEqual(['25', '21', '22', '23', '26', '24']);
+      expect(
+        await ids({
+          sort: [
+            { field: 'collectionUri', order: 'desc' },
+            { field: 'productId', order: 'desc' },
+          ],
+        }),
+      ).toEqual(['25', '24', '22', '21', '26', '23']);
+      // An empty string counts as no value: last in either order.
+      expect(await ids({ sort: [{ field: 'collectionUri', order: 'asc' }, ...byId] })).toEqual(['21', '22', '24', '25', '23', '26']);
+      expect(await ids({ sort: [{ field: 'categoryItemSort', order: 'asc' }] })).toEqual(['26', '21', '22', '23', '24', '25']);
+      expect(await ids({ sort: [{ field: 'createdAt', order: 'desc' }] })).toEqual(['24', '26', '22', '21', '25', '23']);
+      expect(await ids({ sort: [{ field: 'modifiedAt', order: 'asc' }] })).toEqual(['24', '25', '22', '21', '26', '23']);
+    });
+
+    it('puts a requested order before relevance when there is text', async () => {
+      expect(await ids({ text: 'shirt', sort: [{ field: 'price', pricelist: '1', order: 'desc' }, ...byId] })).toEqual([
+        '21',
+        '22',
+        '23',
+        '26',
+      ]);
+      expect(await ids({ text: 'shirt', scope: sweden, sort: [{ field: 'price', pricelist: '1', order: 'asc' }] })).toEqual([
+        '23',
+        '22',
+        '21',
+      ]);
+    });
+
+    it('counts facets over the matches (text, scope and filters) and totals over the scope alone', async () => {
+      const facets: FacetField[] = ['brand', 'categoryTree', 'collection', 'swatchDesc', 'countryOrigin'];
+      const r = await listing.search({ ...all, text: 'shirt', scope: sweden, filters: { categories: ['3'] }, facets, offset: 0, limit: 1 });
+      expect(r.ids).toHaveLength(1);
+      expect(r.total).toBe(3);
+      expect(r.facets).toEqual({
+        brand: { '1': 2, '2': 1 },
+        categoryTree: { '1': 3, '2': 3, '3': 3, '4': 1 },
+        collection: { '5': 2 },
+        swatchDesc: { 'Forest Green': 1, Navy: 1, 'navy blue': 1 },
+        countryOrigin: { PT: 2, IT: 1 },
+      });
+      expect(await listing.facetTotals(sweden, facets)).toEqual({
+        brand: { '1': 2, '2': 1, '3': 1 },
+        categoryTree: { '1': 3, '2': 3, '3': 3, '4': 2 },
+        collection: { '5': 2, '6': 1 },
+        swatchDesc: { 'Forest Green': 1, Navy: 1, 'navy blue': 1, Sand: 1 },
+        countryOrigin: { PT: 3, IT: 1 },
+      });
+      expect(await listing.facetTotals({}, ['brand'])).toEqual({ brand: { '1': 3, '2': 2, '3': 1 } });
+    });
+
+    it('counts totals again after a document changes or goes', async () => {
+      expect(await listing.facetTotals(sweden, ['brand'])).toEqual({ brand: { '1': 2, '2': 1, '3': 1 } });
+      await listing.upsert([{ ...items[4]!, brand: '2' }]);
+      expect(await listing.facetTotals(sweden, ['brand'])).toEqual({ brand: { '1': 2, '2': 2 } });
+      await listing.remove(['23']);
+      expect(await listing.facetTotals(sweden, ['brand'])).toEqual({ brand: { '1': 2, '2': 1 } });
+      await listing.upsert([items[2]!, items[4]!]);
+      expect(await listing.facetTotals(sweden, ['brand'])).toEqual({ brand: { '1': 2, '2': 1, '3': 1 } });
     });
   });
 }

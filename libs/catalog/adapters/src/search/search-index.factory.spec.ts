@@ -31,8 +31,24 @@ describe('createSearchIndex', () => {
 describe('Meilisearch filter expression', () => {
   it('combines fields with AND and values with OR, quoting values', () => {
     expect(filterExpression({ brands: ['1', '2'], categories: ['x"y'], inStock: true })).toBe(
-      'brand IN ["1", "2"] AND categories IN ["x\\"y"] AND inStock = true',
+      'brand IN ["1", "2"] AND categoryTree IN ["x\\"y"] AND inStock = true',
     );
     expect(filterExpression({})).toBeUndefined();
+  });
+
+  it('puts the scope first, ORs the two halves of a uri filter, and writes numbers bare', () => {
+    expect(
+      filterExpression(
+        { platformProducts: [7], uri: { ids: ['3'], categories: ['9'] }, extra: { countryOrigin: ['PT'] } },
+        { market: '2', pricelist: '1' },
+      ),
+    ).toBe(
+      'markets IN ["*", "2"] AND pricelists = "1" AND platformProduct IN [7] AND (id IN ["3"] OR categoryTree IN ["9"]) AND countryOrigin IN ["PT"]',
+    );
+  });
+
+  it('says null when an empty list leaves nothing to match', () => {
+    expect(filterExpression({ brands: [] })).toBeNull();
+    expect(filterExpression({ uri: { ids: [], categories: [] } })).toBeNull();
   });
 });
