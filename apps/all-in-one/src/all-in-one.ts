@@ -49,11 +49,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       namespace: store.soap.namespace,
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
+      events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
     });
 
     await catalog.start();
     closers.add(() => catalog.stop());
-    backoffice.start();
+    await backoffice.start();
     closers.add(() => backoffice.stop());
     // One pruner per schema with an outbox, reporting into one registry.
     const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });

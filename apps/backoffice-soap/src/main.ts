@@ -14,13 +14,14 @@ import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
+import { backofficeEventsEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8086),
   ...databaseEnv('backoffice'),
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
+  ...backofficeEventsEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),
@@ -43,8 +44,9 @@ runService('backoffice-soap', async () => {
       namespace: store.soap.namespace,
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
+      events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
     });
-    backoffice.start();
+    await backoffice.start();
     closers.add(() => backoffice.stop());
     const tables = [receivedUpsertsRetention(daysToMs(config.RECEIVED_UPSERTS_RETENTION_DAYS))];
     const retention = startRetentionPruner(db, { ...retentionSettings(config), tables, logger });

@@ -38,4 +38,49 @@ const receivedAtIndex: Migration = {
   },
 };
 
-export const backofficeMigrations: Migration[] = [...outboxMigrations, receivedUpserts, receivedAtIndex];
+/**
+ * The change-event feed (`events_Get`): events in id order, and per SOAP user what is done. A user's
+ * `done_through` says every event up to it is done, so the acknowledgements below it are dropped and a
+ * list starts there; `event_acks` holds only those done above it.
+ */
+const changeEvents: Migration = {
+  name: 'backoffice_003_change_events',
+  async up(knex, schema) {
+    await knex.schema.withSchema(schema).createTable('change_events', (t) => {
+      t.bigIncrements('id').primary();
+      t.string('type', 32).notNullable();
+      t.string('entry', 255).notNullable();
+      t.string('mission', 16).notNullable();
+      t.string('market', 255).nullable();
+      t.jsonb('data').notNullable();
+      t.timestamp('occurred_at', { useTz: true }).notNullable();
+      t.text('source_event_id').nullable();
+      // events_Get by type and events_GetByMarkets page by id within these (keyset, never offset).
+      t.index(['type', 'id'], 'change_events_type_id_idx');
+      t.index(['market', 'id'], 'change_events_market_id_idx');
+    });
+    await knex.schema.withSchema(schema).createTable('event_acks', (t) => {
+      t.string('username', 255).notNullable();
+      t.bigInteger('event_id').notNullable();
+      t.primary(['username', 'event_id']);
+    });
+    await knex.schema.withSchema(schema).createTable('event_cursors', (t) => {
+      t.string('username', 255).primary();
+      t.bigInteger('done_through').notNullable().defaultTo(0);
+    });
+    // Whether a catalog event was caused by one of our SOAP requests (echo suppression).
+    await knex.schema
+      .withSchema(schema)
+      .alterTable('received_upserts', (t) => void t.index(['request_id'], 'received_upserts_request_id_idx'));
+  },
+  async down(knex, schema) {
+    await knex.schema
+      .withSchema(schema)
+      .alterTable('received_upserts', (t) => void t.dropIndex(['request_id'], 'received_upserts_request_id_idx'));
+    await knex.schema.withSchema(schema).dropTableIfExists('event_cursors');
+    await knex.schema.withSchema(schema).dropTableIfExists('event_acks');
+    await knex.schema.withSchema(schema).dropTableIfExists('change_events');
+  },
+};
+
+export const backofficeMigrations: Migration[] = [...outboxMigrations, receivedUpserts, receivedAtIndex, changeEvents];

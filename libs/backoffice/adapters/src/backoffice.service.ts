@@ -1,11 +1,21 @@
 import type { Router } from '@koa/router';
-import { receiveEntities, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
-import { OutboxRelay, type EventBus } from '@commerce/shared-bus';
+import {
+  CHANGE_EVENT_MAPPERS,
+  getEvents,
+  markEventsDone,
+  receiveEntities,
+  type ChangeEventMapper,
+  type PasswordHasher,
+  type SoapUser,
+} from '@commerce/backoffice-core';
+import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore } from './received-upserts.store';
 import { createScryptPasswordHasher } from './scrypt-password.hasher';
+import { changeEventsConsumer } from './events/change-events.consumer';
+import { createChangeEventStore } from './events/change-events.store';
 import { createSoapRouter } from './soap/soap.router';
 
 export interface BackofficeServiceDeps {
@@ -18,16 +28,20 @@ export interface BackofficeServiceDeps {
   soapPath?: string;
   publicUrl?: () => string;
   hasher?: PasswordHasher;
+  /** The change-event feed: SOAP_ECHO_EVENTS, the page size of events_Get (default 100), its mappers. */
+  events?: { echo?: boolean; pageSize?: number; mappers?: readonly ChangeEventMapper[] };
 }
 
 export interface BackofficeService {
   router: Router;
   relay: OutboxRelay;
-  /** Starts publishing the outbox. */
-  start(): void;
-  /** Stops the relay after its current round; the router needs no stopping. */
+  /** Starts publishing the outbox and consuming the owners' events into the change-event feed. */
+  start(): Promise<void>;
+  /** Stops the feed's consumer and the relay after its current round; the router needs no stopping. */
   stop(): Promise<void>;
 }
+
+export const DEFAULT_EVENTS_PAGE_SIZE = 100;
 
 /** The composition of backoffice-soap the apps call: migrations, the use cases on their store, the SOAP router, the outbox relay. */
 export async function buildBackofficeService(deps: BackofficeServiceDeps): Promise<BackofficeService> {
@@ -35,6 +49,16 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   const store = createReceivedUpsertsStore(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   const hasher = deps.hasher ?? createScryptPasswordHasher();
+  const feed = createChangeEventStore(deps.db);
+  const pageSize = deps.events?.pageSize ?? DEFAULT_EVENTS_PAGE_SIZE;
+  const consumer = changeEventsConsumer({
+    db: deps.db,
+    store: feed,
+    mappers: deps.events?.mappers ?? CHANGE_EVENT_MAPPERS,
+    echo: deps.events?.echo ?? false,
+    logger: deps.logger,
+  });
+  let subscription: Subscription | undefined;
   const router = createSoapRouter({
     receiveEntities: async (entity, entities, requestId) => {
       const result = await receiveEntities({ store, hasher }, entity, entities, requestId);
@@ -42,6 +66,8 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
       if (result.received > 0) relay.nudge();
       return result;
     },
+    getEvents: (request) => getEvents({ feed, pageSize }, request),
+    markEventsDone: (username, numbers) => markEventsDone({ feed }, username, numbers),
     users: deps.users,
     namespace: deps.namespace,
     logger: deps.logger,
@@ -53,7 +79,14 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   return {
     router,
     relay,
-    start: () => relay.start(),
-    stop: () => relay.stop(),
+    async start() {
+      relay.start();
+      if (!subscription && consumer.topics.length > 0) subscription = await deps.bus.subscribe(consumer);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+      await relay.stop();
+    },
   };
 }

@@ -7,3 +7,6 @@ export { buildWsdl, WSDL_OPERATIONS, type WsdlOperation } from './soap/backoffic
 export { SPEC_OPERATIONS, type SoapOperationName } from './soap/soap-operations';
 export { soapTypes, type SoapField, type SoapTypes } from './soap/soap-types';
 export { soapRequest as soapRequestXml, soapAction, soapHeaders, type SoapRequestOptions } from './testing/soap-request';
+export * from './events/change-events.store';
+export * from './events/change-events.consumer';
+export * from './backoffice-events.env';

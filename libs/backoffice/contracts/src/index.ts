@@ -1,3 +1,4 @@
 export * from './soap-entities';
 export * from './backoffice.events';
 export * from './soap-namespace';
+export * from './change-events';

@@ -7,6 +7,8 @@ export const BackofficeErrorCodes = {
   UNKNOWN_OPERATION: 'BACKOFFICE.UNKNOWN_OPERATION',
   OPERATION_NOT_IMPLEMENTED: 'BACKOFFICE.OPERATION_NOT_IMPLEMENTED',
   REQUEST_TOO_LARGE: 'BACKOFFICE.REQUEST_TOO_LARGE',
+  UNKNOWN_EVENT: 'BACKOFFICE.UNKNOWN_EVENT',
+  LOGIN_RATE_LIMITED: 'BACKOFFICE.LOGIN_RATE_LIMITED',
 } as const;
 
 /**
@@ -86,6 +88,23 @@ export class RequestTooLargeError extends BackofficeError {
   constructor(limitBytes: number) {
     const reason = `request body larger than ${limitBytes} bytes; send smaller batches`;
     super(BackofficeErrorCodes.REQUEST_TOO_LARGE, 'too_large', { request: reason }, reason);
+  }
+}
+
+/** `events_Done` named event numbers the feed never had; nothing of that call was marked done. */
+export class UnknownEventError extends BackofficeError {
+  constructor(readonly unknown: readonly string[]) {
+    const shown = unknown.slice(0, 10).join(', ') + (unknown.length > 10 ? ', …' : '');
+    const reason = `unknown event number${unknown.length > 1 ? 's' : ''}: ${shown}; nothing was marked done`;
+    super(BackofficeErrorCodes.UNKNOWN_EVENT, 'not_found', { event: reason }, reason);
+  }
+}
+
+/** Too many failed logins from one client address or for one user name; retry after `retryAfterSeconds`. */
+export class LoginRateLimitedError extends BackofficeError {
+  constructor(readonly retryAfterSeconds: number) {
+    const reason = `too many failed logins; retry after ${retryAfterSeconds} s`;
+    super(BackofficeErrorCodes.LOGIN_RATE_LIMITED, 'forbidden', { login: reason }, reason);
   }
 }
 

@@ -4,3 +4,6 @@ export * from './soap-login';
 export * from './upsert-store.port';
 export * from './entity-batch.validation';
 export * from './receive-entities.use-case';
+export * from './change-feed.port';
+export * from './change-event.mappers';
+export * from './change-events.use-case';

@@ -136,14 +136,10 @@ describe('the WSDL', () => {
 });
 
 describe('the WSDL operations', () => {
-  it('declares every *_Update of the spec, each with login then its list, and a string answer', () => {
+  it('declares every operation of the spec, each *_Update with login then its list, and a string answer', () => {
     const defs = first(doc, 'definitions');
     const bound = (first(defs, 'binding')['operation'] as Node[]).map((o) => o.name).sort();
-    expect(bound).toEqual(
-      SPEC_OPERATIONS.filter((o) => o.name.endsWith('_Update'))
-        .map((o) => o.name)
-        .sort(),
-    );
+    expect(bound).toEqual(SPEC_OPERATIONS.map((o) => o.name).sort());
     const elements = first(first(defs, 'types'), 'schema')['element'] as Node[];
     for (const op of UPDATE_OPERATIONS) {
       const request = elements.find((e) => e.name === op.name);
@@ -152,6 +148,20 @@ describe('the WSDL operations', () => {
       const response = SPEC_OPERATIONS.find((o) => o.name === op.name)?.response;
       expect(elements.find((e) => e.name === response)?.type).toBe('xsd:string');
     }
+  });
+
+  it('declares the event feed: events_GetRequest, events_GetByMarkets and events_Done, answered by events_Get and eventsDoneResponse', () => {
+    const elements = first(first(first(doc, 'definitions'), 'types'), 'schema')['element'] as Node[];
+    const partsOf = (name: string) =>
+      (first(first(elements.find((e) => e.name === name), 'complexType'), 'sequence')['element'] as Node[]).map((e) => e.name);
+    expect(partsOf('events_GetRequest')).toEqual(['login', 'type']);
+    expect(partsOf('events_GetByMarkets')).toEqual(['login', 'type', 'markets']);
+    expect(partsOf('events_Done')).toEqual(['login', 'event']);
+    expect(partsOf('events_Get')).toEqual(['events']);
+    expect(elements.filter((e) => e.name === 'events_Get')).toHaveLength(1);
+    expect(elements.find((e) => e.name === 'eventsDoneResponse')?.type).toBe('xsd:string');
+    const eventType = (first(first(first(doc, 'definitions'), 'types'), 'schema')['complexType'] as Node[]).find((c) => c.name === 'Event');
+    expect((first(eventType, 'sequence')['element'] as Node[]).map((e) => e.name)).toEqual(['id', 'type', 'entry', 'mission', 'date', 'data']);
   });
 
   it('refers only to types it declares', () => {

@@ -2,12 +2,13 @@ import { SPEC_OPERATIONS, UPDATE_OPERATIONS } from './soap-operations';
 import { escapeXml } from './soap-reply';
 import { isScalar, soapTypes, type SoapField } from './soap-types';
 
-/** An operation as the WSDL describes it: its request element's parts and its one-string answer. */
+/** An operation as the WSDL describes it: its request element's parts and its answer (a string unless it has parts). */
 export interface WsdlOperation {
   name: string;
   requestElement: string;
   responseElement: string;
   parts: SoapField[];
+  responseParts?: SoapField[];
 }
 
 const responseOf = (name: string): string => {
@@ -16,16 +17,33 @@ const responseOf = (name: string): string => {
   return op.response;
 };
 
-/** What this build serves: every `*_Update` of UPDATE_OPERATIONS, login first, then its list. */
-export const WSDL_OPERATIONS: WsdlOperation[] = UPDATE_OPERATIONS.map((op) => ({
-  name: op.name,
-  requestElement: op.name,
-  responseElement: responseOf(op.name),
-  parts: [
-    { name: 'login', type: 'Login', required: true },
-    { name: op.list, type: op.type, list: op.item, required: true },
-  ],
-}));
+const login: SoapField = { name: 'login', type: 'Login', required: true };
+const eventType: SoapField = { name: 'type', type: 'string', required: true };
+const eventList: SoapField[] = [{ name: 'events', type: 'Event', list: 'event', required: true }];
+
+/** What this build serves: every `*_Update` of UPDATE_OPERATIONS (login first, then its list) and the event feed. */
+export const WSDL_OPERATIONS: WsdlOperation[] = [
+  ...UPDATE_OPERATIONS.map((op) => ({
+    name: op.name,
+    requestElement: op.name,
+    responseElement: responseOf(op.name),
+    parts: [login, { name: op.list, type: op.type, list: op.item, required: true }],
+  })),
+  { name: 'events_Get', requestElement: 'events_GetRequest', responseElement: 'events_Get', parts: [login, eventType], responseParts: eventList },
+  {
+    name: 'events_GetByMarkets',
+    requestElement: 'events_GetByMarkets',
+    responseElement: 'events_Get',
+    parts: [login, eventType, { name: 'markets', type: 'Ref', list: 'market', required: true }],
+    responseParts: eventList,
+  },
+  {
+    name: 'events_Done',
+    requestElement: 'events_Done',
+    responseElement: responseOf('events_Done'),
+    parts: [login, { name: 'event', type: 'string', repeated: true }],
+  },
+];
 
 const xsdType = (type: string): string => (isScalar(type) ? `xsd:${type}` : `tns:${type}`);
 
@@ -62,16 +80,29 @@ export function buildWsdl(options: { namespace: string; location: string; operat
   const operations = options.operations ?? WSDL_OPERATIONS;
   const action = (name: string) => `${ns}${name.charAt(0).toUpperCase()}${name.slice(1)}`;
   const types = Object.entries(soapTypes).map(([name, fields]) => complexType(name, fields));
-  const elements = operations.flatMap((op) => [
-    `    <xsd:element name="${op.requestElement}">`,
+  const elementWith = (name: string, parts: SoapField[]): string[] => [
+    `    <xsd:element name="${name}">`,
     '      <xsd:complexType>',
     '        <xsd:sequence>',
-    ...op.parts.map((p) => xsdElement(p, '          ')),
+    ...parts.map((p) => xsdElement(p, '          ')),
     '        </xsd:sequence>',
     '      </xsd:complexType>',
     '    </xsd:element>',
-    `    <xsd:element name="${op.responseElement}" type="xsd:string"/>`,
-  ]);
+  ];
+  // events_Get and events_GetByMarkets answer with the same element: declared once.
+  const declared = new Set<string>();
+  const elements = operations.flatMap((op) => {
+    const out = elementWith(op.requestElement, op.parts);
+    if (!declared.has(op.responseElement)) {
+      declared.add(op.responseElement);
+      out.push(
+        ...(op.responseParts
+          ? elementWith(op.responseElement, op.responseParts)
+          : [`    <xsd:element name="${op.responseElement}" type="xsd:string"/>`]),
+      );
+    }
+    return out;
+  });
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     `<wsdl:definitions name="BackofficeService" targetNamespace="${ns}" xmlns:tns="${ns}"`,

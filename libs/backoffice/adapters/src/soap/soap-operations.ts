@@ -1,6 +1,7 @@
 import type { ReceivableEntity } from '@commerce/backoffice-contracts';
 import { MalformedRequestError, OperationNotImplementedError, UnknownOperationError } from '@commerce/backoffice-core';
-import { xmlListToEntities, type XmlNode } from './soap-xml.mapper';
+import type { ChangeEvent } from '@commerce/backoffice-core';
+import { entityToXml, xmlListToEntities, type XmlNode } from './soap-xml.mapper';
 
 /** The operations of the spec's table: name, the element that carries the request, the element that answers. */
 export const SPEC_OPERATIONS = [
@@ -57,8 +58,11 @@ export interface SoapCallContext {
   username: string;
 }
 
-/** Runs one operation on its (already authenticated) operation element; resolves to the reply element's text. */
-export type SoapHandler = (operation: Record<string, XmlNode>, context: SoapCallContext) => Promise<string>;
+/**
+ * Runs one operation on its (already authenticated) operation element; resolves to the reply element's
+ * text, or to its child elements (`{xml}`, serialised) for a structured reply such as `events_Get`.
+ */
+export type SoapHandler = (operation: Record<string, XmlNode>, context: SoapCallContext) => Promise<string | { xml: string }>;
 
 const lcfirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 const ucfirst = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
@@ -118,6 +122,60 @@ export function updateHandler(options: {
       throw new MalformedRequestError(`${options.list} must hold ${options.item} elements`);
     }
     await options.receive(xmlListToEntities(options.type, options.item, node), context.requestId);
+    return 'OK';
+  };
+}
+
+const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
+  typeof node === 'object' && node !== null && !Array.isArray(node);
+
+function textParameter(operation: Record<string, XmlNode>, name: string): string {
+  const node = operation[name];
+  if (node === undefined) throw new MalformedRequestError(`the operation needs a ${name} element`);
+  if (typeof node !== 'string') throw new MalformedRequestError(`${name} must be one element holding text`);
+  return node;
+}
+
+/** `<events><event>…</event>…</events>`: each event in the `Event` type's order. */
+export const eventsXml = (events: readonly ChangeEvent[]): string =>
+  `<events>${events.map((e) => `<event>${entityToXml('Event', e)}</event>`).join('')}</events>`;
+
+export type GetEvents = (request: { username: string; type: string; markets?: string[] }) => Promise<ChangeEvent[]>;
+
+/** `events_Get`: `type`; answers `<events_Get><events>…</events></events_Get>`. */
+export function eventsGetHandler(getEvents: GetEvents): SoapHandler {
+  return async (operation, context) => ({
+    xml: eventsXml(await getEvents({ username: context.username, type: textParameter(operation, 'type') })),
+  });
+}
+
+/** `events_GetByMarkets`: `type` and `markets` (a list of `market` REF). */
+export function eventsGetByMarketsHandler(getEvents: GetEvents): SoapHandler {
+  return async (operation, context) => {
+    const type = textParameter(operation, 'type');
+    const node = operation['markets'];
+    if (node === undefined) throw new MalformedRequestError('the operation needs a markets element');
+    if (Array.isArray(node)) throw new MalformedRequestError('only one markets element is allowed');
+    if (isElementObject(node)) {
+      const strays = Object.keys(node).filter((k) => k !== 'market');
+      if (strays.length > 0) throw new MalformedRequestError(`markets may hold only market elements, not ${strays.join(', ')}`);
+    }
+    const markets = xmlListToEntities('Ref', 'market', node).map((m) => {
+      const id = (m as { id?: unknown }).id;
+      if (typeof id !== 'string') throw new MalformedRequestError('every market needs an id');
+      return id;
+    });
+    return { xml: eventsXml(await getEvents({ username: context.username, type, markets })) };
+  };
+}
+
+/** `events_Done`: one or more `event` numbers; answers `<eventsDoneResponse>OK</…>`. */
+export function eventsDoneHandler(markDone: (username: string, numbers: string[]) => Promise<void>): SoapHandler {
+  return async (operation, context) => {
+    const node = operation['event'];
+    const numbers = node === undefined ? [] : Array.isArray(node) ? node : [node];
+    if (numbers.some((n) => typeof n !== 'string')) throw new MalformedRequestError('event must hold an event number');
+    await markDone(context.username, numbers as string[]);
     return 'OK';
   };
 }

@@ -15,6 +15,11 @@ export function soapSuccess(element: string, namespace: string, text = 'OK'): st
   return envelope(`<${element} xmlns="${escapeXml(namespace)}">${escapeXml(text)}</${element}>`);
 }
 
+/** A success reply whose element holds child elements (`innerXml`, already serialised), e.g. `events_Get`. */
+export function soapSuccessXml(element: string, namespace: string, innerXml: string): string {
+  return envelope(`<${element} xmlns="${escapeXml(namespace)}">${innerXml}</${element}>`);
+}
+
 export interface SoapFault {
   /** SOAP 1.1: `Client` when the request was at fault (do not resend unchanged), `Server` otherwise. */
   faultcode: 'Client' | 'Server';

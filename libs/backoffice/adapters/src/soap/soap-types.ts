@@ -233,6 +233,26 @@ export const soapTypes: SoapTypes = {
     ...refs('market', 'pricelist'),
     s('ecvatno'),
   ],
+
+  // The change-event feed (events_Get). `stock` is named by the spec's `data` without a shape of its own:
+  // the product (the ERP's id) and, once the catalog publishes them, the size's quantities.
+  Stock: [ref('product'), ref('variation'), ref('size'), ...strings('sku', 'ean', 'qty'), list('warehouseitems', 'warehouse', 'WarehouseItem')],
+  EventData: [
+    one('account', 'Account'),
+    one('customer', 'Customer'),
+    one('invoice', 'Invoice'),
+    one('market', 'Market'),
+    one('order', 'Order'),
+    one('pricelist', 'Pricelist'),
+    one('salesrep', 'SalesRep'),
+    one('size', 'Size'),
+    one('warehouse', 'Warehouse'),
+    one('stock', 'Stock'),
+    // Not in the spec's `data`, whose type list still names paymentterm and shippingterm events.
+    one('paymentterms', 'PaymentTerms'),
+    one('shippingterms', 'ShippingTerms'),
+  ],
+  Event: [s('id', true), s('type', true), s('entry', true), s('mission', true), s('date', true), one('data', 'EventData')],
 };
 
 export const isScalar = (type: string): type is Scalar => type === 'string' || type === 'int' || type === 'boolean';

@@ -1,3 +1,4 @@
+import { escapeXml } from './soap-reply';
 import { isScalar, soapTypes, type SoapField } from './soap-types';
 
 /** What fast-xml-parser gives for an element: text ('' when empty), an object of children, or an array when repeated. */
@@ -51,4 +52,37 @@ export function xmlListToEntities(type: string, item: string, node: XmlNode | un
   if (node === undefined || (typeof node === 'string' && node.trim() === '')) return [];
   if (!isElementObject(node)) return [node];
   return asList(node[item]).map((one) => xmlToEntity(type, one));
+}
+
+const scalarXml = (value: unknown): string =>
+  escapeXml(typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
+
+function valueXml(type: string, value: unknown): string {
+  return isScalar(type) ? scalarXml(value) : entityToXml(type, value);
+}
+
+/**
+ * The reverse of xmlToEntity: the child elements of one entity in its type's order (what the XSD's
+ * sequence requires), lists wrapped, absent fields left out, text escaped. Un-prefixed: a reply puts them
+ * in the service namespace with a default xmlns.
+ */
+export function entityToXml(type: string, value: unknown): string {
+  const fields = soapTypes[type];
+  if (!fields) throw new Error(`no SOAP type ${type}`);
+  if (typeof value !== 'object' || value === null) return '';
+  const entity = value as Record<string, unknown>;
+  let xml = '';
+  for (const field of fields) {
+    const child = entity[field.name];
+    if (child === undefined || child === null) continue;
+    if (field.repeated) {
+      for (const item of Array.isArray(child) ? child : [child]) xml += `<${field.name}>${valueXml(field.type, item)}</${field.name}>`;
+    } else if (field.list) {
+      const items = Array.isArray(child) ? child : [child];
+      xml += `<${field.name}>${items.map((item) => `<${field.list}>${valueXml(field.type, item)}</${field.list}>`).join('')}</${field.name}>`;
+    } else {
+      xml += `<${field.name}>${valueXml(field.type, child)}</${field.name}>`;
+    }
+  }
+  return xml;
 }

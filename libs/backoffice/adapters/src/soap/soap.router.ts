@@ -7,20 +7,28 @@ import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
 import {
   checkSoapAction,
+  eventsDoneHandler,
+  eventsGetByMarketsHandler,
+  eventsGetHandler,
   handlerFor,
   operationOfElement,
   UPDATE_OPERATIONS,
   updateHandler,
+  type GetEvents,
   type SoapHandler,
   type SoapOperationName,
 } from './soap-operations';
-import { faultOf, soapFault, soapSuccess } from './soap-reply';
+import { faultOf, soapFault, soapSuccess, soapSuccessXml } from './soap-reply';
 import { createScryptPasswordHasher } from '../scrypt-password.hasher';
 import type { XmlNode } from './soap-xml.mapper';
 
 export interface SoapRouterDeps {
   /** The `*_Update` use case, bound to its store: validates a batch of one entity and resolves once it is durable. */
   receiveEntities: (entity: ReceivableEntity, entities: unknown[], requestId: string) => Promise<unknown>;
+  /** `events_Get` / `events_GetByMarkets`, bound to the feed; absent: those operations are not served. */
+  getEvents?: GetEvents;
+  /** `events_Done`, bound to the feed. */
+  markEventsDone?: (username: string, numbers: string[]) => Promise<void>;
   users: readonly SoapUser[];
   namespace: string;
   /** X-Correlation-ID is this prefix plus the request id. */
@@ -87,6 +95,11 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
       updateHandler({ ...op, receive: (entities, requestId) => deps.receiveEntities(op.entity, entities, requestId) }),
     ]),
   );
+  if (deps.getEvents) {
+    handlers.events_Get = eventsGetHandler(deps.getEvents);
+    handlers.events_GetByMarkets = eventsGetByMarketsHandler(deps.getEvents);
+  }
+  if (deps.markEventsDone) handlers.events_Done = eventsDoneHandler(deps.markEventsDone);
 
   const router = new Router();
 
@@ -123,7 +136,10 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const { login: _login, ...parameters } = payload;
         const answer = await handler(parameters, { requestId, username: user.username });
         ctx.status = 200;
-        ctx.body = soapSuccess(operation.response, deps.namespace, answer);
+        ctx.body =
+          typeof answer === 'string'
+            ? soapSuccess(operation.response, deps.namespace, answer)
+            : soapSuccessXml(operation.response, deps.namespace, answer.xml);
         deps.logger.info(
           { operation: operation.name, user: user.username, ms: Math.round(performance.now() - started) },
           'soap operation done',

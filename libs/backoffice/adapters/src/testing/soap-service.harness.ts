@@ -6,7 +6,8 @@ import { DEFAULT_SOAP_NAMESPACE, DEFAULT_SOAP_PATH } from '@commerce/backoffice-
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db, DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
-import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
+import { buildBackofficeService, type BackofficeService, type BackofficeServiceDeps } from '../backoffice.service';
+import { SPEC_OPERATIONS } from '../soap/soap-operations';
 import { soapHeaders, soapRequest } from './soap-request';
 
 /** The back-office service on a fresh schema of `engine`, served on port 0, for tests through the SOAP interface. */
@@ -15,7 +16,7 @@ export interface SoapServiceHarness {
   bus: MemoryBus;
   service: BackofficeService;
   url: string;
-  /** Posts `inner` (the operation's parameters) as user `erp` / `s3cret`, with the operation's SOAPAction. */
+  /** Posts `inner` (the operation's parameters) as user `erp` / `s3cret`, in the operation's request element, with its SOAPAction. */
   call(op: string, inner: string): Promise<{ status: number; headers: Headers; body: string }>;
   /** What the service kept: received entities in order, and their outbox envelopes. */
   rows(): Promise<{ received: Record<string, unknown>[]; outbox: EventEnvelope[] }>;
@@ -24,7 +25,15 @@ export interface SoapServiceHarness {
 
 export const HARNESS_USER = { username: 'erp', password: 's3cret' } as const;
 
-export async function startSoapService(engine: DbEngine, passwordHash: string): Promise<SoapServiceHarness> {
+export interface SoapServiceOptions {
+  /** More users beside HARNESS_USER. */
+  users?: { username: string; passwordHash: string }[];
+  /** Start the relay and the change-event consumer (default false: tests read the outbox table). */
+  start?: boolean;
+  events?: BackofficeServiceDeps['events'];
+}
+
+export async function startSoapService(engine: DbEngine, passwordHash: string, options: SoapServiceOptions = {}): Promise<SoapServiceHarness> {
   const db = engine.forSchema(uniqueName('bo'));
   const bus = createMemoryBus();
   const service = await buildBackofficeService({
@@ -32,8 +41,10 @@ export async function startSoapService(engine: DbEngine, passwordHash: string): 
     bus,
     logger: pino({ level: 'silent' }),
     namespace: DEFAULT_SOAP_NAMESPACE,
-    users: [{ username: HARNESS_USER.username, passwordHash }],
+    users: [{ username: HARNESS_USER.username, passwordHash }, ...(options.users ?? [])],
+    ...(options.events ? { events: options.events } : {}),
   });
+  if (options.start) await service.start();
   const app = new Koa();
   app.use(service.router.routes());
   const server: Server = await new Promise((resolve) => {
@@ -46,7 +57,9 @@ export async function startSoapService(engine: DbEngine, passwordHash: string): 
     service,
     url,
     async call(op, inner) {
-      const res = await fetch(url, { method: 'POST', headers: soapHeaders(op), body: soapRequest(op, inner, HARNESS_USER) });
+      // The Body's element is the spec's request element (events_GetRequest for events_Get).
+      const element = SPEC_OPERATIONS.find((o) => o.name === op)?.request ?? op;
+      const res = await fetch(url, { method: 'POST', headers: soapHeaders(op), body: soapRequest(element, inner, HARNESS_USER) });
       return { status: res.status, headers: res.headers, body: await res.text() };
     },
     async rows() {

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+/** The change-event feed's variables, for the backoffice-soap and all-in-one config schemas. */
+export const backofficeEventsEnv = () => ({
+  /** `true`: changes made through SOAP come back as change events too (off: the ERP knows what it sent). */
+  SOAP_ECHO_EVENTS: flag,
+  /** Most events one `events_Get` returns. */
+  EVENTS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+});

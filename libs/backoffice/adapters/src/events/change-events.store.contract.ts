@@ -1,0 +1,141 @@
+import type { NewChangeEvent } from '@commerce/backoffice-core';
+import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
+import { uniqueName } from '@commerce/shared-testing';
+import { backofficeMigrations } from '../backoffice.migrations';
+import { createChangeEventStore, type ChangeEventStore } from './change-events.store';
+
+const ev = (type: NewChangeEvent['type'], entry: string, market?: string): NewChangeEvent => ({
+  type,
+  entry,
+  mission: 'update',
+  date: '2026-03-01T08:00:00+00:00',
+  ...(market ? { market } : {}),
+  data: { [type === 'stock' ? 'stock' : type]: { id: entry } },
+});
+
+/** The change-event feed's behaviour, run on PGlite (unit) and on Postgres (int) so the two cannot drift. */
+export function changeEventStoreContract(engine: () => DbEngine): void {
+  let db: Db;
+  let store: ChangeEventStore;
+
+  beforeEach(async () => {
+    db = engine().forSchema(uniqueName('bo_feed'));
+    await migrate(db, backofficeMigrations);
+    store = createChangeEventStore(db);
+  });
+
+  const append = (...events: NewChangeEvent[]) => db.transaction((trx) => store.append(trx, events));
+  const entries = async (user: string, query: Parameters<ChangeEventStore['list']>[1]) =>
+    (await store.list(user, query)).map((e) => e.entry);
+
+  it('lists events oldest first with increasing ids, the date with its offset, at most the limit', async () => {
+    await append(ev('customer', 'c1'), ev('order', 'o1', 'EU'), ev('customer', 'c2'));
+
+    const all = await store.list('erp', { limit: 2 });
+
+    expect(all.map((e) => [e.type, e.entry, e.mission])).toEqual([
+      ['customer', 'c1', 'update'],
+      ['order', 'o1', 'update'],
+    ]);
+    expect(BigInt(all[1]!.id)).toBeGreaterThan(BigInt(all[0]!.id));
+    expect(all[0]!.date).toBe('2026-03-01T08:00:00+00:00');
+    expect(all[0]!.data).toEqual({ customer: { id: 'c1' } });
+    expect(all[1]!.market).toBe('EU');
+  });
+
+  it('filters by type and by markets; events without a market are not in any market', async () => {
+    await append(ev('customer', 'c1'), ev('order', 'o1', 'EU'), ev('order', 'o2', 'US'), ev('account', 'a1', 'EU'));
+
+    expect(await entries('erp', { type: 'order', limit: 100 })).toEqual(['o1', 'o2']);
+    expect(await entries('erp', { markets: ['EU'], limit: 100 })).toEqual(['o1', 'a1']);
+    expect(await entries('erp', { type: 'order', markets: ['US', 'SE'], limit: 100 })).toEqual(['o2']);
+  });
+
+  it('done removes events from that user’s later lists only, is idempotent, and refuses unknown numbers whole', async () => {
+    await append(ev('customer', 'c1'), ev('customer', 'c2'), ev('customer', 'c3'));
+    const [e1, e2, e3] = await store.list('erp', { limit: 100 });
+
+    await expect(store.markDone('erp', [e2!.id])).resolves.toEqual({ unknown: [] });
+    await expect(store.markDone('erp', [e2!.id])).resolves.toEqual({ unknown: [] });
+    expect(await entries('erp', { limit: 100 })).toEqual(['c1', 'c3']);
+    expect(await entries('other', { limit: 100 })).toEqual(['c1', 'c2', 'c3']);
+
+    const unknown = (BigInt(e3!.id) + 100n).toString();
+    await expect(store.markDone('erp', [e1!.id, unknown])).resolves.toEqual({ unknown: [unknown] });
+    expect(await entries('erp', { limit: 100 })).toEqual(['c1', 'c3']);
+
+    await store.markDone('erp', [e1!.id, e3!.id]);
+    expect(await entries('erp', { limit: 100 })).toEqual([]);
+    // Done below the user's done_through is still fine, and later events still come.
+    await expect(store.markDone('erp', [e1!.id])).resolves.toEqual({ unknown: [] });
+    await append(ev('customer', 'c4'));
+    expect(await entries('erp', { limit: 100 })).toEqual(['c4']);
+  });
+
+  it('keeps only the acknowledgements above the oldest event not done', async () => {
+    await append(ev('customer', 'c1'), ev('order', 'o1'), ev('customer', 'c2'), ev('customer', 'c3'));
+    const ids = (await store.list('erp', { limit: 100 })).map((e) => e.id);
+
+    await store.markDone('erp', [ids[0]!, ids[2]!, ids[3]!]);
+    expect(await db.table('event_cursors').where({ username: 'erp' }).pluck('done_through')).toEqual([expect.anything()]);
+    expect(String((await db.table('event_cursors').where({ username: 'erp' }).first()).done_through)).toBe(ids[0]);
+    expect((await db.table('event_acks').where({ username: 'erp' }).pluck('event_id')).map(String).sort()).toEqual(
+      [ids[2]!, ids[3]!].sort(),
+    );
+
+    await store.markDone('erp', [ids[1]!]);
+    expect(String((await db.table('event_cursors').where({ username: 'erp' }).first()).done_through)).toBe(ids[3]);
+    expect(await db.table('event_acks').where({ username: 'erp' }).count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  it('two clients of one user polling and marking done at once: every event is listed until done, none after', async () => {
+    await append(...Array.from({ length: 30 }, (_, i) => ev('customer', `c${i}`)));
+    const seenAfterDone: string[] = [];
+    const done = new Set<string>();
+    const worker = async () => {
+      for (;;) {
+        const page = await store.list('erp', { limit: 7 });
+        if (page.length === 0) return;
+        for (const e of page) if (done.has(e.id)) seenAfterDone.push(e.id);
+        await store.markDone(
+          'erp',
+          page.map((e) => e.id),
+        );
+        page.forEach((e) => done.add(e.id));
+      }
+    };
+    await Promise.all([worker(), worker()]);
+
+    expect(seenAfterDone).toEqual([]);
+    expect(done.size).toBe(30);
+    expect(await store.list('erp', { limit: 100 })).toEqual([]);
+  });
+
+  it('answers a page as fast with 100,000 events pending, or 100,000 done, as with a few', async () => {
+    const time = async (fn: () => Promise<unknown>) => {
+      await fn();
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) await fn();
+      return (performance.now() - started) / 5;
+    };
+    await append(...Array.from({ length: 150 }, (_, i) => ev(i % 2 ? 'order' : 'customer', `x${i}`)));
+    const small = await time(() => store.list('erp', { type: 'order', limit: 100 }));
+
+    await db.knex.raw(
+      `insert into ??.change_events (type, entry, mission, data, occurred_at)
+       select case when g % 2 = 0 then 'customer' else 'order' end, 'e' || g, 'update', '{}'::jsonb, now()
+       from generate_series(1, 100000) g`,
+      [db.schema],
+    );
+    await db.knex.raw(`analyze ??.change_events`, [db.schema]);
+    const pending = await time(() => store.list('erp', { type: 'order', limit: 100 }));
+
+    // The same user marks all of them done except the newest 150: the list starts at done_through.
+    const newest = (await db.table('change_events').max({ id: 'id' }).first()) as { id: string | number };
+    await db.table('event_cursors').insert({ username: 'erp', done_through: Number(newest.id) - 150 });
+    const afterDone = await time(() => store.list('erp', { type: 'order', limit: 100 }));
+
+    expect(pending).toBeLessThan(small * 5 + 25);
+    expect(afterDone).toBeLessThan(small * 5 + 25);
+  }, 60_000);
+}

@@ -1,0 +1,132 @@
+import type { ChangeEvent, ChangeFeed, NewChangeEvent } from '@commerce/backoffice-core';
+import type { ChangeEventMission, ChangeEventType } from '@commerce/backoffice-contracts';
+import type { Db, Knex } from '@commerce/shared-db';
+
+interface EventRow {
+  id: string | number;
+  type: string;
+  entry: string;
+  mission: string;
+  market: string | null;
+  data: Record<string, unknown> | string;
+  occurred_at: Date | string;
+}
+
+const toEvent = (row: EventRow): ChangeEvent => ({
+  id: String(row.id),
+  type: row.type as ChangeEventType,
+  entry: row.entry,
+  mission: row.mission as ChangeEventMission,
+  date: (row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at)).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+  ...(row.market ? { market: row.market } : {}),
+  data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+});
+
+export interface ChangeEventStore extends ChangeFeed {
+  /** Appends events inside the caller's transaction (the consumer's dedupe record commits with them). */
+  append(trx: Knex.Transaction, events: readonly NewChangeEvent[], sourceEventId?: string): Promise<void>;
+  /** Whether `requestId` is a SOAP request whose batch this service stored. */
+  isSoapRequest(trx: Knex.Transaction, requestId: string): Promise<boolean>;
+}
+
+/** The change-event feed on knex (Postgres or PGlite). */
+export function createChangeEventStore(db: Db): ChangeEventStore {
+  const lockKey = `${db.schema}.change_events`;
+  return {
+    async append(trx, events, sourceEventId) {
+      if (events.length === 0) return;
+      // Ids must become visible in increasing order, or a user's done_through could pass an id still
+      // being committed and that event would never be listed: appends take turns (PGlite has one
+      // connection, so its transactions already do).
+      if (db.engine === 'postgres') await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lockKey]);
+      await db.table('change_events', trx).insert(
+        events.map((e) => ({
+          type: e.type,
+          entry: e.entry,
+          mission: e.mission,
+          market: e.market ?? null,
+          data: JSON.stringify(e.data),
+          occurred_at: e.date,
+          source_event_id: sourceEventId ?? null,
+        })),
+      );
+    },
+
+    async isSoapRequest(trx, requestId) {
+      const row = await db.table('received_upserts', trx).select('seq').where({ request_id: requestId }).first();
+      return row !== undefined;
+    },
+
+    async list(username, query) {
+      const cursor = (await db.table('event_cursors').select('done_through').where({ username }).first()) as
+        | { done_through: string | number }
+        | undefined;
+      const floor = cursor ? String(cursor.done_through) : '0';
+      const q = db
+        .table('change_events as e')
+        .select('e.id', 'e.type', 'e.entry', 'e.mission', 'e.market', 'e.data', 'e.occurred_at')
+        .where('e.id', '>', floor)
+        .whereNotExists(
+          db.knex
+            .select(db.knex.raw('1'))
+            .from(`${db.schema}.event_acks as a`)
+            .where('a.username', username)
+            .whereRaw('a.event_id = e.id'),
+        )
+        .orderBy('e.id')
+        .limit(query.limit);
+      if (query.type) q.where('e.type', query.type);
+      if (query.markets) q.whereIn('e.market', [...query.markets]);
+      return ((await q) as EventRow[]).map(toEvent);
+    },
+
+    async markDone(username, ids) {
+      return db.transaction(async (trx) => {
+        const known = new Set(
+          ((await db.table('change_events', trx).whereIn('id', [...ids]).pluck('id')) as Array<string | number>).map(String),
+        );
+        const unknown = ids.filter((id) => !known.has(id));
+        if (unknown.length > 0) return { unknown };
+
+        // One user's Done calls take turns on the user's cursor row.
+        await db.table('event_cursors', trx).insert({ username, done_through: 0 }).onConflict('username').ignore();
+        const cursor = (await db.table('event_cursors', trx).select('done_through').where({ username }).forUpdate().first()) as {
+          done_through: string | number;
+        };
+        const floor = BigInt(cursor.done_through);
+        const above = ids.filter((id) => BigInt(id) > floor);
+        if (above.length > 0)
+          await db
+            .table('event_acks', trx)
+            .insert(above.map((id) => ({ username, event_id: id })))
+            .onConflict(['username', 'event_id'])
+            .ignore();
+
+        // Move done_through up to just below the user's oldest event not done, and drop the acks below it.
+        // The newest id first: every id up to it is committed (appends take turns), later ones are not seen.
+        const max = (await db.table('change_events', trx).max({ id: 'id' }).first()) as { id: string | number | null } | undefined;
+        const newest = max?.id == null ? floor : BigInt(max.id);
+        const next = (await db
+          .table('change_events as e', trx)
+          .select('e.id')
+          .where('e.id', '>', floor.toString())
+          .andWhere('e.id', '<=', newest.toString())
+          .whereNotExists(
+            db.knex
+              .select(db.knex.raw('1'))
+              .from(`${db.schema}.event_acks as a`)
+              .where('a.username', username)
+              .whereRaw('a.event_id = e.id'),
+          )
+          .orderBy('e.id')
+          .first()) as { id: string | number } | undefined;
+        const through = next ? BigInt(next.id) - 1n : newest;
+        if (through > floor) {
+          await db.table('event_cursors', trx).where({ username }).update({ done_through: through.toString() });
+          await db.table('event_acks', trx).where({ username }).andWhere('event_id', '<=', through.toString()).delete();
+        }
+        return { unknown: [] };
+      });
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import {
+  BackofficeTopics,
+  CHANGE_EVENT_DATA_ELEMENT,
+  UpsertReceivedEvents,
+  type ChangeEventType,
+  type ReceivableEntity,
+} from '@commerce/backoffice-contracts';
+import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
+import type { EventEnvelope } from '@commerce/shared-events';
+import type { NewChangeEvent } from './change-feed.port';
+
+export interface MapperContext {
+  /** SOAP_ECHO_EVENTS: changes made through SOAP come back as events too. */
+  echo: boolean;
+  /** True when the owner's event was caused by a SOAP request this service accepted (its request id). */
+  causedBySoap(envelope: EventEnvelope): Promise<boolean>;
+}
+
+/**
+ * Turns one owner's event into change events of the SOAP feed. One mapper per owner event: a service that
+ * starts publishing (`order.order.v1` OrderPlaced/OrderStatusChanged, `account.customer.v1`
+ * CustomerRegistered/CustomerChanged) gets a mapper here that parses with the owner's contract and builds
+ * the entity in its SOAP shape; the consumer subscribes to every topic a mapper names.
+ */
+export interface ChangeEventMapper {
+  topic: string;
+  /** Whether this mapper reads the event (topic, type and version). */
+  matches(envelope: EventEnvelope): boolean;
+  /** Only when true is the mapper's topic subscribed (e.g. SOAP echoes only when configured). */
+  enabled?(context: Pick<MapperContext, 'echo'>): boolean;
+  map(envelope: EventEnvelope, context: MapperContext): Promise<NewChangeEvent[]>;
+}
+
+/** ISO 8601 with an explicit offset (`+00:00`, not `Z`), to the second. */
+export const offsetDate = (iso: string): string => {
+  const date = new Date(iso);
+  const at = Number.isNaN(date.getTime()) ? new Date() : date;
+  return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+};
+
+const event = (
+  type: ChangeEventType,
+  entry: string,
+  envelope: EventEnvelope,
+  entity: unknown,
+  market?: string,
+): NewChangeEvent => ({
+  type,
+  entry,
+  mission: 'update',
+  date: offsetDate(envelope.occurredAt),
+  ...(market ? { market } : {}),
+  data: { [CHANGE_EVENT_DATA_ELEMENT[type]]: entity },
+});
+
+/** The feed's kind for each upsert entity; products and delivery windows have none in the spec's list. */
+const UPSERT_EVENT_TYPE: Partial<Record<ReceivableEntity, ChangeEventType>> = {
+  account: 'account',
+  customer: 'customer',
+  invoice: 'invoice',
+  market: 'market',
+  order: 'order',
+  paymentterms: 'paymentterm',
+  pricelist: 'pricelist',
+  salesrep: 'salesrep',
+  shippingterms: 'shippingterm',
+  size: 'size',
+  warehouse: 'warehouse',
+};
+
+const refId = (ref: unknown): string | undefined => {
+  const id = (ref as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && id.trim() !== '' ? id : undefined;
+};
+
+/** A buyer's password hash never leaves the service, not even to the ERP that sent the password. */
+function withoutSecrets(entity: ReceivableEntity, data: Record<string, unknown>): Record<string, unknown> {
+  if (entity !== 'account' || !Array.isArray(data['buyers'])) return data;
+  return { ...data, buyers: (data['buyers'] as Record<string, unknown>[]).map(({ passwordhash: _hash, ...buyer }) => buyer) };
+}
+
+/** `backoffice.upsert.v1`: what the ERP itself sent; an event only with SOAP_ECHO_EVENTS. */
+export const soapUpsertEchoMapper: ChangeEventMapper = {
+  topic: BackofficeTopics.UPSERT,
+  matches: (envelope) => Object.values(UpsertReceivedEvents).some((e) => e.matches(envelope)),
+  enabled: ({ echo }) => echo,
+  async map(envelope, context) {
+    if (!context.echo) return [];
+    const entity = (envelope.payload as { entity?: unknown } | null)?.entity as ReceivableEntity;
+    const type = UPSERT_EVENT_TYPE[entity];
+    const definition = UpsertReceivedEvents[entity];
+    if (!type || !definition) return [];
+    const payload = definition.parse(envelope).payload as Record<string, unknown>;
+    const data = withoutSecrets(entity, payload[entity] as Record<string, unknown>);
+    const market = type === 'market' ? refId(data) : refId(data['market']);
+    return [event(type, String(data['id']), envelope, data, market)];
+  },
+};
+
+/**
+ * `catalog.product.v1` ProductUpserted: the catalog re-publishes a product whenever what it shows may
+ * have changed (stock, availability, prices, names). The event carries only the product's ids, so the
+ * feed's `stock` event names the product (`entry` and `stock.product.id` are the ERP's product id) for
+ * the ERP to re-read; quantities come when the catalog publishes them on `catalog.stock.v1` (a mapper
+ * of its own). A re-publish caused by a SOAP request of ours is an echo, skipped unless configured.
+ */
+export const productUpsertedStockMapper: ChangeEventMapper = {
+  topic: CatalogTopics.PRODUCT,
+  matches: (envelope) => ProductUpserted.matches(envelope),
+  async map(envelope, context) {
+    const { externalId } = ProductUpserted.parse(envelope).payload;
+    if (!context.echo && (await context.causedBySoap(envelope))) return [];
+    return [event('stock', externalId, envelope, { product: { id: externalId } })];
+  },
+};
+
+/** Every owner event the feed is built from. */
+export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [soapUpsertEchoMapper, productUpsertedStockMapper];
+
+/** The topics the feed's consumer subscribes to. */
+export const changeEventTopics = (mappers: readonly ChangeEventMapper[], echo: boolean): string[] => [
+  ...new Set(mappers.filter((m) => m.enabled?.({ echo }) ?? true).map((m) => m.topic)),
+];
+
+/** The change events of one owner event: the first mapper that reads it decides; none reads it → none. */
+export async function changeEventsOf(
+  mappers: readonly ChangeEventMapper[],
+  envelope: EventEnvelope,
+  context: MapperContext,
+): Promise<NewChangeEvent[]> {
+  const mapper = mappers.find((m) => m.topic === envelope.topic && m.matches(envelope));
+  return mapper ? mapper.map(envelope, context) : [];
+}
