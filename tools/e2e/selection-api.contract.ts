@@ -60,20 +60,63 @@ const product = (id: string, context: PriceContext): ProductDto | null => {
   const price = entry && context.market ? entry[1].prices[context.market] : undefined;
   if (!entry || price === undefined) return null;
   const before = entry[1].before?.[context.market!] ?? price;
-  return {
+  const text = Object.fromEntries(
+    [
+      'sku',
+      'productSku',
+      'variantName',
+      'countryOrigin',
+      'stockUnit',
+      'brand',
+      'brandName',
+      'brandUri',
+      'collection',
+      'collectionName',
+      'collectionUri',
+      'excerpt',
+      'excerptHtml',
+      'description',
+      'descriptionHtml',
+      'metaTitle',
+      'metaDescription',
+      'metaKeywords',
+      'category',
+      'categoryUri',
+      'platformProduct',
+      'platformVariant',
+      'silkProduct',
+      'silkVariant',
+      'harmCode',
+      'harmCodeDescription',
+    ].map((k) => [k, '']),
+  );
+  const full: ProductDto = {
+    ...(text as unknown as ProductDto),
     product: id,
     name: entry[1].name,
     uri: entry[1].name.toLowerCase(),
-    price: String(price),
-    priceAsNumber: price,
-    priceBeforeDiscountAsNumber: before,
+    canonicalUri: entry[1].name.toLowerCase(),
+    categoryName: [],
     itemQuantityMinimum: entry[1].minimum ?? 1,
     itemQuantityMultipleOf: entry[1].multipleOf ?? 1,
+    price: String(price),
+    priceBeforeDiscount: String(before),
+    priceReduction: String(before - price),
+    priceAsNumber: price,
+    priceBeforeDiscountAsNumber: before,
+    priceReductionAsNumber: before - price,
+    discountPercent: Math.round((100 * (before - price)) / before),
+    showAsOnSale: before > price,
+    newProduct: false,
     inStock: true,
+    primaryVariant: true,
+    itemTable: { x: [], y: [], dividerSymbol: 'x' },
     items: [],
     media: {},
-    categoryName: [],
-  } as unknown as ProductDto;
+    categories: {},
+    relatedProducts: [],
+  };
+  return full;
 };
 const catalog = {
   getItem: async (id: string, context: PriceContext) => item(id, context),

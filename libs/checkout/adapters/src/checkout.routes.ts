@@ -46,6 +46,13 @@ export function checkoutSessionMiddleware(deps: CheckoutHttpDeps): Koa.Middlewar
     if (ctx.path.startsWith(`${CHECKOUT_PREFIX}/`) && ctx.path !== `${CHECKOUT_PREFIX}/openapi.json`) {
       const handle = await sessionOf(deps, ctx);
       ctx.set('API-Token', handle.token);
+      try {
+        await next();
+      } finally {
+        // A use case may have renewed the token (login, logout): the answer carries the new one.
+        ctx.set('API-Token', handle.token);
+      }
+      return;
     }
     await next();
   };

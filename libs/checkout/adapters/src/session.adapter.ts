@@ -6,6 +6,7 @@ export function checkoutSessions(store: SessionStore): SessionPort {
   return {
     get: (token) => store.get<CheckoutSession>(token),
     set: (token, session) => store.set(token, { ...session }),
+    delete: (token) => store.delete(token),
     newToken: newSessionToken,
   };
 }

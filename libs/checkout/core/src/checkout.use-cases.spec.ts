@@ -86,6 +86,7 @@ function fakes() {
     sessions: {
       get: async (t) => sessions.get(t) ?? null,
       set: async (t, s) => void sessions.set(t, s),
+      delete: async (t) => void sessions.delete(t),
       newToken: () => `token${++tokens}`,
     },
     catalog,

@@ -38,3 +38,27 @@ export async function openSession(deps: CheckoutDeps, token: string | undefined,
   await deps.sessions.set(fresh.token, fresh.session);
   return fresh;
 }
+
+/**
+ * A new token for the session (login, register, password reset and logout call it): the session moves
+ * to the new token and the old one stops working at once, so a token seen before the change of
+ * identity cannot act after it. `reset` starts the new token from a fresh anonymous session in the same
+ * country and language (logout: the selection is left behind).
+ */
+export async function renewSession(deps: CheckoutDeps, handle: SessionHandle, options: { reset?: boolean } = {}): Promise<SessionHandle> {
+  const old = handle.token;
+  const session: CheckoutSession = options.reset
+    ? {
+        country: handle.session.country,
+        state: handle.session.state,
+        language: handle.session.language,
+        createdAt: (deps.now ?? (() => new Date()))().toISOString(),
+      }
+    : handle.session;
+  handle.token = deps.sessions.newToken();
+  handle.session = session;
+  handle.isNew = true;
+  await deps.sessions.set(handle.token, session);
+  await deps.sessions.delete(old);
+  return handle;
+}

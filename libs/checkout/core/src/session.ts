@@ -12,5 +12,6 @@ export interface CheckoutSession {
 export interface SessionPort {
   get(token: string): Promise<CheckoutSession | null>;
   set(token: string, session: CheckoutSession): Promise<void>;
+  delete(token: string): Promise<void>;
   newToken(): string;
 }

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { parseStoreConfig } from '@commerce/shared-config';
+import type { CartClient } from '@commerce/cart-contracts';
+import type { CatalogClient } from '@commerce/catalog-contracts';
+import { StoreView } from './envelope';
+import { openSession, renewSession, type CheckoutDeps } from './checkout.use-cases';
+import type { CheckoutSession } from './session';
+
+const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+
+function deps() {
+  const sessions = new Map<string, CheckoutSession>();
+  let n = 0;
+  const d: CheckoutDeps = {
+    sessions: {
+      get: async (t) => sessions.get(t) ?? null,
+      set: async (t, s) => void sessions.set(t, s),
+      delete: async (t) => void sessions.delete(t),
+      newToken: () => `token_${String(++n).padStart(24, '0')}`,
+    },
+    catalog: {} as CatalogClient,
+    cart: {} as CartClient,
+    view: new StoreView(store),
+  };
+  return { d, sessions };
+}
+
+describe('session renewal', () => {
+  it('moves the session to a new token and the old token stops working', async () => {
+    const { d, sessions } = deps();
+    const handle = await openSession(d, undefined);
+    const old = handle.token;
+    handle.session = { ...handle.session, selectionId: 'sel-1', country: 'DE' };
+    await renewSession(d, handle);
+    expect(handle.token).not.toBe(old);
+    expect(sessions.has(old)).toBe(false);
+    expect(sessions.get(handle.token)).toMatchObject({ selectionId: 'sel-1', country: 'DE' });
+    const again = await openSession(d, old);
+    expect(again.token).not.toBe(old);
+    expect(again.session.selectionId).toBeUndefined();
+  });
+
+  it('with reset, keeps country and language but leaves the selection behind', async () => {
+    const { d, sessions } = deps();
+    const handle = await openSession(d, undefined);
+    handle.session = { ...handle.session, selectionId: 'sel-1', country: 'US', state: 'CA', language: 'en' };
+    await renewSession(d, handle, { reset: true });
+    expect(sessions.get(handle.token)).toMatchObject({ country: 'US', state: 'CA', language: 'en' });
+    expect(sessions.get(handle.token)?.selectionId).toBeUndefined();
+  });
+});
