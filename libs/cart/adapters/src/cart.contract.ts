@@ -169,6 +169,20 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect((await cart.client.changeSelection(id, { removeLines: [added.items[0]!.line] })).items).toEqual([]);
       });
 
+      it('adds and removes voucher codes and merges payment fields under the lock, concurrent ones included', async () => {
+        const { id } = await newSelection();
+        await Promise.all([
+          cart.client.changeSelection(id, { addVoucher: 'A' }),
+          cart.client.changeSelection(id, { addVoucher: 'B' }),
+          cart.client.changeSelection(id, { mergePaymentFields: { email: 'a@b.se' } }),
+          cart.client.changeSelection(id, { mergePaymentFields: { city: 'Malmö' } }),
+        ]);
+        const both = await cart.client.changeSelection(id, { addVoucher: 'a' });
+        expect([...both.vouchers].sort()).toEqual(['A', 'B']);
+        expect(both.paymentFields).toEqual({ email: 'a@b.se', city: 'Malmö' });
+        expect((await cart.client.changeSelection(id, { removeVoucher: 'b' })).vouchers).toEqual(['A']);
+      });
+
       it('loses no update when different lines change concurrently', async () => {
         const { id } = await newSelection();
         const added = await cart.client.changeSelection(id, {

@@ -65,6 +65,9 @@ const Change = z.object({
     )
     .optional(),
   removeLines: z.array(z.string()).optional(),
+  addVoucher: z.string().min(1).optional(),
+  removeVoucher: z.string().min(1).optional(),
+  mergePaymentFields: z.record(z.string(), z.string()).optional(),
 });
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {

@@ -103,6 +103,12 @@ export interface SelectionChange {
   set?: SelectionFields;
   prices?: LinePrice[];
   removeLines?: string[];
+  /** Adds a voucher code unless the selection has it (under the lock, so concurrent additions both stay). */
+  addVoucher?: string;
+  /** Removes a voucher code (compared case-insensitively). */
+  removeVoucher?: string;
+  /** Merged into the stored payment fields. */
+  mergePaymentFields?: Record<string, string>;
 }
 
 export interface NewSelectionCommand {

@@ -126,7 +126,13 @@ export function applyChange(selection: Selection, change: SelectionChange): Sele
       return { ...l, priceEach: price.priceEachAsNumber, priceEachBeforeDiscount: before };
     });
   const set = Object.fromEntries(Object.entries(change.set ?? {}).filter(([, v]) => v !== undefined));
-  return { ...selection, ...set, lines };
+  const next: Selection = { ...selection, ...set, lines };
+  const { addVoucher, removeVoucher, mergePaymentFields } = change;
+  if (addVoucher && !next.vouchers.some((v) => v.toUpperCase() === addVoucher.toUpperCase()))
+    next.vouchers = [...next.vouchers, addVoucher];
+  if (removeVoucher) next.vouchers = next.vouchers.filter((v) => v.toUpperCase() !== removeVoucher.toUpperCase());
+  if (mergePaymentFields) next.paymentFields = { ...next.paymentFields, ...mergePaymentFields };
+  return next;
 }
 
 export async function changeSelection(deps: CartDeps, selectionId: string, change: SelectionChange): Promise<SelectionDto> {

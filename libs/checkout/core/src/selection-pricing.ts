@@ -111,9 +111,11 @@ function computeParts(view: StoreView, session: CheckoutSession, selection: Sele
   const itemsTotal = selection.items.reduce((n, i) => n + minor(i.priceEachAsNumber) * i.quantity, 0);
 
   // Vouchers that apply now, percent before amount (an amount is capped at what is left).
+  // One voucher of each type: the first entered (two requests racing past the check cannot stack two).
   const applicable = selection.vouchers
     .map((code) => view.voucher(code))
-    .filter((v): v is VoucherConfig => v !== undefined && voucherProblem(view, v, session, selection, now) === null);
+    .filter((v): v is VoucherConfig => v !== undefined && voucherProblem(view, v, session, selection, now) === null)
+    .filter((v, i, all) => all.findIndex((w) => w.type === v.type) === i);
   const order = { percent: 0, amount: 1, freeShipping: 2 } as const;
   applicable.sort((a, b) => order[a.type] - order[b.type]);
   const vouchers: Array<VoucherConfig & { minor: number }> = [];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { DomainError, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
 import type { ProductDto } from '@commerce/catalog-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
@@ -36,9 +36,7 @@ async function currentSelection(deps: CheckoutDeps, handle: SessionHandle): Prom
 }
 
 /** The session's selection id, creating the selection in the session's market on the first write. */
-async function selectionIdOf(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
-  const id = handle.session.selectionId;
-  if (id && (await deps.cart.getSelection(id))) return id;
+async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
   const created = await deps.cart.createSelection({
     currency: deps.view.currencyOf(handle.session.country),
     country: handle.session.country,
@@ -101,8 +99,15 @@ async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: st
   return data;
 }
 
+/** Applies a change to the session's selection; a session without one (or whose selection was closed) gets a new one first. */
 async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: SelectionChange, known?: Map<string, ProductDto | null>) {
-  const selection = await deps.cart.changeSelection(await selectionIdOf(deps, handle), changeOf);
+  let selection: SelectionDto | null = null;
+  if (handle.session.selectionId) {
+    selection = await deps.cart
+      .changeSelection(handle.session.selectionId, changeOf)
+      .catch((e: unknown) => (e instanceof DomainError && e.code === 'CART.SELECTION_NOT_FOUND' ? null : Promise.reject(e)));
+  }
+  selection ??= await deps.cart.changeSelection(await newSelectionId(deps, handle), changeOf);
   return envelope(deps, handle, selection, known);
 }
 
@@ -261,12 +266,8 @@ const PaymentFieldsBody = z
 /** `PUT payment-fields`: the address fields an embedded payment form reports back; merged into what is stored. */
 export async function setPaymentFields(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const fields = parse(PaymentFieldsBody, body);
-  const selection = await deps.cart.getSelection(await selectionIdOf(deps, handle));
-  const merged = {
-    ...(selection?.paymentFields ?? {}),
-    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
-  } as Record<string, string>;
-  return change(deps, handle, { set: { paymentFields: merged } });
+  const given = Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
+  return change(deps, handle, { mergePaymentFields: given });
 }
 
 const VoucherBody = z.object({ voucher: z.string().min(1).max(100) }).strict();
@@ -282,7 +283,7 @@ export async function addVoucher(deps: CheckoutDeps, handle: SessionHandle, body
   const entered = selection.vouchers.map((c) => deps.view.voucher(c)).filter((v) => v !== undefined);
   if (entered.some((v) => v.voucher === voucher.voucher)) return envelope(deps, handle, selection);
   if (entered.some((v) => v.type === voucher.type)) throw new VoucherRefusedError(`a ${voucher.type} voucher is already used`);
-  return change(deps, handle, { set: { vouchers: [...selection.vouchers, voucher.voucher] } });
+  return change(deps, handle, { addVoucher: voucher.voucher });
 }
 
 /** `DELETE vouchers/{voucher}`: 404 `{voucher}` when the selection does not have it. */
@@ -290,5 +291,5 @@ export async function removeVoucher(deps: CheckoutDeps, handle: SessionHandle, c
   const selection = await currentSelection(deps, handle);
   const kept = selection.vouchers.filter((c) => c.toUpperCase() !== code.trim().toUpperCase());
   if (!selection.id || kept.length === selection.vouchers.length) throw new NotFoundError('voucher');
-  return envelope(deps, handle, await deps.cart.changeSelection(selection.id, { set: { vouchers: kept } }));
+  return envelope(deps, handle, await deps.cart.changeSelection(selection.id, { removeVoucher: code.trim() }));
 }
