@@ -3,7 +3,7 @@ import type { ErrorFields } from '@commerce/shared-errors';
 
 /**
  * The body of `POST products` and `POST uri` (spec: "POST products request body"), validated once at the
- * edge and again by the catalog. Decision 24 records the choices the spec leaves open: the page sizes,
+ * edge and again by the catalog. Decision 29 records the choices the spec leaves open: the page sizes,
  * ids as integers or digit strings, an empty list restricting nothing, unknown fields refused.
  */
 

@@ -210,7 +210,7 @@ export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p
 
 /**
  * `categoryItemSort`: no per-category order arrives from the ERP, so it is the catalog's own order,
- * products as they were first sent (their ids), each product's variants in the ERP's order (decision 24).
+ * products as they were first sent (their ids), each product's variants in the ERP's order (decision 29).
  */
 export const categoryItemSortOf = (product: Product, variant: Variant): number =>
   product.id * 10_000 + Math.min(Math.max(variant.position, 0), 9_999);

@@ -48,6 +48,121 @@ const pathParam = (name: string, description: string, schema: object = { type: '
 const quantityParam = (minimum: number) => pathParam('n', `A whole number from ${minimum} to 10000`, { type: 'string', pattern: '^\\d+$' });
 const lineParam = pathParam('line', 'The `line` of a selection item');
 
+const prettyParam = { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: str };
+
+/** Every field of the spec's Product (checkout) but `relatedProducts`; all present on a product, `swatch` only for a variant with a name. */
+const productProperties = {
+  product: { type: 'string', description: "The variant's id: each variant is a checkout product" },
+  name: str,
+  uri: str,
+  sku: str,
+  productSku: str,
+  variantName: str,
+  countryOrigin: str,
+  stockUnit: str,
+  brand: str,
+  brandName: str,
+  brandUri: str,
+  collection: str,
+  collectionName: str,
+  collectionUri: str,
+  excerpt: str,
+  excerptHtml: str,
+  description: str,
+  descriptionHtml: str,
+  metaTitle: str,
+  metaDescription: str,
+  metaKeywords: str,
+  category: str,
+  categoryUri: str,
+  categoryName: { type: 'array', items: str, description: 'The full path of names of the main category' },
+  platformProduct: str,
+  platformVariant: str,
+  silkProduct: str,
+  silkVariant: str,
+  harmCode: str,
+  harmCodeDescription: str,
+  canonicalUri: str,
+  itemQuantityMinimum: int,
+  itemQuantityMultipleOf: int,
+  price: { type: 'string', description: "Formatted in the market's currency" },
+  priceBeforeDiscount: str,
+  priceReduction: str,
+  priceAsNumber: num,
+  priceBeforeDiscountAsNumber: num,
+  priceReductionAsNumber: num,
+  discountPercent: num,
+  showAsOnSale: bool,
+  newProduct: bool,
+  inStock: bool,
+  primaryVariant: bool,
+  itemTable: {
+    type: 'object',
+    required: ['x', 'y', 'dividerSymbol'],
+    additionalProperties: false,
+    properties: { x: { type: 'array', items: str }, y: { type: 'array', items: str }, dividerSymbol: str },
+  },
+  items: { type: 'array', items: ref('Item') },
+  media: { type: 'object', additionalProperties: { type: 'array', items: str }, description: 'Media kind → image URLs' },
+  swatch: { type: 'object', required: ['desc'], additionalProperties: false, properties: { desc: str, hex: str } },
+  categories: { type: 'object', additionalProperties: ref('Category'), description: 'Its categories by id' },
+} as const;
+const PRODUCT_FIELDS = Object.keys(productProperties).filter((k) => k !== 'swatch');
+
+const ids = {
+  type: 'array',
+  maxItems: 1000,
+  items: {
+    oneOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', pattern: '^[1-9]\\d{0,14}$' },
+    ],
+  },
+};
+const names = { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 200 } };
+/** The fields of `POST products` (spec: POST products request body). */
+const productQueryProperties = {
+  skipFirst: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
+  limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
+  categories: { ...ids, description: "A category matches its subcategories' products too" },
+  collections: ids,
+  products: ids,
+  brands: ids,
+  silkProduct: {
+    oneOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', pattern: '^[1-9]\\d{0,14}$' },
+    ],
+    description: 'Every variant of this product (`platformProduct`)',
+  },
+  search: { type: 'string', maxLength: 500 },
+  relatedProducts: { type: 'boolean', description: 'true: related products in full; otherwise their id, relation and media' },
+  'swatch.desc': { ...names, description: 'Also accepted nested: `{"swatch": {"desc": [...]}}`; matched whatever the case' },
+  'items.name': { ...names, description: 'Also accepted nested: `{"items": {"name": [...]}}`' },
+  onlyAvailable: { type: 'boolean', description: 'Only products that can be bought; with `items.name`, those items must be' },
+  uri: {
+    type: 'object',
+    required: ['uri', 'for'],
+    additionalProperties: false,
+    properties: { uri: str, for: { type: 'array', minItems: 1, items: { enum: ['product', 'category'] } } },
+    description: 'The product with this uri, or the products in (or below) the category with this uri',
+  },
+  sortOrder: {
+    type: 'array',
+    maxItems: 6,
+    items: {
+      type: 'object',
+      required: ['field'],
+      additionalProperties: false,
+      properties: {
+        field: { enum: ['uri', 'categoryItemSort', 'collectionUri', 'priceAsNumber', 'createdAt', 'modifiedAt'] },
+        order: { enum: ['asc', 'desc'], default: 'asc' },
+      },
+    },
+    description: 'Without it: relevance when searching, else `categoryItemSort`. A product without the value comes last.',
+  },
+} as const;
+
 const tokenHeader = {
   name: 'API-Token',
   in: 'header',
@@ -227,18 +342,58 @@ export const checkoutOpenApi = {
     '/products': withUnavailable({
       post: {
         summary: 'Search and filter products',
-        parameters: [tokenHeader, { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: str }],
+        description:
+          "Every field is optional; with no body every product visible in the session's market is returned (up to `limit`, default and maximum 1000). Fields combine with AND, the values of one field with OR; an empty list restricts nothing. `productCount` counts the matches without paging; `filter` lists every value found in the market (`totalCount`) with its matches in this result (`count`).",
+        parameters: [tokenHeader, prettyParam],
         requestBody: { required: false, content: { 'application/json': { schema: ref('ProductQuery') } } },
-        responses: { '200': json(ref('ProductList')), '400': errorResponse('Malformed body: one `errors` key per bad field') },
+        responses: {
+          '200': json(ref('ProductList')),
+          '400': errorResponse(
+            'Malformed body: one `errors` key per bad field (`limit`, `sortOrder.0.field`, an unknown field by its name)',
+          ),
+        },
       },
     }),
     '/products/{product}': withUnavailable({
       get: {
         summary: 'One product',
-        parameters: [tokenHeader, { name: 'product', in: 'path', required: true, schema: str }],
+        parameters: [tokenHeader, prettyParam, { name: 'product', in: 'path', required: true, schema: str }],
         responses: {
-          '200': json({ type: 'object', required: ['token', 'product'], properties: { token: str, product: ref('Product') } }),
-          '404': errorResponse('`errors.product` = `not found`'),
+          '200': json({
+            type: 'object',
+            required: ['token', 'product'],
+            additionalProperties: false,
+            properties: { token: str, product: ref('Product') },
+          }),
+          '404': errorResponse("`errors.product` = `not found`: unknown, malformed, or not shown in the session's market"),
+        },
+      },
+    }),
+    '/uri': withUnavailable({
+      post: {
+        summary: 'What a URI leads to: a product, or a category with its products',
+        description:
+          'Only the kinds named in `for` answer, the first one named first when a URI is both. A category answers with its products (and those of its subcategories), paged by `limit` and `skipFirst` and filtered by any other field of `POST products`.',
+        parameters: [tokenHeader, prettyParam],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('UriQuery') } } },
+        responses: {
+          '200': json({ oneOf: [ref('UriProduct'), ref('UriCategory')] }),
+          '400': errorResponse('Malformed body: one `errors` key per bad field'),
+          '404': errorResponse('`errors.uri` = `not found`: nothing of the kinds asked'),
+        },
+      },
+    }),
+    '/categories': withUnavailable({
+      get: {
+        summary: 'Every category, in the order the store configuration sets (each followed by its subcategories)',
+        parameters: [tokenHeader, prettyParam],
+        responses: {
+          '200': json({
+            type: 'object',
+            required: ['token', 'categories'],
+            additionalProperties: false,
+            properties: { token: str, categories: { type: 'array', items: ref('Category') } },
+          }),
         },
       },
     }),
@@ -430,91 +585,126 @@ export const checkoutOpenApi = {
       },
       Item: {
         type: 'object',
-        required: ['item', 'name', 'sku', 'stock'],
+        required: ['item', 'itemTableX', 'itemTableY', 'name', 'ean', 'sku', 'stock', 'inStock'],
+        additionalProperties: false,
         properties: {
-          item: { type: 'string', pattern: '^\\d+-\\d+$' },
+          item: { type: 'string', pattern: '^\\d+-\\d+$', description: '`<product>-<size>`' },
           itemTableX: int,
           itemTableY: int,
           name: str,
           ean: str,
           sku: str,
-          stock: str,
+          stock: { enum: ['yes', 'no'], description: '`yes` when it can be bought: in stock, preorder or an open delivery window' },
+          inStock: bool,
         },
       },
       Product: {
         type: 'object',
-        required: ['product', 'name', 'uri', 'price', 'priceAsNumber', 'inStock', 'items', 'media', 'categoryName'],
+        required: [...PRODUCT_FIELDS, 'relatedProducts'],
+        additionalProperties: false,
+        properties: { ...productProperties, relatedProducts: { type: 'array', items: ref('RelatedProduct') } },
+      },
+      RelatedProduct: {
+        type: 'object',
+        description:
+          'Another variant of the product: its id, relation and media, or the whole product when the request asks `relatedProducts: true`',
+        required: ['product', 'relation', 'media'],
+        additionalProperties: false,
+        properties: { ...productProperties, relation: { type: 'string', examples: ['variant'] } },
+      },
+      Category: {
+        type: 'object',
+        required: ['category', 'name', 'uri'],
+        additionalProperties: false,
         properties: {
-          product: str,
-          name: str,
-          uri: str,
-          sku: str,
-          productSku: str,
-          variantName: str,
-          brand: str,
-          brandName: str,
-          collection: str,
-          collectionName: str,
           category: str,
-          categoryUri: str,
-          categoryName: { type: 'array', items: str },
-          price: str,
-          priceAsNumber: num,
-          priceBeforeDiscount: str,
-          priceBeforeDiscountAsNumber: num,
-          discountPercent: num,
-          showAsOnSale: bool,
-          newProduct: bool,
-          inStock: bool,
-          primaryVariant: bool,
-          itemTable: {
-            type: 'object',
-            properties: { x: { type: 'array', items: str }, y: { type: 'array', items: str }, dividerSymbol: str },
-          },
-          items: { type: 'array', items: ref('Item') },
-          media: { type: 'object', additionalProperties: { type: 'array', items: str } },
-          categories: { type: 'object' },
-          relatedProducts: {
-            type: 'array',
-            items: { type: 'object', required: ['product', 'relation'], properties: { product: str, relation: str } },
-          },
+          name: { type: 'array', items: str, description: 'The full path of names from the top category' },
+          uri: { type: 'string', description: 'The full path of slugs (`women/tops/shirts`)' },
+          inCategory: { type: 'string', description: 'The parent; absent at the top level' },
         },
       },
       FilterValue: {
         type: 'object',
         required: ['value', 'count', 'totalCount', 'data'],
-        properties: { value: str, count: int, totalCount: int, data: { type: 'object' } },
+        additionalProperties: false,
+        properties: {
+          value: str,
+          count: { type: 'integer', minimum: 0, description: 'Matches in the current filtered set' },
+          totalCount: { type: 'integer', minimum: 1, description: 'Matches among every product of the market (no filter, no search)' },
+          data: {
+            type: 'object',
+            description:
+              'brands `{brand, brandName}`, collections `{collection, collectionName}`, categories a Category, `swatch.desc` `{desc, hex?}`, an extra field `{<field>: value}`',
+          },
+        },
+      },
+      Filter: {
+        type: 'object',
+        required: ['field', 'values'],
+        additionalProperties: false,
+        properties: {
+          field: {
+            type: 'string',
+            description: "`brands`, `categories`, `collections`, `swatch.desc`, then the store's extra product filter fields",
+          },
+          values: { type: 'array', items: ref('FilterValue') },
+        },
       },
       ProductList: {
         type: 'object',
         required: ['token', 'products', 'productCount', 'filter'],
-        not: { required: ['errors'] },
+        additionalProperties: false,
         properties: {
           token: str,
           products: { type: 'array', items: ref('Product') },
-          productCount: int,
-          filter: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['field', 'values'],
-              properties: { field: str, values: { type: 'array', items: ref('FilterValue') } },
-            },
-          },
+          productCount: { type: 'integer', minimum: 0, description: 'Matches without paging' },
+          filter: { type: 'array', items: ref('Filter') },
         },
       },
       ProductQuery: {
         type: 'object',
+        description:
+          'Ids are integers (or strings of digits). A key the store enables as an extra product filter field (`productFilterFields`, e.g. `countryOrigin`) takes an array of values; any other unknown key is a 400.',
+        properties: productQueryProperties,
+        additionalProperties: { type: 'array', items: str },
+      },
+      UriQuery: {
+        type: 'object',
+        required: ['uri', 'for'],
         properties: {
-          skipFirst: { type: 'integer', minimum: 0 },
-          limit: { type: 'integer', minimum: 1, maximum: 1000 },
-          search: { type: 'string', maxLength: 500 },
-          products: { type: 'array', items: int },
-          categories: { type: 'array', items: int },
-          brands: { type: 'array', items: int },
-          collections: { type: 'array', items: int },
-          onlyAvailable: bool,
-          relatedProducts: bool,
+          ...productQueryProperties,
+          uri: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 1000,
+            description: "A product's `uri` or a category's full path; slashes around it are ignored",
+          },
+          for: {
+            type: 'array',
+            minItems: 1,
+            items: { enum: ['product', 'category'] },
+            description: 'The kinds that may answer, the first preferred',
+          },
+        },
+        additionalProperties: { type: 'array', items: str },
+      },
+      UriProduct: {
+        type: 'object',
+        required: ['token', 'found', 'product'],
+        additionalProperties: false,
+        properties: { token: str, found: { const: 'product' }, product: ref('Product') },
+      },
+      UriCategory: {
+        type: 'object',
+        required: ['token', 'found', 'category', 'products', 'productCount', 'filter'],
+        additionalProperties: false,
+        properties: {
+          token: str,
+          found: { const: 'category' },
+          category: ref('Category'),
+          products: { type: 'array', items: ref('Product') },
+          productCount: { type: 'integer', minimum: 0 },
+          filter: { type: 'array', items: ref('Filter') },
         },
       },
     },

@@ -37,7 +37,7 @@ export const CategoryNodeSchema: z.ZodType<CategoryNode> = z.lazy(() =>
 
 /**
  * Product fields a store may enable as extra filter fields (`productFilterFields`): accepted in a
- * `POST products` body under their own name and returned in `filter` (decision 24).
+ * `POST products` body under their own name and returned in `filter` (decision 29).
  */
 export const PRODUCT_FILTER_FIELDS = ['countryOrigin', 'harmCode', 'stockUnit'] as const;
 export type ProductFilterField = (typeof PRODUCT_FILTER_FIELDS)[number];
