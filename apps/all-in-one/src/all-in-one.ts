@@ -32,7 +32,11 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => bus.close());
     const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
     closers.add(() => sessions.close());
-    const search = await createSearchIndex(config.MEILI_URL, { logger, ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}) });
+    const search = await createSearchIndex(config.MEILI_URL, {
+      logger,
+      indexName: config.MEILI_INDEX,
+      ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}),
+    });
 
     const catalog = await buildCatalogService({
       db: engine.forSchema('catalog'),

@@ -12,6 +12,8 @@ export const AllInOneConfigSchema = z.object({
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
   MEILI_URL: env.meiliUrl.default('embedded'),
   MEILI_API_KEY: z.string().optional(),
+  /** The Meilisearch index (uid) of the products, as the catalog service's `MEILI_INDEX`. */
+  MEILI_INDEX: z.string().default('products'),
   STORE_CONFIG: z.string().min(1).default('infra/config/demo-store.json'),
   /**
    * The demo catalog applied at start (unchanged entities are skipped): a JSON array of SOAP products, or

@@ -1,0 +1,3 @@
+import { catalogApiSuite } from './catalog-api.scenario';
+
+catalogApiSuite('products, filter, URIs and categories on the embedded engines');
