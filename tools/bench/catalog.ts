@@ -23,7 +23,7 @@ import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { generateCatalog } from '../demo/catalog-generator';
-import { checkoutCall, postSoap, searchUntilFound, uniqueWord, upsertPricedProduct, type Endpoints } from '../e2e/skeleton.scenario';
+import { checkoutCall, postSoap, searchUntilFound, skeletonPricelistXml, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
 
 const productCount = Number(process.env['BENCH_PRODUCTS'] ?? 10_000);
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -153,8 +153,13 @@ async function benchSearch(mode: 'embedded' | 'meilisearch', prepared: Awaited<R
     for (let i = 0; i < soapRounds; i++) {
       const word = uniqueWord();
       const started = Date.now();
-      const soap = await upsertPricedProduct(endpoints, `bench-${word}`, `Bench ${word}`);
-      if (soap.status !== 200) throw new Error(`SOAP answered ${soap.status}: ${soap.text}`);
+      for (const [operation, xml] of [
+        ['pricelists_Update', skeletonPricelistXml(`bench-${word}`)],
+        ['products_Update', skeletonProductXml(`bench-${word}`, `Bench ${word}`)],
+      ] as const) {
+        const soap = await postSoap(endpoints, operation, xml);
+        if (soap.status !== 200) throw new Error(`SOAP ${operation} answered ${soap.status}: ${soap.text}`);
+      }
       await searchUntilFound(endpoints, word);
       lags.push(Date.now() - started);
     }

@@ -91,6 +91,8 @@ print_env() {
   if meili_running && meili_healthy && [[ -s "$MEILI_KEY_FILE" ]]; then
     printf 'export MEILI_URL=http://%s:%s\n' "$HOST" "$MEILI_PORT"
     printf 'export MEILI_MASTER_KEY=%s\n' "$(cat "$MEILI_KEY_FILE")"
+    # The services read MEILI_API_KEY; on a developer's machine the master key serves as that key.
+    printf 'export MEILI_API_KEY=%s\n' "$(cat "$MEILI_KEY_FILE")"
   fi
 }
 
