@@ -54,6 +54,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
       events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
+      trustProxy: config.SOAP_TRUST_PROXY,
     });
 
     await catalog.start();

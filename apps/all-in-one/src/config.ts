@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
-import { backofficeEventsEnv } from '@commerce/backoffice-adapters';
+import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -34,6 +34,6 @@ export const AllInOneConfigSchema = z.object({
     .optional(),
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
-  ...backofficeEventsEnv(),
+  ...backofficeSoapEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -14,14 +14,14 @@ import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { backofficeEventsEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
+import { backofficeSoapEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8086),
   ...databaseEnv('backoffice'),
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
-  ...backofficeEventsEnv(),
+  ...backofficeSoapEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),
@@ -45,6 +45,7 @@ runService('backoffice-soap', async () => {
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
       events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
+      trustProxy: config.SOAP_TRUST_PROXY,
     });
     await backoffice.start();
     closers.add(() => backoffice.stop());

@@ -5,10 +5,15 @@ const flag = z
   .default('false')
   .transform((v) => v === 'true' || v === '1');
 
-/** The change-event feed's variables, for the backoffice-soap and all-in-one config schemas. */
-export const backofficeEventsEnv = () => ({
+/** backoffice-soap's own variables, for the backoffice-soap and all-in-one config schemas. */
+export const backofficeSoapEnv = () => ({
   /** `true`: changes made through SOAP come back as change events too (off: the ERP knows what it sent). */
   SOAP_ECHO_EVENTS: flag,
   /** Most events one `events_Get` returns. */
   EVENTS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * `true` behind one ingress that appends the client's address to `X-Forwarded-For`: failed logins are
+   * counted per that address (its last entry) instead of the ingress's own.
+   */
+  SOAP_TRUST_PROXY: flag,
 });

@@ -5,6 +5,7 @@ import {
   markEventsDone,
   receiveEntities,
   type ChangeEventMapper,
+  type LoginThrottle,
   type PasswordHasher,
   type SoapUser,
 } from '@commerce/backoffice-core';
@@ -28,6 +29,10 @@ export interface BackofficeServiceDeps {
   soapPath?: string;
   publicUrl?: () => string;
   hasher?: PasswordHasher;
+  /** Count failed logins per the last X-Forwarded-For entry (SOAP_TRUST_PROXY). */
+  trustProxy?: boolean;
+  /** Failed-login limits (default: 10 a minute per client address, 20 per user name). */
+  loginThrottle?: LoginThrottle;
   /** The change-event feed: SOAP_ECHO_EVENTS, the page size of events_Get (default 100), its mappers. */
   events?: { echo?: boolean; pageSize?: number; mappers?: readonly ChangeEventMapper[] };
 }
@@ -75,6 +80,8 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     ...(deps.soapPath !== undefined ? { soapPath: deps.soapPath } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     hasher,
+    ...(deps.loginThrottle ? { loginThrottle: deps.loginThrottle } : {}),
+    ...(deps.trustProxy ? { trustProxy: true } : {}),
   });
   return {
     router,

@@ -9,4 +9,4 @@ export { soapTypes, type SoapField, type SoapTypes } from './soap/soap-types';
 export { soapRequest as soapRequestXml, soapAction, soapHeaders, type SoapRequestOptions } from './testing/soap-request';
 export * from './events/change-events.store';
 export * from './events/change-events.consumer';
-export * from './backoffice-events.env';
+export * from './backoffice-soap.env';

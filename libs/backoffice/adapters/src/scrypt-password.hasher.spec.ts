@@ -5,10 +5,22 @@ describe('scrypt password hashing', () => {
     const a = await hashPassword('s3cret');
     const b = await hashPassword('s3cret');
 
-    expect(a).toMatch(/^scrypt\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(a).toMatch(/^scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
     expect(a).not.toBe(b);
     await expect(verifyPassword('s3cret', a)).resolves.toBe(true);
     await expect(verifyPassword('s3cret!', a)).resolves.toBe(false);
+  });
+
+  it('still verifies the first form, scrypt$<salt>$<hash> with N=16384, r=8, p=1', async () => {
+    const { randomBytes, scryptSync } = await import('node:crypto');
+    const salt = randomBytes(16);
+    const legacy = `scrypt$${salt.toString('base64')}$${scryptSync('pw', salt, 32).toString('base64')}`;
+    await expect(verifyPassword('pw', legacy)).resolves.toBe(true);
+    await expect(verifyPassword('pw!', legacy)).resolves.toBe(false);
+  });
+
+  it('refuses parameters out of bounds instead of running them (a hash cannot make a login cost gigabytes)', async () => {
+    await expect(verifyPassword('x', 'scrypt$ln=30,r=8,p=1$c2FsdHNhbHRzYWx0$' + 'A'.repeat(44))).resolves.toBe(false);
   });
 
   it('answers false, not an exception, for a malformed hash', async () => {

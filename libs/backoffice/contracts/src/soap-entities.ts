@@ -275,7 +275,8 @@ export const ProductLineSchema = z.object({
 
 /**
  * A buyer as the ERP sends it. Its `password` never leaves backoffice-soap in clear: what is stored and
- * published is `passwordhash` (`scrypt$<saltB64>$<hashB64>`), see ReceivedBuyerSchema.
+ * published is `passwordhash` (`scrypt$ln=15,r=8,p=3$<saltB64>$<hashB64>`; the first form had no parameters:
+ * N=16384, r=8, p=1), see ReceivedBuyerSchema.
  */
 export const BuyerSchema = z.object({
   id,
@@ -326,7 +327,9 @@ export type SoapAccount = z.infer<typeof SoapAccountSchema>;
 
 /** A buyer as stored and published: the password replaced by its scrypt hash, as the SOAP users' are kept. */
 export const ReceivedBuyerSchema = BuyerSchema.omit({ password: true }).extend({
-  passwordhash: str.regex(/^scrypt\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/, 'must be a scrypt hash').optional(),
+  passwordhash: str
+    .regex(/^scrypt\$(ln=\d{1,2},r=\d{1,2},p=\d{1,2}\$)?[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/, 'must be a scrypt hash')
+    .optional(),
 });
 export type ReceivedBuyer = z.infer<typeof ReceivedBuyerSchema>;
 

@@ -38,13 +38,7 @@ export const offsetDate = (iso: string): string => {
   return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 };
 
-const event = (
-  type: ChangeEventType,
-  entry: string,
-  envelope: EventEnvelope,
-  entity: unknown,
-  market?: string,
-): NewChangeEvent => ({
+const event = (type: ChangeEventType, entry: string, envelope: EventEnvelope, entity: unknown, market?: string): NewChangeEvent => ({
   type,
   entry,
   mission: 'update',

@@ -7,3 +7,4 @@ export * from './receive-entities.use-case';
 export * from './change-feed.port';
 export * from './change-event.mappers';
 export * from './change-events.use-case';
+export * from './login-throttle';

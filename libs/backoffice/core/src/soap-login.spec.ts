@@ -11,23 +11,44 @@ const hasher: PasswordHasher = {
     return encoded === `plain$${plain}`;
   },
 };
-const users = [{ username: 'erp', passwordHash: 'plain$secret' }];
+const DUMMY = 'plain$\u0000nobody';
+const users = [
+  { username: 'erp', passwordHash: 'plain$secret' },
+  { username: 'rolling', passwordHashes: ['plain$old', 'plain$new'] },
+];
 
 describe('verifySoapLogin', () => {
   beforeEach(() => void calls.splice(0));
 
   it('returns the user whose password matches', async () => {
-    await expect(verifySoapLogin(users, 'erp', 'secret', hasher)).resolves.toEqual(users[0]);
+    await expect(verifySoapLogin(users, 'erp', 'secret', hasher, DUMMY)).resolves.toEqual(users[0]);
   });
 
-  it('fails the same way for a wrong password and for an unknown user, checking a hash either way', async () => {
-    const wrong = await verifySoapLogin(users, 'erp', 'nope', hasher).catch((e: unknown) => e);
-    const unknown = await verifySoapLogin(users, 'ghost', 'secret', hasher).catch((e: unknown) => e);
+  it('during a rollover, accepts either of the user’s two passwords', async () => {
+    await expect(verifySoapLogin(users, 'rolling', 'old', hasher, DUMMY)).resolves.toEqual(users[1]);
+    await expect(verifySoapLogin(users, 'rolling', 'new', hasher, DUMMY)).resolves.toEqual(users[1]);
+    await expect(verifySoapLogin(users, 'rolling', 'secret', hasher, DUMMY)).rejects.toBeInstanceOf(LoginFailedError);
+  });
 
-    expect(wrong).toBeInstanceOf(LoginFailedError);
-    expect(unknown).toBeInstanceOf(LoginFailedError);
-    expect((wrong as LoginFailedError).reason).toBe((unknown as LoginFailedError).reason);
-    expect((wrong as LoginFailedError).code).toBe('BACKOFFICE.LOGIN_FAILED');
-    expect(calls).toHaveLength(2);
+  it('fails the same way, with the same number of hash checks, for a wrong password, an unknown user and a rolling user', async () => {
+    const outcomes = [];
+    const counts = [];
+    for (const [user, password] of [
+      ['erp', 'nope'],
+      ['ghost', 'secret'],
+      ['rolling', 'nope'],
+      ['', ''],
+    ] as const) {
+      calls.splice(0);
+      outcomes.push(await verifySoapLogin(users, user, password, hasher, DUMMY).catch((e: unknown) => e));
+      counts.push(calls.length);
+    }
+
+    for (const error of outcomes) {
+      expect(error).toBeInstanceOf(LoginFailedError);
+      expect((error as LoginFailedError).reason).toBe('login failed');
+      expect((error as LoginFailedError).code).toBe('BACKOFFICE.LOGIN_FAILED');
+    }
+    expect(counts).toEqual([2, 2, 2, 2]);
   });
 });

@@ -133,8 +133,24 @@ export const StoreConfigSchema = z
     soap: z.object({
       namespace: z.string().default('urn:commerce-service:backoffice'),
       correlationPrefix: z.string().default('backoffice-'),
-      /** Passwords are stored hashed (`scrypt$salt$hash`), never in clear. */
-      users: z.array(z.object({ username: z.string().min(1), passwordHash: z.string().startsWith('scrypt$') })).min(1),
+      /**
+       * Passwords are stored hashed (`scrypt$…`), never in clear. `passwordHashes` (one or two) lets a user
+       * have two valid passwords while it rolls over; `passwordHash` is the one-password form.
+       */
+      users: z
+        .array(
+          z
+            .object({
+              username: z.string().min(1),
+              passwordHash: z.string().startsWith('scrypt$').optional(),
+              passwordHashes: z.array(z.string().startsWith('scrypt$')).min(1).max(2).optional(),
+            })
+            .refine((u) => (u.passwordHash === undefined) !== (u.passwordHashes === undefined), {
+              message: 'give passwordHash or passwordHashes (one or two, during a rollover), not both',
+            }),
+        )
+        .min(1)
+        .refine((users) => new Set(users.map((u) => u.username)).size === users.length, { message: 'user names must be unique' }),
     }),
   })
   .superRefine((store, ctx) => {

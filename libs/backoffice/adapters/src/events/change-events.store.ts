@@ -59,19 +59,14 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
 
     async list(username, query) {
       const cursor = (await db.table('event_cursors').select('done_through').where({ username }).first()) as
-        | { done_through: string | number }
-        | undefined;
+        { done_through: string | number } | undefined;
       const floor = cursor ? String(cursor.done_through) : '0';
       const q = db
         .table('change_events as e')
         .select('e.id', 'e.type', 'e.entry', 'e.mission', 'e.market', 'e.data', 'e.occurred_at')
         .where('e.id', '>', floor)
         .whereNotExists(
-          db.knex
-            .select(db.knex.raw('1'))
-            .from(`${db.schema}.event_acks as a`)
-            .where('a.username', username)
-            .whereRaw('a.event_id = e.id'),
+          db.knex.select(db.knex.raw('1')).from(`${db.schema}.event_acks as a`).where('a.username', username).whereRaw('a.event_id = e.id'),
         )
         .orderBy('e.id')
         .limit(query.limit);
@@ -83,7 +78,12 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
     async markDone(username, ids) {
       return db.transaction(async (trx) => {
         const known = new Set(
-          ((await db.table('change_events', trx).whereIn('id', [...ids]).pluck('id')) as Array<string | number>).map(String),
+          (
+            (await db
+              .table('change_events', trx)
+              .whereIn('id', [...ids])
+              .pluck('id')) as Array<string | number>
+          ).map(String),
         );
         const unknown = ids.filter((id) => !known.has(id));
         if (unknown.length > 0) return { unknown };

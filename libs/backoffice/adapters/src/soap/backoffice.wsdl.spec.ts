@@ -153,7 +153,15 @@ describe('the WSDL operations', () => {
   it('declares the event feed: events_GetRequest, events_GetByMarkets and events_Done, answered by events_Get and eventsDoneResponse', () => {
     const elements = first(first(first(doc, 'definitions'), 'types'), 'schema')['element'] as Node[];
     const partsOf = (name: string) =>
-      (first(first(elements.find((e) => e.name === name), 'complexType'), 'sequence')['element'] as Node[]).map((e) => e.name);
+      (
+        first(
+          first(
+            elements.find((e) => e.name === name),
+            'complexType',
+          ),
+          'sequence',
+        )['element'] as Node[]
+      ).map((e) => e.name);
     expect(partsOf('events_GetRequest')).toEqual(['login', 'type']);
     expect(partsOf('events_GetByMarkets')).toEqual(['login', 'type', 'markets']);
     expect(partsOf('events_Done')).toEqual(['login', 'event']);
@@ -161,7 +169,14 @@ describe('the WSDL operations', () => {
     expect(elements.filter((e) => e.name === 'events_Get')).toHaveLength(1);
     expect(elements.find((e) => e.name === 'eventsDoneResponse')?.type).toBe('xsd:string');
     const eventType = (first(first(first(doc, 'definitions'), 'types'), 'schema')['complexType'] as Node[]).find((c) => c.name === 'Event');
-    expect((first(eventType, 'sequence')['element'] as Node[]).map((e) => e.name)).toEqual(['id', 'type', 'entry', 'mission', 'date', 'data']);
+    expect((first(eventType, 'sequence')['element'] as Node[]).map((e) => e.name)).toEqual([
+      'id',
+      'type',
+      'entry',
+      'mission',
+      'date',
+      'data',
+    ]);
   });
 
   it('refers only to types it declares', () => {

@@ -29,7 +29,13 @@ export const WSDL_OPERATIONS: WsdlOperation[] = [
     responseElement: responseOf(op.name),
     parts: [login, { name: op.list, type: op.type, list: op.item, required: true }],
   })),
-  { name: 'events_Get', requestElement: 'events_GetRequest', responseElement: 'events_Get', parts: [login, eventType], responseParts: eventList },
+  {
+    name: 'events_Get',
+    requestElement: 'events_GetRequest',
+    responseElement: 'events_Get',
+    parts: [login, eventType],
+    responseParts: eventList,
+  },
   {
     name: 'events_GetByMarkets',
     requestElement: 'events_GetByMarkets',

@@ -236,7 +236,13 @@ export const soapTypes: SoapTypes = {
 
   // The change-event feed (events_Get). `stock` is named by the spec's `data` without a shape of its own:
   // the product (the ERP's id) and, once the catalog publishes them, the size's quantities.
-  Stock: [ref('product'), ref('variation'), ref('size'), ...strings('sku', 'ean', 'qty'), list('warehouseitems', 'warehouse', 'WarehouseItem')],
+  Stock: [
+    ref('product'),
+    ref('variation'),
+    ref('size'),
+    ...strings('sku', 'ean', 'qty'),
+    list('warehouseitems', 'warehouse', 'WarehouseItem'),
+  ],
   EventData: [
     one('account', 'Account'),
     one('customer', 'Customer'),

@@ -1,8 +1,7 @@
 import * as soap from 'soap';
 import { ProductUpserted } from '@commerce/catalog-contracts';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
-import { hashPassword } from '../scrypt-password.hasher';
-import { HARNESS_USER, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
+import { HARNESS_USER, testPasswordHash, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
 import { soapHeaders, soapRequest } from '../testing/soap-request';
 
 let engine: DbEngine;
@@ -12,7 +11,7 @@ const OTHER = { username: 'erp2', password: 'other-secret' };
 
 beforeAll(async () => {
   engine = await createDbEngine('pglite://memory');
-  passwordHash = await hashPassword(HARNESS_USER.password);
+  passwordHash = await testPasswordHash(HARNESS_USER.password);
 }, 60_000);
 afterAll(async () => {
   await engine?.close();
@@ -44,7 +43,7 @@ describe('the change-event feed over SOAP', () => {
   beforeEach(async () => {
     h = await startSoapService(engine, passwordHash, {
       start: true,
-      users: [{ username: OTHER.username, passwordHash: await hashPassword(OTHER.password) }],
+      users: [{ username: OTHER.username, passwordHash: await testPasswordHash(OTHER.password) }],
     });
     client = (await soap.createClientAsync(`${h.url}?wsdl`)) as Client;
   });
@@ -176,7 +175,9 @@ describe('the change-event feed with SOAP_ECHO_EVENTS', () => {
 
     await client['events_DoneAsync']!({ login, event: first.map((e) => e.id) });
     const rest = eventsOf((await client['events_GetAsync']!({ login, type: 'all' }))[0]);
-    expect(rest.map((e) => [e.type, e.entry, e.data])).toEqual([['paymentterm', 'NET30', { paymentterms: { id: 'NET30', duedays: '30' } }]]);
+    expect(rest.map((e) => [e.type, e.entry, e.data])).toEqual([
+      ['paymentterm', 'NET30', { paymentterms: { id: 'NET30', duedays: '30' } }],
+    ]);
   });
 
   it('events_GetByMarkets lists only events of the given markets', async () => {

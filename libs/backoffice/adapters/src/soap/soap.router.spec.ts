@@ -8,7 +8,8 @@ import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/s
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
-import { hashPassword } from '../scrypt-password.hasher';
+import { createScryptPasswordHasher } from '../scrypt-password.hasher';
+import { TEST_SCRYPT_PARAMS, testPasswordHash } from '../testing/soap-service.harness';
 import { soapHeaders, soapRequest } from '../testing/soap-request';
 
 const SOAP_PATH = '/ams/system/service/module/soap/api';
@@ -20,7 +21,7 @@ let passwordHash: string;
 
 beforeAll(async () => {
   engine = await createDbEngine('pglite://memory');
-  passwordHash = await hashPassword('s3cret');
+  passwordHash = await testPasswordHash('s3cret');
 }, 60_000);
 
 afterAll(async () => {
@@ -46,6 +47,7 @@ async function harness(): Promise<Harness> {
     namespace: ns,
     users: [{ username: 'erp', passwordHash }],
     correlationPrefix: 'corr-',
+    hasher: createScryptPasswordHasher({ params: TEST_SCRYPT_PARAMS }),
   });
   const app = new Koa();
   app.use(service.router.routes());

@@ -1,7 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Router, type RouterContext } from '@koa/router';
 import { DEFAULT_SOAP_PATH, type ReceivableEntity } from '@commerce/backoffice-contracts';
-import { LoginFailedError, RequestTooLargeError, verifySoapLogin, type PasswordHasher, type SoapUser } from '@commerce/backoffice-core';
+import {
+  LoginFailedError,
+  LoginRateLimitedError,
+  LoginThrottle,
+  MalformedRequestError,
+  RequestTooLargeError,
+  verifySoapLogin,
+  type PasswordHasher,
+  type SoapUser,
+} from '@commerce/backoffice-core';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
@@ -38,6 +48,10 @@ export interface SoapRouterDeps {
   /** The endpoint URL written into the WSDL; by default the URL the WSDL was asked at. */
   publicUrl?: () => string;
   hasher?: PasswordHasher;
+  /** The client address is the last entry of X-Forwarded-For (one trusted ingress in front), not the socket's. */
+  trustProxy?: boolean;
+  /** Failed-login limits per client address and per user (default: 10 and 20 a minute). */
+  loginThrottle?: LoginThrottle;
   /** Largest request body read, in bytes (default 10 MB). */
   bodyLimit?: number;
 }
@@ -75,6 +89,15 @@ function requestIdOf(ctx: RouterContext): string {
   return REQUEST_ID.test(header) ? header : newRequestId();
 }
 
+/** Whom failed logins are counted against: the socket's peer, or what the one trusted ingress appended. */
+function clientAddress(ctx: RouterContext, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = ctx.get('x-forwarded-for').split(',').pop()?.trim();
+    if (forwarded) return forwarded.slice(0, 64);
+  }
+  return ctx.req.socket.remoteAddress ?? 'unknown';
+}
+
 const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
   typeof node === 'object' && node !== null && !Array.isArray(node);
 
@@ -89,6 +112,26 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
   const prefix = deps.correlationPrefix ?? DEFAULT_CORRELATION_PREFIX;
   const hasher = deps.hasher ?? createScryptPasswordHasher();
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const throttle = deps.loginThrottle ?? new LoginThrottle();
+  // What an unknown user's password is checked against: same parameters as a real hash, matched by nothing.
+  const dummyHash = hasher.hash(randomBytes(32).toString('base64'));
+  dummyHash.catch(() => undefined);
+
+  async function login(ctx: RouterContext, payload: XmlNode): Promise<SoapUser> {
+    const element = isElementObject(payload) ? payload['login'] : undefined;
+    const fields = isElementObject(element) ? element : {};
+    const username = text(fields['username']);
+    const address = clientAddress(ctx, deps.trustProxy ?? false);
+    throttle.check(address, username);
+    try {
+      const user = await verifySoapLogin(deps.users, username, text(fields['password']), hasher, await dummyHash);
+      throttle.succeeded(address, username);
+      return user;
+    } catch (error) {
+      if (error instanceof LoginFailedError) throttle.failed(address, username);
+      throw error;
+    }
+  }
   const handlers: Partial<Record<SoapOperationName, SoapHandler>> = Object.fromEntries(
     UPDATE_OPERATIONS.map((op) => [
       op.name,
@@ -128,11 +171,10 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const operation = operationOfElement(element);
         operationName = operation.name;
         checkSoapAction(ctx.get('soapaction') || undefined, operation);
-        if (!isElementObject(payload)) throw new LoginFailedError();
-        const login = payload['login'];
-        if (!isElementObject(login)) throw new LoginFailedError();
-        const user = await verifySoapLogin(deps.users, text(login['username']), text(login['password']), hasher);
+        const user = await login(ctx, payload);
         const handler = handlerFor(operation, handlers);
+        if (!isElementObject(payload))
+          throw new MalformedRequestError(`${operation.request} must hold login and the operation's parameters`);
         const { login: _login, ...parameters } = payload;
         const answer = await handler(parameters, { requestId, username: user.username });
         ctx.status = 200;
@@ -148,9 +190,11 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const fault = faultOf(error);
         if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
         else deps.logger.warn({ operation: operationName, code: fault.code, reason: fault.faultstring }, 'soap request refused');
-        // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; only an oversized body says 413.
-        ctx.status = error instanceof RequestTooLargeError ? 413 : 500;
+        // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; an oversized body says 413, and too
+        // many failed logins 429 with Retry-After (a throttle, not a fault of this request's content).
+        ctx.status = error instanceof RequestTooLargeError ? 413 : error instanceof LoginRateLimitedError ? 429 : 500;
         if (error instanceof RequestTooLargeError) ctx.set('Connection', 'close');
+        if (error instanceof LoginRateLimitedError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         ctx.body = soapFault(fault, deps.namespace);
       }
     });

@@ -17,8 +17,8 @@ import {
 } from '@commerce/backoffice-contracts';
 import type { EventEnvelope } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
-import { hashPassword, verifyPassword } from '../scrypt-password.hasher';
-import { HARNESS_USER, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
+import { verifyPassword } from '../scrypt-password.hasher';
+import { HARNESS_USER, testPasswordHash, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
 
 const ns = DEFAULT_SOAP_NAMESPACE;
 
@@ -27,7 +27,7 @@ let passwordHash: string;
 
 beforeAll(async () => {
   engine = await createDbEngine('pglite://memory');
-  passwordHash = await hashPassword(HARNESS_USER.password);
+  passwordHash = await testPasswordHash(HARNESS_USER.password);
 }, 60_000);
 
 afterAll(async () => {

@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import Koa from 'koa';
 import pino from 'pino';
 import { DEFAULT_SOAP_NAMESPACE, DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
+import type { LoginThrottle, PasswordHasher, SoapUser } from '@commerce/backoffice-core';
+import { createScryptPasswordHasher, hashPassword } from '../scrypt-password.hasher';
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db, DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
@@ -25,15 +27,28 @@ export interface SoapServiceHarness {
 
 export const HARNESS_USER = { username: 'erp', password: 's3cret' } as const;
 
+/** Cheap scrypt for tests through the SOAP interface: each login of a fresh service hashes once. */
+export const TEST_SCRYPT_PARAMS = { N: 2 ** 10, r: 8, p: 1 };
+
+/** A password hash with TEST_SCRYPT_PARAMS. */
+export const testPasswordHash = (password: string): Promise<string> => hashPassword(password, TEST_SCRYPT_PARAMS);
+
 export interface SoapServiceOptions {
   /** More users beside HARNESS_USER. */
-  users?: { username: string; passwordHash: string }[];
+  users?: SoapUser[];
+  loginThrottle?: LoginThrottle;
+  /** Default: scrypt with TEST_SCRYPT_PARAMS (hashes made with other parameters still verify, at their cost). */
+  hasher?: PasswordHasher;
   /** Start the relay and the change-event consumer (default false: tests read the outbox table). */
   start?: boolean;
   events?: BackofficeServiceDeps['events'];
 }
 
-export async function startSoapService(engine: DbEngine, passwordHash: string, options: SoapServiceOptions = {}): Promise<SoapServiceHarness> {
+export async function startSoapService(
+  engine: DbEngine,
+  passwordHash: string,
+  options: SoapServiceOptions = {},
+): Promise<SoapServiceHarness> {
   const db = engine.forSchema(uniqueName('bo'));
   const bus = createMemoryBus();
   const service = await buildBackofficeService({
@@ -43,6 +58,8 @@ export async function startSoapService(engine: DbEngine, passwordHash: string, o
     namespace: DEFAULT_SOAP_NAMESPACE,
     users: [{ username: HARNESS_USER.username, passwordHash }, ...(options.users ?? [])],
     ...(options.events ? { events: options.events } : {}),
+    ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
+    hasher: options.hasher ?? createScryptPasswordHasher({ params: TEST_SCRYPT_PARAMS }),
   });
   if (options.start) await service.start();
   const app = new Koa();
