@@ -79,6 +79,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       catalog: catalog.client,
       cart: cart.client,
       view,
+      productCacheMs: config.PRODUCT_CACHE_MS,
       ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
     };
     const checkout = createCheckoutRouter(checkoutDeps);

@@ -32,6 +32,8 @@ export const AllInOneConfigSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
     .transform((h) => h.toLowerCase())
     .optional(),
+  /** How long the edge keeps a product it shows in a selection (ms); 0: always ask the catalog. */
+  PRODUCT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),

@@ -23,6 +23,8 @@ const ConfigSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
     .transform((h) => h.toLowerCase())
     .optional(),
+  /** How long the edge keeps a product it shows in a selection (ms); 0: always ask the catalog. */
+  PRODUCT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   STORE_CONFIG: z.string().min(1),
   CATALOG_URL: env.url,
   CART_URL: env.url,
@@ -39,6 +41,7 @@ runService('checkout-api', async () => {
     catalog: createCatalogHttpClient(config.CATALOG_URL),
     cart: createCartHttpClient(config.CART_URL),
     view,
+    productCacheMs: config.PRODUCT_CACHE_MS,
     ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
   };
   return startHttpService({

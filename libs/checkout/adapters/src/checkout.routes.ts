@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { checkoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
+import { cachingCatalogClient } from './product-cache';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 export const CHECKOUT_PREFIX = '/api/checkout';
@@ -12,6 +13,8 @@ export const TOKEN_HEADER = 'api-token';
 export interface CheckoutHttpDeps extends CheckoutDeps {
   /** A header the ingress sets to the visitor's country (e.g. `cf-ipcountry`); trusted, so only set it behind such an ingress. */
   countryHeader?: string;
+  /** How long the selection routes keep a product they show (ms; default 2000, 0: no cache). Product routes always ask the catalog. */
+  productCacheMs?: number;
 }
 
 interface CheckoutState {
@@ -74,7 +77,7 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
     }
   });
 
-  mountSelectionRoutes(router, deps, sessionOf);
+  mountSelectionRoutes(router, { ...deps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: deps.productCacheMs ?? 2000 }) }, sessionOf);
 
   mountProductRoutes(router, deps, sessionOf);
 

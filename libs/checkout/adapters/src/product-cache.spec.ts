@@ -1,0 +1,50 @@
+import type { CatalogClient, ProductDto } from '@commerce/catalog-contracts';
+import { cachingCatalogClient } from './product-cache';
+
+function fake() {
+  const calls: string[] = [];
+  let fail = false;
+  const catalog = {
+    getProduct: async (id: string, context: { market?: string }) => {
+      calls.push(`${id}@${context.market}`);
+      if (fail) throw new Error('down');
+      return { product: id, name: `v${calls.length}` } as unknown as ProductDto;
+    },
+    getItem: async () => null,
+  } as unknown as CatalogClient;
+  return { catalog, calls, failNext: (f: boolean) => (fail = f) };
+}
+
+describe('product cache of the edge', () => {
+  it('answers a product from the cache within its lifetime, per context, and asks again after it', async () => {
+    let clock = 0;
+    const { catalog, calls } = fake();
+    const cached = cachingCatalogClient(catalog, { ttlMs: 1000, now: () => clock });
+    await cached.getProduct('1', { market: '1' });
+    await cached.getProduct('1', { market: '1' });
+    await cached.getProduct('1', { market: '2' });
+    expect(calls).toEqual(['1@1', '1@2']);
+    clock = 1001;
+    expect(await cached.getProduct('1', { market: '1' })).toMatchObject({ name: 'v3' });
+    expect(calls).toHaveLength(3);
+  });
+
+  it('shares one call between concurrent misses and does not keep a failure', async () => {
+    const { catalog, calls, failNext } = fake();
+    const cached = cachingCatalogClient(catalog, { ttlMs: 1000 });
+    failNext(true);
+    await expect(Promise.all([cached.getProduct('1', {}), cached.getProduct('1', {})])).rejects.toThrow('down');
+    expect(calls).toHaveLength(1);
+    failNext(false);
+    expect(await cached.getProduct('1', {})).toMatchObject({ product: '1' });
+  });
+
+  it('keeps at most maxEntries and passes other calls through; ttl 0 is no cache', async () => {
+    const { catalog, calls } = fake();
+    const cached = cachingCatalogClient(catalog, { ttlMs: 1000, maxEntries: 2 });
+    for (const id of ['1', '2', '3', '1']) await cached.getProduct(id, {});
+    expect(calls).toHaveLength(4);
+    expect(await cached.getItem('1-1', {})).toBeNull();
+    expect(cachingCatalogClient(catalog, { ttlMs: 0 })).toBe(catalog);
+  });
+});

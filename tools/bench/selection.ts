@@ -1,0 +1,161 @@
+// The selection benchmark (issue 7): `POST items/{item}` and `GET selection` through the edge at 1 and 50
+// connections, on the embedded all-in-one and on real Postgres + Redis + Kafka with every service in its
+// own process, each as a ratio to a bare Koa handler measured in the same run.
+//
+//   npx tsx tools/bench/selection.ts                      embedded (+ separate processes when DATABASE_URL, REDIS_URL, KAFKA_BROKERS are set)
+//   BENCH_SECONDS=20 npx tsx tools/bench/selection.ts
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { cpus, totalmem } from 'node:os';
+import autocannon from 'autocannon';
+import {
+  checkoutCall,
+  postSoap,
+  searchUntilFound,
+  skeletonPricelistXml,
+  skeletonProductXml,
+  uniqueWord,
+  type Endpoints,
+} from '../e2e/skeleton.scenario';
+import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',').map(Number);
+/** Sessions the POST load rotates over, so no line nears the quantity limit. */
+const TOKENS = 300;
+
+interface Running {
+  endpoints: Endpoints;
+  engines: string;
+  stop(): Promise<void>;
+}
+
+function serve(mode: string): Promise<{ url: string; engines?: string; child: ChildProcess }> {
+  const child = spawn('node_modules/.bin/tsx', ['tools/bench/serve.ts', mode], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise((resolve, reject) => {
+    lines.once('line', (line) => resolve({ ...(JSON.parse(line) as { url: string; engines?: string }), child }));
+    child.once('exit', (code) => reject(new Error(`bench server ${mode} exited with ${code}`)));
+  });
+}
+const kill = (child: ChildProcess) => new Promise<void>((r) => (child.once('exit', () => r()), child.kill('SIGTERM')));
+const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' };
+
+async function embedded(): Promise<Running> {
+  const server = await serve('embedded');
+  return {
+    endpoints: { checkout: `${server.url}/api/checkout`, soap: `${server.url}/ams/system/service/module/soap/api`, soapUser },
+    engines: server.engines ?? 'embedded',
+    stop: () => kill(server.child),
+  };
+}
+
+async function separateProcesses(): Promise<Running> {
+  const infra = {
+    DATABASE_URL: process.env['DATABASE_URL']!,
+    REDIS_URL: process.env['REDIS_URL']!,
+    KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
+    STORE_CONFIG: 'infra/config/demo-store.json',
+    LOG_LEVEL: 'error',
+  };
+  const services: ServiceProcess[] = [];
+  const [catalog, cart, soap] = await Promise.all([
+    startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
+    startApp('cart', infra),
+    startApp('backoffice-soap', infra),
+  ]);
+  services.push(catalog, cart, soap);
+  const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url });
+  services.push(edge);
+  return {
+    endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
+    engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
+    stop: async () => void (await Promise.all(services.map(stopApp))),
+  };
+}
+
+async function load(url: string, connections: number, options: { method?: 'GET' | 'POST'; tokens?: string[] } = {}) {
+  let next = 0;
+  const tokens = options.tokens ?? [];
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    method: options.method ?? 'GET',
+    requests: [
+      {
+        setupRequest: (req) => {
+          const token = tokens[next++ % Math.max(1, tokens.length)];
+          return token ? { ...req, headers: { ...req.headers, 'API-Token': token } } : req;
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function measure(running: Running) {
+  const word = uniqueWord();
+  for (const [operation, xml] of [
+    ['pricelists_Update', skeletonPricelistXml(`bench-${word}`)],
+    ['products_Update', skeletonProductXml(`bench-${word}`, `Bench ${word}`)],
+  ] as const) {
+    const soap = await postSoap(running.endpoints, operation, xml);
+    if (soap.status !== 200) throw new Error(`SOAP ${operation} answered ${soap.status}: ${soap.text}`);
+  }
+  const found = await searchUntilFound(running.endpoints, word);
+  const item = found.body['products'][0].items[0].item as string;
+  const tokens: string[] = [];
+  for (let i = 0; i < TOKENS; i++) tokens.push((await checkoutCall(running.endpoints, 'POST', `/items/${item}`)).body['token'] as string);
+  const rows = [];
+  for (const connections of connectionCounts) {
+    rows.push({ what: 'GET selection', connections, ...(await load(`${running.endpoints.checkout}/selection`, connections, { tokens })) });
+    rows.push({
+      what: 'POST items/{item}',
+      connections,
+      ...(await load(`${running.endpoints.checkout}/items/${item}`, connections, { method: 'POST', tokens })),
+    });
+  }
+  return rows;
+}
+
+async function main() {
+  const bare = await serve('bare');
+  const bareRows = new Map<number, Awaited<ReturnType<typeof load>>>();
+  try {
+    for (const c of connectionCounts) bareRows.set(c, await load(bare.url, c));
+  } finally {
+    await kill(bare.child);
+  }
+  const setups: Array<() => Promise<Running>> = [embedded];
+  if (process.env['DATABASE_URL']?.startsWith('postgres') && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS'])
+    setups.push(separateProcesses);
+  const lines = [
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row`,
+    '',
+    '| request | engines | connections | req/s | p50 ms | p99 ms | req/s ÷ bare Koa |',
+    '|---|---|---|---|---|---|---|',
+    ...connectionCounts.map(
+      (c) =>
+        `| bare Koa handler | — | ${c} | ${bareRows.get(c)!.rps.toFixed(0)} | ${bareRows.get(c)!.p50} | ${bareRows.get(c)!.p99} | 1.00 |`,
+    ),
+  ];
+  for (const setup of setups) {
+    const running = await setup();
+    try {
+      for (const r of await measure(running))
+        lines.push(
+          `| ${r.what} | ${running.engines} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / bareRows.get(r.connections)!.rps).toFixed(2)} |`,
+        );
+    } finally {
+      await running.stop();
+    }
+  }
+  console.log(lines.join('\n'));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
