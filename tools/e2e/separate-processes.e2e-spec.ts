@@ -32,7 +32,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       startApp('backoffice-soap', infra),
     ]);
     services.push(catalog, cart, soap);
-    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url });
+    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, COUNTRY_HEADER: 'cf-ipcountry' });
     services.push(edge);
     endpoints = {
       checkout: `${edge.url}/api/checkout`,
@@ -53,9 +53,31 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     expect(codes).toEqual(services.map(() => 0));
   }, 60_000);
 
+  let skeleton: Awaited<ReturnType<typeof runSkeletonScenario>>;
+
   it('takes a SOAP product through Kafka, the catalog and search into a selection', async () => {
-    const result = await runSkeletonScenario(endpoints);
-    expect(result.searchVisibleAfterMs).toBeLessThan(15_000);
+    skeleton = await runSkeletonScenario(endpoints);
+    expect(skeleton.searchVisibleAfterMs).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('changes lines and country through the cart service and reprices in the new market', async () => {
+    const other = await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`);
+    const line = other.body['selection'].items[0].line as string;
+    const set = await checkoutCall(endpoints, 'PUT', `/lines/${line}/quantity/4`, { token: other.body['token'] });
+    expect(set.body['selection'].items).toEqual([expect.objectContaining({ line, quantity: 4 })]);
+    expect(
+      (await checkoutCall(endpoints, 'PUT', '/lines/0123456789abcdef/quantity/1', { token: other.body['token'] })).body['errors'],
+    ).toEqual({
+      line: 'not found',
+    });
+    // The product is priced only in the Swedish pricelist: in Germany it is not for sale.
+    const moved = await checkoutCall(endpoints, 'PUT', '/countries/DE', { token: other.body['token'] });
+    expect(moved.status).toBe(200);
+    expect(moved.body['removedItems']).toEqual([expect.objectContaining({ item: skeleton.item, quantity: 4 })]);
+    expect(moved.body['selection']).toMatchObject({ currency: 'EUR', items: [] });
+    // The ingress's country header decides where a new session starts.
+    const fromDenmark = await checkoutCall(endpoints, 'GET', '/selection', { headers: { 'cf-ipcountry': 'DK' } });
+    expect(fromDenmark.body['location']).toMatchObject({ country: 'DK', name: 'Denmark' });
   }, 60_000);
 
   if (meili) {
@@ -83,5 +105,9 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     const selection = await checkoutCall(endpoints, 'GET', '/selection', { token: search.body['token'] });
     expect(selection.status).toBe(200);
     expect(selection.body['token']).toBe(search.body['token']);
+    // A selection with items is still shown, without the products the catalog cannot give now.
+    const withItems = await checkoutCall(endpoints, 'GET', '/selection', { token: skeleton.token });
+    expect(withItems.status).toBe(200);
+    expect(withItems.body['selection'].items).toEqual([expect.objectContaining({ item: skeleton.item })]);
   }, 60_000);
 });

@@ -52,10 +52,16 @@ export async function postSoap(endpoints: Endpoints, operation: string, innerXml
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-export async function checkoutCall(endpoints: Endpoints, method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+export async function checkoutCall(
+  endpoints: Endpoints,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(`${endpoints.checkout}${path}`, {
     method,
     headers: {
+      ...options.headers,
       ...(options.token ? { 'API-Token': options.token } : {}),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },

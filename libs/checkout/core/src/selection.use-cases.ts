@@ -60,7 +60,11 @@ async function productsOf(
 ) {
   const context = deps.view.priceContext(handle.session);
   const ids = [...new Set(selection.items.map((i) => i.product))];
-  const products = await Promise.all(ids.map(async (id) => (known.has(id) ? known.get(id)! : deps.catalog.getProduct(id, context))));
+  // The selection is the cart's: a catalog that does not answer costs the products, not the envelope.
+  const unavailableIsNull = (e: unknown) => (e instanceof DomainError && e.kind === 'unavailable' ? null : Promise.reject(e));
+  const products = await Promise.all(
+    ids.map(async (id) => (known.has(id) ? known.get(id)! : deps.catalog.getProduct(id, context).catch(unavailableIsNull))),
+  );
   return products.filter((p): p is ProductDto => p !== null);
 }
 

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { parseStoreConfig } from '@commerce/shared-config';
+import { DomainError } from '@commerce/shared-errors';
+import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { CatalogClient } from '@commerce/catalog-contracts';
+import { StoreView } from './envelope';
+import { getSelection } from './selection.use-cases';
+import type { CheckoutDeps } from './checkout.use-cases';
+
+const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+
+const selection: SelectionDto = {
+  id: 'sel1',
+  currency: 'SEK',
+  paymentMethod: '',
+  shippingMethod: '',
+  country: 'SE',
+  state: null,
+  language: 'sv',
+  vouchers: [],
+  paymentFields: {},
+  items: [
+    {
+      line: 'aa',
+      item: '1-1',
+      product: '1',
+      size: '1',
+      sku: '',
+      ean: '',
+      productName: 'Jacket',
+      brandName: '',
+      quantity: 1,
+      priceEach: '100.00 SEK',
+      priceEachAsNumber: 100,
+      totalPrice: '100.00 SEK',
+      totalPriceAsNumber: 100,
+      priceEachBeforeDiscount: '100.00 SEK',
+      priceEachBeforeDiscountAsNumber: 100,
+      anyDiscount: false,
+    },
+  ],
+  totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 100, grandTotalPrice: '', grandTotalPriceAsNumber: 100, totalQuantity: 1 },
+};
+
+const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
+  sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't' },
+  catalog: { getProduct } as CatalogClient,
+  cart: { getSelection: async () => selection } as unknown as CartClient,
+  view: new StoreView(store),
+});
+const handle = () => ({
+  token: 't',
+  isNew: false,
+  session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: '' },
+});
+
+describe('GET selection when the catalog does not answer', () => {
+  it('still answers the selection, without the products it cannot get', async () => {
+    const down = async () => {
+      throw new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: 'unavailable (ECONNREFUSED)' });
+    };
+    const envelope = await getSelection(deps(down), handle());
+    expect(envelope.selection.items.map((i) => i.item)).toEqual(['1-1']);
+    expect(envelope.products).toEqual([]);
+  });
+
+  it('lets other failures through', async () => {
+    const broken = async () => {
+      throw new Error('bug');
+    };
+    await expect(getSelection(deps(broken), handle())).rejects.toThrow('bug');
+  });
+});
