@@ -111,7 +111,18 @@ const product = (id: string, context: PriceContext): ProductDto | null => {
     inStock: true,
     primaryVariant: true,
     itemTable: { x: [], y: [], dividerSymbol: 'x' },
-    items: [],
+    items: Object.keys(catalogItems)
+      .filter((i) => catalogItems[i]!.product === id)
+      .map((i, x) => ({
+        item: i,
+        itemTableX: x,
+        itemTableY: 0,
+        name: i.split('-')[1]!,
+        ean: '',
+        sku: `SKU-${i}`,
+        stock: 'yes' as const,
+        inStock: true,
+      })),
     media: {},
     categories: {},
     relatedProducts: [],

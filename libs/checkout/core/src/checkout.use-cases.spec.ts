@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
-import type { CatalogClient, ItemInfoDto } from '@commerce/catalog-contracts';
+import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './envelope';
 import { openSession, type CheckoutDeps } from './checkout.use-cases';
@@ -31,7 +31,30 @@ function fakes() {
   let tokens = 0;
   const catalog: CatalogClient = {
     getItem: async (id, context) => (catalogCalls.push(context), id === jacket.item ? jacket : null),
-    getProduct: async () => null,
+    getProduct: async (id, context) => {
+      catalogCalls.push(context);
+      if (id !== jacket.product) return null;
+      const item = {
+        item: jacket.item,
+        itemTableX: 0,
+        itemTableY: 0,
+        name: 'M',
+        ean: jacket.ean,
+        sku: jacket.sku,
+        stock: 'yes',
+        inStock: true,
+      };
+      return {
+        product: jacket.product,
+        name: jacket.productName,
+        brandName: jacket.brandName,
+        priceAsNumber: jacket.priceAsNumber,
+        priceBeforeDiscountAsNumber: 0,
+        itemQuantityMinimum: 1,
+        itemQuantityMultipleOf: 1,
+        items: [item],
+      } as unknown as ProductDto;
+    },
     listCategories: async () => [],
     resolveUri: async () => null,
     searchProducts: async (query, context) => (catalogCalls.push({ query, context }), { products: [], productCount: 0, filter: [] }),

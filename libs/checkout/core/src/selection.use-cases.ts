@@ -80,28 +80,31 @@ export async function getSelection(deps: CheckoutDeps, handle: SessionHandle) {
 /** An item for sale in the session's market, with what the cart keeps on its line; else 404 `{item}`. */
 async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: string, known: Map<string, ProductDto | null>) {
   if (!ITEM_ID.test(itemId)) throw new ItemNotFoundError();
-  const context = deps.view.priceContext(handle.session);
-  const productId = itemId.split('-')[0]!;
-  const [item, product] = await Promise.all([deps.catalog.getItem(itemId, context), deps.catalog.getProduct(productId, context)]);
-  if (!item) throw new ItemNotFoundError();
-  known.set(item.product, product);
-  const data: LineItemData = {
-    item: item.item,
-    product: item.product,
-    size: item.size,
-    sku: item.sku,
-    ean: item.ean,
-    productName: item.productName,
-    brandName: item.brandName,
-    priceEachAsNumber: item.priceAsNumber,
-    ...(product && product.priceBeforeDiscountAsNumber > item.priceAsNumber
-      ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
-      : {}),
-    quantityMinimum: product?.itemQuantityMinimum || 1,
-    quantityMultipleOf: product?.itemQuantityMultipleOf || 1,
-  };
-  return data;
+  const [productId, size] = itemId.split('-') as [string, string];
+  // The item as its product shows it in the context (visibility, price, sale price, quantity rules):
+  // one read, shared with the envelope's products (decision 31).
+  const product = await deps.catalog.getProduct(productId, deps.view.priceContext(handle.session));
+  const item = product?.items.find((i) => i.item === itemId);
+  if (!product || !item) throw new ItemNotFoundError();
+  known.set(product.product, product);
+  return lineItemOf(product, item, size);
 }
+
+const lineItemOf = (product: ProductDto, item: ProductDto['items'][number], size: string): LineItemData => ({
+  item: item.item,
+  product: product.product,
+  size,
+  sku: item.sku,
+  ean: item.ean,
+  productName: product.name,
+  brandName: product.brandName,
+  priceEachAsNumber: product.priceAsNumber,
+  ...(product.priceBeforeDiscountAsNumber > product.priceAsNumber
+    ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
+    : {}),
+  quantityMinimum: product.itemQuantityMinimum || 1,
+  quantityMultipleOf: product.itemQuantityMultipleOf || 1,
+});
 
 /** Applies a change to the session's selection; a session without one (or whose selection was closed) gets a new one first. */
 async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: SelectionChange, known?: Map<string, ProductDto | null>) {
@@ -196,24 +199,21 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
   const removed: SelectionDto['items'] = [];
   const prices: NonNullable<SelectionChange['prices']> = [];
   if (before.market !== after.market || before.pricelist !== after.pricelist) {
-    const items = await Promise.all(selection.items.map(async (line) => ({ line, item: await deps.catalog.getItem(line.item, after) })));
     const products = new Map(
       await Promise.all(
-        [...new Set(items.filter((i) => i.item).map((i) => i.line.product))].map(
-          async (id) => [id, await deps.catalog.getProduct(id, after)] as const,
-        ),
+        [...new Set(selection.items.map((l) => l.product))].map(async (id) => [id, await deps.catalog.getProduct(id, after)] as const),
       ),
     );
-    for (const { line, item } of items) {
-      if (!item) removed.push(line);
+    for (const line of selection.items) {
+      const product = products.get(line.product);
+      const item = product?.items.find((i) => i.item === line.item);
+      if (!product || !item) removed.push(line);
       else {
-        const product = products.get(line.product);
+        const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item, line.size);
         prices.push({
           line: line.line,
-          priceEachAsNumber: item.priceAsNumber,
-          ...(product && product.priceBeforeDiscountAsNumber > item.priceAsNumber
-            ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
-            : {}),
+          priceEachAsNumber,
+          ...(priceEachBeforeDiscountAsNumber ? { priceEachBeforeDiscountAsNumber } : {}),
         });
       }
     }
