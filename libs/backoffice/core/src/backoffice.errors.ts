@@ -8,6 +8,7 @@ export const BackofficeErrorCodes = {
   OPERATION_NOT_IMPLEMENTED: 'BACKOFFICE.OPERATION_NOT_IMPLEMENTED',
   REQUEST_TOO_LARGE: 'BACKOFFICE.REQUEST_TOO_LARGE',
   UNKNOWN_EVENT: 'BACKOFFICE.UNKNOWN_EVENT',
+  UNSUPPORTED_ENCODING: 'BACKOFFICE.UNSUPPORTED_ENCODING',
   LOGIN_RATE_LIMITED: 'BACKOFFICE.LOGIN_RATE_LIMITED',
 } as const;
 
@@ -83,11 +84,19 @@ export class OperationNotImplementedError extends BackofficeError {
   }
 }
 
-/** A request body over the size limit; the ERP should send smaller batches. */
+/** A request body over the size limit (as sent, or once decompressed); the ERP should send smaller batches. */
 export class RequestTooLargeError extends BackofficeError {
-  constructor(limitBytes: number) {
-    const reason = `request body larger than ${limitBytes} bytes; send smaller batches`;
+  constructor(limitBytes: number, what = 'request body') {
+    const reason = `${what} larger than ${limitBytes} bytes; send smaller batches`;
     super(BackofficeErrorCodes.REQUEST_TOO_LARGE, 'too_large', { request: reason }, reason);
+  }
+}
+
+/** A `Content-Encoding` other than gzip, deflate or identity. */
+export class UnsupportedEncodingError extends BackofficeError {
+  constructor(encoding: string) {
+    const reason = `Content-Encoding ${encoding.slice(0, 40)} is not supported; send identity, gzip or deflate`;
+    super(BackofficeErrorCodes.UNSUPPORTED_ENCODING, 'invalid', { request: reason }, reason);
   }
 }
 

@@ -5,7 +5,7 @@ export const escapeXml = (text: string): string =>
   text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
 
 const envelope = (body: string): string =>
-  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_ENVELOPE_NS}"><soap:Body>${body}</soap:Body></soap:Envelope>`;
+  `<?xml version="1.0" encoding="utf-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="${SOAP11_ENVELOPE_NS}"><SOAP-ENV:Body>${body}</SOAP-ENV:Body></SOAP-ENV:Envelope>`;
 
 /**
  * A success reply: one un-prefixed element holding `text` (spec: `<productsUpdateResponse>OK</…>`). It
@@ -35,7 +35,7 @@ export function soapFault(fault: SoapFault, namespace: string): string {
     .join('');
   const detail = `<detail><error xmlns="${escapeXml(namespace)}"><code>${escapeXml(fault.code)}</code>${fields}</error></detail>`;
   return envelope(
-    `<soap:Fault><faultcode>soap:${fault.faultcode}</faultcode><faultstring>${escapeXml(fault.faultstring)}</faultstring>${detail}</soap:Fault>`,
+    `<SOAP-ENV:Fault><faultcode>SOAP-ENV:${fault.faultcode}</faultcode><faultstring>${escapeXml(fault.faultstring)}</faultstring>${detail}</SOAP-ENV:Fault>`,
   );
 }
 

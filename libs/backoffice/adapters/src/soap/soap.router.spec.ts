@@ -99,7 +99,7 @@ describe('products_Update over SOAP', () => {
     expect(res.headers.get('content-type')).toBe('text/xml; charset=utf-8');
     expect(res.headers.get('x-service-request-id')).toBe('req-abc');
     expect(res.headers.get('x-correlation-id')).toBe('corr-req-abc');
-    expect(res.body).toContain(`<soap:Body><productsUpdateResponse xmlns="${ns}">OK</productsUpdateResponse></soap:Body>`);
+    expect(res.body).toContain(`<SOAP-ENV:Body><productsUpdateResponse xmlns="${ns}">OK</productsUpdateResponse></SOAP-ENV:Body>`);
 
     const { received, outbox } = await rowsOf(h.db);
     expect(received).toHaveLength(1);
@@ -151,7 +151,7 @@ describe('products_Update over SOAP', () => {
 
     for (const res of [wrong, unknown]) {
       expect(res.status).toBe(500);
-      expect(res.body).toContain('<faultcode>soap:Client</faultcode><faultstring>login failed</faultstring>');
+      expect(res.body).toContain('<faultcode>SOAP-ENV:Client</faultcode><faultstring>login failed</faultstring>');
       expect(res.headers.get('x-service-request-id')).toBeTruthy();
       expect(res.headers.get('x-correlation-id')).toBe(`corr-${res.headers.get('x-service-request-id')}`);
     }
@@ -161,9 +161,9 @@ describe('products_Update over SOAP', () => {
   });
 
   it('answers a Client fault for malformed XML', async () => {
-    const res = await h.post('<soap:Envelope><soap:Body><ns1:products_Update>');
+    const res = await h.post('<SOAP-ENV:Envelope><SOAP-ENV:Body><ns1:products_Update>');
     expect(res.status).toBe(500);
-    expect(res.body).toContain('<faultcode>soap:Client</faultcode>');
+    expect(res.body).toContain('<faultcode>SOAP-ENV:Client</faultcode>');
     expect(res.body).toContain('malformed XML');
     expect(res.body).toContain('BACKOFFICE.MALFORMED_REQUEST');
   });
@@ -177,7 +177,7 @@ describe('products_Update over SOAP', () => {
 
     expect(res.status).toBe(500);
     expect(res.body).toContain(
-      '<faultcode>soap:Client</faultcode><faultstring>products[1] (id 42): variations.0.id is required</faultstring>',
+      '<faultcode>SOAP-ENV:Client</faultcode><faultstring>products[1] (id 42): variations.0.id is required</faultstring>',
     );
     expect(res.body).toContain('BACKOFFICE.INVALID_ENTITY');
     expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
@@ -186,7 +186,7 @@ describe('products_Update over SOAP', () => {
   it('refuses a SOAPAction that names another operation', async () => {
     const res = await h.post(request(products(product('1'))), soapHeaders('sizes_Update'));
     expect(res.status).toBe(500);
-    expect(res.body).toContain('<faultcode>soap:Client</faultcode>');
+    expect(res.body).toContain('<faultcode>SOAP-ENV:Client</faultcode>');
     expect(res.body).toContain('BACKOFFICE.UNKNOWN_OPERATION');
     expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
   });
@@ -204,7 +204,7 @@ describe('products_Update over SOAP', () => {
     await h.db.knex.schema.withSchema(h.db.schema).dropTable('received_upserts');
     const res = await h.post(request(products(product('1'))));
     expect(res.status).toBe(500);
-    expect(res.body).toContain('<faultcode>soap:Server</faultcode>');
+    expect(res.body).toContain('<faultcode>SOAP-ENV:Server</faultcode>');
     expect(res.body).not.toMatch(/received_upserts|relation|at .*\.ts/);
   });
 

@@ -70,7 +70,7 @@ describe('the SOAP transport', () => {
     await s.close();
     expect(res.status).toBe(500);
     expect(res.headers.get('x-service-request-id')).toBeTruthy();
-    expect(text).toContain('<faultcode>soap:Server</faultcode>');
+    expect(text).toContain('<faultcode>SOAP-ENV:Server</faultcode>');
     expect(text).not.toContain('db-7');
     expect(text).not.toMatch(/\bat \S+:\d+/);
   });
@@ -81,7 +81,7 @@ describe('the SOAP transport', () => {
     const text = await res.text();
     await s.close();
     expect(res.status).toBe(413);
-    expect(text).toContain('<faultcode>soap:Client</faultcode>');
+    expect(text).toContain('<faultcode>SOAP-ENV:Client</faultcode>');
     expect(text).toContain('BACKOFFICE.REQUEST_TOO_LARGE');
   });
 

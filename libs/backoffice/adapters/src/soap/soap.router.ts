@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { Router, type RouterContext } from '@koa/router';
 import { DEFAULT_SOAP_PATH, type ReceivableEntity } from '@commerce/backoffice-contracts';
 import {
@@ -8,6 +7,7 @@ import {
   LoginThrottle,
   MalformedRequestError,
   RequestTooLargeError,
+  UnsupportedEncodingError,
   verifySoapLogin,
   type PasswordHasher,
   type SoapUser,
@@ -15,6 +15,8 @@ import {
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
+import { checkSoapText, DEFAULT_BODY_LIMITS, discardRest, readSoapBody, type SoapBodyLimits } from './soap-body.reader';
+import type { XmlLimits } from './xml-prescan';
 import {
   checkSoapAction,
   eventsDoneHandler,
@@ -52,34 +54,28 @@ export interface SoapRouterDeps {
   trustProxy?: boolean;
   /** Failed-login limits per client address and per user (default: 10 and 20 a minute). */
   loginThrottle?: LoginThrottle;
-  /** Largest request body read, in bytes (default 10 MB). */
+  /** Largest request body read, in bytes, as sent and once decompressed (default 10 MB). */
   bodyLimit?: number;
+  /** Caps on the XML's depth, element count, attributes per element and name length (DEFAULT_XML_LIMITS). */
+  xmlLimits?: Partial<XmlLimits>;
 }
 
 export const DEFAULT_CORRELATION_PREFIX = 'backoffice-soap-';
-const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-async function readBody(ctx: RouterContext, limit: number): Promise<string> {
-  // A body parser in front (e.g. @koa/bodyparser with xml enabled) has already read the stream.
+/** The body as text: read, decompressed and pre-scanned as it arrives (or checked, when a parser in front read it). */
+function readBody(ctx: RouterContext, limits: SoapBodyLimits): Promise<string> {
   const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-  if (typeof raw === 'string') {
-    if (Buffer.byteLength(raw) > limit) throw new RequestTooLargeError(limit);
-    return raw;
-  }
-  const req: IncomingMessage = ctx.req;
-  if (req.readableEnded) return '';
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new RequestTooLargeError(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buf.length;
-    if (size > limit) throw new RequestTooLargeError(limit);
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  if (typeof raw === 'string') return Promise.resolve(checkSoapText(raw, limits));
+  return readSoapBody(ctx.req, limits);
+}
+
+/** HTTP status of a fault: SOAP 1.1 says 500; a few transport-level refusals say what they are. */
+function statusOf(error: unknown): number {
+  if (error instanceof RequestTooLargeError) return 413;
+  if (error instanceof UnsupportedEncodingError) return 415;
+  if (error instanceof LoginRateLimitedError) return 429;
+  return 500;
 }
 
 function requestIdOf(ctx: RouterContext): string {
@@ -111,7 +107,11 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
   const soapPath = deps.soapPath ?? DEFAULT_SOAP_PATH;
   const prefix = deps.correlationPrefix ?? DEFAULT_CORRELATION_PREFIX;
   const hasher = deps.hasher ?? createScryptPasswordHasher();
-  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const limits: SoapBodyLimits = {
+    maxBodyBytes: deps.bodyLimit ?? DEFAULT_BODY_LIMITS.maxBodyBytes,
+    maxXmlBytes: deps.bodyLimit ?? DEFAULT_BODY_LIMITS.maxXmlBytes,
+    xml: { ...DEFAULT_BODY_LIMITS.xml, ...deps.xmlLimits },
+  };
   const throttle = deps.loginThrottle ?? new LoginThrottle();
   // What an unknown user's password is checked against: same parameters as a real hash, matched by nothing.
   const dummyHash = hasher.hash(randomBytes(32).toString('base64'));
@@ -166,8 +166,11 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
     ctx.type = 'text/xml; charset=utf-8';
     await withRequestContext({ requestId }, async () => {
       let operationName: string | undefined;
+      let bodyRead = false;
       try {
-        const { operation: element, payload } = parseSoapEnvelope(await readBody(ctx, bodyLimit));
+        const body = await readBody(ctx, limits);
+        bodyRead = true;
+        const { operation: element, payload } = parseSoapEnvelope(body);
         const operation = operationOfElement(element);
         operationName = operation.name;
         checkSoapAction(ctx.get('soapaction') || undefined, operation);
@@ -190,11 +193,14 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const fault = faultOf(error);
         if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
         else deps.logger.warn({ operation: operationName, code: fault.code, reason: fault.faultstring }, 'soap request refused');
-        // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; an oversized body says 413, and too
-        // many failed logins 429 with Retry-After (a throttle, not a fault of this request's content).
-        ctx.status = error instanceof RequestTooLargeError ? 413 : error instanceof LoginRateLimitedError ? 429 : 500;
-        if (error instanceof RequestTooLargeError) ctx.set('Connection', 'close');
+        // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; an oversized body says 413, an
+        // unknown Content-Encoding 415, and too many failed logins 429 with Retry-After.
+        ctx.status = statusOf(error);
+        // A body refused while arriving: drop the rest (bounded) so the client can read this answer.
+        // `Connection: close` would make Node close the socket with bytes unread, and the reset loses the answer.
+        if (!bodyRead) discardRest(ctx.req);
         if (error instanceof LoginRateLimitedError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        ctx.type = 'text/xml; charset=utf-8';
         ctx.body = soapFault(fault, deps.namespace);
       }
     });

@@ -200,7 +200,7 @@ describe('the *_Update operations of the catalog entities over SOAP', () => {
     const res = await h.call(c.op, el(c.list, ...c.xml));
 
     expect(res.status).toBe(200);
-    expect(res.body).toContain(`<soap:Body><${c.list}UpdateResponse xmlns="${ns}">OK</${c.list}UpdateResponse></soap:Body>`);
+    expect(res.body).toContain(`<SOAP-ENV:Body><${c.list}UpdateResponse xmlns="${ns}">OK</${c.list}UpdateResponse></SOAP-ENV:Body>`);
     const { received, outbox } = await h.rows();
     expect(received.map((r) => [r['entity'], r['external_id'], r['payload']])).toEqual(c.json.map((j) => [c.entity, j['id'], j]));
     expect(outbox.map((e) => [e.topic, e.type, e.version, e.key])).toEqual(
@@ -214,7 +214,7 @@ describe('the *_Update operations of the catalog entities over SOAP', () => {
     const res = await h.call(c.op, el(c.list, c.xml[0], c.bad));
 
     expect(res.status).toBe(500);
-    expect(res.body).toContain(`<faultcode>soap:Client</faultcode><faultstring>${c.fault}</faultstring>`);
+    expect(res.body).toContain(`<faultcode>SOAP-ENV:Client</faultcode><faultstring>${c.fault}</faultstring>`);
     expect(res.body).toContain('BACKOFFICE.INVALID_ENTITY');
     expect(await h.rows()).toEqual({ received: [], outbox: [] });
   });
@@ -509,7 +509,7 @@ describe('the *_Update operations of the account and order entities over SOAP', 
     const res = await h.call(c.op, el(c.list, ...c.xml));
 
     expect(res.status).toBe(200);
-    expect(res.body).toContain(`<soap:Body><${c.list}UpdateResponse xmlns="${ns}">OK</${c.list}UpdateResponse></soap:Body>`);
+    expect(res.body).toContain(`<SOAP-ENV:Body><${c.list}UpdateResponse xmlns="${ns}">OK</${c.list}UpdateResponse></SOAP-ENV:Body>`);
     const { received, outbox } = await h.rows();
     expect(received.map((r) => [r['entity'], r['external_id'], r['payload']])).toEqual(c.json.map((j) => [c.entity, j['id'], j]));
     expect(outbox.map((e) => [e.topic, e.type, e.key])).toEqual(
@@ -522,7 +522,7 @@ describe('the *_Update operations of the account and order entities over SOAP', 
     const res = await h.call(c.op, el(c.list, c.xml[0], c.bad));
 
     expect(res.status).toBe(500);
-    expect(res.body).toContain(`<faultcode>soap:Client</faultcode><faultstring>${c.fault}</faultstring>`);
+    expect(res.body).toContain(`<faultcode>SOAP-ENV:Client</faultcode><faultstring>${c.fault}</faultstring>`);
     expect(await h.rows()).toEqual({ received: [], outbox: [] });
   });
 

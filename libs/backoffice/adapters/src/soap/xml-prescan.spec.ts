@@ -1,0 +1,57 @@
+import { MalformedRequestError } from '@commerce/backoffice-core';
+import { DEFAULT_XML_LIMITS, XmlPrescan, type XmlLimits } from './xml-prescan';
+
+const scan = (xml: string, limits: Partial<XmlLimits> = {}, chunkSize = 0): void => {
+  const s = new XmlPrescan({ ...DEFAULT_XML_LIMITS, ...limits });
+  const bytes = Buffer.from(xml);
+  if (chunkSize <= 0) s.write(bytes);
+  else for (let i = 0; i < bytes.length; i += chunkSize) s.write(bytes.subarray(i, i + chunkSize));
+  s.end();
+};
+const reason = (fn: () => void): string => {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof MalformedRequestError) return e.reason;
+    throw e;
+  }
+  return 'accepted';
+};
+
+const ENVELOPE = `<?xml version="1.0" encoding="UTF-8"?>
+<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:ns1="urn:x">
+<!-- a comment with <tags> and -- dashes --><SOAP-ENV:Body><ns1:products_Update><ns1:login a='1' b = "2"><ns1:username>é&amp;</ns1:username>
+<ns1:password><![CDATA[<not a tag>]]]]></ns1:password></ns1:login><products/></ns1:products_Update></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
+
+describe('the XML pre-scan', () => {
+  it.each([0, 1, 2, 7])('accepts an ordinary SOAP request, whatever its chunking (%i)', (chunk) => {
+    expect(reason(() => scan(ENVELOPE, {}, chunk))).toBe('accepted');
+  });
+
+  it.each([
+    ['a DTD', '<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>', 'a SOAP message must not contain a DTD'],
+    ['an entity declaration', '<x><!ENTITY a "b"></x>', 'a SOAP message must not contain markup declarations'],
+    ['__proto__', '<a><__proto__><polluted>1</polluted></__proto__></a>', 'the name __proto__ is not allowed in a request'],
+    ['a prefixed constructor', '<a><ns1:constructor/></a>', 'the name constructor is not allowed in a request'],
+    ['a __proto__ attribute', '<a __proto__="1"/>', 'the name __proto__ is not allowed in a request'],
+    ['an unclosed tag at the end', '<a><b', 'malformed XML: the document ends inside markup'],
+  ])('refuses %s', (_what, xml, why) => {
+    expect(reason(() => scan(xml))).toBe(why);
+  });
+
+  it('refuses depth, element count, attribute count and name length beyond the limits, as the byte arrives', () => {
+    expect(reason(() => scan('<a>'.repeat(5) + '</a>'.repeat(5), { maxDepth: 5 }))).toBe('accepted');
+    expect(reason(() => scan('<a>'.repeat(6), { maxDepth: 5 }))).toBe('the request nests elements deeper than 5 levels');
+    expect(reason(() => scan(`<r>${'<a/>'.repeat(9)}</r>`, { maxElements: 10 }))).toBe('accepted');
+    expect(reason(() => scan(`<r>${'<a/>'.repeat(10)}`, { maxElements: 10 }))).toBe('the request has more than 10 elements');
+    expect(reason(() => scan(`<a ${Array.from({ length: 4 }, (_, i) => `x${i}="1"`).join(' ')}/>`, { maxAttributes: 3 }))).toBe(
+      'an element has more than 3 attributes',
+    );
+    expect(reason(() => scan(`<${'n'.repeat(11)}/>`, { maxNameLength: 10 }))).toBe('an element or attribute name is longer than 10 bytes');
+  });
+
+  it('stops at the first offending byte: nothing after it is read', () => {
+    const s = new XmlPrescan({ ...DEFAULT_XML_LIMITS, maxDepth: 3 });
+    expect(() => s.write(Buffer.from('<a><b><c><d>'))).toThrow('deeper than 3');
+  });
+});

@@ -1,0 +1,237 @@
+import { MalformedRequestError } from '@commerce/backoffice-core';
+
+/** What a request's XML may hold; checked byte by byte as the body arrives, before anything is parsed. */
+export interface XmlLimits {
+  /** Deepest element nesting (Envelope is 1). A SOAP order is about 17 deep. */
+  maxDepth: number;
+  /** Elements in the whole document. */
+  maxElements: number;
+  /** Attributes on one element (namespace declarations included). */
+  maxAttributes: number;
+  /** Bytes in an element or attribute name, prefix included. */
+  maxNameLength: number;
+}
+
+export const DEFAULT_XML_LIMITS: XmlLimits = { maxDepth: 64, maxElements: 300_000, maxAttributes: 32, maxNameLength: 128 };
+
+/** Names that would become keys of the parsed object and reach Object.prototype's machinery. */
+const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+const enum State {
+  Text,
+  Open, // after '<'
+  Bang, // after '<!'
+  Comment, // inside <!-- -->
+  CData, // inside <![CDATA[ ]]>
+  Pi, // inside <? ?>
+  StartName,
+  EndName,
+  EndTail, // after an end tag's name, until '>'
+  InTag, // between attributes
+  AttrName,
+  AfterAttrName, // expecting '='
+  BeforeValue, // expecting a quote
+  AttrValue,
+  SelfClose, // after '/' in a start tag
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const BANG = 0x21;
+const QUESTION = 0x3f;
+const EQ = 0x3d;
+const DQ = 0x22;
+const SQ = 0x27;
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+const COMMENT_OPEN = '--';
+const CDATA_OPEN = '[CDATA[';
+
+/**
+ * A streaming pre-scan of a request body: refuses a DTD or any markup declaration (so no entity is ever
+ * defined, let alone expanded), names that could reach Object.prototype, and documents deeper, larger
+ * or wider than the limits, as soon as the offending byte arrives. It checks only what the limits need;
+ * the parser that runs afterwards checks well-formedness. Bytes ≥ 0x80 (UTF-8 sequences) never equal
+ * a markup character, so chunks may split anywhere.
+ */
+export class XmlPrescan {
+  private state = State.Text;
+  private depth = 0;
+  private elements = 0;
+  private attributes = 0;
+  private name: number[] = [];
+  private nameLength = 0;
+  private quote = 0;
+  private match = 0; // progress through '-->' / ']]>' / '?>' / the '<!' lookahead
+  private bang = '';
+
+  constructor(private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {}
+
+  write(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length; i++) this.step(chunk[i] as number);
+  }
+
+  /** The body is complete: it must not end inside markup. */
+  end(): void {
+    if (this.state !== State.Text) throw new MalformedRequestError('malformed XML: the document ends inside markup');
+  }
+
+  private refuse(reason: string): never {
+    throw new MalformedRequestError(reason);
+  }
+
+  private nameByte(b: number): void {
+    this.nameLength++;
+    if (this.nameLength > this.limits.maxNameLength)
+      this.refuse(`an element or attribute name is longer than ${this.limits.maxNameLength} bytes`);
+    // Only the local part (after the prefix) is kept to compare with the forbidden names.
+    if (b === 0x3a) this.name = [];
+    else if (this.name.length < 16) this.name.push(b);
+    else this.name.push(0);
+  }
+
+  private checkName(): void {
+    if (this.nameLength === 0) this.refuse('malformed XML: a tag without a name');
+    if (this.name.length <= 11 && FORBIDDEN_NAMES.has(String.fromCharCode(...this.name)))
+      this.refuse(`the name ${String.fromCharCode(...this.name)} is not allowed in a request`);
+  }
+
+  private resetName(): void {
+    this.name = [];
+    this.nameLength = 0;
+  }
+
+  private openElement(selfClosing: boolean): void {
+    this.elements++;
+    if (this.elements > this.limits.maxElements) this.refuse(`the request has more than ${this.limits.maxElements} elements`);
+    if (this.depth + 1 > this.limits.maxDepth) this.refuse(`the request nests elements deeper than ${this.limits.maxDepth} levels`);
+    if (!selfClosing) this.depth++;
+  }
+
+  private step(b: number): void {
+    switch (this.state) {
+      case State.Text:
+        if (b === LT) this.state = State.Open;
+        return;
+      case State.Open:
+        if (b === SLASH) {
+          this.resetName();
+          this.state = State.EndName;
+        } else if (b === BANG) {
+          this.bang = '';
+          this.state = State.Bang;
+        } else if (b === QUESTION) {
+          this.match = 0;
+          this.state = State.Pi;
+        } else {
+          this.resetName();
+          this.attributes = 0;
+          this.state = State.StartName;
+          this.step(b);
+        }
+        return;
+      case State.Bang: {
+        this.bang += String.fromCharCode(b);
+        if (this.bang === COMMENT_OPEN) {
+          this.match = 0;
+          this.state = State.Comment;
+        } else if (this.bang === CDATA_OPEN) {
+          this.match = 0;
+          this.state = State.CData;
+        } else if (!COMMENT_OPEN.startsWith(this.bang) && !CDATA_OPEN.startsWith(this.bang)) {
+          this.refuse(
+            this.bang === 'D' || this.bang === 'd'
+              ? 'a SOAP message must not contain a DTD'
+              : 'a SOAP message must not contain markup declarations',
+          );
+        }
+        return;
+      }
+      case State.Comment:
+        // '-->' ends it.
+        if (b === 0x2d) this.match = Math.min(this.match + 1, 2);
+        else if (b === GT && this.match === 2) this.state = State.Text;
+        else this.match = 0;
+        return;
+      case State.CData:
+        if (b === 0x5d) this.match = Math.min(this.match + 1, 2);
+        else if (b === GT && this.match === 2) this.state = State.Text;
+        else this.match = 0;
+        return;
+      case State.Pi:
+        if (b === QUESTION) this.match = 1;
+        else if (b === GT && this.match === 1) this.state = State.Text;
+        else this.match = 0;
+        return;
+      case State.StartName:
+        if (isSpace(b) || b === GT || b === SLASH) {
+          this.checkName();
+          this.state = State.InTag;
+          this.step(b);
+        } else if (b === LT || b === EQ || b === DQ || b === SQ) {
+          this.refuse('malformed XML: a bad character in a tag name');
+        } else this.nameByte(b);
+        return;
+      case State.EndName:
+        if (isSpace(b) || b === GT) {
+          this.checkName();
+          this.state = State.EndTail;
+          this.step(b);
+        } else if (b === LT) this.refuse('malformed XML: a bad character in an end tag');
+        else this.nameByte(b);
+        return;
+      case State.EndTail:
+        if (b === GT) {
+          if (this.depth === 0) this.refuse('malformed XML: an end tag without its start tag');
+          this.depth--;
+          this.state = State.Text;
+        } else if (!isSpace(b)) this.refuse('malformed XML: a bad character in an end tag');
+        return;
+      case State.InTag:
+        if (isSpace(b)) return;
+        if (b === GT) {
+          this.openElement(false);
+          this.state = State.Text;
+        } else if (b === SLASH) this.state = State.SelfClose;
+        else if (b === LT || b === EQ || b === DQ || b === SQ) this.refuse('malformed XML: a bad character in a start tag');
+        else {
+          this.attributes++;
+          if (this.attributes > this.limits.maxAttributes) this.refuse(`an element has more than ${this.limits.maxAttributes} attributes`);
+          this.resetName();
+          this.state = State.AttrName;
+          this.nameByte(b);
+        }
+        return;
+      case State.SelfClose:
+        if (b !== GT) this.refuse('malformed XML: "/" in a start tag must end it');
+        this.openElement(true);
+        this.state = State.Text;
+        return;
+      case State.AttrName:
+        if (b === EQ) {
+          this.checkName();
+          this.state = State.BeforeValue;
+        } else if (isSpace(b)) {
+          this.checkName();
+          this.state = State.AfterAttrName;
+        } else if (b === GT || b === SLASH || b === LT || b === DQ || b === SQ) this.refuse('malformed XML: an attribute without a value');
+        else this.nameByte(b);
+        return;
+      case State.AfterAttrName:
+        if (b === EQ) this.state = State.BeforeValue;
+        else if (!isSpace(b)) this.refuse('malformed XML: an attribute without a value');
+        return;
+      case State.BeforeValue:
+        if (b === DQ || b === SQ) {
+          this.quote = b;
+          this.state = State.AttrValue;
+        } else if (!isSpace(b)) this.refuse('malformed XML: an attribute value must be quoted');
+        return;
+      case State.AttrValue:
+        if (b === this.quote) this.state = State.InTag;
+        else if (b === LT) this.refuse('malformed XML: "<" in an attribute value');
+        return;
+    }
+  }
+}
