@@ -146,7 +146,9 @@ export function createSelectionRepository(db: Db): SelectionRepository {
 
     async update(id, change) {
       return db.transaction(async (trx: Knex.Transaction) => {
-        // The row lock serialises changes of one selection: read, decide and write happen as one.
+        // The row lock serialises changes of one selection: read, decide and write happen as one. The lines
+        // are read by a second statement on purpose: under READ COMMITTED it sees what the transaction that
+        // held the lock committed, where lines joined to the locking query would come from its older snapshot.
         const row = (await db
           .table('selections', trx)
           .where({ id, status: 'open' })
