@@ -115,7 +115,7 @@ export function buildWsdl(options: { namespace: string; location: string; operat
     '    xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"',
     '    xmlns:xsd="http://www.w3.org/2001/XMLSchema">',
     '  <wsdl:types>',
-    `  <xsd:schema targetNamespace="${ns}" elementFormDefault="qualified">`,
+    `  <xsd:schema targetNamespace="${ns}" xmlns:tns="${ns}" xmlns:xsd="http://www.w3.org/2001/XMLSchema" elementFormDefault="qualified">`,
     ...types,
     ...elements,
     '  </xsd:schema>',
