@@ -334,6 +334,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           priceEachWithoutTax: '800.00 SEK',
           priceEachWithoutTaxAsNumber: 800,
           taxPercent: 25,
+          storePickup: false,
         });
         expect(res.body['products'].map((p: { product: string }) => p.product)).toEqual(['1']);
         expect(res.body['selection'].totals).toEqual({

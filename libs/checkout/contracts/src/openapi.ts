@@ -442,6 +442,7 @@ export const checkoutOpenApi = {
           priceEachWithoutTaxAsNumber: num,
           anyDiscount: bool,
           taxPercent: num,
+          storePickup: bool,
         },
       },
       Totals: {

@@ -72,6 +72,8 @@ function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnTyp
         priceEachWithoutTax: str(withoutTax),
         priceEachWithoutTaxAsNumber: major(withoutTax),
         taxPercent: parts.taxPercent,
+        // The order item's field; single items are never picked up in a store here.
+        storePickup: false,
       };
     }),
     discounts: {
