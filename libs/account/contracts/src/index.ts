@@ -1,1 +1,2 @@
-export {};
+export * from './account.dto';
+export * from './account.http-client';

@@ -1,0 +1,53 @@
+import Router, { type RouterContext } from '@koa/router';
+import { isDomainError, statusOfKind } from '@commerce/shared-errors';
+import type { AccountClient } from '@commerce/account-contracts';
+
+type Body = Record<string, unknown>;
+const requestBody = (ctx: { request: unknown }): Body => ((ctx.request as { body?: unknown }).body ?? {}) as Body;
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The account service's internal HTTP API (DESIGN §2): what `createAccountHttpClient` calls. */
+export function createAccountInternalRouter(account: AccountClient): Router {
+  const router = new Router({ prefix: '/internal/account' });
+  // Errors carry their code, so the client rebuilds the same DomainError; an unknown customer is a bare 404.
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) => async (ctx: RouterContext) => {
+    try {
+      ctx.body = await handler(ctx);
+      ctx.status = status;
+    } catch (err) {
+      if (!isDomainError(err) || err.code === 'ACCOUNT.CUSTOMER_NOT_FOUND') throw err;
+      ctx.status = statusOfKind[err.kind];
+      ctx.body = { code: err.code, errors: err.fields };
+    }
+  };
+  router.post(
+    '/customers',
+    withCodes((ctx) => account.register(requestBody(ctx) as never), 201),
+  );
+  router.post(
+    '/logins',
+    withCodes(async (ctx) => ({ customer: await account.verifyLogin(text(requestBody(ctx)['email']), text(requestBody(ctx)['password'])) })),
+  );
+  router.get('/customers/:id', async (ctx) => {
+    const customer = await account.getCustomer(ctx.params['id']!);
+    if (!customer) {
+      ctx.status = 404;
+      ctx.body = { errors: { customer: 'not found' } };
+      return;
+    }
+    ctx.body = customer;
+  });
+  router.put(
+    '/customers/:id/address',
+    withCodes((ctx) => account.updateAddress(ctx.params['id']!, requestBody(ctx) as never)),
+  );
+  router.put(
+    '/customers/:id/email',
+    withCodes((ctx) => account.changeEmail(ctx.params['id']!, text(requestBody(ctx)['newEmail']))),
+  );
+  router.put(
+    '/customers/:id/password',
+    withCodes((ctx) => account.changePassword(ctx.params['id']!, text(requestBody(ctx)['password']), text(requestBody(ctx)['newPassword']))),
+  );
+  return router;
+}

@@ -1,0 +1,97 @@
+import type { Db } from '@commerce/shared-db';
+import type { AddressDto } from '@commerce/account-contracts';
+import { emailKey, type Customer, type CustomerRepository } from '@commerce/account-core';
+
+interface CustomerRow {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  address1: string;
+  address2: string;
+  city: string;
+  state: string;
+  country: string;
+  phone_number: string;
+  zip_code: string;
+  password_hash: string;
+}
+
+const addressColumns = (a: AddressDto) => ({
+  email_key: emailKey(a.email),
+  email: a.email,
+  first_name: a.firstName,
+  last_name: a.lastName,
+  address1: a.address1,
+  address2: a.address2,
+  city: a.city,
+  state: a.state,
+  country: a.country,
+  phone_number: a.phoneNumber,
+  zip_code: a.zipCode,
+});
+
+const toCustomer = (r: CustomerRow): Customer => ({
+  id: r.id,
+  address: {
+    email: r.email,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    address1: r.address1,
+    address2: r.address2,
+    city: r.city,
+    state: r.state,
+    country: r.country,
+    phoneNumber: r.phone_number,
+    zipCode: r.zip_code,
+  },
+  passwordHash: r.password_hash,
+});
+
+const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
+
+export function createCustomerRepository(db: Db): CustomerRepository {
+  const select = () =>
+    db
+      .table('customers as c')
+      .join(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id')
+      .select('c.*', 'k.password_hash');
+  return {
+    async create(customer) {
+      try {
+        await db.transaction(async (trx) => {
+          await db.table('customers', trx).insert({ id: customer.id, ...addressColumns(customer.address) });
+          await db.table('credentials', trx).insert({ customer_id: customer.id, password_hash: customer.passwordHash });
+        });
+        return true;
+      } catch (e) {
+        if (isUniqueViolation(e)) return false;
+        throw e;
+      }
+    },
+    async findById(id) {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const row = (await select().where('c.id', id).first()) as CustomerRow | undefined;
+      return row ? toCustomer(row) : null;
+    },
+    async findByEmail(email) {
+      const row = (await select().where('c.email_key', emailKey(email)).first()) as CustomerRow | undefined;
+      return row ? toCustomer(row) : null;
+    },
+    async updateAddress(id, address) {
+      try {
+        const n = await db
+          .table('customers')
+          .where({ id })
+          .update({ ...addressColumns(address), updated_at: db.knex.fn.now() });
+        return n > 0 ? true : null;
+      } catch (e) {
+        if (isUniqueViolation(e)) return false;
+        throw e;
+      }
+    },
+    async updatePasswordHash(id, passwordHash) {
+      await db.table('credentials').where({ customer_id: id }).update({ password_hash: passwordHash, changed_at: db.knex.fn.now() });
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
+import { ADDRESS_FIELDS } from '@commerce/account-contracts';
+import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
+import { emailKey, toCustomerDto, type Customer } from './customer';
+import type { CustomerRepository, PasswordHasher } from './customer.repository';
+import { normalizePassword, passwordProblem, PASSWORD_MAX_LENGTH } from './password-policy';
+
+export interface AccountDeps {
+  customers: CustomerRepository;
+  hasher: PasswordHasher;
+  /**
+   * A hash of a random password made with the same parameters at start-up: a login for an unknown
+   * e-mail verifies against it, so it costs the same hashing work as one for a known e-mail.
+   */
+  dummyHash: string;
+}
+
+const Email = z.string().trim().max(254).email();
+// A password is checked by the policy (406), not here: only its type and an upper bound on the bytes hashed.
+const Password = z.string().max(PASSWORD_MAX_LENGTH * 4);
+const Field = z.string().trim().max(200);
+const AddressFields = z.object({
+  firstName: Field.optional(),
+  lastName: Field.optional(),
+  address1: Field.optional(),
+  address2: Field.optional(),
+  city: Field.optional(),
+  state: Field.optional(),
+  country: z
+    .string()
+    .trim()
+    .regex(/^([A-Za-z]{2})?$/, 'must be a two-letter country code')
+    .transform((c) => c.toUpperCase())
+    .optional(),
+  phoneNumber: Field.optional(),
+  zipCode: Field.optional(),
+});
+const Register = AddressFields.extend({ email: Email, password: Password });
+
+const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
+  return result.data;
+};
+
+const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;
+const definedOnly = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** Registers a customer: validate, check the password policy, hash, save (the unique e-mail decides a race). */
+export async function register(deps: AccountDeps, command: RegisterCommand): Promise<CustomerDto> {
+  const { password, email, ...address } = parse(Register, command);
+  if (passwordProblem(password, { email })) throw new PasswordNotValidError();
+  if (await deps.customers.findByEmail(email)) throw new EmailTakenError();
+  const customer: Customer = {
+    id: randomUUID(),
+    address: { ...emptyAddress(), ...definedOnly(address), email },
+    passwordHash: await deps.hasher.hash(normalizePassword(password)),
+  };
+  if (!(await deps.customers.create(customer))) throw new EmailTakenError();
+  return toCustomerDto(customer);
+}
+
+/** The customer when the password is right; null otherwise, after the same hashing work whether the e-mail is known or not. */
+export async function verifyLogin(deps: AccountDeps, email: string, password: string): Promise<CustomerDto | null> {
+  const emailOk = Email.safeParse(email);
+  const passwordOk = Password.safeParse(password);
+  const customer = emailOk.success ? await deps.customers.findByEmail(emailOk.data) : null;
+  const candidate = passwordOk.success ? normalizePassword(passwordOk.data) : '';
+  const matches = await deps.hasher.verify(customer?.passwordHash ?? deps.dummyHash, candidate);
+  return customer && passwordOk.success && matches ? toCustomerDto(customer) : null;
+}
+
+async function existing(deps: AccountDeps, id: string): Promise<Customer> {
+  const customer = await deps.customers.findById(id);
+  if (!customer) throw new CustomerNotFoundError();
+  return customer;
+}
+
+export async function updateAddress(deps: AccountDeps, id: string, change: AddressChange): Promise<CustomerDto> {
+  const fields = definedOnly(parse(AddressFields.strict(), change));
+  const customer = await existing(deps, id);
+  const address = { ...customer.address, ...fields };
+  if ((await deps.customers.updateAddress(id, address)) === null) throw new CustomerNotFoundError();
+  return toCustomerDto({ ...customer, address });
+}
+
+export async function changeEmail(deps: AccountDeps, id: string, newEmail: string): Promise<CustomerDto> {
+  const { newEmail: email } = parse(z.object({ newEmail: Email }), { newEmail });
+  const customer = await existing(deps, id);
+  const other = await deps.customers.findByEmail(email);
+  if (other && other.id !== id) throw new EmailTakenError('newEmail');
+  const address = { ...customer.address, email };
+  const written = await deps.customers.updateAddress(id, address);
+  if (written === null) throw new CustomerNotFoundError();
+  if (!written) throw new EmailTakenError('newEmail');
+  return toCustomerDto({ ...customer, address });
+}
+
+export async function changePassword(deps: AccountDeps, id: string, password: string, newPassword: string): Promise<CustomerDto> {
+  const parsed = parse(z.object({ password: Password, newPassword: Password }), { password, newPassword });
+  const customer = await existing(deps, id);
+  if (!(await deps.hasher.verify(customer.passwordHash, normalizePassword(parsed.password)))) throw new PasswordIncorrectError();
+  if (passwordProblem(parsed.newPassword, { email: customer.address.email })) throw new PasswordNotValidError('newPassword');
+  await deps.customers.updatePasswordHash(id, await deps.hasher.hash(normalizePassword(parsed.newPassword)));
+  return toCustomerDto(customer);
+}
+
+/** The use cases as a typed client: the in-process implementation of AccountClient. */
+export function accountUseCases(deps: AccountDeps): AccountClient {
+  return {
+    register: (command) => register(deps, command),
+    verifyLogin: (email, password) => verifyLogin(deps, email, password),
+    getCustomer: async (id) => {
+      const customer = await deps.customers.findById(id);
+      return customer ? toCustomerDto(customer) : null;
+    },
+    updateAddress: (id, change) => updateAddress(deps, id, change),
+    changeEmail: (id, newEmail) => changeEmail(deps, id, newEmail),
+    changePassword: (id, password, newPassword) => changePassword(deps, id, password, newPassword),
+  };
+}
