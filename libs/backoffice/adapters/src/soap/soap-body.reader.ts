@@ -31,7 +31,18 @@ function decoderFor(header: string | undefined): Gunzip | Inflate | undefined {
  * bomb, a DTD or a document too deep or too large is refused at the chunk that crosses the line, never
  * held whole. On refusal the rest is left to discardRest.
  */
-export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): Promise<string> {
+/** The body's text, and its login when the pre-scan could read it exactly (see XmlPrescan.login). */
+export interface SoapBody {
+  text: string;
+  login?: { username: string; password: string };
+}
+
+const bodyOf = (text: string, scan: XmlPrescan): SoapBody => {
+  const login = scan.login();
+  return login ? { text, login } : { text };
+};
+
+export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): Promise<SoapBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return Promise.reject(new RequestTooLargeError(limits.maxBodyBytes));
   let decoder: Gunzip | Inflate | undefined;
@@ -40,9 +51,9 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
   } catch (error) {
     return Promise.reject(error);
   }
-  if (req.readableEnded) return Promise.resolve('');
+  if (req.readableEnded) return Promise.resolve({ text: '' });
 
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<SoapBody>((resolve, reject) => {
     const scan = new XmlPrescan(limits.xml);
     const chunks: Buffer[] = [];
     let sent = 0;
@@ -76,7 +87,7 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
       }
       settled = true;
       cleanup();
-      resolve(Buffer.concat(chunks, xmlBytes).toString('utf8'));
+      resolve(bodyOf(Buffer.concat(chunks, xmlBytes).toString('utf8'), scan));
     };
     function onXml(chunk: Buffer) {
       if (settled) return;
@@ -126,13 +137,13 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
 }
 
 /** A body another middleware already read (as text): the same size limit and pre-scan. */
-export function checkSoapText(raw: string, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): string {
+export function checkSoapText(raw: string, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): SoapBody {
   const bytes = Buffer.from(raw, 'utf8');
   if (bytes.length > limits.maxBodyBytes) throw new RequestTooLargeError(limits.maxBodyBytes);
   const scan = new XmlPrescan(limits.xml);
   scan.write(bytes);
   scan.end();
-  return raw;
+  return bodyOf(raw, scan);
 }
 
 /**

@@ -55,6 +55,18 @@ describe('SOAP credentials', () => {
     expect((await as('rolling', HARNESS_USER.password)).status).toBe(500);
   });
 
+  it('checks the login before parsing the document: a stranger gets "login failed" even for broken XML', async () => {
+    const broken = (username: string, password: string) =>
+      fetch(h.url, {
+        method: 'POST',
+        headers: soapHeaders('markets_Update'),
+        body: soapRequest('markets_Update', '<markets><market><id>EU</id></wrong></markets>', { username, password }),
+      }).then((r) => r.text());
+
+    expect(await broken('ghost', 'x')).toContain('<faultstring>login failed</faultstring>');
+    expect(await broken(HARNESS_USER.username, HARNESS_USER.password)).toContain('malformed XML');
+  });
+
   it('answers an unknown user and a wrong password with the same Client fault', async () => {
     const wrong = await as(HARNESS_USER.username, 'nope');
     const unknown = await as('ghost', HARNESS_USER.password);

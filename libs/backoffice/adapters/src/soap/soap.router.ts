@@ -15,7 +15,7 @@ import {
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
-import { checkSoapText, DEFAULT_BODY_LIMITS, discardRest, readSoapBody, type SoapBodyLimits } from './soap-body.reader';
+import { checkSoapText, DEFAULT_BODY_LIMITS, discardRest, readSoapBody, type SoapBody, type SoapBodyLimits } from './soap-body.reader';
 import type { XmlLimits } from './xml-prescan';
 import {
   checkSoapAction,
@@ -64,7 +64,7 @@ export const DEFAULT_CORRELATION_PREFIX = 'backoffice-soap-';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The body as text: read, decompressed and pre-scanned as it arrives (or checked, when a parser in front read it). */
-function readBody(ctx: RouterContext, limits: SoapBodyLimits): Promise<string> {
+function readBody(ctx: RouterContext, limits: SoapBodyLimits): Promise<SoapBody> {
   const raw = (ctx.request as { rawBody?: unknown }).rawBody;
   if (typeof raw === 'string') return Promise.resolve(checkSoapText(raw, limits));
   return readSoapBody(ctx.req, limits);
@@ -117,14 +117,11 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
   const dummyHash = hasher.hash(randomBytes(32).toString('base64'));
   dummyHash.catch(() => undefined);
 
-  async function login(ctx: RouterContext, payload: XmlNode): Promise<SoapUser> {
-    const element = isElementObject(payload) ? payload['login'] : undefined;
-    const fields = isElementObject(element) ? element : {};
-    const username = text(fields['username']);
+  async function authenticate(ctx: RouterContext, username: string, password: string): Promise<SoapUser> {
     const address = clientAddress(ctx, deps.trustProxy ?? false);
     throttle.check(address, username);
     try {
-      const user = await verifySoapLogin(deps.users, username, text(fields['password']), hasher, await dummyHash);
+      const user = await verifySoapLogin(deps.users, username, password, hasher, await dummyHash);
       throttle.succeeded(address, username);
       return user;
     } catch (error) {
@@ -132,6 +129,21 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
       throw error;
     }
   }
+
+  function credentialsOf(payload: XmlNode): { username: string; password: string } {
+    const element = isElementObject(payload) ? payload['login'] : undefined;
+    const fields = isElementObject(element) ? element : {};
+    return { username: text(fields['username']), password: text(fields['password']) };
+  }
+
+  /** The login the parser read; when the pre-scan already checked one, it must be that very login. */
+  async function login(ctx: RouterContext, payload: XmlNode, early: { user: SoapUser; username: string; password: string } | undefined) {
+    const parsed = credentialsOf(payload);
+    if (!early) return authenticate(ctx, parsed.username, parsed.password);
+    if (parsed.username !== early.username || parsed.password !== early.password) throw new LoginFailedError();
+    return early.user;
+  }
+
   const handlers: Partial<Record<SoapOperationName, SoapHandler>> = Object.fromEntries(
     UPDATE_OPERATIONS.map((op) => [
       op.name,
@@ -170,11 +182,14 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
       try {
         const body = await readBody(ctx, limits);
         bodyRead = true;
-        const { operation: element, payload } = parseSoapEnvelope(body);
+        // A login the pre-scan could read is checked before the document is parsed: a stranger's large
+        // document costs no parse.
+        const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
+        const { operation: element, payload } = parseSoapEnvelope(body.text);
         const operation = operationOfElement(element);
         operationName = operation.name;
         checkSoapAction(ctx.get('soapaction') || undefined, operation);
-        const user = await login(ctx, payload);
+        const user = await login(ctx, payload, early);
         const handler = handlerFor(operation, handlers);
         if (!isElementObject(payload))
           throw new MalformedRequestError(`${operation.request} must hold login and the operation's parameters`);

@@ -54,4 +54,40 @@ describe('the XML pre-scan', () => {
     const s = new XmlPrescan({ ...DEFAULT_XML_LIMITS, maxDepth: 3 });
     expect(() => s.write(Buffer.from('<a><b><c><d>'))).toThrow('deeper than 3');
   });
+
+  describe('reads the login on the way, for a check before parsing', () => {
+    const loginOf = (inner: string) => {
+      const s = new XmlPrescan();
+      s.write(
+        Buffer.from(`<E:Envelope xmlns:E="e"><E:Body><ns1:op><ns1:login>${inner}</ns1:login><x>1</x></ns1:op></E:Body></E:Envelope>`),
+      );
+      s.end();
+      return s.login();
+    };
+
+    it('as the parser reads it: trimmed, the XML entities decoded, prefixes ignored', () => {
+      expect(loginOf('<ns1:username> erp </ns1:username><password>p&amp;w&lt;&#x20;</password>')).toBeUndefined();
+      expect(loginOf('<ns1:username> erp </ns1:username><password>p&amp;w&lt;&quot;é</password>')).toEqual({
+        username: 'erp',
+        password: 'p&w<"é',
+      });
+    });
+
+    it.each([
+      ['CDATA', '<username>erp</username><password><![CDATA[pw]]></password>'],
+      ['a comment', '<username>erp</username><password>p<!-- x -->w</password>'],
+      ['a nested element', '<username>erp</username><password><b>pw</b></password>'],
+      ['a repeated field', '<username>erp</username><username>x</username><password>pw</password>'],
+      ['a missing field', '<username>erp</username>'],
+    ])('leaves it to the parser when the login holds %s', (_what, inner) => {
+      expect(loginOf(inner)).toBeUndefined();
+    });
+
+    it('and when there are two login elements', () => {
+      const s = new XmlPrescan();
+      s.write(Buffer.from('<E><B><op><login><username>a</username><password>b</password></login><login/></op></B></E>'));
+      s.end();
+      expect(s.login()).toBeUndefined();
+    });
+  });
 });

@@ -65,6 +65,13 @@ export class XmlPrescan {
   private quote = 0;
   private match = 0; // progress through '-->' / ']]>' / '?>' / the '<!' lookahead
   private bang = '';
+  /** Local names of the open elements down to the login's fields (depth 5); deeper ones are not kept. */
+  private path: string[] = [];
+  private capturing: 'username' | 'password' | undefined;
+  private captured: { username?: number[]; password?: number[] } = {};
+  /** A comment, CDATA or a long value inside the login: leave the login to the parser. */
+  private loginUnclear = false;
+  private logins = 0;
 
   constructor(private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {}
 
@@ -75,6 +82,27 @@ export class XmlPrescan {
   /** The body is complete: it must not end inside markup. */
   end(): void {
     if (this.state !== State.Text) throw new MalformedRequestError('malformed XML: the document ends inside markup');
+  }
+
+  /**
+   * The text of `Envelope/Body/<operation>/login/username` and `…/password` as the parser will read it
+   * (trimmed, the five XML entities decoded), so a login can be checked before the document is parsed;
+   * undefined when the scan cannot tell exactly (no login, CDATA, a comment, another entity, a repeat).
+   */
+  login(): { username: string; password: string } | undefined {
+    const { username, password } = this.captured;
+    if (this.loginUnclear || !username || !password) return undefined;
+    const decode = (bytes: number[]): string | undefined => {
+      const raw = Buffer.from(bytes).toString('utf8').trim();
+      const text = raw.replace(
+        /&(amp|lt|gt|quot|apos);/g,
+        (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e] as string,
+      );
+      return text.includes('&') && /&(?!amp;|lt;|gt;|quot;|apos;)/.test(raw) ? undefined : text;
+    };
+    const user = decode(username);
+    const pass = decode(password);
+    return user === undefined || pass === undefined ? undefined : { username: user, password: pass };
   }
 
   private refuse(reason: string): never {
@@ -106,6 +134,18 @@ export class XmlPrescan {
     this.elements++;
     if (this.elements > this.limits.maxElements) this.refuse(`the request has more than ${this.limits.maxElements} elements`);
     if (this.depth + 1 > this.limits.maxDepth) this.refuse(`the request nests elements deeper than ${this.limits.maxDepth} levels`);
+    if (this.depth < 5) {
+      const local = String.fromCharCode(...this.name);
+      this.path[this.depth] = local;
+      this.path.length = this.depth + 1;
+      if (this.depth === 4 && this.path[3] === 'login' && (local === 'username' || local === 'password')) {
+        if (this.captured[local] !== undefined) this.loginUnclear = true;
+        this.captured[local] = [];
+        if (!selfClosing) this.capturing = local;
+      } else if (this.depth === 3 && local === 'login' && this.logins++ > 0) {
+        this.loginUnclear = true;
+      }
+    }
     if (!selfClosing) this.depth++;
   }
 
@@ -113,9 +153,17 @@ export class XmlPrescan {
     switch (this.state) {
       case State.Text:
         if (b === LT) this.state = State.Open;
+        else if (this.capturing) {
+          const field = this.captured[this.capturing] as number[];
+          if (field.length < 1024) field.push(b);
+          else this.loginUnclear = true;
+        }
         return;
       case State.Open:
+        // Only text is taken as a login field; markup inside one leaves the login to the parser.
+        if (this.capturing && b !== SLASH) this.loginUnclear = true;
         if (b === SLASH) {
+          this.capturing = undefined;
           this.resetName();
           this.state = State.EndName;
         } else if (b === BANG) {
