@@ -59,13 +59,14 @@ async function separateProcesses(): Promise<Running> {
     LOG_LEVEL: 'error',
   };
   const services: ServiceProcess[] = [];
-  const [catalog, cart, soap] = await Promise.all([
+  const [catalog, cart, account, soap] = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
     startApp('cart', infra),
+    startApp('account', infra),
     startApp('backoffice-soap', infra),
   ]);
-  services.push(catalog, cart, soap);
-  const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url });
+  services.push(catalog, cart, account, soap);
+  const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, ACCOUNT_URL: account.url });
   services.push(edge);
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },

@@ -2,6 +2,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { runLoginScenario } from './login-api.contract';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
 // embedded search), through the public HTTP and SOAP interfaces of the all-in-one.
@@ -31,6 +32,10 @@ describe('all-in-one on embedded adapters', () => {
   it('takes a SOAP product through the catalog and search into a selection', async () => {
     const result = await runSkeletonScenario(endpoints);
     expect(result.searchVisibleAfterMs).toBeLessThan(15_000);
+  });
+
+  it('registers, logs out and logs in a customer with the production argon2id cost', async () => {
+    await runLoginScenario(endpoints.checkout);
   });
 
   it('answers bad input with the error envelope and writes nothing', async () => {

@@ -6,17 +6,20 @@ import { createHttpApp, mountRouters } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import type { SessionStore } from '@commerce/shared-sessions';
 import { buildCartService } from '@commerce/cart-adapters';
+import { buildAccountService } from '@commerce/account-adapters';
+import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
 import { expectMatchesSchema } from './openapi-validator';
+import { loginApiTests } from './login-api.contract';
 
 /**
- * The selection API of issue 7 through the public checkout HTTP API: the real edge and cart, and a
+ * The selection API of issue 7 and the login of issue 9 through the public checkout HTTP API: the real edge, cart and account service, and a
  * catalog fake whose prices and visibility per market are set here. Run on PGlite and in-memory
  * sessions (`selection-api.spec.ts`) and on Postgres and Redis (`selection-api.int-spec.ts`), with the
- * cart in process and over its internal HTTP API.
+ * cart and the account service in process and over their internal HTTP APIs.
  */
 const store = loadStoreConfig('infra/config/demo-store.json');
 const view = new StoreView(store);
@@ -169,8 +172,16 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         mountRouters(cartApp, [cartService.router]);
         cart = createCartHttpClient(await listen(cartApp.callback()));
       }
+      // Cheap argon2id here: the production cost is the account service's own test.
+      const accountService = await buildAccountService({ db: await engines().db(), argon2: { memoryKiB: 1024, iterations: 1, parallelism: 1 } });
+      let account: AccountClient = accountService.client;
+      if (mode === 'over HTTP') {
+        const accountApp = createHttpApp({ service: 'account', logger, metrics: false });
+        mountRouters(accountApp, [accountService.router]);
+        account = createAccountHttpClient(await listen(accountApp.callback()));
+      }
       sessions = await engines().sessions();
-      const deps = { sessions: checkoutSessions(sessions), catalog, cart, view, countryHeader: 'cf-ipcountry' };
+      const deps = { sessions: checkoutSessions(sessions), catalog, cart, account, view, countryHeader: 'cf-ipcountry' };
       const app = createHttpApp({
         service: 'checkout',
         logger,
@@ -590,5 +601,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect(res).toMatchObject({ status: 406, body: { errors: { voucher: 'not valid in this country' } } });
       });
     });
+
+    describe('login', () => loginApiTests(() => call));
   });
 }

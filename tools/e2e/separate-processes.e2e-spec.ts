@@ -1,5 +1,6 @@
 import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { runLoginScenario } from './login-api.contract';
 import { startApp, stopApp, type ServiceProcess } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
@@ -21,7 +22,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       KAFKA_BROKERS: url('kafka'),
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
-    const [catalog, cart, soap] = await Promise.all([
+    const [catalog, cart, account, soap] = await Promise.all([
       startApp(
         'catalog',
         meili
@@ -29,10 +30,11 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
           : { ...infra, MEILI_URL: 'embedded' },
       ),
       startApp('cart', infra),
+      startApp('account', infra),
       startApp('backoffice-soap', infra),
     ]);
-    services.push(catalog, cart, soap);
-    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, COUNTRY_HEADER: 'cf-ipcountry' });
+    services.push(catalog, cart, account, soap);
+    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, ACCOUNT_URL: account.url, COUNTRY_HEADER: 'cf-ipcountry' });
     services.push(edge);
     endpoints = {
       checkout: `${edge.url}/api/checkout`,
@@ -89,6 +91,10 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       expect(((await res.json()) as { numberOfDocuments: number }).numberOfDocuments).toBeGreaterThan(0);
     });
   }
+
+  it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
+    await runLoginScenario(endpoints.checkout);
+  });
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);

@@ -46,6 +46,7 @@ describe('a service that cannot start', () => {
       STORE_CONFIG: 'infra/config/demo-store.json',
       CATALOG_URL: 'http://127.0.0.1:1',
       CART_URL: 'http://127.0.0.1:1',
+      ACCOUNT_URL: 'http://127.0.0.1:1',
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('checkout-api: session store: cannot reach redis://127.0.0.1:1 (ECONNREFUSED)');

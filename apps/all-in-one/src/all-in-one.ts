@@ -9,6 +9,7 @@ import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/back
 import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
+import { argon2Params, buildAccountService } from '@commerce/account-adapters';
 import { StoreView } from '@commerce/checkout-core';
 import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
@@ -46,6 +47,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       settings: catalogSettings(store),
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
+    const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
       bus,
@@ -53,7 +55,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       namespace: store.soap.namespace,
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
-      events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
+      events: {
+        echo: config.SOAP_ECHO_EVENTS,
+        pageSize: config.EVENTS_PAGE_SIZE,
+        retentionMs: daysToMs(config.CHANGE_EVENTS_RETENTION_DAYS),
+        pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
+      },
       trustProxy: config.SOAP_TRUST_PROXY,
     });
 
@@ -78,6 +85,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       sessions: checkoutSessions(sessions),
       catalog: catalog.client,
       cart: cart.client,
+      account: account.client,
       view,
       productCacheMs: config.PRODUCT_CACHE_MS,
       ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),

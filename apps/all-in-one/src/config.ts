@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
+import { accountEnv } from '@commerce/account-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -37,5 +38,6 @@ export const AllInOneConfigSchema = z.object({
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
+  ...accountEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

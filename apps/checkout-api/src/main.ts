@@ -4,6 +4,7 @@ import { runService, startHttpService } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createCartHttpClient } from '@commerce/cart-contracts';
+import { createAccountHttpClient } from '@commerce/account-contracts';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
@@ -28,6 +29,7 @@ const ConfigSchema = z.object({
   STORE_CONFIG: z.string().min(1),
   CATALOG_URL: env.url,
   CART_URL: env.url,
+  ACCOUNT_URL: env.url,
 });
 
 // The edge: sessions in Redis, the domain services over their internal HTTP APIs.
@@ -40,6 +42,7 @@ runService('checkout-api', async () => {
     sessions: checkoutSessions(sessions),
     catalog: createCatalogHttpClient(config.CATALOG_URL),
     cart: createCartHttpClient(config.CART_URL),
+    account: createAccountHttpClient(config.ACCOUNT_URL),
     view,
     productCacheMs: config.PRODUCT_CACHE_MS,
     ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),

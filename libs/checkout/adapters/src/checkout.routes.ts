@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { checkoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
+import { mountLoginRoutes } from './login.routes';
 import { cachingCatalogClient } from './product-cache';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
@@ -80,6 +81,8 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   mountSelectionRoutes(router, { ...deps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: deps.productCacheMs ?? 2000 }) }, sessionOf);
 
   mountProductRoutes(router, deps, sessionOf);
+
+  mountLoginRoutes(router, deps, sessionOf);
 
   return router;
 }

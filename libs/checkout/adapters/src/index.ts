@@ -2,3 +2,4 @@ export * from './checkout.routes';
 export * from './session.adapter';
 export * from './selection.routes';
 export * from './product-cache';
+export * from './login.routes';

@@ -339,6 +339,79 @@ export const checkoutOpenApi = {
         '404': '`errors.voucher` = `not found`',
       }),
     }),
+    '/register': withUnavailable({
+      post: selectionOperation(
+        'Register a customer and log in on a new token (the old token no longer carries the session)',
+        [],
+        {
+          '400': 'Malformed body; `errors` names the field',
+          '406': '`errors.password` = `not valid`: under 8 or over 128 characters, a common password, or the e-mail itself',
+          '409': '`errors.email` = `already registered`',
+          '429': 'Too many attempts from this address; `Retry-After` says when to try again',
+        },
+        {
+          allOf: [ref('AddressFields')],
+          type: 'object',
+          required: ['email', 'password'],
+          properties: { email: str, password: str },
+        },
+      ),
+    }),
+    '/login/{email}': withUnavailable({
+      post: selectionOperation(
+        'Log in on a new token; the items of the anonymous selection are merged into the saved selection of the account',
+        [pathParam('email', 'The e-mail the customer registered with')],
+        {
+          '400': 'Malformed body',
+          '406': '`errors.password` = `incorrect`, alike for an unknown e-mail and a wrong password',
+          '429': 'Too many failed logins for this account or from this address; `Retry-After` says when to try again',
+        },
+        { type: 'object', required: ['password'], additionalProperties: false, properties: { password: str } },
+      ),
+    }),
+    '/logout': withUnavailable({
+      post: selectionOperation('Log out: a new anonymous token with an empty selection; `loggedIn` is gone', [], {}),
+    }),
+    '/address': withUnavailable({
+      put: selectionOperation(
+        "Change the logged-in customer's address",
+        [],
+        { '400': 'Malformed body', '403': '`errors.accessRight` = `denied`: not logged in' },
+        ref('AddressFields'),
+      ),
+    }),
+    '/customer/update': withUnavailable({
+      put: selectionOperation(
+        "Change the logged-in customer's profile fields (the address fields but the e-mail)",
+        [],
+        { '400': 'Malformed body', '403': '`errors.accessRight` = `denied`: not logged in' },
+        ref('AddressFields'),
+      ),
+    }),
+    '/email': withUnavailable({
+      put: selectionOperation(
+        "Change the logged-in customer's e-mail",
+        [],
+        {
+          '400': 'Malformed body or e-mail',
+          '403': '`errors.accessRight` = `denied`: not logged in',
+          '409': '`errors.newEmail` = `already registered`',
+        },
+        { type: 'object', required: ['newEmail'], additionalProperties: false, properties: { newEmail: str } },
+      ),
+    }),
+    '/password': withUnavailable({
+      put: selectionOperation(
+        "Change the logged-in customer's password",
+        [],
+        {
+          '400': 'Malformed body',
+          '403': '`errors.accessRight` = `denied`: not logged in',
+          '406': '`errors.password` = `incorrect` (the current password), or `errors.newPassword` = `not valid`',
+        },
+        { type: 'object', required: ['password', 'newPassword'], additionalProperties: false, properties: { password: str, newPassword: str } },
+      ),
+    }),
     '/products': withUnavailable({
       post: {
         summary: 'Search and filter products',
@@ -405,6 +478,40 @@ export const checkoutOpenApi = {
         type: 'object',
         required: ['errors'],
         properties: { token: str, errors: ref('Errors') },
+      },
+      Address: {
+        type: 'object',
+        description: 'The spec\'s Address: one address per customer; `loggedIn` has exactly these fields',
+        required: ['email', 'firstName', 'lastName', 'address1', 'address2', 'city', 'state', 'country', 'phoneNumber', 'zipCode'],
+        additionalProperties: false,
+        properties: {
+          email: str,
+          firstName: str,
+          lastName: str,
+          address1: str,
+          address2: str,
+          city: str,
+          state: str,
+          country: str,
+          phoneNumber: str,
+          zipCode: str,
+        },
+      },
+      AddressFields: {
+        type: 'object',
+        description: 'Address fields to change (all optional; the e-mail is changed through `PUT email`)',
+        additionalProperties: false,
+        properties: {
+          firstName: str,
+          lastName: str,
+          address1: str,
+          address2: str,
+          city: str,
+          state: str,
+          country: { type: 'string', pattern: '^([A-Za-z]{2})?$' },
+          phoneNumber: str,
+          zipCode: str,
+        },
       },
       Money: str,
       SelectionItem: {
@@ -581,7 +688,7 @@ export const checkoutOpenApi = {
           countries: { type: 'array', items: ref('Country') },
           paymentMethods: { type: 'array', items: ref('PaymentMethod') },
           paymentFields: { type: 'array', items: ref('PaymentField') },
-          loggedIn: { type: 'object' },
+          loggedIn: { ...ref('Address'), description: 'Present only when a customer is logged in on the token: exactly the Address fields' },
         },
       },
       Item: {

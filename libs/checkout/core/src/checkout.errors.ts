@@ -32,3 +32,17 @@ export class VoucherRefusedError extends DomainError {
     super('CHECKOUT.VOUCHER_REFUSED', 'not_acceptable', { voucher: reason });
   }
 }
+
+/** An operation that needs a login, on an anonymous token: 403 `{accessRight: denied}`. */
+export class AccessDeniedError extends DomainError {
+  constructor() {
+    super('CHECKOUT.ACCESS_DENIED', 'forbidden', { accessRight: 'denied' });
+  }
+}
+
+/** A failed login, whatever the reason (unknown e-mail, wrong password): one status, one body (spec: never reveals the e-mail). */
+export class LoginIncorrectError extends DomainError {
+  constructor() {
+    super('CHECKOUT.LOGIN_INCORRECT', 'not_acceptable', { password: 'incorrect' });
+  }
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './envelope';
@@ -114,6 +115,7 @@ function fakes() {
     },
     catalog,
     cart,
+    account: {} as AccountClient,
     view: new StoreView(store),
   };
   return { deps, sessions, selections, catalogCalls };

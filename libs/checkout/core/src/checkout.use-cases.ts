@@ -1,3 +1,4 @@
+import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { StoreView } from './envelope';
@@ -7,6 +8,7 @@ export interface CheckoutDeps {
   sessions: SessionPort;
   catalog: CatalogClient;
   cart: CartClient;
+  account: AccountClient;
   view: StoreView;
   now?: () => Date;
 }

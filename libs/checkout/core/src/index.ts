@@ -5,3 +5,4 @@ export * from './checkout.use-cases';
 export * from './product.use-cases';
 export * from './selection-pricing';
 export * from './selection.use-cases';
+export * from './login.use-cases';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { DomainError } from '@commerce/shared-errors';
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
 import { getSelection } from './selection.use-cases';
@@ -46,6 +47,7 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't' },
   catalog: { getProduct } as CatalogClient,
   cart: { getSelection: async () => selection } as unknown as CartClient,
+  account: {} as AccountClient,
   view: new StoreView(store),
 });
 const handle = () => ({

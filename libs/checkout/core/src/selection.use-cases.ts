@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DomainError, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
 import type { ProductDto } from '@commerce/catalog-contracts';
+import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
 import { ADDRESS_FIELDS, emptySelection, selectionEnvelope } from './envelope';
 import { voucherProblem } from './selection-pricing';
@@ -27,7 +28,7 @@ export function pathQuantity(raw: string, min: 0 | 1): number {
 }
 
 /** The open selection of the session, or an empty one when it has none (or its selection was closed). */
-async function currentSelection(deps: CheckoutDeps, handle: SessionHandle): Promise<SelectionDto> {
+export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle): Promise<SelectionDto> {
   if (handle.session.selectionId) {
     const selection = await deps.cart.getSelection(handle.session.selectionId);
     if (selection) return selection;
@@ -68,9 +69,17 @@ async function productsOf(
   return products.filter((p): p is ProductDto => p !== null);
 }
 
-async function envelope(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known?: Map<string, ProductDto | null>) {
-  const products = await productsOf(deps, handle, selection, known);
-  return selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
+/** The address of the customer logged in on the session, or undefined (anonymous, or the customer is gone). */
+async function loggedInOf(deps: CheckoutDeps, session: CheckoutSession): Promise<AddressDto | undefined> {
+  if (!session.customerId) return undefined;
+  return (await deps.account.getCustomer(session.customerId))?.address;
+}
+
+/** The envelope of the session's selection, with `loggedIn` when a customer is logged in on the token. */
+export async function envelope(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known?: Map<string, ProductDto | null>) {
+  const [products, loggedIn] = await Promise.all([productsOf(deps, handle, selection, known), loggedInOf(deps, handle.session)]);
+  const body = selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
+  return loggedIn ? { ...body, loggedIn } : body;
 }
 
 export async function getSelection(deps: CheckoutDeps, handle: SessionHandle) {

@@ -2,6 +2,8 @@
 export interface CheckoutSession {
   /** Open selection in `cart`, created on the first item. */
   selectionId?: string;
+  /** The customer logged in on this token (register, login); absent: anonymous. */
+  customerId?: string;
   country: string | null;
   state: string | null;
   language: string;

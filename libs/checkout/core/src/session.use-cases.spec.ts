@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
+import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
@@ -20,6 +21,7 @@ function deps() {
     },
     catalog: {} as CatalogClient,
     cart: {} as CartClient,
+    account: {} as AccountClient,
     view: new StoreView(store),
   };
   return { d, sessions };

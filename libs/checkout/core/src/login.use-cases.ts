@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import type { RegisterCommand } from '@commerce/account-contracts';
+import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
+import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
+import { currentSelection, envelope } from './selection.use-cases';
+
+const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
+  return result.data;
+};
+
+// The edge checks the shape; the account service checks the values (e-mail format, lengths, the password policy).
+const RegisterBody = z.looseObject({ email: z.string(), password: z.string() });
+const LoginBody = z.object({ password: z.string() });
+const EmailBody = z.object({ newEmail: z.string() });
+const PasswordBody = z.object({ password: z.string(), newPassword: z.string() });
+const AddressBody = z.record(z.string(), z.string());
+
+/** The customer logged in on the token; else 403 `{accessRight: denied}`. */
+function customerOf(handle: SessionHandle): string {
+  if (!handle.session.customerId) throw new AccessDeniedError();
+  return handle.session.customerId;
+}
+
+async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
+  return envelope(deps, handle, await currentSelection(deps, handle));
+}
+
+/** Attaches the customer to a new token: the token the visitor had before no longer carries anything. */
+async function logIn(deps: CheckoutDeps, handle: SessionHandle, customerId: string) {
+  await renewSession(deps, handle);
+  handle.session = { ...handle.session, customerId };
+  await deps.sessions.set(handle.token, handle.session);
+  return sessionEnvelope(deps, handle);
+}
+
+/** `POST register`: a new customer, logged in on a new token (the selection goes with it). */
+export async function register(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const command = parse(RegisterBody, body) as RegisterCommand;
+  const customer = await deps.account.register(command);
+  return logIn(deps, handle, customer.id);
+}
+
+/** `POST login/{email}`: one answer, 406 `{password: incorrect}`, for an unknown e-mail and a wrong password. */
+export async function login(deps: CheckoutDeps, handle: SessionHandle, email: string, body: unknown) {
+  const { password } = parse(LoginBody, body);
+  const customer = await deps.account.verifyLogin(email, password);
+  if (!customer) throw new LoginIncorrectError();
+  return logIn(deps, handle, customer.id);
+}
+
+/** `POST logout`: a new anonymous token in the same country and language, with an empty selection. */
+export async function logout(deps: CheckoutDeps, handle: SessionHandle) {
+  await renewSession(deps, handle, { reset: true });
+  return sessionEnvelope(deps, handle);
+}
+
+/** `PUT address` and `PUT customer/update`: the customer's address fields (e-mail through `PUT email`). */
+export async function updateAddress(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const customerId = customerOf(handle);
+  await deps.account.updateAddress(customerId, parse(AddressBody, body));
+  return sessionEnvelope(deps, handle);
+}
+
+/** `PUT email` `{newEmail}`. */
+export async function changeEmail(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const customerId = customerOf(handle);
+  await deps.account.changeEmail(customerId, parse(EmailBody, body).newEmail);
+  return sessionEnvelope(deps, handle);
+}
+
+/** `PUT password` `{password, newPassword}`. */
+export async function changePassword(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const customerId = customerOf(handle);
+  const { password, newPassword } = parse(PasswordBody, body);
+  await deps.account.changePassword(customerId, password, newPassword);
+  return sessionEnvelope(deps, handle);
+}

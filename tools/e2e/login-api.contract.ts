@@ -1,0 +1,211 @@
+type Call = { status: number; headers: Headers; body: Record<string, any> };
+export type CallApi = (
+  method: string,
+  path: string,
+  options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+) => Promise<Call>;
+
+const ADDRESS_KEYS = ['address1', 'address2', 'city', 'country', 'email', 'firstName', 'lastName', 'phoneNumber', 'state', 'zipCode'];
+const GOOD = 'correct horse battery';
+let seq = 0;
+export const newEmail = () => `shopper-${process.pid}-${Date.now()}-${++seq}@example.com`;
+
+/**
+ * The login state machine of the spec (Authentication, States and transitions, Errors) through the
+ * public checkout API; run by the selection API contract on each of its adapter sets.
+ */
+export function loginApiTests(call: () => CallApi) {
+  const register = (email: string, extra: Record<string, unknown> = {}, token?: string) =>
+    call()('POST', '/register', { ...(token ? { token } : {}), body: { email, password: GOOD, ...extra } });
+
+  describe('register', () => {
+    it('logs in on a new token, with loggedIn holding exactly the Address fields; the old token carries no login', async () => {
+      const first = await call()('GET', '/selection');
+      const email = newEmail();
+      const res = await register(email, { firstName: 'Ada', lastName: 'Lovelace', city: 'London', country: 'GB' }, first.body['token']);
+      expect(res.status).toBe(200);
+      expect(res.body['token']).not.toBe(first.body['token']);
+      expect(res.headers.get('api-token')).toBe(res.body['token']);
+      expect(Object.keys(res.body['loggedIn']).sort()).toEqual(ADDRESS_KEYS);
+      expect(res.body['loggedIn']).toEqual({
+        email,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        address1: '',
+        address2: '',
+        city: 'London',
+        state: '',
+        country: 'GB',
+        phoneNumber: '',
+        zipCode: '',
+      });
+      const old = await call()('GET', '/selection', { token: first.body['token'] });
+      expect(old.body['token']).not.toBe(first.body['token']);
+      expect(old.body['loggedIn']).toBeUndefined();
+      expect((await call()('GET', '/selection', { token: res.body['token'] })).body['loggedIn']).toMatchObject({ email });
+    });
+
+    it('keeps the items of the selection through the new token', async () => {
+      const added = await call()('POST', '/items/3-1');
+      const res = await register(newEmail(), {}, added.body['token']);
+      expect(res.body['selection'].items.map((i: { item: string }) => i.item)).toEqual(['3-1']);
+    });
+
+    it('answers an e-mail already registered (in any case) with 409 errors.email, and stays anonymous', async () => {
+      const email = newEmail();
+      await register(email);
+      const first = await call()('GET', '/selection');
+      const res = await register(email.toUpperCase(), {}, first.body['token']);
+      expect(res).toMatchObject({ status: 409, body: { token: first.body['token'], errors: { email: 'already registered' } } });
+      expect((await call()('GET', '/selection', { token: first.body['token'] })).body['loggedIn']).toBeUndefined();
+    });
+
+    it.each(['short1', 'password123', '12345678'])('answers the password %j with 406 errors.password = not valid', async (password) => {
+      const res = await call()('POST', '/register', { body: { email: newEmail(), password } });
+      expect(res).toMatchObject({ status: 406, body: { errors: { password: 'not valid' } } });
+    });
+
+    it.each([
+      ['no password', { email: 'a@example.com' }, 'password'],
+      ['a malformed e-mail', { email: 'not an e-mail', password: GOOD }, 'email'],
+      ['a number for a name', { email: 'b@example.com', password: GOOD, firstName: 7 }, 'firstName'],
+    ])('answers a body with %s with 400 naming the field', async (_what, body, field) => {
+      const res = await call()('POST', '/register', { body });
+      expect(res.status).toBe(400);
+      expect(res.body['errors']).toHaveProperty(field);
+    });
+  });
+
+  describe('login', () => {
+    it('logs in on a new token with loggedIn; the old token carries no login and keeps working as anonymous', async () => {
+      const email = newEmail();
+      await register(email, { firstName: 'Grace' });
+      const first = await call()('GET', '/selection');
+      const res = await call()('POST', `/login/${encodeURIComponent(email)}`, { token: first.body['token'], body: { password: GOOD } });
+      expect(res.status).toBe(200);
+      expect(res.body['token']).not.toBe(first.body['token']);
+      expect(res.body['loggedIn']).toMatchObject({ email, firstName: 'Grace' });
+      expect((await call()('GET', '/selection', { token: first.body['token'] })).body['loggedIn']).toBeUndefined();
+    });
+
+    it('finds the e-mail whatever its case', async () => {
+      const email = newEmail();
+      await register(email);
+      const res = await call()('POST', `/login/${encodeURIComponent(email.toUpperCase())}`, { body: { password: GOOD } });
+      expect(res.body['loggedIn']).toMatchObject({ email });
+    });
+
+    it('answers an unknown e-mail and a wrong password with the same status and body: 406 errors.password = incorrect', async () => {
+      const email = newEmail();
+      await register(email);
+      const anonymous = await call()('GET', '/selection');
+      const token = anonymous.body['token'];
+      const wrong = await call()('POST', `/login/${encodeURIComponent(email)}`, { token, body: { password: 'wrong horse battery' } });
+      const unknown = await call()('POST', `/login/${encodeURIComponent(newEmail())}`, { token, body: { password: GOOD } });
+      expect(wrong.status).toBe(406);
+      expect(unknown.status).toBe(wrong.status);
+      expect(unknown.body).toEqual(wrong.body);
+      expect(wrong.body).toEqual({ token, errors: { password: 'incorrect' } });
+      expect([...unknown.headers.keys()].filter((h) => h !== 'date' && h !== 'x-request-id').sort()).toEqual(
+        [...wrong.headers.keys()].filter((h) => h !== 'date' && h !== 'x-request-id').sort(),
+      );
+    });
+
+    it('answers a login without a password string with 400', async () => {
+      const res = await call()('POST', `/login/${encodeURIComponent(newEmail())}`, { body: { password: 12345678 } });
+      expect(res.status).toBe(400);
+    });
+  });
+
+  describe('logout', () => {
+    it('removes loggedIn and empties the selection, on a new token; the old token carries no login', async () => {
+      const added = await call()('POST', '/items/3-1');
+      const reg = await register(newEmail(), {}, added.body['token']);
+      const out = await call()('POST', '/logout', { token: reg.body['token'] });
+      expect(out.status).toBe(200);
+      expect(out.body['token']).not.toBe(reg.body['token']);
+      expect(out.body['loggedIn']).toBeUndefined();
+      expect(out.body['selection'].items).toEqual([]);
+      expect(out.body['location'].country).toBe(reg.body['location'].country);
+      const old = await call()('GET', '/selection', { token: reg.body['token'] });
+      expect(old.body['loggedIn']).toBeUndefined();
+      expect(old.body['selection'].items).toEqual([]);
+    });
+  });
+
+  describe('operations that need a login', () => {
+    it.each([
+      ['PUT', '/address', { city: 'Paris' }],
+      ['PUT', '/customer/update', { firstName: 'Paul' }],
+      ['PUT', '/email', { newEmail: 'x@example.com' }],
+      ['PUT', '/password', { password: GOOD, newPassword: 'another good one' }],
+    ])('%s %s answers 403 errors.accessRight = denied when not logged in', async (method, path, body) => {
+      const res = await call()(method, path, { body });
+      expect(res).toMatchObject({ status: 403, body: { errors: { accessRight: 'denied' } } });
+    });
+
+    it('PUT address and PUT customer/update change the address in loggedIn, keeping the other fields', async () => {
+      const reg = await register(newEmail(), { firstName: 'Ada' });
+      const token = reg.body['token'];
+      const address = await call()('PUT', '/address', { token, body: { address1: 'Drottninggatan 1', zipCode: '111 51', city: 'Stockholm', country: 'SE' } });
+      expect(address.status).toBe(200);
+      expect(address.body['loggedIn']).toMatchObject({ firstName: 'Ada', address1: 'Drottninggatan 1', zipCode: '111 51', city: 'Stockholm', country: 'SE' });
+      const profile = await call()('PUT', '/customer/update', { token, body: { firstName: 'Ada Augusta', phoneNumber: '+46 8 123' } });
+      expect(profile.body['loggedIn']).toMatchObject({ firstName: 'Ada Augusta', phoneNumber: '+46 8 123', city: 'Stockholm' });
+      expect(profile.body['token']).toBe(token);
+      const bad = await call()('PUT', '/address', { token, body: { email: 'other@example.com' } });
+      expect(bad.status).toBe(400);
+    });
+
+    it('PUT email changes the e-mail to log in with, and answers one another customer has with 409 errors.newEmail', async () => {
+      const taken = newEmail();
+      await register(taken);
+      const reg = await register(newEmail());
+      const token = reg.body['token'];
+      const next = newEmail();
+      const changed = await call()('PUT', '/email', { token, body: { newEmail: next } });
+      expect(changed.body['loggedIn'].email).toBe(next);
+      expect((await call()('POST', `/login/${encodeURIComponent(next)}`, { body: { password: GOOD } })).status).toBe(200);
+      const conflict = await call()('PUT', '/email', { token, body: { newEmail: taken } });
+      expect(conflict).toMatchObject({ status: 409, body: { errors: { newEmail: 'already registered' } } });
+    });
+
+    it('PUT password needs the current password and a new one the policy accepts', async () => {
+      const email = newEmail();
+      const token = (await register(email)).body['token'];
+      const wrong = await call()('PUT', '/password', { token, body: { password: 'wrong horse battery', newPassword: 'another good one' } });
+      expect(wrong).toMatchObject({ status: 406, body: { errors: { password: 'incorrect' } } });
+      const weak = await call()('PUT', '/password', { token, body: { password: GOOD, newPassword: 'password' } });
+      expect(weak).toMatchObject({ status: 406, body: { errors: { newPassword: 'not valid' } } });
+      expect((await call()('PUT', '/password', { token, body: { password: GOOD, newPassword: 'another good one' } })).status).toBe(200);
+      const login = (password: string) => call()('POST', `/login/${encodeURIComponent(email)}`, { body: { password } });
+      expect((await login(GOOD)).status).toBe(406);
+      expect((await login('another good one')).status).toBe(200);
+    });
+  });
+}
+
+/** The login round trip against a running checkout API (the all-in-one, or the services as separate processes). */
+export async function runLoginScenario(checkoutBase: string): Promise<void> {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const res = await fetch(`${checkoutBase}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'API-Token': token } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const email = newEmail();
+  const registered = await post('/register', { email, password: GOOD, firstName: 'Ada' });
+  expect(registered.status).toBe(200);
+  expect(registered.body['loggedIn']).toMatchObject({ email, firstName: 'Ada' });
+  const out = await post('/logout', {}, registered.body['token']);
+  expect(out.body['loggedIn']).toBeUndefined();
+  const wrong = await post(`/login/${encodeURIComponent(email)}`, { password: 'wrong horse battery' }, out.body['token']);
+  const unknown = await post(`/login/${encodeURIComponent(newEmail())}`, { password: GOOD }, out.body['token']);
+  expect(wrong).toEqual({ status: 406, body: { token: out.body['token'], errors: { password: 'incorrect' } } });
+  expect(unknown).toEqual(wrong);
+  const login = await post(`/login/${encodeURIComponent(email)}`, { password: GOOD }, out.body['token']);
+  expect(login.status).toBe(200);
+  expect(login.body['loggedIn']).toMatchObject({ email });
+}
