@@ -10,8 +10,10 @@
 //
 //   npm run bench:catalog                      (eval "$(tools/infra/up)" first for the Meilisearch rows)
 //   BENCH_PRODUCTS=2000 BENCH_SECONDS=5 npm run bench:catalog
+//   BENCH_WORK=/tmp/bench-2000 …   keeps the prepared catalog there and reuses it on the next run (applying
+//                                  10,000 products takes minutes); delete the folder after a catalog change
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,7 +32,8 @@ const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const soapRounds = Number(process.env['BENCH_SOAP_ROUNDS'] ?? 10);
 const root = resolve(__dirname, '../..');
-const work = join(tmpdir(), `commerce-bench-catalog-${process.pid}`);
+const keep = process.env['BENCH_WORK'];
+const work = keep ? resolve(keep) : join(tmpdir(), `commerce-bench-catalog-${process.pid}`);
 const logger = createLogger('bench', 'silent');
 
 interface Started {
@@ -81,7 +84,13 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
 /** Writes the store (demo store + the generated category tree) and applies the catalog into a PGlite folder. */
-async function prepare() {
+async function prepare(): Promise<{ databaseUrl: string; storePath: string; applyMs: number; generateMs: number; variants: number }> {
+  const kept = join(work, 'prepared.json');
+  if (keep && existsSync(kept)) {
+    const prepared = JSON.parse(readFileSync(kept, 'utf8')) as Awaited<ReturnType<typeof prepare>> & { products: number };
+    if (prepared.products !== productCount) throw new Error(`${work} holds ${prepared.products} products, not ${productCount}: delete it`);
+    return prepared;
+  }
   const started = Date.now();
   const generated = generateCatalog({ products: productCount, brands: 20, leafCategories: 50 });
   const { categories, swatches, ...entities } = generated;
@@ -110,7 +119,9 @@ async function prepare() {
   await catalog.stop();
   await bus.close();
   await engine.close();
-  return { databaseUrl, storePath, applyMs, generateMs: applied - started, variants: entities.products.reduce((n, p) => n + (p['variations'] as unknown[]).length, 0) };
+  const prepared = { databaseUrl, storePath, applyMs, generateMs: applied - started, variants: entities.products.reduce((n, p) => n + (p['variations'] as unknown[]).length, 0) };
+  if (keep) writeFileSync(kept, JSON.stringify({ ...prepared, products: productCount }));
+  return prepared;
 }
 
 async function timeReindex(databaseUrl: string, meiliUrl: string): Promise<number> {
@@ -182,7 +193,7 @@ async function main() {
     const reindexMs = await timeReindex(prepared.databaseUrl, mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!);
     rows.push({ mode, reindexMs, ...(await benchSearch(mode, prepared)) });
   }
-  rmSync(work, { recursive: true, force: true });
+  if (!keep) rmSync(work, { recursive: true, force: true });
 
   const ratio = (r: Load, b: Load) => (r.rps / b.rps).toFixed(3);
   const out = [
@@ -203,6 +214,6 @@ async function main() {
 
 main().catch((e: unknown) => {
   console.error(e);
-  rmSync(work, { recursive: true, force: true });
+  if (!keep) rmSync(work, { recursive: true, force: true });
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import {
+  cachedCatalogReads,
   catalogUseCases,
   defaultCatalogSettings,
   indexProduct,
@@ -10,7 +11,7 @@ import {
   type Clock,
   type SearchIndex,
 } from '@commerce/catalog-core';
-import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
+import { OutboxRelay, type EventBus, type SubscribeOptions, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { createInProcessCatalogClient } from './catalog.client.in-process';
@@ -31,6 +32,12 @@ export interface CatalogServiceDeps {
   clock?: Clock;
   /** How often time is checked for delivery windows opening or closing (default one minute). */
   deliveryWindowCheckMs?: number;
+  /**
+   * How long the product listing reuses what it read from the store (page views, brands, collections,
+   * categories; default 2000, 0 turns it off): writes seen by this process clear it at once, other
+   * processes' writes show within it (decision 35).
+   */
+  readCacheMs?: number;
 }
 
 export interface CatalogService {
@@ -57,7 +64,14 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
   await migrate(deps.db, catalogMigrations);
   const catalog = createCatalogRepository(deps.db);
   const settings = deps.settings ?? defaultCatalogSettings;
-  const useCases = catalogUseCases({ catalog, search: deps.search, settings, ...(deps.clock ? { clock: deps.clock } : {}) });
+  const reads = cachedCatalogReads(catalog, { ...(deps.readCacheMs !== undefined ? { ttlMs: deps.readCacheMs } : {}) });
+  const useCases = catalogUseCases({
+    catalog,
+    listingReads: reads.catalog,
+    search: deps.search,
+    settings,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   let subscriptions: Subscription[] = [];
   let windowTimer: NodeJS.Timeout | undefined;
@@ -66,6 +80,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     try {
       const { windows, affectedProducts } = await useCases.refreshDeliveryWindows();
       if (windows > 0) {
+        reads.invalidate();
         deps.logger.info({ windows, affectedProducts }, 'catalog: delivery windows opened or closed');
         relay.nudge();
       }
@@ -81,6 +96,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     relay,
     async start() {
       const synced = await useCases.syncCategories(settings.categories);
+      reads.invalidate();
       if (synced.changed > 0) deps.logger.info(synced, 'catalog: category tree synced from the store configuration');
       subscriptions = [
         await deps.bus.subscribe(
@@ -88,10 +104,13 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             db: deps.db,
             logger: deps.logger,
             ...(deps.clock ? { clock: deps.clock } : {}),
-            onCommitted: () => relay.nudge(),
+            onCommitted: () => {
+              reads.invalidate();
+              relay.nudge();
+            },
           }),
         ),
-        await deps.bus.subscribe(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger })),
+        await deps.bus.subscribe(invalidating(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.invalidate)),
       ];
       if (deps.search.kind === 'embedded') {
         // The embedded index lives in memory: rebuild it from the store, which outlives the process.
@@ -126,11 +145,27 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
         products++;
         await indexProduct({ catalog, search: deps.search, ...(deps.clock ? { clock: deps.clock } : {}) }, result.productId);
       }
+      reads.invalidate();
       if (entities + products > 0) relay.nudge();
       deps.logger.info(
         { products: demo.products.length, changed: products, otherEntitiesChanged: entities },
         'catalog: demo catalog seeded',
       );
+    },
+  };
+}
+
+/** A consumer that clears the listing's read cache before and after each event it handles (a product changed). */
+function invalidating(consumer: SubscribeOptions, invalidate: () => void): SubscribeOptions {
+  return {
+    ...consumer,
+    handle: async (envelope) => {
+      invalidate();
+      try {
+        await consumer.handle(envelope);
+      } finally {
+        invalidate();
+      }
     },
   };
 }

@@ -21,6 +21,8 @@ export interface CatalogDeps {
   /** From the store configuration; defaults when absent (tests, tools). */
   settings?: CatalogSettings;
   clock?: Clock;
+  /** The listing's reads, cached (`cachedCatalogReads`); `catalog` when absent. */
+  listingReads?: CatalogRepository;
 }
 
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */

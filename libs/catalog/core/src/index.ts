@@ -4,6 +4,7 @@ export * from './money';
 export * from './slug';
 export * from './catalog-settings';
 export * from './catalog.repository';
+export * from './catalog-read-cache';
 export * from './search-index.port';
 export * from './pricing';
 export * from './visibility';

@@ -30,6 +30,11 @@ export interface CatalogReadDeps {
   search: SearchIndex;
   settings?: CatalogSettings;
   clock?: Clock;
+  /**
+   * The store as the listing reads it (page views, refs, the category tree): a short-lived cache
+   * (`cachedCatalogReads`, decision 35) in the service; `catalog` when absent.
+   */
+  listingReads?: CatalogRepository;
 }
 
 const projectionOf = (deps: Pick<CatalogReadDeps, 'settings' | 'clock'>, context: PriceContext): Projection =>
@@ -147,14 +152,15 @@ async function listProducts(
     deps.search.search({ ...search, facets }),
     deps.search.facetTotals(search.scope ?? {}, facets),
   ]);
+  const reads = deps.listingReads ?? deps.catalog;
   const variantIds = found.ids.map(Number).filter(Number.isSafeInteger);
-  const visible = await loadVisibleVariants(deps.catalog, variantIds, context);
+  const visible = await loadVisibleVariants(reads, variantIds, context);
   const p = projectionOf(deps, context);
   const products = variantIds.flatMap((id) => {
     const hit = visible.get(id);
     return hit ? [productDtoOf(hit.view, hit.variant, p, fullRelated)] : [];
   });
-  const filter = await buildFilter({ catalog: deps.catalog, settings }, found.facets ?? {}, totals);
+  const filter = await buildFilter({ catalog: reads, settings }, found.facets ?? {}, totals);
   return { products, productCount: found.total, filter };
 }
 

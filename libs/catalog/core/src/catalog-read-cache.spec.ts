@@ -1,0 +1,51 @@
+import type { CatalogRepository } from './catalog.repository';
+import { cachedCatalogReads } from './catalog-read-cache';
+import type { ProductView } from './product';
+
+describe('the listing read cache', () => {
+  let now = 0;
+  let calls: number[][] = [];
+  let price = 1;
+  const store = {
+    loadProducts: async (ids: number[]) => {
+      calls.push(ids);
+      return ids.filter((id) => id < 100).map((id) => ({ product: { id }, price }) as unknown as ProductView);
+    },
+    listCategories: async () => [],
+  } as unknown as CatalogRepository;
+  const priceOf = (views: ProductView[]) => views.map((v) => (v as unknown as { price: number }).price);
+
+  beforeEach(() => {
+    now = 0;
+    calls = [];
+    price = 1;
+  });
+
+  it('reads a product once within the bound, again after it, and the missing ones only', async () => {
+    const { catalog } = cachedCatalogReads(store, { ttlMs: 2000, now: () => now });
+    expect((await catalog.loadProducts([1, 2])).map((v) => v.product.id)).toEqual([1, 2]);
+    price = 2;
+    now = 1999;
+    expect(priceOf(await catalog.loadProducts([2, 3, 100]))).toEqual([1, 2]);
+    expect(calls).toEqual([[1, 2], [3, 100]]);
+    now = 2000;
+    expect(priceOf(await catalog.loadProducts([1]))).toEqual([2]);
+  });
+
+  it('forgets everything on invalidate, and never keeps a read that started before one', async () => {
+    const cache = cachedCatalogReads(store, { ttlMs: 2000, now: () => now });
+    await cache.catalog.loadProducts([1]);
+    price = 2;
+    cache.invalidate();
+    expect(priceOf(await cache.catalog.loadProducts([1]))).toEqual([2]);
+    const pending = cache.catalog.loadProducts([5]);
+    cache.invalidate();
+    await pending;
+    await cache.catalog.loadProducts([5]);
+    expect(calls.filter((c) => c[0] === 5)).toHaveLength(2);
+  });
+
+  it('is the store itself with a bound of 0', () => {
+    expect(cachedCatalogReads(store, { ttlMs: 0 }).catalog).toBe(store);
+  });
+});
