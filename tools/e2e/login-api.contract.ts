@@ -133,6 +133,72 @@ export function loginApiTests(call: () => CallApi) {
     });
   });
 
+  describe('saved selection', () => {
+    const items = (c: Call) => c.body['selection'].items.map((i: { item: string; quantity: number }) => [i.item, i.quantity]);
+    const login = (email: string, token?: string, headers?: Record<string, string>) =>
+      call()('POST', `/login/${encodeURIComponent(email)}`, { ...(token ? { token } : {}), body: { password: GOOD }, ...(headers ? { headers } : {}) });
+
+    it('is the same selection from another token while logged in, both ways', async () => {
+      const email = newEmail();
+      const a = (await register(email)).body['token'];
+      await call()('POST', '/items/3-1', { token: a });
+      const b = await login(email);
+      expect(items(b)).toEqual([['3-1', 1]]);
+      await call()('POST', '/items/1-1', { token: b.body['token'] });
+      expect(items(await call()('GET', '/selection', { token: a }))).toEqual([
+        ['3-1', 1],
+        ['1-1', 1],
+      ]);
+    });
+
+    it('shows a saved selection another device made after this one logged in', async () => {
+      const email = newEmail();
+      const a = (await register(email)).body['token'];
+      const b = (await login(email)).body['token'];
+      await call()('POST', '/items/3-2', { token: a });
+      expect(items(await call()('GET', '/selection', { token: b }))).toEqual([['3-2', 1]]);
+      const added = await call()('POST', '/items/3-2', { token: b });
+      expect(items(added)).toEqual([['3-2', 2]]);
+    });
+
+    it('merges the anonymous lines into the saved selection at login (an item on both adds up)', async () => {
+      const email = newEmail();
+      const a = (await register(email)).body['token'];
+      await call()('POST', '/items/3-1', { token: a });
+      await call()('POST', '/logout', { token: a });
+      const anonymous = await call()('POST', '/items/3-1');
+      await call()('POST', '/items/1-1', { token: anonymous.body['token'] });
+      const res = await login(email, anonymous.body['token']);
+      expect(items(res)).toEqual([
+        ['3-1', 2],
+        ['1-1', 1],
+      ]);
+      // The merge happened once: the old anonymous token carries nothing any more.
+      expect(items(await call()('GET', '/selection', { token: anonymous.body['token'] }))).toEqual([]);
+    });
+
+    it('leaves an empty anonymous selection at logout and gives the saved one back at the next login', async () => {
+      const email = newEmail();
+      const a = (await register(email)).body['token'];
+      await call()('POST', '/items/3-1', { token: a });
+      const out = await call()('POST', '/logout', { token: a });
+      expect(items(out)).toEqual([]);
+      expect(items(await login(email, out.body['token']))).toEqual([['3-1', 1]]);
+    });
+
+    it('shows the saved selection in the market of the device that logs in', async () => {
+      const email = newEmail();
+      const a = (await register(email)).body['token'];
+      const sek = await call()('POST', '/items/3-1', { token: a });
+      expect(sek.body['selection'].currency).toBe('SEK');
+      const german = await call()('GET', '/selection', { headers: { 'cf-ipcountry': 'DE' } });
+      const res = await login(email, german.body['token']);
+      expect(res.body['selection'].currency).toBe('EUR');
+      expect(res.body['selection'].items[0]).toMatchObject({ item: '3-1', priceEachAsNumber: 25 });
+      expect(res.body['location'].country).toBe('DE');
+    });
+  });
+
   describe('operations that need a login', () => {
     it.each([
       ['PUT', '/address', { city: 'Paris' }],

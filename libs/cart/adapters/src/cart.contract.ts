@@ -200,5 +200,67 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect((await cart.client.getSelection(id))!.items.map((i) => i.quantity)).toEqual([7, 7]);
       });
     });
+
+    describe('saved selection of a customer', () => {
+      let n = 0;
+      const customer = () => `customer-${Date.now()}-${++n}`;
+      const open = (customerId?: string) =>
+        cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', ...(customerId ? { customerId } : {}) });
+
+      it('makes the anonymous selection the saved one when the customer has none', async () => {
+        const c = customer();
+        const anonymous = await open();
+        await cart.client.addItem(anonymous.id, item('1-1', 100));
+        const claimed = await cart.client.claimSelection(c, anonymous.id);
+        expect(claimed?.id).toBe(anonymous.id);
+        expect((await cart.client.savedSelection(c))?.items.map((i) => i.item)).toEqual(['1-1']);
+      });
+
+      it('merges the anonymous lines into the saved selection (an item on both adds up) and closes the anonymous one', async () => {
+        const c = customer();
+        const saved = await open(c);
+        await cart.client.addItem(saved.id, item('1-1', 100, 2));
+        await cart.client.addItem(saved.id, item('2-1', 50));
+        const anonymous = await open();
+        await cart.client.addItem(anonymous.id, item('2-1', 55, 3));
+        await cart.client.addItem(anonymous.id, item('3-1', 10));
+        const merged = await cart.client.claimSelection(c, anonymous.id);
+        expect(merged?.id).toBe(saved.id);
+        expect(merged?.items.map((i) => [i.item, i.quantity, i.priceEachAsNumber])).toEqual([
+          ['1-1', 2, 100],
+          ['2-1', 4, 55],
+          ['3-1', 1, 10],
+        ]);
+        expect(await cart.client.getSelection(anonymous.id)).toBeNull();
+        expect(await cart.client.getSelection(saved.id)).toEqual(merged);
+      });
+
+      it('answers the saved selection for no anonymous one, and null when there is neither', async () => {
+        const c = customer();
+        expect(await cart.client.claimSelection(c, null)).toBeNull();
+        expect(await cart.client.savedSelection(c)).toBeNull();
+        const saved = await open(c);
+        expect((await cart.client.claimSelection(c, null))?.id).toBe(saved.id);
+        expect((await cart.client.claimSelection(c, saved.id))?.id).toBe(saved.id);
+      });
+
+      it('keeps one open saved selection a customer: a second one made meanwhile is the first', async () => {
+        const c = customer();
+        const [a, b] = await Promise.all([open(c), open(c)]);
+        expect(a.id).toBe(b.id);
+      });
+
+      it('two devices logging in at once end with one saved selection holding both anonymous selections', async () => {
+        const c = customer();
+        const [x, y] = await Promise.all([open(), open()]);
+        await cart.client.addItem(x.id, item('1-1', 100));
+        await cart.client.addItem(y.id, item('2-1', 50));
+        const [cx, cy] = await Promise.all([cart.client.claimSelection(c, x.id), cart.client.claimSelection(c, y.id)]);
+        expect(cx?.id).toBeDefined();
+        const saved = await cart.client.savedSelection(c);
+        expect(saved?.items.map((i) => i.item).sort()).toEqual(['1-1', '2-1']);
+        expect([cx?.id, cy?.id]).toContain(saved?.id);
+      });
+    });
   });
 }

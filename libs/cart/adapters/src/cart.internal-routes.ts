@@ -1,7 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
 import { isDomainError, statusOfKind, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
-import type { CartClient } from '@commerce/cart-contracts';
+import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -10,6 +10,7 @@ const NewSelection = z.object({
     .regex(/^[A-Z]{2}$/)
     .nullable(),
   language: z.string().min(1).nullable(),
+  customerId: z.string().min(1).max(64).optional(),
 });
 
 const LineItem = z.object({
@@ -112,5 +113,18 @@ export function createCartInternalRouter(cart: CartClient): Router {
     '/selections/:id/changes',
     withCodes((ctx) => cart.changeSelection(ctx.params['id']!, parse(Change, requestBody(ctx)) as never)),
   );
+  const answer = (ctx: RouterContext, selection: SelectionDto | null) => {
+    if (!selection) {
+      ctx.status = 404;
+      ctx.body = { errors: { selection: 'not found' } };
+      return;
+    }
+    ctx.body = selection;
+  };
+  router.get('/customers/:customer/selection', async (ctx) => answer(ctx, await cart.savedSelection(ctx.params['customer']!)));
+  router.post('/customers/:customer/selection/claims', async (ctx) => {
+    const { anonymousSelectionId } = parse(z.object({ anonymousSelectionId: z.string().nullable() }), requestBody(ctx));
+    answer(ctx, await cart.claimSelection(ctx.params['customer']!, anonymousSelectionId));
+  });
   return router;
 }

@@ -49,4 +49,15 @@ export const cartMigrations: Migration[] = [
       });
     },
   },
+  {
+    // Issue 9: the saved selection of a customer. One open selection per customer, so two devices logging
+    // in at once cannot each make one.
+    name: '003_saved_selection',
+    async up(knex, schema) {
+      await knex.raw(
+        `create unique index selections_open_customer on ??.selections (customer_id) where status = 'open' and customer_id is not null`,
+        [schema],
+      );
+    },
+  },
 ];

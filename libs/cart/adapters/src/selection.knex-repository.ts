@@ -107,6 +107,8 @@ const lineRow = (selectionId: string, l: SelectionLine) => ({
   quantity_multiple_of: l.quantityMultipleOf,
 });
 
+const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
+
 const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
 
 export function createSelectionRepository(db: Db): SelectionRepository {
@@ -121,9 +123,80 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     payment_fields: JSON.stringify(s.paymentFields),
   });
 
+  const locked = async (trx: Knex.Transaction, where: Record<string, unknown>): Promise<Selection | null> => {
+    const row = (await db
+      .table('selections', trx)
+      .where({ ...where, status: 'open' })
+      .forUpdate()
+      .first(...SELECTION_COLUMNS)) as SelectionRow | undefined;
+    if (!row) return null;
+    const lines = (await db.table('selection_lines', trx).where({ selection_id: row.id }).orderBy('seq').select(...LINE_COLUMNS)) as LineRow[];
+    return toSelection(row, lines);
+  };
+
+  const write = async (trx: Knex.Transaction, before: Selection, after: Selection) => {
+    const id = before.id;
+    const kept = new Map(after.lines.map((l) => [l.line, l]));
+    const gone = before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line);
+    if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
+    const old = new Map(before.lines.map((l) => [l.line, l]));
+    for (const line of after.lines) {
+      const previous = old.get(line.line);
+      if (!previous) await db.table('selection_lines', trx).insert(lineRow(id, line));
+      else if (!sameLine(previous, line)) {
+        const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
+        await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
+      }
+    }
+    await db
+      .table('selections', trx)
+      .where({ id })
+      .update({ ...selectionFields(after), updated_at: db.knex.fn.now() });
+  };
+
+  const claimOnce = (customerId: string, anonymousId: string | null, merge: (saved: Selection, anonymous: Selection) => Selection) =>
+    db.transaction(async (trx: Knex.Transaction): Promise<Selection | null> => {
+      const saved = await locked(trx, { customer_id: customerId });
+      const anonymous = anonymousId && anonymousId !== saved?.id ? await locked(trx, { id: anonymousId, customer_id: null }) : null;
+      if (!anonymous) return saved;
+      if (!saved) {
+        await db.table('selections', trx).where({ id: anonymous.id }).update({ customer_id: customerId, updated_at: db.knex.fn.now() });
+        return anonymous;
+      }
+      // The anonymous lines leave their selection first: a line id is unique across selections.
+      await db.table('selection_lines', trx).where({ selection_id: anonymous.id }).delete();
+      await db.table('selections', trx).where({ id: anonymous.id }).update({ status: 'closed', updated_at: db.knex.fn.now() });
+      const merged = merge(saved, anonymous);
+      await write(trx, saved, merged);
+      return merged;
+    });
+
   return {
-    async create(s) {
-      await db.table('selections').insert({ id: s.id, status: s.status, ...selectionFields(s) });
+    async create(s, customerId) {
+      try {
+        await db.table('selections').insert({ id: s.id, status: s.status, customer_id: customerId ?? null, ...selectionFields(s) });
+        return true;
+      } catch (e) {
+        if (customerId && isUniqueViolation(e)) return false;
+        throw e;
+      }
+    },
+
+    async findSavedId(customerId) {
+      const row = (await db.table('selections').where({ customer_id: customerId, status: 'open' }).first('id')) as { id: string } | undefined;
+      return row?.id ?? null;
+    },
+
+    async claim(customerId, anonymousId, merge) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await claimOnce(customerId, anonymousId, merge);
+        } catch (e) {
+          // Another device made the saved selection meanwhile: the second attempt merges into it.
+          if (attempt === 0 && isUniqueViolation(e)) continue;
+          throw e;
+        }
+      }
     },
 
     async findOpen(id) {
@@ -145,40 +218,14 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     },
 
     async update(id, change) {
-      return db.transaction(async (trx: Knex.Transaction) => {
+      return db.transaction(async (trx: Knex.Transaction): Promise<Selection | null> => {
         // The row lock serialises changes of one selection: read, decide and write happen as one. The lines
         // are read by a second statement on purpose: under READ COMMITTED it sees what the transaction that
         // held the lock committed, where lines joined to the locking query would come from its older snapshot.
-        const row = (await db
-          .table('selections', trx)
-          .where({ id, status: 'open' })
-          .forUpdate()
-          .first(...SELECTION_COLUMNS)) as SelectionRow | undefined;
-        if (!row) return null;
-        const lines = (await db
-          .table('selection_lines', trx)
-          .where({ selection_id: id })
-          .orderBy('seq')
-          .select(...LINE_COLUMNS)) as LineRow[];
-        const before = toSelection(row, lines);
+        const before = await locked(trx, { id });
+        if (!before) return null;
         const after = change(before);
-
-        const kept = new Map(after.lines.map((l) => [l.line, l]));
-        const gone = before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line);
-        if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
-        const old = new Map(before.lines.map((l) => [l.line, l]));
-        for (const line of after.lines) {
-          const previous = old.get(line.line);
-          if (!previous) await db.table('selection_lines', trx).insert(lineRow(id, line));
-          else if (!sameLine(previous, line)) {
-            const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
-            await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
-          }
-        }
-        await db
-          .table('selections', trx)
-          .where({ id })
-          .update({ ...selectionFields(after), updated_at: db.knex.fn.now() });
+        await write(trx, before, after);
         return after;
       });
     },

@@ -115,6 +115,8 @@ export interface NewSelectionCommand {
   currency: string;
   country: string | null;
   language: string | null;
+  /** A logged-in customer's: the selection is saved to the account (one open saved selection per customer). */
+  customerId?: string;
 }
 
 /** Questions the edge asks the cart synchronously (DESIGN §2). HTTP and in-process implementations. */
@@ -125,4 +127,12 @@ export interface CartClient {
   addItem(selectionId: string, command: AddItemCommand): Promise<SelectionDto>;
   /** Applies the change whole or not at all; errors name the field (`quantity`, `line`). */
   changeSelection(selectionId: string, change: SelectionChange): Promise<SelectionDto>;
+  /** The customer's open saved selection, or null. */
+  savedSelection(customerId: string): Promise<SelectionDto | null>;
+  /**
+   * At login: the lines of the anonymous selection are merged into the customer's saved selection (an
+   * item on both adds up) and the anonymous one is closed; without a saved selection the anonymous one
+   * becomes it. The saved selection, or null when there is neither.
+   */
+  claimSelection(customerId: string, anonymousSelectionId: string | null): Promise<SelectionDto | null>;
 }

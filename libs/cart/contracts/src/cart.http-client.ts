@@ -16,5 +16,8 @@ export function createCartHttpClient(baseUrl: string): CartClient {
       found(await call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(id)}/items`, command)),
     changeSelection: async (id, change: SelectionChange) =>
       found(await call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(id)}/changes`, change)),
+    savedSelection: (customerId) => call<SelectionDto>('GET', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection`),
+    claimSelection: (customerId, anonymousSelectionId) =>
+      call<SelectionDto>('POST', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection/claims`, { anonymousSelectionId }),
   };
 }

@@ -34,7 +34,12 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     paymentFields: {},
     lines: [],
   };
-  await deps.selections.create(selection);
+  if (!(await deps.selections.create(selection, command.customerId))) {
+    // The customer's saved selection was made meanwhile (another device): that one is the customer's.
+    const saved = await savedSelection(deps, command.customerId!);
+    if (saved) return saved;
+    throw new SelectionNotFoundError();
+  }
   return toSelectionDto(selection, deps.currencyFormat);
 }
 
@@ -146,6 +151,31 @@ export async function addItem(deps: CartDeps, selectionId: string, command: AddI
   return changeSelection(deps, selectionId, { lines: [{ op: 'addItem', item, quantity }] });
 }
 
+export async function savedSelection(deps: CartDeps, customerId: string): Promise<SelectionDto | null> {
+  const id = await deps.selections.findSavedId(customerId);
+  return id ? getSelection(deps, id) : null;
+}
+
+/**
+ * The anonymous selection's lines added to the saved one: an item on both adds up (the anonymous line's
+ * data, priced more recently, wins; at most MAX_LINE_QUANTITY), other lines come after the saved ones.
+ */
+export function mergeLines(saved: Selection, anonymous: Selection): Selection {
+  const lines = saved.lines.map((l) => ({ ...l }));
+  for (const line of anonymous.lines) {
+    const index = lines.findIndex((l) => l.item === line.item);
+    if (index < 0) lines.push({ ...line });
+    else lines[index] = { ...line, line: lines[index]!.line, quantity: Math.min(MAX_LINE_QUANTITY, lines[index]!.quantity + line.quantity) };
+  }
+  const vouchers = [...saved.vouchers, ...anonymous.vouchers.filter((v) => !saved.vouchers.some((s) => s.toUpperCase() === v.toUpperCase()))];
+  return { ...saved, lines, vouchers };
+}
+
+export async function claimSelection(deps: CartDeps, customerId: string, anonymousId: string | null): Promise<SelectionDto | null> {
+  const claimed = await deps.selections.claim(customerId, anonymousId, mergeLines);
+  return claimed ? toSelectionDto(claimed, deps.currencyFormat) : null;
+}
+
 /** The cart's use cases as the typed client the edge calls in the all-in-one. */
 export function cartUseCases(deps: CartDeps): CartClient {
   return {
@@ -153,5 +183,7 @@ export function cartUseCases(deps: CartDeps): CartClient {
     getSelection: (id) => getSelection(deps, id),
     addItem: (id, command) => addItem(deps, id, command),
     changeSelection: (id, change) => changeSelection(deps, id, change),
+    savedSelection: (customerId) => savedSelection(deps, customerId),
+    claimSelection: (customerId, anonymousId) => claimSelection(deps, customerId, anonymousId),
   };
 }

@@ -2,7 +2,16 @@ import type { Selection } from './selection';
 
 /** Port: where selections live (knex on Postgres or PGlite). */
 export interface SelectionRepository {
-  create(selection: Selection): Promise<void>;
+  /** false when the customer already has an open saved selection (one per customer, a unique index). */
+  create(selection: Selection, customerId?: string): Promise<boolean>;
+  /** The id of the customer's open saved selection, or null. */
+  findSavedId(customerId: string): Promise<string | null>;
+  /**
+   * Under the row locks of both selections, in one transaction: with a saved selection, `merge` decides its
+   * lines from both and the anonymous one is closed; without one, the anonymous selection becomes the
+   * customer's. The saved selection, or null when there is neither.
+   */
+  claim(customerId: string, anonymousId: string | null, merge: (saved: Selection, anonymous: Selection) => Selection): Promise<Selection | null>;
   /** An open selection, or null. */
   findOpen(id: string): Promise<Selection | null>;
   /**

@@ -105,6 +105,8 @@ function fakes() {
       for (const op of change.lines ?? []) if (op.op === 'addItem') await cart.addItem(id, { ...op.item, quantity: op.quantity });
       return selections.get(id)!;
     },
+    savedSelection: async () => null,
+    claimSelection: async () => null,
   };
   const deps: CheckoutDeps = {
     sessions: {

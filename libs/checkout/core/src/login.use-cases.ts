@@ -3,7 +3,7 @@ import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { RegisterCommand } from '@commerce/account-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
 import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
-import { currentSelection, envelope } from './selection.use-cases';
+import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
   const result = schema.safeParse(body ?? {});
@@ -28,12 +28,18 @@ async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
   return envelope(deps, handle, await currentSelection(deps, handle));
 }
 
-/** Attaches the customer to a new token: the token the visitor had before no longer carries anything. */
+/**
+ * Attaches the customer to a new token (the token the visitor had before no longer carries anything) and
+ * the saved selection to the session: the anonymous selection's lines merged into it by the cart, then
+ * shown in this session's country and market.
+ */
 async function logIn(deps: CheckoutDeps, handle: SessionHandle, customerId: string) {
   await renewSession(deps, handle);
-  handle.session = { ...handle.session, customerId };
+  const saved = await deps.cart.claimSelection(customerId, handle.session.selectionId ?? null);
+  const { selectionId: _anonymous, ...rest } = handle.session;
+  handle.session = { ...rest, customerId, ...(saved ? { selectionId: saved.id } : {}) };
   await deps.sessions.set(handle.token, handle.session);
-  return sessionEnvelope(deps, handle);
+  return saved ? selectionInSession(deps, handle, saved) : sessionEnvelope(deps, handle);
 }
 
 /** `POST register`: a new customer, logged in on a new token (the selection goes with it). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
-import type { ProductDto } from '@commerce/catalog-contracts';
+import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
 import { ADDRESS_FIELDS, emptySelection, selectionEnvelope } from './envelope';
@@ -33,6 +33,14 @@ export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle
     const selection = await deps.cart.getSelection(handle.session.selectionId);
     if (selection) return selection;
   }
+  // Logged in: the customer's saved selection, which another device may have made or replaced meanwhile.
+  if (handle.session.customerId) {
+    const saved = await deps.cart.savedSelection(handle.session.customerId);
+    if (saved) {
+      await saveSession(deps, handle, { selectionId: saved.id });
+      return saved;
+    }
+  }
   return emptySelection(deps.view, handle.session);
 }
 
@@ -42,6 +50,8 @@ async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promis
     currency: deps.view.currencyOf(handle.session.country),
     country: handle.session.country,
     language: handle.session.language,
+    // Logged in: a saved selection (the cart answers the one another device made meanwhile, if any).
+    ...(handle.session.customerId ? { customerId: handle.session.customerId } : {}),
   });
   await saveSession(deps, handle, { selectionId: created.id });
   return created.id;
@@ -205,29 +215,58 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
     language: handle.session.language,
     currency: deps.view.currencyOf(country.country),
   };
+  const { prices, removed } =
+    before.market !== after.market || before.pricelist !== after.pricelist ? await repriced(deps, selection, after) : { prices: [], removed: [] };
+  return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
+}
+
+/** New prices of the selection's lines in a context, and the lines not for sale there. */
+async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: PriceContext) {
   const removed: SelectionDto['items'] = [];
   const prices: NonNullable<SelectionChange['prices']> = [];
-  if (before.market !== after.market || before.pricelist !== after.pricelist) {
-    const products = new Map(
-      await Promise.all(
-        [...new Set(selection.items.map((l) => l.product))].map(async (id) => [id, await deps.catalog.getProduct(id, after)] as const),
-      ),
-    );
-    for (const line of selection.items) {
-      const product = products.get(line.product);
-      const item = product?.items.find((i) => i.item === line.item);
-      if (!product || !item) removed.push(line);
-      else {
-        const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item, line.size);
-        prices.push({
-          line: line.line,
-          priceEachAsNumber,
-          ...(priceEachBeforeDiscountAsNumber ? { priceEachBeforeDiscountAsNumber } : {}),
-        });
-      }
+  const products = new Map(
+    await Promise.all(
+      [...new Set(selection.items.map((l) => l.product))].map(async (id) => [id, await deps.catalog.getProduct(id, context)] as const),
+    ),
+  );
+  for (const line of selection.items) {
+    const product = products.get(line.product);
+    const item = product?.items.find((i) => i.item === line.item);
+    if (!product || !item) removed.push(line);
+    else {
+      const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item, line.size);
+      prices.push({
+        line: line.line,
+        priceEachAsNumber,
+        ...(priceEachBeforeDiscountAsNumber ? { priceEachBeforeDiscountAsNumber } : {}),
+      });
     }
   }
-  const changed = await deps.cart.changeSelection(selection.id, { set, prices, removeLines: removed.map((l) => l.line) });
+  return { prices, removed };
+}
+
+/**
+ * The selection in the session's country, language and market: a saved selection from another device
+ * (login) is repriced where it was made elsewhere, and lines not for sale here are removed and listed.
+ */
+export async function selectionInSession(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto) {
+  const session = handle.session;
+  const set = { country: session.country, state: session.state, language: session.language, currency: deps.view.currencyOf(session.country) };
+  const sameMarket = deps.view.marketOf(selection.country).market === deps.view.marketOf(session.country).market;
+  if (sameMarket && selection.country === set.country && selection.state === set.state && selection.language === set.language && selection.currency === set.currency)
+    return envelope(deps, handle, selection);
+  const { prices, removed } = sameMarket ? { prices: [], removed: [] } : await repriced(deps, selection, deps.view.priceContext(session));
+  return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
+}
+
+async function changeAndAnswer(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  selection: SelectionDto,
+  change: SelectionChange,
+  removed: SelectionDto['items'],
+) {
+  const changed = await deps.cart.changeSelection(selection.id, change);
   const answer = await envelope(deps, handle, changed);
   return removed.length === 0
     ? answer
