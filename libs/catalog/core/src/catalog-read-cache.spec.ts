@@ -45,6 +45,12 @@ describe('the listing read cache', () => {
     expect(calls.filter((c) => c[0] === 5)).toHaveLength(2);
   });
 
+  it('shares one read between concurrent misses', async () => {
+    const { catalog } = cachedCatalogReads(store, { ttlMs: 2000, now: () => now });
+    await Promise.all([catalog.loadProducts([7]), catalog.loadProducts([7, 8])]);
+    expect(calls).toEqual([[7], [8]]);
+  });
+
   it('is the store itself with a bound of 0', () => {
     expect(cachedCatalogReads(store, { ttlMs: 0 }).catalog).toBe(store);
   });

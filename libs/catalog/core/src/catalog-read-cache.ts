@@ -28,43 +28,49 @@ interface Kept<T> {
 export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?: number; now?: () => number } = {}): CatalogReadCache {
   const ttlMs = options.ttlMs ?? DEFAULT_READ_CACHE_MS;
   const now = options.now ?? Date.now;
-  let generation = 0;
-  let views = new Map<number, Kept<ProductView | null>>();
-  let productOf = new Map<number, Kept<number | null>>();
-  let refs = new Map<string, Kept<CatalogRef | null>>();
-  let categories: Kept<Category[]> | undefined;
+  // Values are promises, so that concurrent misses of a key share one read. A clear replaces the maps:
+  // a read in flight then lands in a map nobody reads any more.
+  let views = new Map<number, Kept<Promise<ProductView | null>>>();
+  let productOf = new Map<number, Kept<Promise<number | null>>>();
+  let refs = new Map<string, Kept<Promise<CatalogRef | null>>>();
+  let categories: Kept<Promise<Category[]>> | undefined;
   const fresh = <T>(kept: Kept<T> | undefined, at: number): kept is Kept<T> => kept !== undefined && at - kept.at < ttlMs;
   /** Bounds the maps: past this many entries a map starts over (a listing reads a page at a time). */
   const MAX_ENTRIES = 50_000;
-  const put = <K, T>(map: Map<K, Kept<T>>, key: K, value: T, at: number) => {
-    if (map.size >= MAX_ENTRIES) map.clear();
-    map.set(key, { at, value });
-  };
 
-  /** Keyed reads: the fresh ones from memory, the rest in one call to the store. */
+  /** Keyed reads: the fresh (or in-flight) ones from memory, the rest in one call to the store. */
   async function byKey<K, T>(
-    map: () => Map<K, Kept<T | null>>,
+    map: Map<K, Kept<Promise<T | null>>>,
     keys: K[],
     load: (missing: K[]) => Promise<Map<K, T>>,
   ): Promise<Map<K, T>> {
     const at = now();
-    const found = new Map<K, T>();
+    const pending: Array<[K, Promise<T | null>]> = [];
     const missing: K[] = [];
     for (const key of new Set(keys)) {
-      const kept = map().get(key);
-      if (fresh(kept, at)) {
-        if (kept.value !== null) found.set(key, kept.value);
-      } else missing.push(key);
+      const kept = map.get(key);
+      if (fresh(kept, at)) pending.push([key, kept.value]);
+      else missing.push(key);
     }
-    if (missing.length === 0) return found;
-    const started = generation;
-    const loaded = await load(missing);
-    const store = started === generation && ttlMs > 0;
-    for (const key of missing) {
-      const value = loaded.get(key);
-      if (value !== undefined) found.set(key, value);
-      if (store) put(map(), key, value ?? null, at);
+    if (missing.length > 0) {
+      const loading = load(missing);
+      if (map.size + missing.length > MAX_ENTRIES) map.clear();
+      for (const key of missing) {
+        const value = loading.then((found) => found.get(key) ?? null);
+        pending.push([key, value]);
+        map.set(key, { at, value });
+        // A failed read is not kept (and not reported twice: the callers waiting on it get the error).
+        value.catch(() => {
+          if (map.get(key)?.value === value) map.delete(key);
+        });
+      }
     }
+    const values = await Promise.all(pending.map(([, value]) => value));
+    const found = new Map<K, T>();
+    pending.forEach(([key], i) => {
+      const value = values[i];
+      if (value !== null && value !== undefined) found.set(key, value);
+    });
     return found;
   }
 
@@ -76,7 +82,7 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
     findUri: (uri) => catalog.findUri(uri),
     async loadProducts(productIds) {
       const found = await byKey(
-        () => views,
+        views,
         productIds,
         async (missing) => new Map((await catalog.loadProducts(missing)).map((view) => [view.product.id, view])),
       );
@@ -85,10 +91,10 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
         return view ? [view] : [];
       });
     },
-    productIdsOfVariants: (variantIds) => byKey(() => productOf, variantIds, (missing) => catalog.productIdsOfVariants(missing)),
+    productIdsOfVariants: (variantIds) => byKey(productOf, variantIds, (missing) => catalog.productIdsOfVariants(missing)),
     async findRefs(kind: RefKind, ids: number[]) {
       const found = await byKey(
-        () => refs,
+        refs,
         ids.map((id) => `${kind}:${id}`),
         async (missing) =>
           new Map(
@@ -100,9 +106,12 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
     async listCategories() {
       const at = now();
       if (fresh(categories, at)) return categories.value;
-      const started = generation;
-      const value = await catalog.listCategories();
-      if (started === generation && ttlMs > 0) categories = { at, value };
+      const value = catalog.listCategories();
+      const kept = { at, value };
+      categories = kept;
+      value.catch(() => {
+        if (categories === kept) categories = undefined;
+      });
       return value;
     },
   };
@@ -110,7 +119,6 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
   return {
     catalog: ttlMs > 0 ? cached : catalog,
     invalidate() {
-      generation++;
       views = new Map();
       productOf = new Map();
       refs = new Map();

@@ -184,6 +184,8 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly tokens = new Map<string, Token[]>();
   /** Indexed word → number of documents holding it; grouped by first character to keep scans short. */
   private readonly vocabulary = new Map<string, Map<string, number>>();
+  /** A query word's matching indexed words, by word and whether it is the last; cleared when the vocabulary changes. */
+  private readonly candidates = new Map<string, Map<string, 'exact' | 'prefix' | 'typo'>>();
   /** Per SET_FIELDS position: its values and their documents. */
   private fields: FieldValues[] = SET_FIELDS.map(() => ({ ordinals: new Map(), shown: [], postings: [] }));
   /** Documents per `platformProduct` (`silkProduct`). */
@@ -234,6 +236,7 @@ export class MiniSearchIndex implements SearchIndex {
     this.byIdKey.clear();
     this.tokens.clear();
     this.vocabulary.clear();
+    this.candidates.clear();
     this.mini.removeAll();
   }
 
@@ -415,12 +418,17 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private candidatesOf(term: string, isLast: boolean): Map<string, 'exact' | 'prefix' | 'typo'> {
+    const key = `${isLast ? 1 : 0}${term}`;
+    const known = this.candidates.get(key);
+    if (known) return known;
     const found = new Map<string, 'exact' | 'prefix' | 'typo'>();
     const chars = [...term];
     for (const word of this.vocabulary.get(chars[0]!)?.keys() ?? []) {
       const kind = matchKind(chars, [...word], isLast);
       if (kind) found.set(word, kind);
     }
+    if (this.candidates.size >= 10_000) this.candidates.clear();
+    this.candidates.set(key, found);
     return found;
   }
 
@@ -532,6 +540,8 @@ export class MiniSearchIndex implements SearchIndex {
     const first = [...term][0]!;
     const group = this.vocabulary.get(first) ?? new Map<string, number>();
     const n = (group.get(term) ?? 0) + delta;
+    // A word new to the index, or gone from it, changes what query words match.
+    if ((n > 0) !== group.has(term)) this.candidates.clear();
     if (n > 0) group.set(term, n);
     else group.delete(term);
     if (group.size > 0) this.vocabulary.set(first, group);
