@@ -14,7 +14,13 @@ export const newEmail = () => `shopper-${process.pid}-${Date.now()}-${++seq}@exa
  * The login state machine of the spec (Authentication, States and transitions, Errors) through the
  * public checkout API; run by the selection API contract on each of its adapter sets.
  */
-export function loginApiTests(call: () => CallApi) {
+export function loginApiTests(callApi: () => CallApi) {
+  // Each call from its own client address (X-Forwarded-For; the edge trusts one ingress here), so the
+  // per-address limit only meets the tests that aim at it.
+  let addresses = 0;
+  const randomAddress = () => `10.${process.pid % 250}.${Math.floor(++addresses / 250) % 250}.${addresses % 250}`;
+  const call = (): CallApi => (method, path, options = {}) =>
+    callApi()(method, path, { ...options, headers: { 'x-forwarded-for': randomAddress(), ...options.headers } });
   const register = (email: string, extra: Record<string, unknown> = {}, token?: string) =>
     call()('POST', '/register', { ...(token ? { token } : {}), body: { email, password: GOOD, ...extra } });
 
@@ -196,6 +202,50 @@ export function loginApiTests(call: () => CallApi) {
       expect(res.body['selection'].currency).toBe('EUR');
       expect(res.body['selection'].items[0]).toMatchObject({ item: '3-1', priceEachAsNumber: 25 });
       expect(res.body['location'].country).toBe('DE');
+    });
+  });
+
+  describe('guessing limits', () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const tryLogin = (email: string, password: string, address: string) =>
+      call()('POST', `/login/${encodeURIComponent(email)}`, { body: { password }, headers: from(address) });
+
+    it('after 5 failed logins of an account (the test limit) answers 429 with errors and Retry-After, whatever the address and password', async () => {
+      const email = newEmail();
+      await register(email);
+      for (let i = 0; i < 5; i++) expect((await tryLogin(email, 'wrong horse battery', `10.200.0.${i}`)).status).toBe(406);
+      const limited = await tryLogin(email, GOOD, '10.200.1.1');
+      expect(limited.status).toBe(429);
+      expect(limited.body['errors']).toEqual({ password: 'too many attempts, try again later' });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3000);
+      expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+    });
+
+    it('limits an unknown e-mail the same way, so the limit reveals nothing either', async () => {
+      const email = newEmail();
+      for (let i = 0; i < 5; i++) expect((await tryLogin(email, 'wrong horse battery', `10.201.0.${i}`)).status).toBe(406);
+      expect((await tryLogin(email, GOOD, '10.201.1.1')).status).toBe(429);
+    });
+
+    it('after 8 failed logins from one address (the test limit) answers that address 429, while a correct login from another address works', async () => {
+      const email = newEmail();
+      await register(email);
+      for (let i = 0; i < 8; i++) expect((await tryLogin(newEmail(), GOOD, '10.202.0.1')).status).toBe(406);
+      const limited = await tryLogin(email, GOOD, '10.202.0.1');
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await tryLogin(email, GOOD, '10.202.0.2')).status).toBe(200);
+    });
+
+    it('guards register too: the 9th registration from one address is 429 with errors.email', async () => {
+      for (let i = 0; i < 8; i++) {
+        const res = await call()('POST', '/register', { body: { email: newEmail(), password: GOOD }, headers: from('10.203.0.1') });
+        expect(res.status).toBe(200);
+      }
+      const limited = await call()('POST', '/register', { body: { email: newEmail(), password: GOOD }, headers: from('10.203.0.1') });
+      expect(limited.status).toBe(429);
+      expect(limited.body['errors']).toEqual({ email: 'too many attempts, try again later' });
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     });
   });
 

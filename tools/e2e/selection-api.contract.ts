@@ -11,7 +11,13 @@ import { createAccountHttpClient, type AccountClient } from '@commerce/account-c
 import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import { StoreView } from '@commerce/checkout-core';
-import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import {
+  checkoutErrorBody,
+  checkoutSessionMiddleware,
+  checkoutSessions,
+  createCheckoutRouter,
+  createLoginGuard,
+} from '@commerce/checkout-adapters';
 import { expectMatchesSchema } from './openapi-validator';
 import { loginApiTests } from './login-api.contract';
 
@@ -148,6 +154,8 @@ export interface SelectionApiEngines {
   /** When the store's clock can be moved: makes every session expire. */
   expireSessions?: () => void;
   cartOverHttp: boolean;
+  /** Redis for the login limits; absent: in memory. */
+  redisUrl?: () => string;
 }
 
 export function selectionApiContract(name: string, engines: () => SelectionApiEngines) {
@@ -156,6 +164,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     const servers: Server[] = [];
     let base: string;
     let sessions: SessionStore;
+    let closeGuard = async () => {};
 
     const listen = async (handler: Parameters<typeof createServer>[1]) => {
       const server = createServer(handler);
@@ -181,7 +190,15 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         account = createAccountHttpClient(await listen(accountApp.callback()));
       }
       sessions = await engines().sessions();
-      const deps = { sessions: checkoutSessions(sessions), catalog, cart, account, view, countryHeader: 'cf-ipcountry' };
+      // Limits low enough to reach in a test; the addresses come from X-Forwarded-For (one trusted ingress).
+      const loginGuard = createLoginGuard(engines().redisUrl?.() ?? 'memory', {
+        failsPerAccount: 5,
+        accountWindowSeconds: 3600,
+        attemptsPerAddress: 8,
+        addressWindowSeconds: 900,
+      }, { keyPrefix: `login-test-${process.pid}-${Date.now()}` });
+      closeGuard = () => loginGuard.close();
+      const deps = { sessions: checkoutSessions(sessions), catalog, cart, account, loginGuard, trustProxy: true, view, countryHeader: 'cf-ipcountry' };
       const app = createHttpApp({
         service: 'checkout',
         logger,
@@ -196,6 +213,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     afterAll(async () => {
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
       await sessions?.close();
+      await closeGuard();
     });
 
     const call = async (

@@ -9,6 +9,7 @@ describeWithEngines('selection API on real engines', ['postgres', 'redis'], ({ u
   afterAll(() => engine?.close());
   selectionApiContract('Postgres and Redis, the cart over HTTP', () => ({
     cartOverHttp: true,
+    redisUrl: () => url('redis'),
     db: async () => {
       engine ??= await createDbEngine(url('postgres'));
       return engine.forSchema(uniqueName('cart'));

@@ -11,7 +11,14 @@ import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
 import { argon2Params, buildAccountService } from '@commerce/account-adapters';
 import { StoreView } from '@commerce/checkout-core';
-import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import {
+  checkoutErrorBody,
+  checkoutSessionMiddleware,
+  checkoutSessions,
+  createCheckoutRouter,
+  createLoginGuard,
+  loginLimits,
+} from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
 
 export interface AllInOne extends RunningServer {
@@ -81,11 +88,15 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(backofficeRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
+    const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
+    closers.add(() => loginGuard.close());
     const checkoutDeps = {
       sessions: checkoutSessions(sessions),
       catalog: catalog.client,
       cart: cart.client,
       account: account.client,
+      loginGuard,
+      trustProxy: config.LOGIN_TRUST_PROXY,
       view,
       productCacheMs: config.PRODUCT_CACHE_MS,
       ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { accountEnv } from '@commerce/account-adapters';
+import { loginGuardEnv } from '@commerce/checkout-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -39,5 +40,6 @@ export const AllInOneConfigSchema = z.object({
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
   ...accountEnv(),
+  ...loginGuardEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

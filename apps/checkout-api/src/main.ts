@@ -7,7 +7,15 @@ import { createCartHttpClient } from '@commerce/cart-contracts';
 import { createAccountHttpClient } from '@commerce/account-contracts';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
 import { StoreView } from '@commerce/checkout-core';
-import { checkoutErrorBody, checkoutSessionMiddleware, checkoutSessions, createCheckoutRouter } from '@commerce/checkout-adapters';
+import {
+  checkoutErrorBody,
+  checkoutSessionMiddleware,
+  checkoutSessions,
+  createCheckoutRouter,
+  createLoginGuard,
+  loginGuardEnv,
+  loginLimits,
+} from '@commerce/checkout-adapters';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8080),
@@ -30,6 +38,7 @@ const ConfigSchema = z.object({
   CATALOG_URL: env.url,
   CART_URL: env.url,
   ACCOUNT_URL: env.url,
+  ...loginGuardEnv(),
 });
 
 // The edge: sessions in Redis, the domain services over their internal HTTP APIs.
@@ -38,11 +47,15 @@ runService('checkout-api', async () => {
   const logger = createLogger('checkout-api', config.LOG_LEVEL);
   const view = new StoreView(loadStoreConfig(config.STORE_CONFIG));
   const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
+  // The guessing limits count in the same Redis as the sessions, so every replica sees the same attempts.
+  const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
   const deps = {
     sessions: checkoutSessions(sessions),
     catalog: createCatalogHttpClient(config.CATALOG_URL),
     cart: createCartHttpClient(config.CART_URL),
     account: createAccountHttpClient(config.ACCOUNT_URL),
+    loginGuard,
+    trustProxy: config.LOGIN_TRUST_PROXY,
     view,
     productCacheMs: config.PRODUCT_CACHE_MS,
     ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
@@ -56,6 +69,6 @@ runService('checkout-api', async () => {
     port: config.PORT,
     host: config.HOST,
     readiness: [{ name: 'sessions', check: () => sessions.ping() }],
-    onShutdown: [() => sessions.close()],
+    onShutdown: [() => sessions.close(), () => loginGuard.close()],
   });
 });

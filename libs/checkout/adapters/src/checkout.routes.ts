@@ -16,6 +16,8 @@ export interface CheckoutHttpDeps extends CheckoutDeps {
   countryHeader?: string;
   /** How long the selection routes keep a product they show (ms; default 2000, 0: no cache). Product routes always ask the catalog. */
   productCacheMs?: number;
+  /** Behind one ingress that appends the client to `X-Forwarded-For`: the login limits count per that address. */
+  trustProxy?: boolean;
 }
 
 interface CheckoutState {

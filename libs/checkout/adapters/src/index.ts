@@ -3,3 +3,4 @@ export * from './session.adapter';
 export * from './selection.routes';
 export * from './product-cache';
 export * from './login.routes';
+export * from './login-guard.adapter';

@@ -8,6 +8,7 @@ import {
   logout,
   register,
   updateAddress,
+  TooManyAttemptsError,
   type CheckoutDeps,
   type SessionHandle,
 } from '@commerce/checkout-core';
@@ -17,22 +18,38 @@ const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unkn
 /** The login routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
 export function mountLoginRoutes(
   router: Router,
-  deps: CheckoutDeps,
+  deps: CheckoutDeps & { trustProxy?: boolean },
   sessionOf: (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>,
 ): void {
   const on =
     (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
     async (ctx: RouterContext) => {
-      ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
+      const handle = await sessionOf(deps, ctx);
+      try {
+        ctx.body = await handler(handle, ctx.params as Record<string, string>, ctx);
+      } catch (err) {
+        if (!(err instanceof TooManyAttemptsError)) throw err;
+        ctx.status = 429;
+        ctx.set('Retry-After', String(err.retryAfterSeconds));
+        ctx.body = { token: handle.token, errors: { [err.field]: 'too many attempts, try again later' } };
+      }
     };
+  // Behind one ingress that appends the client to X-Forwarded-For, its last entry is the client; else the socket's peer.
+  const clientAddress = (ctx: Koa.Context): string => {
+    if (deps.trustProxy) {
+      const last = ctx.get('x-forwarded-for').split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+      if (last) return last;
+    }
+    return ctx.req.socket.remoteAddress ?? 'unknown';
+  };
 
   router.post(
     '/register',
-    on((h, _p, ctx) => register(deps, h, requestBody(ctx))),
+    on((h, _p, ctx) => register(deps, h, requestBody(ctx), clientAddress(ctx))),
   );
   router.post(
     '/login/:email',
-    on((h, p, ctx) => login(deps, h, p['email']!, requestBody(ctx))),
+    on((h, p, ctx) => login(deps, h, p['email']!, requestBody(ctx), clientAddress(ctx))),
   );
   router.post(
     '/logout',

@@ -118,6 +118,7 @@ function fakes() {
     catalog,
     cart,
     account: {} as AccountClient,
+    loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };
   return { deps, sessions, selections, catalogCalls };

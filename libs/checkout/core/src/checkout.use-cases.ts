@@ -3,12 +3,14 @@ import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
+import type { LoginGuard } from './login-guard';
 
 export interface CheckoutDeps {
   sessions: SessionPort;
   catalog: CatalogClient;
   cart: CartClient;
   account: AccountClient;
+  loginGuard: LoginGuard;
   view: StoreView;
   now?: () => Date;
 }

@@ -6,3 +6,4 @@ export * from './product.use-cases';
 export * from './selection-pricing';
 export * from './selection.use-cases';
 export * from './login.use-cases';
+export * from './login-guard';

@@ -3,6 +3,7 @@ import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { RegisterCommand } from '@commerce/account-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
 import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
+import { TooManyAttemptsError } from './login-guard';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
@@ -42,18 +43,33 @@ async function logIn(deps: CheckoutDeps, handle: SessionHandle, customerId: stri
   return saved ? selectionInSession(deps, handle, saved) : sessionEnvelope(deps, handle);
 }
 
-/** `POST register`: a new customer, logged in on a new token (the selection goes with it). */
-export async function register(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+async function assertNotBlocked(deps: CheckoutDeps, field: string, account: string | null, address: string) {
+  const seconds = await deps.loginGuard.blockedFor(account, address);
+  if (seconds > 0) throw new TooManyAttemptsError(field, seconds);
+}
+
+/** `POST register`: a new customer, logged in on a new token (the selection goes with it). Every attempt counts against the address. */
+export async function register(deps: CheckoutDeps, handle: SessionHandle, body: unknown, clientAddress: string) {
   const command = parse(RegisterBody, body) as RegisterCommand;
+  await assertNotBlocked(deps, 'email', null, clientAddress);
+  await deps.loginGuard.failed(null, clientAddress);
   const customer = await deps.account.register(command);
   return logIn(deps, handle, customer.id);
 }
 
-/** `POST login/{email}`: one answer, 406 `{password: incorrect}`, for an unknown e-mail and a wrong password. */
-export async function login(deps: CheckoutDeps, handle: SessionHandle, email: string, body: unknown) {
+/**
+ * `POST login/{email}`: one answer, 406 `{password: incorrect}`, for an unknown e-mail and a wrong password;
+ * over the limits of the account or the address 429 before any hashing.
+ */
+export async function login(deps: CheckoutDeps, handle: SessionHandle, email: string, body: unknown, clientAddress: string) {
   const { password } = parse(LoginBody, body);
+  const account = email.trim().toLowerCase();
+  await assertNotBlocked(deps, 'password', account, clientAddress);
   const customer = await deps.account.verifyLogin(email, password);
-  if (!customer) throw new LoginIncorrectError();
+  if (!customer) {
+    await deps.loginGuard.failed(account, clientAddress);
+    throw new LoginIncorrectError();
+  }
   return logIn(deps, handle, customer.id);
 }
 

@@ -48,6 +48,7 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   catalog: { getProduct } as CatalogClient,
   cart: { getSelection: async () => selection } as unknown as CartClient,
   account: {} as AccountClient,
+  loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
   view: new StoreView(store),
 });
 const handle = () => ({

@@ -22,6 +22,7 @@ function deps() {
     catalog: {} as CatalogClient,
     cart: {} as CartClient,
     account: {} as AccountClient,
+    loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };
   return { d, sessions };
