@@ -35,7 +35,7 @@ export interface CatalogServiceDeps {
   /**
    * How long the product listing reuses what it read from the store (page views, brands, collections,
    * categories; default 2000, 0 turns it off): writes seen by this process clear it at once, other
-   * processes' writes show within it (decision 35).
+   * processes' writes show within it (decision 38).
    */
   readCacheMs?: number;
 }

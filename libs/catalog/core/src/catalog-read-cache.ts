@@ -1,7 +1,7 @@
 import type { CatalogRepository } from './catalog.repository';
 import type { CatalogRef, Category, ProductView, RefKind } from './product';
 
-/** How long the listing's reads are reused by default (decision 35): the bound on their staleness. */
+/** How long the listing's reads are reused by default (decision 38): the bound on their staleness. */
 export const DEFAULT_READ_CACHE_MS = 2000;
 
 export interface CatalogReadCache {
@@ -21,7 +21,7 @@ interface Kept<T> {
  * the page's product views, variant → product, the filter's brands and collections, the category tree.
  * Writes seen by this process (the upserts it applies, the `ProductUpserted` it indexes, delivery windows
  * it opens or closes, the category tree it syncs) clear it at once; writes by another process show
- * within `ttlMs`, the eventual consistency of reads (decision 35). A read started before a clear never
+ * within `ttlMs`, the eventual consistency of reads (decision 38). A read started before a clear never
  * stores what it read. Only the listing uses it: `GET products/{id}` and items stay uncached here (the
  * edge caches a selection's products itself, decision 31).
  */

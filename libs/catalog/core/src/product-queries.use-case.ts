@@ -32,7 +32,7 @@ export interface CatalogReadDeps {
   clock?: Clock;
   /**
    * The store as the listing reads it (page views, refs, the category tree): a short-lived cache
-   * (`cachedCatalogReads`, decision 35) in the service; `catalog` when absent.
+   * (`cachedCatalogReads`, decision 38) in the service; `catalog` when absent.
    */
   listingReads?: CatalogRepository;
 }
