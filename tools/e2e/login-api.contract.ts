@@ -19,8 +19,10 @@ export function loginApiTests(callApi: () => CallApi) {
   // per-address limit only meets the tests that aim at it.
   let addresses = 0;
   const randomAddress = () => `10.${process.pid % 250}.${Math.floor(++addresses / 250) % 250}.${addresses % 250}`;
-  const call = (): CallApi => (method, path, options = {}) =>
-    callApi()(method, path, { ...options, headers: { 'x-forwarded-for': randomAddress(), ...options.headers } });
+  const call =
+    (): CallApi =>
+    (method, path, options = {}) =>
+      callApi()(method, path, { ...options, headers: { 'x-forwarded-for': randomAddress(), ...options.headers } });
   const register = (email: string, extra: Record<string, unknown> = {}, token?: string) =>
     call()('POST', '/register', { ...(token ? { token } : {}), body: { email, password: GOOD, ...extra } });
 
@@ -142,7 +144,11 @@ export function loginApiTests(callApi: () => CallApi) {
   describe('saved selection', () => {
     const items = (c: Call) => c.body['selection'].items.map((i: { item: string; quantity: number }) => [i.item, i.quantity]);
     const login = (email: string, token?: string, headers?: Record<string, string>) =>
-      call()('POST', `/login/${encodeURIComponent(email)}`, { ...(token ? { token } : {}), body: { password: GOOD }, ...(headers ? { headers } : {}) });
+      call()('POST', `/login/${encodeURIComponent(email)}`, {
+        ...(token ? { token } : {}),
+        body: { password: GOOD },
+        ...(headers ? { headers } : {}),
+      });
 
     it('is the same selection from another token while logged in, both ways', async () => {
       const email = newEmail();
@@ -263,9 +269,18 @@ export function loginApiTests(callApi: () => CallApi) {
     it('PUT address and PUT customer/update change the address in loggedIn, keeping the other fields', async () => {
       const reg = await register(newEmail(), { firstName: 'Ada' });
       const token = reg.body['token'];
-      const address = await call()('PUT', '/address', { token, body: { address1: 'Drottninggatan 1', zipCode: '111 51', city: 'Stockholm', country: 'SE' } });
+      const address = await call()('PUT', '/address', {
+        token,
+        body: { address1: 'Drottninggatan 1', zipCode: '111 51', city: 'Stockholm', country: 'SE' },
+      });
       expect(address.status).toBe(200);
-      expect(address.body['loggedIn']).toMatchObject({ firstName: 'Ada', address1: 'Drottninggatan 1', zipCode: '111 51', city: 'Stockholm', country: 'SE' });
+      expect(address.body['loggedIn']).toMatchObject({
+        firstName: 'Ada',
+        address1: 'Drottninggatan 1',
+        zipCode: '111 51',
+        city: 'Stockholm',
+        country: 'SE',
+      });
       const profile = await call()('PUT', '/customer/update', { token, body: { firstName: 'Ada Augusta', phoneNumber: '+46 8 123' } });
       expect(profile.body['loggedIn']).toMatchObject({ firstName: 'Ada Augusta', phoneNumber: '+46 8 123', city: 'Stockholm' });
       expect(profile.body['token']).toBe(token);

@@ -164,7 +164,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     const servers: Server[] = [];
     let base: string;
     let sessions: SessionStore;
-    let closeGuard = async () => {};
+    let closeGuard = async (): Promise<void> => undefined;
 
     const listen = async (handler: Parameters<typeof createServer>[1]) => {
       const server = createServer(handler);
@@ -182,7 +182,10 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         cart = createCartHttpClient(await listen(cartApp.callback()));
       }
       // Cheap argon2id here: the production cost is the account service's own test.
-      const accountService = await buildAccountService({ db: await engines().db(), argon2: { memoryKiB: 1024, iterations: 1, parallelism: 1 } });
+      const accountService = await buildAccountService({
+        db: await engines().db(),
+        argon2: { memoryKiB: 1024, iterations: 1, parallelism: 1 },
+      });
       let account: AccountClient = accountService.client;
       if (mode === 'over HTTP') {
         const accountApp = createHttpApp({ service: 'account', logger, metrics: false });
@@ -191,14 +194,27 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       }
       sessions = await engines().sessions();
       // Limits low enough to reach in a test; the addresses come from X-Forwarded-For (one trusted ingress).
-      const loginGuard = createLoginGuard(engines().redisUrl?.() ?? 'memory', {
-        failsPerAccount: 5,
-        accountWindowSeconds: 3600,
-        attemptsPerAddress: 8,
-        addressWindowSeconds: 900,
-      }, { keyPrefix: `login-test-${process.pid}-${Date.now()}` });
+      const loginGuard = createLoginGuard(
+        engines().redisUrl?.() ?? 'memory',
+        {
+          failsPerAccount: 5,
+          accountWindowSeconds: 3600,
+          attemptsPerAddress: 8,
+          addressWindowSeconds: 900,
+        },
+        { keyPrefix: `login-test-${process.pid}-${Date.now()}` },
+      );
       closeGuard = () => loginGuard.close();
-      const deps = { sessions: checkoutSessions(sessions), catalog, cart, account, loginGuard, trustProxy: true, view, countryHeader: 'cf-ipcountry' };
+      const deps = {
+        sessions: checkoutSessions(sessions),
+        catalog,
+        cart,
+        account,
+        loginGuard,
+        trustProxy: true,
+        view,
+        countryHeader: 'cf-ipcountry',
+      };
       const app = createHttpApp({
         service: 'checkout',
         logger,

@@ -6,7 +6,12 @@ import { ARGON2_DEFAULTS, type Argon2Params } from './argon2.password-hasher';
  * defaults to the production floor (19 MiB, t = 2); tests set lower values, a deployment never should.
  */
 export const accountEnv = () => ({
-  ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(ARGON2_DEFAULTS.memoryKiB),
+  ARGON2_MEMORY_KIB: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(4 * 1024 * 1024)
+    .default(ARGON2_DEFAULTS.memoryKiB),
   ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(64).default(ARGON2_DEFAULTS.iterations),
 });
 

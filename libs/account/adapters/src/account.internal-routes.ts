@@ -10,23 +10,27 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function createAccountInternalRouter(account: AccountClient): Router {
   const router = new Router({ prefix: '/internal/account' });
   // Errors carry their code, so the client rebuilds the same DomainError; an unknown customer is a bare 404.
-  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) => async (ctx: RouterContext) => {
-    try {
-      ctx.body = await handler(ctx);
-      ctx.status = status;
-    } catch (err) {
-      if (!isDomainError(err) || err.code === 'ACCOUNT.CUSTOMER_NOT_FOUND') throw err;
-      ctx.status = statusOfKind[err.kind];
-      ctx.body = { code: err.code, errors: err.fields };
-    }
-  };
+  const withCodes =
+    (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) =>
+    async (ctx: RouterContext) => {
+      try {
+        ctx.body = await handler(ctx);
+        ctx.status = status;
+      } catch (err) {
+        if (!isDomainError(err) || err.code === 'ACCOUNT.CUSTOMER_NOT_FOUND') throw err;
+        ctx.status = statusOfKind[err.kind];
+        ctx.body = { code: err.code, errors: err.fields };
+      }
+    };
   router.post(
     '/customers',
     withCodes((ctx) => account.register(requestBody(ctx) as never), 201),
   );
   router.post(
     '/logins',
-    withCodes(async (ctx) => ({ customer: await account.verifyLogin(text(requestBody(ctx)['email']), text(requestBody(ctx)['password'])) })),
+    withCodes(async (ctx) => ({
+      customer: await account.verifyLogin(text(requestBody(ctx)['email']), text(requestBody(ctx)['password'])),
+    })),
   );
   router.get('/customers/:id', async (ctx) => {
     const customer = await account.getCustomer(ctx.params['id']!);
@@ -47,7 +51,9 @@ export function createAccountInternalRouter(account: AccountClient): Router {
   );
   router.put(
     '/customers/:id/password',
-    withCodes((ctx) => account.changePassword(ctx.params['id']!, text(requestBody(ctx)['password']), text(requestBody(ctx)['newPassword']))),
+    withCodes((ctx) =>
+      account.changePassword(ctx.params['id']!, text(requestBody(ctx)['password']), text(requestBody(ctx)['newPassword'])),
+    ),
   );
   return router;
 }

@@ -52,10 +52,7 @@ const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23
 
 export function createCustomerRepository(db: Db): CustomerRepository {
   const select = () =>
-    db
-      .table('customers as c')
-      .join(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id')
-      .select('c.*', 'k.password_hash');
+    db.table('customers as c').join(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id').select('c.*', 'k.password_hash');
   return {
     async create(customer) {
       try {

@@ -4,7 +4,7 @@ import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { ADDRESS_FIELDS } from '@commerce/account-contracts';
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
-import { emailKey, toCustomerDto, type Customer } from './customer';
+import { toCustomerDto, type Customer } from './customer';
 import type { CustomerRepository, PasswordHasher } from './customer.repository';
 import { normalizePassword, passwordProblem, PASSWORD_MAX_LENGTH } from './password-policy';
 

@@ -130,7 +130,11 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       .forUpdate()
       .first(...SELECTION_COLUMNS)) as SelectionRow | undefined;
     if (!row) return null;
-    const lines = (await db.table('selection_lines', trx).where({ selection_id: row.id }).orderBy('seq').select(...LINE_COLUMNS)) as LineRow[];
+    const lines = (await db
+      .table('selection_lines', trx)
+      .where({ selection_id: row.id })
+      .orderBy('seq')
+      .select(...LINE_COLUMNS)) as LineRow[];
     return toSelection(row, lines);
   };
 
@@ -183,7 +187,8 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     },
 
     async findSavedId(customerId) {
-      const row = (await db.table('selections').where({ customer_id: customerId, status: 'open' }).first('id')) as { id: string } | undefined;
+      const row = (await db.table('selections').where({ customer_id: customerId, status: 'open' }).first('id')) as
+        { id: string } | undefined;
       return row?.id ?? null;
     },
 

@@ -165,9 +165,13 @@ export function mergeLines(saved: Selection, anonymous: Selection): Selection {
   for (const line of anonymous.lines) {
     const index = lines.findIndex((l) => l.item === line.item);
     if (index < 0) lines.push({ ...line });
-    else lines[index] = { ...line, line: lines[index]!.line, quantity: Math.min(MAX_LINE_QUANTITY, lines[index]!.quantity + line.quantity) };
+    else
+      lines[index] = { ...line, line: lines[index]!.line, quantity: Math.min(MAX_LINE_QUANTITY, lines[index]!.quantity + line.quantity) };
   }
-  const vouchers = [...saved.vouchers, ...anonymous.vouchers.filter((v) => !saved.vouchers.some((s) => s.toUpperCase() === v.toUpperCase()))];
+  const vouchers = [
+    ...saved.vouchers,
+    ...anonymous.vouchers.filter((v) => !saved.vouchers.some((s) => s.toUpperCase() === v.toUpperCase())),
+  ];
   return { ...saved, lines, vouchers };
 }
 

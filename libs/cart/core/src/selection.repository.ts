@@ -11,7 +11,11 @@ export interface SelectionRepository {
    * lines from both and the anonymous one is closed; without one, the anonymous selection becomes the
    * customer's. The saved selection, or null when there is neither.
    */
-  claim(customerId: string, anonymousId: string | null, merge: (saved: Selection, anonymous: Selection) => Selection): Promise<Selection | null>;
+  claim(
+    customerId: string,
+    anonymousId: string | null,
+    merge: (saved: Selection, anonymous: Selection) => Selection,
+  ): Promise<Selection | null>;
   /** An open selection, or null. */
   findOpen(id: string): Promise<Selection | null>;
   /**

@@ -37,7 +37,12 @@ export function mountLoginRoutes(
   // Behind one ingress that appends the client to X-Forwarded-For, its last entry is the client; else the socket's peer.
   const clientAddress = (ctx: Koa.Context): string => {
     if (deps.trustProxy) {
-      const last = ctx.get('x-forwarded-for').split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+      const last = ctx
+        .get('x-forwarded-for')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .at(-1);
       if (last) return last;
     }
     return ctx.req.socket.remoteAddress ?? 'unknown';

@@ -409,7 +409,12 @@ export const checkoutOpenApi = {
           '403': '`errors.accessRight` = `denied`: not logged in',
           '406': '`errors.password` = `incorrect` (the current password), or `errors.newPassword` = `not valid`',
         },
-        { type: 'object', required: ['password', 'newPassword'], additionalProperties: false, properties: { password: str, newPassword: str } },
+        {
+          type: 'object',
+          required: ['password', 'newPassword'],
+          additionalProperties: false,
+          properties: { password: str, newPassword: str },
+        },
       ),
     }),
     '/products': withUnavailable({
@@ -481,7 +486,7 @@ export const checkoutOpenApi = {
       },
       Address: {
         type: 'object',
-        description: 'The spec\'s Address: one address per customer; `loggedIn` has exactly these fields',
+        description: "The spec's Address: one address per customer; `loggedIn` has exactly these fields",
         required: ['email', 'firstName', 'lastName', 'address1', 'address2', 'city', 'state', 'country', 'phoneNumber', 'zipCode'],
         additionalProperties: false,
         properties: {
@@ -688,7 +693,10 @@ export const checkoutOpenApi = {
           countries: { type: 'array', items: ref('Country') },
           paymentMethods: { type: 'array', items: ref('PaymentMethod') },
           paymentFields: { type: 'array', items: ref('PaymentField') },
-          loggedIn: { ...ref('Address'), description: 'Present only when a customer is logged in on the token: exactly the Address fields' },
+          loggedIn: {
+            ...ref('Address'),
+            description: 'Present only when a customer is logged in on the token: exactly the Address fields',
+          },
         },
       },
       Item: {

@@ -216,7 +216,9 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
     currency: deps.view.currencyOf(country.country),
   };
   const { prices, removed } =
-    before.market !== after.market || before.pricelist !== after.pricelist ? await repriced(deps, selection, after) : { prices: [], removed: [] };
+    before.market !== after.market || before.pricelist !== after.pricelist
+      ? await repriced(deps, selection, after)
+      : { prices: [], removed: [] };
   return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
 }
 
@@ -251,9 +253,20 @@ async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: Pr
  */
 export async function selectionInSession(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto) {
   const session = handle.session;
-  const set = { country: session.country, state: session.state, language: session.language, currency: deps.view.currencyOf(session.country) };
+  const set = {
+    country: session.country,
+    state: session.state,
+    language: session.language,
+    currency: deps.view.currencyOf(session.country),
+  };
   const sameMarket = deps.view.marketOf(selection.country).market === deps.view.marketOf(session.country).market;
-  if (sameMarket && selection.country === set.country && selection.state === set.state && selection.language === set.language && selection.currency === set.currency)
+  if (
+    sameMarket &&
+    selection.country === set.country &&
+    selection.state === set.state &&
+    selection.language === set.language &&
+    selection.currency === set.currency
+  )
     return envelope(deps, handle, selection);
   const { prices, removed } = sameMarket ? { prices: [], removed: [] } : await repriced(deps, selection, deps.view.priceContext(session));
   return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
