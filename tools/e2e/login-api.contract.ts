@@ -198,6 +198,18 @@ export function loginApiTests(callApi: () => CallApi) {
       expect(items(await login(email, out.body['token']))).toEqual([['3-1', 1]]);
     });
 
+    it("never moves one customer's saved selection to another who logs in on the same token", async () => {
+      const a = newEmail();
+      const b = newEmail();
+      await register(b);
+      const tokenA = (await register(a)).body['token'];
+      await call()('POST', '/items/3-1', { token: tokenA });
+      const asB = await login(b, tokenA);
+      expect(asB.body['loggedIn'].email).toBe(b);
+      expect(items(asB)).toEqual([]);
+      expect(items(await login(a))).toEqual([['3-1', 1]]);
+    });
+
     it('shows the saved selection in the market of the device that logs in', async () => {
       const email = newEmail();
       const a = (await register(email)).body['token'];
