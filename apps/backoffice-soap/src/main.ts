@@ -44,7 +44,12 @@ runService('backoffice-soap', async () => {
       namespace: store.soap.namespace,
       users: store.soap.users,
       correlationPrefix: store.soap.correlationPrefix,
-      events: { echo: config.SOAP_ECHO_EVENTS, pageSize: config.EVENTS_PAGE_SIZE },
+      events: {
+        echo: config.SOAP_ECHO_EVENTS,
+        pageSize: config.EVENTS_PAGE_SIZE,
+        retentionMs: daysToMs(config.CHANGE_EVENTS_RETENTION_DAYS),
+        pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
+      },
       trustProxy: config.SOAP_TRUST_PROXY,
     });
     await backoffice.start();

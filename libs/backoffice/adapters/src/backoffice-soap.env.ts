@@ -9,6 +9,8 @@ const flag = z
 export const backofficeSoapEnv = () => ({
   /** `true`: changes made through SOAP come back as change events too (off: the ERP knows what it sent). */
   SOAP_ECHO_EVENTS: flag,
+  /** Days a change event every SOAP user has marked done is kept before it is pruned. */
+  CHANGE_EVENTS_RETENTION_DAYS: z.coerce.number().min(1).default(30),
   /** Most events one `events_Get` returns. */
   EVENTS_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /**

@@ -16,7 +16,7 @@ import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore } from './received-upserts.store';
 import { createScryptPasswordHasher } from './scrypt-password.hasher';
 import { changeEventsConsumer } from './events/change-events.consumer';
-import { createChangeEventStore } from './events/change-events.store';
+import { createChangeEventStore, pruneChangeEvents } from './events/change-events.store';
 import { createSoapRouter } from './soap/soap.router';
 
 export interface BackofficeServiceDeps {
@@ -33,8 +33,11 @@ export interface BackofficeServiceDeps {
   trustProxy?: boolean;
   /** Failed-login limits (default: 10 a minute per client address, 20 per user name). */
   loginThrottle?: LoginThrottle;
-  /** The change-event feed: SOAP_ECHO_EVENTS, the page size of events_Get (default 100), its mappers. */
-  events?: { echo?: boolean; pageSize?: number; mappers?: readonly ChangeEventMapper[] };
+  /**
+   * The change-event feed: SOAP_ECHO_EVENTS, the page size of events_Get (default 100), its mappers, and
+   * how long events every user has done are kept (default 30 days), pruned every `pruneIntervalMs` (1 h).
+   */
+  events?: { echo?: boolean; pageSize?: number; mappers?: readonly ChangeEventMapper[]; retentionMs?: number; pruneIntervalMs?: number };
 }
 
 export interface BackofficeService {
@@ -64,6 +67,19 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     logger: deps.logger,
   });
   let subscription: Subscription | undefined;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  const prune = async () => {
+    try {
+      const deleted = await pruneChangeEvents(deps.db, {
+        usernames: deps.users.map((u) => u.username),
+        retentionMs: deps.events?.retentionMs ?? 30 * 86_400_000,
+        batchSize: 1000,
+      });
+      if (deleted > 0) deps.logger.info({ deleted }, 'backoffice: change events every user has done pruned');
+    } catch (err) {
+      deps.logger.error({ err }, 'backoffice: pruning change events failed');
+    }
+  };
   const router = createSoapRouter({
     receiveEntities: async (entity, entities, requestId) => {
       const result = await receiveEntities({ store, hasher }, entity, entities, requestId);
@@ -89,8 +105,14 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     async start() {
       relay.start();
       if (!subscription && consumer.topics.length > 0) subscription = await deps.bus.subscribe(consumer);
+      if (!pruneTimer) {
+        pruneTimer = setInterval(() => void prune(), deps.events?.pruneIntervalMs ?? 3_600_000);
+        pruneTimer.unref?.();
+      }
     },
     async stop() {
+      if (pruneTimer) clearInterval(pruneTimer);
+      pruneTimer = undefined;
       await subscription?.stop();
       subscription = undefined;
       await relay.stop();

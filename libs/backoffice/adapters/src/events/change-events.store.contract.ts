@@ -2,7 +2,7 @@ import type { NewChangeEvent } from '@commerce/backoffice-core';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { backofficeMigrations } from '../backoffice.migrations';
-import { createChangeEventStore, type ChangeEventStore } from './change-events.store';
+import { createChangeEventStore, pruneChangeEvents, type ChangeEventStore } from './change-events.store';
 
 const ev = (type: NewChangeEvent['type'], entry: string, market?: string): NewChangeEvent => ({
   type,
@@ -109,6 +109,22 @@ export function changeEventStoreContract(engine: () => DbEngine): void {
     expect(seenAfterDone).toEqual([]);
     expect(done.size).toBe(30);
     expect(await store.list('erp', { limit: 100 })).toEqual([]);
+  });
+
+  it('prunes only old events every configured user has done, and Done of a pruned one is still fine', async () => {
+    await append(ev('customer', 'c1'), ev('customer', 'c2'), ev('customer', 'c3'));
+    const ids = (await store.list('erp', { limit: 100 })).map((e) => e.id);
+    const prune = (retentionMs = 0) => pruneChangeEvents(db, { usernames: ['erp', 'erp2'], retentionMs, batchSize: 1 });
+
+    await store.markDone('erp', ids);
+    expect(await prune()).toBe(0); // erp2 has not marked anything done yet
+    await store.markDone('erp2', [ids[0]!]);
+    expect(await prune(3650 * 86_400_000)).toBe(0); // not old enough (the events are dated 2026-03-01)
+    expect(await prune()).toBe(1);
+
+    expect((await store.list('erp2', { limit: 100 })).map((e) => e.entry)).toEqual(['c2', 'c3']);
+    await expect(store.markDone('erp2', [ids[0]!])).resolves.toEqual({ unknown: [] });
+    await expect(store.markDone('someone-new', [ids[0]!])).resolves.toEqual({ unknown: [ids[0]] });
   });
 
   it('answers a page as fast with 100,000 events pending, or 100,000 done, as with a few', async () => {

@@ -77,6 +77,11 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
 
     async markDone(username, ids) {
       return db.transaction(async (trx) => {
+        // One user's Done calls take turns on the user's cursor row.
+        await db.table('event_cursors', trx).insert({ username, done_through: 0 }).onConflict('username').ignore();
+        const cursor = (await db.table('event_cursors', trx).select('done_through').where({ username }).forUpdate().first()) as {
+          done_through: string | number;
+        };
         const known = new Set(
           (
             (await db
@@ -85,14 +90,10 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
               .pluck('id')) as Array<string | number>
           ).map(String),
         );
-        const unknown = ids.filter((id) => !known.has(id));
+        // An event at or below the user's done_through was done by that user, even once pruned.
+        const unknown = ids.filter((id) => !known.has(id) && BigInt(id) > BigInt(cursor.done_through));
         if (unknown.length > 0) return { unknown };
 
-        // One user's Done calls take turns on the user's cursor row.
-        await db.table('event_cursors', trx).insert({ username, done_through: 0 }).onConflict('username').ignore();
-        const cursor = (await db.table('event_cursors', trx).select('done_through').where({ username }).forUpdate().first()) as {
-          done_through: string | number;
-        };
         const floor = BigInt(cursor.done_through);
         const above = ids.filter((id) => BigInt(id) > floor);
         if (above.length > 0)
@@ -129,4 +130,47 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
       });
     },
   };
+}
+
+/**
+ * Deletes change events every configured SOAP user has marked done (at or below the lowest of their
+ * done_through) and older than `retentionMs`, `batchSize` rows a statement. A configured user that never
+ * marked anything done keeps everything. Resolves with the number of rows deleted.
+ */
+export async function pruneChangeEvents(
+  db: Db,
+  options: { usernames: readonly string[]; retentionMs: number; batchSize: number },
+): Promise<number> {
+  if (options.usernames.length === 0) return 0;
+  const cursors = (await db
+    .table('event_cursors')
+    .whereIn('username', [...options.usernames])
+    .select('done_through')) as {
+    done_through: string | number;
+  }[];
+  if (cursors.length < new Set(options.usernames).size) return 0;
+  const through = cursors.map((c) => BigInt(c.done_through)).reduce((a, b) => (a < b ? a : b));
+  if (through <= 0n) return 0;
+  const before = new Date(Date.now() - options.retentionMs).toISOString();
+  let total = 0;
+  for (;;) {
+    // The rows themselves, not a driver's row count (PGlite's knex dialect does not give one).
+    const rows = (await db
+      .table('change_events')
+      .whereIn(
+        'id',
+        db
+          .table('change_events')
+          .select('id')
+          .where('id', '<=', through.toString())
+          .andWhere('occurred_at', '<', before)
+          .orderBy('id')
+          .limit(options.batchSize),
+      )
+      .delete()
+      .returning('id')) as unknown[];
+    const deleted = rows.length;
+    total += deleted;
+    if (deleted < options.batchSize) return total;
+  }
 }
