@@ -194,6 +194,8 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly byIdKey = new Map<string, Set<number>>();
   /** `facetTotals` by scope and facets; any write clears it. */
   private readonly totals = new Map<string, FacetCounts>();
+  /** MiniSearch's hits (id, score) by query words, before any filter; any write clears them. */
+  private readonly textHits = new Map<string, Array<{ id: string; score: number }>>();
   /** Whole orders by sort; any write clears them. */
   private readonly orders = new Map<string, SortOrder>();
   private readonly mini = new MiniSearch<SearchDoc>({
@@ -387,13 +389,22 @@ export class MiniSearchIndex implements SearchIndex {
     // For each query word, the indexed words it matches and how.
     const candidates = terms.map((term, i) => this.candidatesOf(term, i === terms.length - 1));
     if (candidates.some((c) => c.size === 0)) return [];
-    const results = this.mini.search({
-      combineWith: 'AND',
-      queries: candidates.map((c) => ({ combineWith: 'OR', queries: [...c.keys()] })),
-    });
+    // The same words (a popular search, the next page) reuse the hits until the index changes.
+    const key = terms.join('\u0000');
+    let results = this.textHits.get(key);
+    if (!results) {
+      results = this.mini
+        .search({
+          combineWith: 'AND',
+          queries: candidates.map((c) => ({ combineWith: 'OR', queries: [...c.keys()] })),
+        })
+        .map((r) => ({ id: String(r.id), score: r.score }));
+      if (this.textHits.size >= 256) this.textHits.delete(this.textHits.keys().next().value!);
+      this.textHits.set(key, results);
+    }
     const hits: Hit[] = [];
     for (const r of results) {
-      const entry = this.docs.get(String(r.id));
+      const entry = this.docs.get(r.id);
       // Filter first: ranking details cost a walk over the document's words.
       if (!entry || (match[entry.slot >>> 5]! & (1 << (entry.slot & 31))) === 0) continue;
       const doc = entry.doc;
@@ -512,6 +523,7 @@ export class MiniSearchIndex implements SearchIndex {
   /** Any write: cached totals and orders are stale. */
   private changed(): void {
     this.totals.clear();
+    this.textHits.clear();
     this.orders.clear();
   }
 
