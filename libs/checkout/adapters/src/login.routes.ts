@@ -12,15 +12,10 @@ import {
   type CheckoutDeps,
   type SessionHandle,
 } from '@commerce/checkout-core';
-
-const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+import { requestBody, type SessionOf } from './route-handler';
 
 /** The login routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
-export function mountLoginRoutes(
-  router: Router,
-  deps: CheckoutDeps & { trustProxy?: boolean },
-  sessionOf: (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>,
-): void {
+export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustProxy?: boolean }, sessionOf: SessionOf): void {
   const on =
     (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
     async (ctx: RouterContext) => {

@@ -1,21 +1,10 @@
 import type Router from '@koa/router';
-import type { RouterContext } from '@koa/router';
-import type Koa from 'koa';
-import { getProduct, listCategories, resolveUri, searchProducts, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
-
-const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+import { getProduct, listCategories, resolveUri, searchProducts, type CheckoutDeps } from '@commerce/checkout-core';
+import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 
 /** Products, categories and URIs (the spec's catalog endpoints): parse, call the use case, answer the envelope. */
-export function mountProductRoutes(
-  router: Router,
-  deps: CheckoutDeps,
-  sessionOf: (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>,
-): void {
-  const on =
-    (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
-    async (ctx: RouterContext) => {
-      ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
-    };
+export function mountProductRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
+  const on = sessionRoute(deps, sessionOf);
 
   router.post(
     '/products',

@@ -1,6 +1,4 @@
 import type Router from '@koa/router';
-import type { RouterContext } from '@koa/router';
-import type Koa from 'koa';
 import {
   addItem,
   addVoucher,
@@ -14,22 +12,12 @@ import {
   setQuantities,
   setShippingMethod,
   type CheckoutDeps,
-  type SessionHandle,
 } from '@commerce/checkout-core';
-
-const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 
 /** The selection's routes (DESIGN §6): parse the path and body, call the use case, answer the envelope. */
-export function mountSelectionRoutes(
-  router: Router,
-  deps: CheckoutDeps,
-  sessionOf: (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>,
-): void {
-  const on =
-    (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
-    async (ctx: RouterContext) => {
-      ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
-    };
+export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
+  const on = sessionRoute(deps, sessionOf);
 
   router.get(
     '/selection',
