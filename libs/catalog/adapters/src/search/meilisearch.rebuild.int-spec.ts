@@ -50,19 +50,20 @@ describeWithEngines('Meilisearch rebuild by index swap', ['meilisearch'], (engin
     const newIds = range(1, 400);
     await live.upsert(oldIds.map((id) => doc(id, `Old Shirt ${id}`)));
 
-    // Searches in a loop for as long as the rebuild runs, each one recorded.
-    const seen: Array<{ at: number; total: number; ids: string[]; names: 'old' | 'new' | 'mixed' } | { at: number; error: string }> = [];
+    // Searches in a loop for as long as the rebuild runs, each one recorded with when it started and
+    // ended: one query a sample, so that a sample never straddles the swap between two queries.
+    type Sample = { query: 'shirt' | 'old' | 'new'; startedAt: number; endedAt: number; total: number; ids: string[] };
+    const seen: Array<Sample | { error: string }> = [];
     let rebuilding = true;
     const searcher = (async () => {
-      while (rebuilding) {
+      for (let round = 0; rebuilding; round++) {
+        const query = (['shirt', 'old', 'new'] as const)[round % 3]!;
+        const startedAt = Date.now();
         try {
-          const r = await live.search({ text: 'shirt', sort: [{ field: 'productId', order: 'asc' }], offset: 0, limit: 20 });
-          const old = await live.search({ text: 'old', offset: 0, limit: 1 });
-          const fresh = await live.search({ text: 'new', offset: 0, limit: 1 });
-          const names = old.total > 0 && fresh.total === 0 ? 'old' : fresh.total > 0 && old.total === 0 ? 'new' : 'mixed';
-          seen.push({ at: Date.now(), total: r.total, ids: r.ids, names });
+          const r = await live.search({ text: query, sort: [{ field: 'productId', order: 'asc' }], offset: 0, limit: 20 });
+          seen.push({ query, startedAt, endedAt: Date.now(), total: r.total, ids: r.ids });
         } catch (error) {
-          seen.push({ at: Date.now(), error: String(error) });
+          seen.push({ error: String(error) });
         }
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -85,22 +86,22 @@ describeWithEngines('Meilisearch rebuild by index swap', ['meilisearch'], (engin
 
     expect(filled).toBe(400);
     expect(seen.filter((s) => 'error' in s)).toEqual([]);
-    const answers = seen as Array<{ at: number; total: number; ids: string[]; names: string }>;
-    const during = answers.filter((s) => s.at < swapAt);
+    const answers = seen as Sample[];
+    // What each query answers with the whole old catalogue, and with the whole new one: nothing else.
+    const wholeOld = { shirt: 300, old: 300, new: 0 };
+    const wholeNew = { shirt: 400, old: 0, new: 400 };
+    const isOld = (s: Sample) => s.total === wholeOld[s.query] && (s.total === 0 || s.ids.length === 20);
+    const isNew = (s: Sample) => s.total === wholeNew[s.query] && (s.total === 0 || s.ids.length === 20);
+    for (const s of answers) expect(isOld(s) || isNew(s)).toBe(true);
+    // Before the swap: always the whole old catalogue, never empty, never partial.
+    const during = answers.filter((s) => s.endedAt < swapAt);
     expect(during.length).toBeGreaterThan(3);
-    // Before the swap: always the whole old catalogue, never empty, never partial, never a mix.
-    for (const s of answers) {
-      expect(s.ids.length).toBe(20);
-      if (s.names === 'old') {
-        expect(s.total).toBe(300);
-      } else {
-        expect(s.names).toBe('new');
-        expect(s.total).toBe(400);
-        expect(s.at).toBeGreaterThanOrEqual(swapAt);
-      }
-    }
-    expect(during.every((s) => s.names === 'old' && s.total === 300)).toBe(true);
-    expect(answers[0]!.ids).toEqual(range(1, 20).map(String));
+    expect(during.every(isOld)).toBe(true);
+    // Once a search has seen the new catalogue, no search started after it sees the old one again.
+    const firstNew = answers.find((s) => !isOld(s));
+    if (firstNew) expect(answers.filter((s) => s.startedAt > firstNew.endedAt).every(isNew)).toBe(true);
+    const firstShirt = answers.find((s) => s.query === 'shirt')!;
+    expect(firstShirt.ids).toEqual(range(1, 20).map(String));
 
     // After: the new documents only, and no staging index left behind.
     expect((await live.search({ text: 'shirt', offset: 0, limit: 1 })).total).toBe(400);
