@@ -1,26 +1,9 @@
 import type { SearchDoc } from '@commerce/catalog-core';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { loadMeiliSettings, MeiliSearchIndex } from './meilisearch.search-index';
+import { searchDoc } from './search-index.contract';
 
-// Only what these tests search, sort and page on; Meilisearch needs no more.
-const doc = (id: number, name: string): SearchDoc =>
-  ({
-    id: String(id),
-    productId: id,
-    name,
-    variantName: '',
-    brandName: '',
-    collectionName: '',
-    categoryNames: [],
-    sku: `SKU-${id}`,
-    uri: `p-${id}`,
-    brand: null,
-    collection: null,
-    categories: [],
-    inStock: true,
-    createdAt: 1_700_000_000_000 + id,
-    modifiedAt: 1_700_000_000_000 + id,
-  }) as Partial<SearchDoc> as SearchDoc;
+const doc = (id: number, name: string): SearchDoc => searchDoc(id, name, { sku: `SKU-${id}` });
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -1,5 +1,39 @@
 import type { FacetField, SearchDoc, SearchIndex, SearchQuery, SortKey } from '@commerce/catalog-core';
 
+/** A search document with every field set (tests override what they search, filter or sort on). */
+export const searchDoc = (id: number, name: string, extra: Partial<SearchDoc> = {}): SearchDoc => ({
+  id: String(id),
+  productId: id,
+  name,
+  variantName: '',
+  brandName: '',
+  collectionName: '',
+  categoryNames: [],
+  sku: '',
+  uri: `p-${id}`,
+  brand: null,
+  collection: null,
+  categories: [],
+  inStock: true,
+  createdAt: 1_700_000_000_000 + id,
+  modifiedAt: 1_700_000_000_000 + id,
+  markets: ['*'],
+  pricelists: [],
+  prices: {},
+  swatchDesc: '',
+  itemNames: [],
+  availableItemNames: [],
+  collectionUri: '',
+  primaryVariant: true,
+  platformProduct: id,
+  categoryItemSort: id,
+  countryOrigin: '',
+  harmCode: '',
+  stockUnit: '',
+  ...extra,
+  categoryTree: extra.categoryTree ?? extra.categories ?? [],
+});
+
 /**
  * The matching rules of DESIGN §4, written once and run on both search adapters (the embedded engine in
  * `*.spec.ts`, Meilisearch in `*.int-spec.ts`) so that they cannot drift apart.
@@ -10,38 +44,7 @@ export function searchIndexContract(
 ): void {
   let index: SearchIndex;
 
-  const doc = (id: number, name: string, extra: Partial<SearchDoc> = {}): SearchDoc => ({
-    id: String(id),
-    productId: id,
-    name,
-    variantName: '',
-    brandName: '',
-    collectionName: '',
-    categoryNames: [],
-    sku: '',
-    uri: `p-${id}`,
-    brand: null,
-    collection: null,
-    categories: [],
-    inStock: true,
-    createdAt: 1_700_000_000_000 + id,
-    modifiedAt: 1_700_000_000_000 + id,
-    markets: ['*'],
-    pricelists: [],
-    prices: {},
-    swatchDesc: '',
-    itemNames: [],
-    availableItemNames: [],
-    collectionUri: '',
-    primaryVariant: true,
-    platformProduct: id,
-    categoryItemSort: id,
-    countryOrigin: '',
-    harmCode: '',
-    stockUnit: '',
-    ...extra,
-    categoryTree: extra.categoryTree ?? extra.categories ?? [],
-  });
+  const doc = searchDoc;
 
   const docs: SearchDoc[] = [
     doc(1, 'Café Sweater', { brandName: 'Nordwear', brand: '10', categories: ['100'], categoryNames: ['Knitwear'] }),
