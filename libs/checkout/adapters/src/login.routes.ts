@@ -1,34 +1,11 @@
 import type Router from '@koa/router';
-import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
-import {
-  changeEmail,
-  changePassword,
-  login,
-  logout,
-  register,
-  updateAddress,
-  TooManyAttemptsError,
-  type CheckoutDeps,
-  type SessionHandle,
-} from '@commerce/checkout-core';
-import { requestBody, type SessionOf } from './route-handler';
+import { changeEmail, changePassword, login, logout, register, updateAddress, type CheckoutDeps } from '@commerce/checkout-core';
+import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 
 /** The login routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
 export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustProxy?: boolean }, sessionOf: SessionOf): void {
-  const on =
-    (handler: (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>) =>
-    async (ctx: RouterContext) => {
-      const handle = await sessionOf(deps, ctx);
-      try {
-        ctx.body = await handler(handle, ctx.params as Record<string, string>, ctx);
-      } catch (err) {
-        if (!(err instanceof TooManyAttemptsError)) throw err;
-        ctx.status = 429;
-        ctx.set('Retry-After', String(err.retryAfterSeconds));
-        ctx.body = { token: handle.token, errors: { [err.field]: 'too many attempts, try again later' } };
-      }
-    };
+  const on = sessionRoute(deps, sessionOf);
   // Behind one ingress that appends the client to X-Forwarded-For, its last entry is the client; else the socket's peer.
   const clientAddress = (ctx: Koa.Context): string => {
     if (deps.trustProxy) {

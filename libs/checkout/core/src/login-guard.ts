@@ -1,3 +1,5 @@
+import { DomainError } from '@commerce/shared-errors';
+
 /**
  * Port: the guessing limits of the login (decision 37). Counts failed logins per account (the e-mail as
  * typed, lower-cased, whether or not a customer has it) and attempts per client address (failed logins
@@ -10,14 +12,21 @@ export interface LoginGuard {
   failed(account: string | null, address: string): Promise<void>;
 }
 
-/** Over a limit: 429 with `errors` and `Retry-After`. */
-export class TooManyAttemptsError extends Error {
-  readonly code = 'CHECKOUT.TOO_MANY_ATTEMPTS';
+/** Over a limit: 429 with `errors` and `Retry-After` (the shared error middleware answers it). */
+export class TooManyAttemptsError extends DomainError {
   constructor(
     readonly field: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(`too many attempts, retry after ${retryAfterSeconds} s`);
+    super(
+      'CHECKOUT.TOO_MANY_ATTEMPTS',
+      'too_many_requests',
+      { [field]: 'too many attempts, try again later' },
+      {},
+      {
+        'Retry-After': String(retryAfterSeconds),
+      },
+    );
     this.name = 'TooManyAttemptsError';
   }
 }

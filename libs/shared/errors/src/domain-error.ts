@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'conflict' // 409
   | 'gone' // 410
   | 'too_large' // 413
+  | 'too_many_requests' // 429: a limit holds; retry later
   | 'unavailable'; // 503: a dependency did not answer
 
 export type ErrorFields = Record<string, string>;
@@ -22,6 +23,8 @@ export class DomainError extends Error {
     readonly fields: ErrorFields,
     /** Extra top-level members of the error body, e.g. `unavailable` of a 410. */
     readonly extra: Record<string, unknown> = {},
+    /** Response headers the HTTP edge sends with it, e.g. `Retry-After` of a 429. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(
       `${code}: ${Object.entries(fields)
@@ -42,6 +45,7 @@ export const statusOfKind: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   too_large: 413,
+  too_many_requests: 429,
   unavailable: 503,
 };
 

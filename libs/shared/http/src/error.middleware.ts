@@ -70,6 +70,7 @@ export function errorMiddleware(logger: Logger, errorBody?: ErrorBodyExtra): Koa
         const status = statusOfKind[err.kind];
         if (status >= 500) logger.warn({ code: err.code, fields: err.fields }, err.message);
         else logger.debug({ code: err.code, fields: err.fields }, err.message);
+        ctx.set(err.headers);
         respond(ctx, status, err.fields, err.extra);
         return;
       }
