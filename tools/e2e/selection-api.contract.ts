@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { loadStoreConfig } from '@commerce/shared-config';
 import type { Db } from '@commerce/shared-db';
 import { createHttpApp, mountRouters } from '@commerce/shared-http';
@@ -17,6 +18,7 @@ import {
   checkoutSessions,
   createCheckoutRouter,
   createLoginGuard,
+  loadIpCountryTable,
 } from '@commerce/checkout-adapters';
 import { expectMatchesSchema } from './openapi-validator';
 import { loginApiTests } from './login-api.contract';
@@ -214,6 +216,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         trustProxy: true,
         view,
         countryHeader: 'cf-ipcountry',
+        // Documentation ranges: 198.51.100.0/24 DE, 192.0.2.0/24 SE, 203.0.113.0/25 US, 2001:db8::/32 DK.
+        geoip: loadIpCountryTable(join(__dirname, '../../libs/checkout/adapters/src/__fixtures__/geoip')),
       };
       const app = createHttpApp({
         service: 'checkout',
@@ -361,6 +365,23 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect(de.body['selection'].currency).toBe('EUR');
         const unknown = await call('GET', '/selection', { headers: { 'cf-ipcountry': 'XX' } });
         expect(unknown.body['location'].country).toBe('SE');
+      });
+
+      it('without the header, starts in the country of the address (GeoIP), else the store default', async () => {
+        const fromDenmark = await call('GET', '/selection', { headers: { 'x-forwarded-for': '2001:db8::7' } });
+        expect(fromDenmark.body['location']).toMatchObject({ country: 'DK', name: 'Denmark' });
+        expect(fromDenmark.body['selection'].currency).toBe('EUR') // the demo store sells to Denmark in its EU market;
+        // The trusted ingress's header wins over the address; Cloudflare's XX (unknown) does not.
+        const named = await call('GET', '/selection', { headers: { 'x-forwarded-for': '2001:db8::7', 'cf-ipcountry': 'PL' } });
+        expect(named.body['location'].country).toBe('PL');
+        const xx = await call('GET', '/selection', { headers: { 'x-forwarded-for': '198.51.100.20', 'cf-ipcountry': 'XX' } });
+        expect(xx.body['location'].country).toBe('DE');
+        // An address the table does not know: the store's default country.
+        const unknownAddress = await call('GET', '/selection', { headers: { 'x-forwarded-for': '10.1.2.3' } });
+        expect(unknownAddress.body['location'].country).toBe('SE');
+        // Only a new session is placed: a session keeps its country wherever its next request comes from.
+        const again = await call('GET', '/selection', { token: fromDenmark.body['token'], headers: { 'x-forwarded-for': '198.51.100.20' } });
+        expect(again.body['location'].country).toBe('DK');
       });
 
       it('shows the order item price fields, the products of the items and the spec totals', async () => {

@@ -18,6 +18,7 @@ import {
   createCheckoutRouter,
   createLoginGuard,
   loginLimits,
+  withGeoip,
 } from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
 
@@ -100,6 +101,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       view,
       productCacheMs: config.PRODUCT_CACHE_MS,
       ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
+      ...withGeoip(config),
     };
     const checkout = createCheckoutRouter(checkoutDeps);
     const app = createHttpApp({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { accountEnv } from '@commerce/account-adapters';
-import { loginGuardEnv } from '@commerce/checkout-adapters';
+import { geoipEnv, loginGuardEnv } from '@commerce/checkout-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -41,5 +41,6 @@ export const AllInOneConfigSchema = z.object({
   ...backofficeSoapEnv(),
   ...accountEnv(),
   ...loginGuardEnv(),
+  ...geoipEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -14,6 +14,8 @@ import {
   createCheckoutRouter,
   createLoginGuard,
   loginGuardEnv,
+  geoipEnv,
+  withGeoip,
   loginLimits,
 } from '@commerce/checkout-adapters';
 
@@ -39,6 +41,7 @@ const ConfigSchema = z.object({
   CART_URL: env.url,
   ACCOUNT_URL: env.url,
   ...loginGuardEnv(),
+  ...geoipEnv(),
 });
 
 // The edge: sessions in Redis, the domain services over their internal HTTP APIs.
@@ -59,6 +62,7 @@ runService('checkout-api', async () => {
     view,
     productCacheMs: config.PRODUCT_CACHE_MS,
     ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
+    ...withGeoip(config),
   };
   return startHttpService({
     service: 'checkout-api',

@@ -5,6 +5,8 @@ import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
 import { cachingCatalogClient } from './product-cache';
+import { clientAddress } from './client-address';
+import type { IpCountryLookup } from './geoip';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 export const CHECKOUT_PREFIX = '/api/checkout';
@@ -16,8 +18,10 @@ export interface CheckoutHttpDeps extends CheckoutDeps {
   countryHeader?: string;
   /** How long the selection routes keep a product they show (ms; default 2000, 0: no cache). Product routes always ask the catalog. */
   productCacheMs?: number;
-  /** Behind one ingress that appends the client to `X-Forwarded-For`: the login limits count per that address. */
+  /** Behind one ingress that appends the client to `X-Forwarded-For`: the login limits and GeoIP use that address. */
   trustProxy?: boolean;
+  /** The country of a new visitor's address when no trusted header names it (decision 39). */
+  geoip?: IpCountryLookup;
 }
 
 interface CheckoutState {
@@ -29,10 +33,17 @@ export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promi
   const state = ctx.state as CheckoutState;
   if (!state.checkout) {
     const header = ctx.get(TOKEN_HEADER).trim();
-    const country = deps.countryHeader ? ctx.get(deps.countryHeader).trim() : '';
-    state.checkout = await openSession(deps, header || undefined, /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null);
+    state.checkout = await openSession(deps, header || undefined, () => visitorCountry(deps, ctx));
   }
   return state.checkout;
+}
+
+/** A new visitor's country: the trusted header's, else the GeoIP table's for their address, else none. */
+function visitorCountry(deps: CheckoutHttpDeps, ctx: Koa.Context): string | null {
+  const named = deps.countryHeader ? ctx.get(deps.countryHeader).trim() : '';
+  // Cloudflare's XX (unknown) and T1 (Tor) are not countries: fall through to the address.
+  if (/^[A-Za-z]{2}$/.test(named) && !/^(xx|t1)$/i.test(named)) return named.toUpperCase();
+  return deps.geoip?.countryOf(clientAddress(ctx, deps.trustProxy)) ?? null;
 }
 
 /** The token every checkout body carries, errors included (spec: "The body still has token"). */

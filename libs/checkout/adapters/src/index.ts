@@ -4,3 +4,4 @@ export * from './selection.routes';
 export * from './product-cache';
 export * from './login.routes';
 export * from './login-guard.adapter';
+export * from './geoip';

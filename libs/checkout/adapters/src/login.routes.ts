@@ -2,31 +2,20 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { changeEmail, changePassword, login, logout, register, updateAddress, type CheckoutDeps } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
+import { clientAddress } from './client-address';
 
 /** The login routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
 export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustProxy?: boolean }, sessionOf: SessionOf): void {
   const on = sessionRoute(deps, sessionOf);
-  // Behind one ingress that appends the client to X-Forwarded-For, its last entry is the client; else the socket's peer.
-  const clientAddress = (ctx: Koa.Context): string => {
-    if (deps.trustProxy) {
-      const last = ctx
-        .get('x-forwarded-for')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .at(-1);
-      if (last) return last;
-    }
-    return ctx.req.socket.remoteAddress ?? 'unknown';
-  };
+  const address = (ctx: Koa.Context): string => clientAddress(ctx, deps.trustProxy);
 
   router.post(
     '/register',
-    on((h, _p, ctx) => register(deps, h, requestBody(ctx), clientAddress(ctx))),
+    on((h, _p, ctx) => register(deps, h, requestBody(ctx), address(ctx))),
   );
   router.post(
     '/login/:email',
-    on((h, p, ctx) => login(deps, h, p['email']!, requestBody(ctx), clientAddress(ctx))),
+    on((h, p, ctx) => login(deps, h, p['email']!, requestBody(ctx), address(ctx))),
   );
   router.post(
     '/logout',

@@ -27,16 +27,20 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
 
 /**
  * The session of a token; an unknown, expired or malformed token gets a fresh anonymous session (never an
- * error), in the country the request comes from when known (`detectedCountry`: the ingress's header).
+ * error), in the country the request comes from when known (`detectCountry`: asked only for a new session).
  */
-export async function openSession(deps: CheckoutDeps, token: string | undefined, detectedCountry?: string | null): Promise<SessionHandle> {
+export async function openSession(
+  deps: CheckoutDeps,
+  token: string | undefined,
+  detectCountry?: string | null | (() => string | null),
+): Promise<SessionHandle> {
   if (token && TOKEN_FORMAT.test(token)) {
     const session = await deps.sessions.get(token);
     if (session) return { token, session, isNew: false };
   }
   const fresh = {
     token: deps.sessions.newToken(),
-    session: deps.view.initialSession((deps.now ?? (() => new Date()))(), detectedCountry),
+    session: deps.view.initialSession((deps.now ?? (() => new Date()))(), typeof detectCountry === 'function' ? detectCountry() : detectCountry),
     isNew: true,
   };
   await deps.sessions.set(fresh.token, fresh.session);
