@@ -5,9 +5,12 @@ import { loadStoreConfig } from '@commerce/shared-config';
 import type { Db } from '@commerce/shared-db';
 import { createHttpApp, mountRouters } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
+import { createMemoryBus } from '@commerce/shared-bus';
 import type { SessionStore } from '@commerce/shared-sessions';
 import { buildCartService } from '@commerce/cart-adapters';
 import { buildAccountService } from '@commerce/account-adapters';
+import { buildOrderService } from '@commerce/order-adapters';
+import { createOrderHttpClient, type OrderClient } from '@commerce/order-contracts';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto } from '@commerce/catalog-contracts';
@@ -167,6 +170,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     let base: string;
     let sessions: SessionStore;
     let closeGuard = async (): Promise<void> => undefined;
+    let closeOrders = async (): Promise<void> => undefined;
 
     const listen = async (handler: Parameters<typeof createServer>[1]) => {
       const server = createServer(handler);
@@ -194,6 +198,19 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         mountRouters(accountApp, [accountService.router]);
         account = createAccountHttpClient(await listen(accountApp.callback()));
       }
+      const bus = createMemoryBus({ logger });
+      const orderService = await buildOrderService({ db: await engines().db(), bus, logger });
+      await orderService.start();
+      closeOrders = async () => {
+        await orderService.stop();
+        await bus.close();
+      };
+      let orderClient: OrderClient = orderService.client;
+      if (mode === 'over HTTP') {
+        const orderApp = createHttpApp({ service: 'order', logger, metrics: false });
+        mountRouters(orderApp, [orderService.router]);
+        orderClient = createOrderHttpClient(await listen(orderApp.callback()));
+      }
       sessions = await engines().sessions();
       // Limits low enough to reach in a test; the addresses come from X-Forwarded-For (one trusted ingress).
       const loginGuard = createLoginGuard(
@@ -212,6 +229,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         catalog,
         cart,
         account,
+        orders: orderClient,
         loginGuard,
         trustProxy: true,
         view,
@@ -234,6 +252,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
       await sessions?.close();
       await closeGuard();
+      await closeOrders();
     });
 
     const call = async (

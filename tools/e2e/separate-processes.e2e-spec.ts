@@ -22,7 +22,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       KAFKA_BROKERS: url('kafka'),
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
-    const [catalog, cart, account, soap] = await Promise.all([
+    const [catalog, cart, account, soap, order] = await Promise.all([
       startApp(
         'catalog',
         meili
@@ -32,9 +32,17 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       startApp('cart', infra),
       startApp('account', infra),
       startApp('backoffice-soap', infra),
+      startApp('order', infra),
     ]);
-    services.push(catalog, cart, account, soap);
-    const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, ACCOUNT_URL: account.url, COUNTRY_HEADER: 'cf-ipcountry' });
+    services.push(catalog, cart, account, soap, order);
+    const edge = await startApp('checkout-api', {
+      ...infra,
+      CATALOG_URL: catalog.url,
+      CART_URL: cart.url,
+      ACCOUNT_URL: account.url,
+      ORDER_URL: order.url,
+      COUNTRY_HEADER: 'cf-ipcountry',
+    });
     services.push(edge);
     endpoints = {
       checkout: `${edge.url}/api/checkout`,

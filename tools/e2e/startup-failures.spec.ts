@@ -33,7 +33,7 @@ describe('a service that cannot start', () => {
   }, 60_000);
 
   it('names an unreachable database in one line, password masked, and exits 1', () => {
-    const r = start('order', { DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce' });
+    const r = start('order', { DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce', KAFKA_BROKERS: 'memory' });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^order: database: cannot reach postgres:\/\/commerce:\*\*\*@127\.0\.0\.1:1\/commerce/);
@@ -47,6 +47,7 @@ describe('a service that cannot start', () => {
       CATALOG_URL: 'http://127.0.0.1:1',
       CART_URL: 'http://127.0.0.1:1',
       ACCOUNT_URL: 'http://127.0.0.1:1',
+      ORDER_URL: 'http://127.0.0.1:1',
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('checkout-api: session store: cannot reach redis://127.0.0.1:1 (ECONNREFUSED)');

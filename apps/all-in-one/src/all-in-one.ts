@@ -10,6 +10,7 @@ import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@comme
 import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
 import { argon2Params, buildAccountService } from '@commerce/account-adapters';
+import { buildOrderService } from '@commerce/order-adapters';
 import { StoreView } from '@commerce/checkout-core';
 import {
   checkoutErrorBody,
@@ -56,6 +57,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });
+    const order = await buildOrderService({ db: engine.forSchema('order'), bus, logger: logger.child({ component: 'order' }) });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
       bus,
@@ -76,6 +78,8 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => catalog.stop());
     await backoffice.start();
     closers.add(() => backoffice.stop());
+    await order.start();
+    closers.add(() => order.stop());
     // One pruner per schema with an outbox, reporting into one registry.
     const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });
     closers.add(catalogRetention.stop);
@@ -87,6 +91,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       registry: catalogRetention.registry,
     });
     closers.add(backofficeRetention.stop);
+    const orderRetention = startRetentionPruner(engine.forSchema('order'), {
+      ...retentionSettings(config),
+      logger,
+      registry: catalogRetention.registry,
+    });
+    closers.add(orderRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
     const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
@@ -96,6 +106,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       catalog: catalog.client,
       cart: cart.client,
       account: account.client,
+      orders: order.client,
       loginGuard,
       trustProxy: config.LOGIN_TRUST_PROXY,
       view,

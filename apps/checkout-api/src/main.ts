@@ -6,6 +6,7 @@ import { createSessionStore } from '@commerce/shared-sessions';
 import { createCartHttpClient } from '@commerce/cart-contracts';
 import { createAccountHttpClient } from '@commerce/account-contracts';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
+import { createOrderHttpClient } from '@commerce/order-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
   checkoutErrorBody,
@@ -40,6 +41,7 @@ const ConfigSchema = z.object({
   CATALOG_URL: env.url,
   CART_URL: env.url,
   ACCOUNT_URL: env.url,
+  ORDER_URL: env.url,
   ...loginGuardEnv(),
   ...geoipEnv(),
 });
@@ -57,6 +59,7 @@ runService('checkout-api', async () => {
     catalog: createCatalogHttpClient(config.CATALOG_URL),
     cart: createCartHttpClient(config.CART_URL),
     account: createAccountHttpClient(config.ACCOUNT_URL),
+    orders: createOrderHttpClient(config.ORDER_URL),
     loginGuard,
     trustProxy: config.LOGIN_TRUST_PROXY,
     view,

@@ -1,5 +1,47 @@
-import { runService, startDbService } from '@commerce/shared-http';
+import { z } from 'zod';
+import { databaseEnv, env, httpServiceEnv, loadConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
+import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { buildOrderService } from '@commerce/order-adapters';
 
-// The order service owns its schema from the start; its endpoints and consumers arrive with later
-// issues. Until then it serves /healthz, /readyz (database) and /metrics.
-runService('order', () => startDbService('order', 8085, async () => ({ routers: [] })));
+const ConfigSchema = z.object({
+  ...httpServiceEnv(8085),
+  ...databaseEnv('order'),
+  ...retentionEnv(),
+  KAFKA_BROKERS: env.kafkaBrokers,
+});
+
+// Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
+// them over /internal/order; order.order.v1 leaves through the outbox; the back office's order and
+// invoice upserts arrive on backoffice.upsert.v1.
+runService('order', async () => {
+  const config = loadConfig(ConfigSchema);
+  const logger = createLogger('order', config.LOG_LEVEL);
+  return startWithClosers(async (closers) => {
+    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    closers.add(() => engine.close());
+    const db = engine.forSchema(config.DATABASE_SCHEMA);
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger });
+    closers.add(() => bus.close());
+    const order = await buildOrderService({ db, bus, logger });
+    await order.start();
+    closers.add(() => order.stop());
+    const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });
+    closers.add(retention.stop);
+    return startHttpService({
+      service: 'order',
+      logger,
+      routers: [order.router],
+      port: config.PORT,
+      host: config.HOST,
+      readiness: [
+        { name: 'database', check: () => db.ping() },
+        { name: 'bus', check: () => bus.ping() },
+      ],
+      metricsRegistries: [retention.registry],
+      onShutdown: closers.all,
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { checkoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
+import { mountOrderHistoryRoutes } from './order-history.routes';
 import { cachingCatalogClient } from './product-cache';
 import { clientAddress } from './client-address';
 import type { IpCountryLookup } from './geoip';
@@ -96,6 +97,8 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   mountProductRoutes(router, deps, sessionOf);
 
   mountLoginRoutes(router, deps, sessionOf);
+
+  mountOrderHistoryRoutes(router, deps, sessionOf);
 
   return router;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { OrderClient } from '@commerce/order-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
@@ -118,6 +119,7 @@ function fakes() {
     catalog,
     cart,
     account: {} as AccountClient,
+    orders: {} as OrderClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };

@@ -1,6 +1,7 @@
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
+import type { OrderClient } from '@commerce/order-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
 import type { LoginGuard } from './login-guard';
@@ -10,6 +11,7 @@ export interface CheckoutDeps {
   catalog: CatalogClient;
   cart: CartClient;
   account: AccountClient;
+  orders: OrderClient;
   loginGuard: LoginGuard;
   view: StoreView;
   now?: () => Date;

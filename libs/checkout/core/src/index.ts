@@ -7,3 +7,5 @@ export * from './selection-pricing';
 export * from './selection.use-cases';
 export * from './login.use-cases';
 export * from './login-guard';
+export * from './order-history';
+export * from './order-history.use-cases';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { DomainError } from '@commerce/shared-errors';
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { OrderClient } from '@commerce/order-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
@@ -48,6 +49,7 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   catalog: { getProduct } as CatalogClient,
   cart: { getSelection: async () => selection } as unknown as CartClient,
   account: {} as AccountClient,
+  orders: {} as OrderClient,
   loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
   view: new StoreView(store),
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
+import type { OrderClient } from '@commerce/order-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
@@ -22,6 +23,7 @@ function deps() {
     catalog: {} as CatalogClient,
     cart: {} as CartClient,
     account: {} as AccountClient,
+    orders: {} as OrderClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };

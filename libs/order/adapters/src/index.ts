@@ -1,1 +1,4 @@
-export {};
+export * from './order.migrations';
+export * from './order.knex-repository';
+export * from './order.internal-routes';
+export * from './order.service';

@@ -1,1 +1,3 @@
-export {};
+export * from './order.dto';
+export * from './order.events';
+export * from './order.http-client';

@@ -1,1 +1,4 @@
-export {};
+export * from './order.repository';
+export * from './order.errors';
+export * from './place-order.use-case';
+export * from './order-queries.use-case';

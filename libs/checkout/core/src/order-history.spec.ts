@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { parseStoreConfig } from '@commerce/shared-config';
+import type { SelectionDto } from '@commerce/cart-contracts';
+import { PlaceOrderCommandSchema, type OrderDto } from '@commerce/order-contracts';
+import { StoreView } from './envelope';
+import { orderDate, orderToHistoryEntry, placeOrderCommandOf } from './order-history';
+import { priceSelection } from './selection-pricing';
+import type { CheckoutSession } from './session';
+
+const view = new StoreView(parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8'))));
+const now = new Date('2026-11-22T10:15:30.123Z');
+
+const line = (id: string, item: string, quantity: number, price: number, before = price) => ({
+  line: id,
+  item,
+  product: item.split('-')[0]!,
+  size: item.split('-')[1]!,
+  sku: `SKU-${item}`,
+  ean: '',
+  productName: `Product ${item}`,
+  brandName: 'Acme',
+  quantity,
+  priceEach: '',
+  priceEachAsNumber: price,
+  totalPrice: '',
+  totalPriceAsNumber: price * quantity,
+  priceEachBeforeDiscount: '',
+  priceEachBeforeDiscountAsNumber: before,
+  anyDiscount: before > price,
+});
+
+const selection = (over: Partial<SelectionDto>): SelectionDto => ({
+  id: 'sel-1',
+  currency: 'SEK',
+  paymentMethod: 'test-card',
+  shippingMethod: 'standard',
+  country: 'SE',
+  state: null,
+  language: 'sv',
+  vouchers: ['WELCOME10'],
+  paymentFields: {},
+  items: [line('a1', '1-1', 2, 199.9, 249.9), line('a2', '2-1', 1, 50)],
+  totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 0, grandTotalPrice: '', grandTotalPriceAsNumber: 0, totalQuantity: 0 },
+  ...over,
+});
+
+const address = {
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  address1: 'Storgatan 1',
+  address2: '',
+  city: 'Malmö',
+  state: '',
+  zipCode: '211 34',
+  country: 'SE',
+  phoneNumber: '',
+};
+
+/** What the order service makes of a command: the snapshot plus its own fields. */
+const placed = (session: CheckoutSession, s: SelectionDto): OrderDto => ({
+  ...PlaceOrderCommandSchema.parse(placeOrderCommandOf(view, session, s, { paymentAttemptId: 'att-1', address }, now)),
+  id: 'o-1',
+  order: '1001',
+  status: 'untouched',
+  statusDescription: 'Pending',
+  placedAt: now.toISOString(),
+  shipments: [],
+  cancelled: [],
+  invoices: [],
+  version: 1,
+});
+
+describe('an order in the checkout API', () => {
+  it.each([
+    ['Sweden, VAT included, a voucher', { country: 'SE', state: null, language: 'sv', createdAt: '', customerId: 'c1' }, {}],
+    ['California, sales tax added', { country: 'US', state: 'CA', language: 'en', createdAt: '' }, { currency: 'USD', vouchers: [] }],
+  ] as const)('shows the items, discounts and totals the visitor saw when paying (%s)', (_name, session, over) => {
+    const s = selection(over as Partial<SelectionDto>);
+    const seen = priceSelection(view, session as CheckoutSession, s, now).selection;
+    const entry = orderToHistoryEntry(placed(session as CheckoutSession, s));
+    expect(entry.totals).toEqual(seen.totals);
+    expect(entry.discounts).toEqual(seen.discounts);
+    expect(entry.vatExempt).toBe(seen.vatExempt);
+    for (const [i, item] of entry.items.entries()) {
+      const shown = seen.items[i]!;
+      expect(item).toMatchObject({
+        item: shown.item,
+        line: shown.line,
+        quantity: shown.quantity,
+        priceEach: formatOf(shown.priceEachAsNumber, s.currency),
+        priceEachAsNumber: shown.priceEachAsNumber,
+        totalPriceAsNumber: shown.totalPriceAsNumber,
+        priceEachBeforeDiscountAsNumber: shown.priceEachBeforeDiscountAsNumber,
+        priceEachWithoutTax: shown.priceEachWithoutTax,
+        anyDiscount: shown.anyDiscount,
+        taxPercent: shown.taxPercent,
+        storePickup: false,
+      });
+    }
+    expect(entry.currencyFormat).toEqual({ ...view.currencyFormat(s.currency), decimalDigits: String(view.currencyFormat(s.currency).decimalDigits) });
+  });
+
+  it('names the methods and the country, and dates the order in UTC to the second', () => {
+    const entry = orderToHistoryEntry(placed({ country: 'SE', state: null, language: 'sv', createdAt: '' }, selection({})));
+    expect(entry).toMatchObject({
+      order: '1001',
+      status: 'untouched',
+      statusDescription: 'Pending',
+      paymentMethod: 'test-card',
+      paymentMethodName: 'Card (test provider)',
+      shippingMethod: 'standard',
+      shippingMethodName: 'Standard delivery',
+      currency: 'SEK',
+      date: '2026-11-22 10:15:30',
+      giftMessage: null,
+      shipments: [],
+      address: { ...address, company: '', countryName: 'Sweden' },
+      shippingAddress: { ...address, company: '', countryName: 'Sweden' },
+    });
+    expect(entry.discounts.vouchers).toEqual([expect.objectContaining({ voucher: 'WELCOME10', discountAsNumber: 44.98 })]);
+    expect(orderDate('2026-01-02T03:04:05+02:00')).toBe('2026-01-02 01:04:05');
+  });
+});
+
+const formatOf = (major: number, currency: string) => {
+  const f = view.currencyFormat(currency);
+  return `${f.prefix}${major.toFixed(f.decimalDigits).replace('.', f.decimalPoint)}${f.suffix}`;
+};

@@ -1,0 +1,226 @@
+import { formatMoney } from '@commerce/shared-config';
+import type { SelectionDto } from '@commerce/cart-contracts';
+import type { OrderAddress, OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
+import type { StoreView } from './envelope';
+import type { CheckoutSession } from './session';
+import { priceSelection } from './selection-pricing';
+
+/*
+ * An order as the checkout API shows it: the spec's Order (order history entry), Order item and Totals.
+ * `POST orders` lists these; `POST payment-result`, the `success` action and `GET receipt` answer
+ * `{token, ...orderToHistoryEntry(order)}` (DESIGN §6: "the other fields of an order-history entry").
+ */
+
+type Format = OrderDto['currencyFormat'];
+
+const majorOf = (minor: number, format: Format) => minor / 10 ** format.decimalDigits;
+/** prefix + number + suffix, from minor units. */
+export const formatMinor = (minor: number, format: Format): string => formatMoney(majorOf(minor, format), format);
+
+/** `name` and `nameAsNumber`; both `false` when the amount does not apply. */
+function money<K extends string>(name: K, minor: number | null, format: Format) {
+  return {
+    [name]: minor === null ? false : formatMinor(minor, format),
+    [`${name}AsNumber`]: minor === null ? false : majorOf(minor, format),
+  } as Record<K | `${K}AsNumber`, string | number | false>;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC (decision 40). */
+export const orderDate = (iso: string): string => new Date(iso).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, '');
+
+const address = (a: OrderAddress) => ({
+  email: a.email,
+  firstName: a.firstName,
+  lastName: a.lastName,
+  company: a.company,
+  address1: a.address1,
+  address2: a.address2,
+  city: a.city,
+  state: a.state,
+  zipCode: a.zipCode,
+  country: a.country,
+  countryName: a.countryName,
+  phoneNumber: a.phoneNumber,
+});
+
+export function orderToHistoryEntry(order: OrderDto) {
+  const format = order.currencyFormat;
+  const t = order.totals;
+  return {
+    order: order.order,
+    status: order.status,
+    statusDescription: order.statusDescription,
+    message: order.message,
+    paymentMethod: order.paymentMethod.id,
+    paymentMethodName: order.paymentMethod.name,
+    shippingMethod: order.shippingMethod.id,
+    shippingMethodName: order.shippingMethod.name,
+    currency: order.currency,
+    date: orderDate(order.placedAt),
+    items: order.lines.map((line) => ({
+      item: line.item,
+      product: line.product,
+      brandName: line.brandName,
+      productName: line.productName,
+      size: line.size,
+      sku: line.sku,
+      ean: line.ean,
+      quantity: line.quantity,
+      storePickup: line.storePickup,
+      line: line.line,
+      ...money('priceEach', line.priceEach, format),
+      ...money('totalPrice', line.totalPrice, format),
+      ...money('priceEachBeforeDiscount', line.priceEachBeforeDiscount, format),
+      ...money('priceEachWithoutTax', line.priceEachWithoutTax, format),
+      anyDiscount: line.priceEachBeforeDiscount > line.priceEach,
+      taxPercent: line.taxPercent,
+    })),
+    discounts: {
+      anyDiscount: order.discounts.discount > 0,
+      discount: formatMinor(order.discounts.discount, format),
+      discountAsNumber: majorOf(order.discounts.discount, format),
+      automaticDiscounts: order.discounts.automaticDiscounts.map((d) => ({
+        name: d.name,
+        discount: formatMinor(d.discount, format),
+        discountAsNumber: majorOf(d.discount, format),
+      })),
+      vouchers: order.discounts.vouchers.map((v) => ({
+        voucher: v.voucher,
+        name: v.name,
+        type: v.type,
+        discount: formatMinor(v.discount, format),
+        discountAsNumber: majorOf(v.discount, format),
+      })),
+    },
+    totals: {
+      ...money('itemsTotalPrice', t.itemsTotal, format),
+      ...money('totalDiscountPrice', t.totalDiscount, format),
+      ...money('shippingPrice', t.shipping, format),
+      ...money('handlingCostPrice', t.handlingCost, format),
+      ...money('taxDeducted', t.taxDeducted, format),
+      ...money('taxAdded', t.taxAdded, format),
+      ...money('grandTotalPrice', t.grandTotal, format),
+      ...money('grandTotalPriceTax', t.grandTotalTax, format),
+      totalQuantity: t.totalQuantity,
+      taxPercent: t.taxPercent,
+    },
+    vatExempt: order.vatExempt,
+    address: address(order.address),
+    shippingAddress: address(order.shippingAddress),
+    giftMessage: order.giftMessage,
+    shipments: order.shipments.map((s) => ({
+      shippedDate: s.shippedDate,
+      carrier: s.carrier,
+      service: s.service,
+      trackingId: s.trackingId,
+      trackingUrl: s.trackingUrl,
+    })),
+    currencyFormat: {
+      currency: format.currency,
+      name: format.name,
+      prefix: format.prefix,
+      suffix: format.suffix,
+      decimalPoint: format.decimalPoint,
+      // The spec's table gives decimalDigits as a string.
+      decimalDigits: String(format.decimalDigits),
+      uri: format.uri,
+    },
+  };
+}
+export type OrderHistoryEntry = ReturnType<typeof orderToHistoryEntry>;
+
+/** What the checkout knows of a placing besides the selection: the attempt, where it goes, the session. */
+export interface OrderPlacing {
+  paymentAttemptId: string;
+  /** The address the visitor gave (or the provider reported); also the shipping address unless one is given. */
+  address: Omit<OrderAddress, 'countryName' | 'company'> & { company?: string };
+  shippingAddress?: Omit<OrderAddress, 'countryName' | 'company'> & { company?: string };
+  /** The checkout session's id (never its token). */
+  sessionId?: string | null;
+  paymentReference?: string | null;
+  store?: string;
+  message?: string;
+  giftMessage?: string | null;
+}
+
+/**
+ * The `placeOrder` command of a selection: priced exactly as the visitor sees it in the envelope
+ * (`priceSelection`), converted to minor units, with the names of the methods and countries.
+ */
+export function placeOrderCommandOf(
+  view: StoreView,
+  session: CheckoutSession,
+  selection: SelectionDto,
+  placing: OrderPlacing,
+  now: Date,
+): PlaceOrderCommand {
+  const priced = priceSelection(view, session, selection, now).selection;
+  const format = priced.currencyFormat;
+  const minor = (major: number) => Math.round(major * 10 ** format.decimalDigits);
+  const orNull = (v: string | number | false | undefined) => (typeof v === 'number' ? minor(v) : null);
+  const t = priced.totals;
+  const context = view.priceContext(session);
+  const withCountry = (a: OrderPlacing['address']): OrderAddress => ({
+    ...a,
+    company: a.company ?? '',
+    countryName: view.country(a.country)?.name ?? '',
+  });
+  const payment = view.store.paymentMethods.find((m) => m.paymentMethod === priced.paymentMethod);
+  const shipping = view.store.shippingMethods.find((m) => m.shippingMethod === priced.shippingMethod);
+  return {
+    paymentAttemptId: placing.paymentAttemptId,
+    store: placing.store ?? 'default',
+    selectionId: selection.id,
+    sessionId: placing.sessionId ?? null,
+    customerId: session.customerId ?? null,
+    currency: selection.currency,
+    currencyFormat: format,
+    country: session.country ?? placing.address.country,
+    state: session.state,
+    language: session.language,
+    market: context.market ?? '',
+    pricelist: context.pricelist ?? '',
+    paymentMethod: { id: priced.paymentMethod, name: payment?.name ?? priced.paymentMethod },
+    paymentReference: placing.paymentReference ?? null,
+    shippingMethod: { id: priced.shippingMethod, name: shipping?.name ?? priced.shippingMethod },
+    lines: priced.items.map((i) => ({
+      line: i.line,
+      item: i.item,
+      product: i.product,
+      size: i.size,
+      sku: i.sku,
+      ean: i.ean,
+      productName: i.productName,
+      brandName: i.brandName,
+      quantity: i.quantity,
+      priceEach: minor(i.priceEachAsNumber),
+      priceEachBeforeDiscount: minor(i.priceEachBeforeDiscountAsNumber),
+      priceEachWithoutTax: minor(i.priceEachWithoutTaxAsNumber),
+      totalPrice: minor(i.totalPriceAsNumber),
+      taxPercent: i.taxPercent,
+      storePickup: i.storePickup,
+    })),
+    discounts: {
+      discount: minor(priced.discounts.discountAsNumber),
+      automaticDiscounts: [],
+      vouchers: priced.discounts.vouchers.map((v) => ({ voucher: v.voucher, name: v.name, type: v.type, discount: minor(v.discountAsNumber) })),
+    },
+    totals: {
+      itemsTotal: minor(t.itemsTotalPriceAsNumber as number),
+      totalDiscount: orNull(t.totalDiscountPriceAsNumber),
+      shipping: orNull(t.shippingPriceAsNumber),
+      handlingCost: orNull(t.handlingCostPriceAsNumber),
+      taxDeducted: orNull(t.taxDeductedAsNumber),
+      taxAdded: orNull(t.taxAddedAsNumber),
+      grandTotal: minor(t.grandTotalPriceAsNumber as number),
+      grandTotalTax: orNull(t.grandTotalPriceTaxAsNumber),
+      totalQuantity: t.totalQuantity,
+      taxPercent: t.taxPercent,
+    },
+    vatExempt: priced.vatExempt,
+    address: withCountry(placing.address),
+    shippingAddress: withCountry(placing.shippingAddress ?? placing.address),
+    message: placing.message ?? '',
+    giftMessage: placing.giftMessage ?? null,
+  };
+}

@@ -1,0 +1,110 @@
+import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
+import type { Db } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { OrderPlaced } from '@commerce/order-contracts';
+import { buildOrderService, type OrderService } from './order.service';
+import { placeOrderCommand } from './testing/place-order.fixture';
+
+const logger = createLogger('order-test', 'silent');
+
+/** The order service's behaviour through its client, run on PGlite (unit) and on Postgres (int). */
+export function orderContract(name: string, db: () => Promise<Db>) {
+  describe(`order service on ${name}`, () => {
+    let service: OrderService;
+    let bus: MemoryBus;
+    let schemaDb: Db;
+
+    beforeAll(async () => {
+      schemaDb = await db();
+      bus = createMemoryBus({ logger, retryBaseMs: 1 });
+      service = await buildOrderService({ db: schemaDb, bus, logger });
+    }, 60_000);
+    afterAll(async () => {
+      await service?.stop();
+      await bus?.close();
+    });
+
+    const outboxOf = async (orderId: string): Promise<EventEnvelope[]> =>
+      ((await schemaDb.table('outbox').where({ key: orderId }).orderBy('seq').select('envelope')) as Array<{ envelope: unknown }>).map(
+        (r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as EventEnvelope,
+      );
+
+    it('places an order as untouched (Pending) with the snapshot it was given, and records OrderPlaced in the outbox', async () => {
+      const command = placeOrderCommand({ customerId: 'c-place' });
+      const order = await service.client.placeOrder(command);
+      expect(order).toMatchObject({
+        status: 'untouched',
+        statusDescription: 'Pending',
+        paymentAttemptId: command.paymentAttemptId,
+        customerId: 'c-place',
+        lines: command.lines,
+        totals: command.totals,
+        shipments: [],
+        cancelled: [],
+        invoices: [],
+      });
+      expect(order.order).toMatch(/^\d+$/);
+      expect(await service.client.getOrder(order.id)).toEqual(order);
+      const events = await outboxOf(order.id);
+      expect(events.map((e) => e.type)).toEqual(['OrderPlaced']);
+      expect(OrderPlaced.parse(events[0]!).payload.order).toEqual(order);
+    });
+
+    it('answers the same order for every placing of one payment attempt, concurrent ones included, with one event', async () => {
+      const command = placeOrderCommand({ customerId: 'c-dup' });
+      const orders = await Promise.all(Array.from({ length: 20 }, () => service.client.placeOrder(command)));
+      expect(new Set(orders.map((o) => o.id)).size).toBe(1);
+      expect(new Set(orders.map((o) => o.order)).size).toBe(1);
+      expect(await service.client.placeOrder({ ...command, message: 'a later, different command' })).toEqual(orders[0]);
+      expect(await outboxOf(orders[0]!.id)).toHaveLength(1);
+      expect((await service.client.listCustomerOrders('c-dup', 0, null)).totalSize).toBe(1);
+      expect(await service.client.getOrderByPaymentAttempt(command.paymentAttemptId)).toEqual(orders[0]);
+    });
+
+    it('numbers orders per store, increasing and unique, and gives a number back when a duplicate placing rolls back', async () => {
+      const store = `store-${Date.now()}`;
+      const first = await service.client.placeOrder(placeOrderCommand({ store }));
+      const command = placeOrderCommand({ store });
+      await Promise.all([service.client.placeOrder(command), service.client.placeOrder(command)]);
+      const third = await service.client.placeOrder(placeOrderCommand({ store }));
+      const numbers = [first.order, (await service.client.getOrderByPaymentAttempt(command.paymentAttemptId))!.order, third.order].map(Number);
+      expect(numbers).toEqual([1, 2, 3]);
+      const elsewhere = await service.client.placeOrder(placeOrderCommand({ store: `${store}-b` }));
+      expect(elsewhere.order).toBe('1');
+    });
+
+    it('lists a customer’s orders newest first, paged, with the total, and no one else’s', async () => {
+      const customer = `c-list-${Date.now()}`;
+      const placed = [];
+      for (let i = 0; i < 5; i++) placed.push(await service.client.placeOrder(placeOrderCommand({ customerId: customer })));
+      await service.client.placeOrder(placeOrderCommand({ customerId: `${customer}-other` }));
+      const all = await service.client.listCustomerOrders(customer, 0, null);
+      expect(all.totalSize).toBe(5);
+      expect(all.orders.map((o) => o.id)).toEqual(placed.map((o) => o.id).reverse());
+      const page = await service.client.listCustomerOrders(customer, 1, 2);
+      expect(page).toEqual({ orders: all.orders.slice(1, 3), totalSize: 5 });
+      expect(await service.client.listCustomerOrders(customer, 10, 2)).toEqual({ orders: [], totalSize: 5 });
+      expect(await service.client.listCustomerOrders('nobody', 0, 10)).toEqual({ orders: [], totalSize: 0 });
+    });
+
+    it('refuses an invalid command naming the fields, and places nothing', async () => {
+      const command = placeOrderCommand();
+      const bad = { ...command, currency: 'kronor', lines: [] } as never;
+      await expect(service.client.placeOrder(bad)).rejects.toMatchObject({
+        kind: 'invalid',
+        fields: { currency: expect.any(String), lines: expect.any(String) },
+      });
+      expect(await service.client.getOrderByPaymentAttempt(command.paymentAttemptId)).toBeNull();
+    });
+
+    it('refuses paging that is not a whole number in range', async () => {
+      await expect(service.client.listCustomerOrders('c', -1, 10)).rejects.toMatchObject({ kind: 'invalid', fields: { from: expect.any(String) } });
+      await expect(service.client.listCustomerOrders('c', 0, 1.5)).rejects.toMatchObject({ kind: 'invalid', fields: { size: expect.any(String) } });
+    });
+
+    it('answers null for an order that does not exist, whatever the id looks like', async () => {
+      expect(await service.client.getOrder('00000000-0000-4000-8000-000000000000')).toBeNull();
+      expect(await service.client.getOrder('not-a-uuid')).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import Router, { type RouterContext } from '@koa/router';
+import { isDomainError, statusOfKind } from '@commerce/shared-errors';
+import type { OrderClient, OrderDto } from '@commerce/order-contracts';
+
+const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { body?: unknown }).body ?? {};
+/** A query number as given: NaN when malformed, so the use case's paging check names it. */
+const numberParam = (value: unknown): number => (typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN);
+
+/** The order service's internal HTTP API (DESIGN §2): what `createOrderHttpClient` calls. */
+export function createOrderInternalRouter(orders: OrderClient): Router {
+  const router = new Router({ prefix: '/internal/order' });
+  // Errors carry their code, so the client rebuilds the same DomainError; an unknown order is a bare 404.
+  const withCodes =
+    (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) =>
+    async (ctx: RouterContext) => {
+      try {
+        ctx.body = await handler(ctx);
+        ctx.status = status;
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
+        ctx.status = statusOfKind[err.kind];
+        ctx.body = { code: err.code, errors: err.fields };
+      }
+    };
+  const answer = (ctx: RouterContext, order: OrderDto | null) => {
+    if (!order) {
+      ctx.status = 404;
+      ctx.body = { errors: { order: 'not found' } };
+      return;
+    }
+    ctx.body = order;
+  };
+  router.post(
+    '/orders',
+    withCodes((ctx) => orders.placeOrder(requestBody(ctx) as never)),
+  );
+  router.get('/orders/:id', async (ctx) => answer(ctx, await orders.getOrder(ctx.params['id']!)));
+  router.get('/payment-attempts/:attempt/order', async (ctx) =>
+    answer(ctx, await orders.getOrderByPaymentAttempt(ctx.params['attempt']!)),
+  );
+  router.get(
+    '/customers/:customer/orders',
+    withCodes((ctx) =>
+      orders.listCustomerOrders(
+        ctx.params['customer']!,
+        ctx.query['from'] === undefined ? 0 : numberParam(ctx.query['from']),
+        ctx.query['size'] === undefined ? null : numberParam(ctx.query['size']),
+      ),
+    ),
+  );
+  return router;
+}

@@ -1,0 +1,220 @@
+import type { Knex } from 'knex';
+import { enqueue } from '@commerce/shared-bus';
+import type { Db } from '@commerce/shared-db';
+import {
+  ORDER_STATUS_DESCRIPTIONS,
+  type CancelledLine,
+  type OrderDto,
+  type OrderInvoice,
+  type OrderShipment,
+  type ValidPlaceOrderCommand,
+} from '@commerce/order-contracts';
+import type { OrderRepository, OrderUnitOfWork } from '@commerce/order-core';
+
+interface OrderRow {
+  id: string;
+  store: string;
+  number: string | number;
+  payment_attempt_id: string;
+  customer_id: string | null;
+  placed_at: Date | string;
+  status: string;
+  version: number;
+  snapshot: ValidPlaceOrderCommand | string;
+}
+interface ShipmentRow {
+  order_id: string;
+  shipment: string;
+  shipped_date: string;
+  carrier: string;
+  service: string;
+  tracking_id: string;
+  tracking_url: string;
+}
+interface CancelledRow {
+  order_id: string;
+  item: string;
+  sku: string;
+  quantity: number;
+}
+interface InvoiceRow {
+  order_id: string;
+  invoice: string;
+  data: OrderInvoice | string;
+}
+
+const ORDER_COLUMNS = ['id', 'store', 'number', 'payment_attempt_id', 'customer_id', 'placed_at', 'status', 'version', 'snapshot'];
+const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
+
+/** The order's own fields the snapshot holds: everything the placing command carried. */
+function snapshotOf(order: OrderDto): ValidPlaceOrderCommand {
+  const {
+    id: _id,
+    order: _number,
+    status: _status,
+    statusDescription: _description,
+    placedAt: _placedAt,
+    shipments: _shipments,
+    cancelled: _cancelled,
+    invoices: _invoices,
+    version: _version,
+    ...snapshot
+  } = order;
+  return snapshot;
+}
+
+export function createOrderRepository(db: Db): OrderRepository {
+  /** Orders with their shipments, cancelled lines and invoices: four queries whatever the number of orders. */
+  const hydrate = async (rows: OrderRow[], trx?: Knex.Transaction): Promise<OrderDto[]> => {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const [shipments, cancelled, invoices] = await Promise.all([
+      db.table('order_shipments', trx).whereIn('order_id', ids).orderBy('seq').select<ShipmentRow[]>('*'),
+      db.table('order_cancelled_lines', trx).whereIn('order_id', ids).orderBy('item').select<CancelledRow[]>('*'),
+      db.table('order_invoices', trx).whereIn('order_id', ids).orderBy('invoice').select<InvoiceRow[]>('*'),
+    ]);
+    const group = <R extends { order_id: string }, T>(list: R[], map: (r: R) => T) => {
+      const by = new Map<string, T[]>();
+      for (const r of list) by.set(r.order_id, [...(by.get(r.order_id) ?? []), map(r)]);
+      return by;
+    };
+    const shipmentsOf = group(shipments, (s): OrderShipment => ({
+      shipment: s.shipment,
+      shippedDate: s.shipped_date,
+      carrier: s.carrier,
+      service: s.service,
+      trackingId: s.tracking_id,
+      trackingUrl: s.tracking_url,
+    }));
+    const cancelledOf = group(cancelled, (c): CancelledLine => ({ item: c.item, sku: c.sku, quantity: Number(c.quantity) }));
+    const invoicesOf = group(invoices, (i) => json(i.data));
+    return rows.map((row) => ({
+      ...json(row.snapshot),
+      id: row.id,
+      order: String(row.number),
+      status: row.status,
+      statusDescription: ORDER_STATUS_DESCRIPTIONS[row.status] ?? row.status,
+      placedAt: new Date(row.placed_at).toISOString(),
+      shipments: shipmentsOf.get(row.id) ?? [],
+      cancelled: cancelledOf.get(row.id) ?? [],
+      invoices: invoicesOf.get(row.id) ?? [],
+      version: Number(row.version),
+    }));
+  };
+
+  const one = async (query: Knex.QueryBuilder, trx?: Knex.Transaction): Promise<OrderDto | null> => {
+    const row = (await query.first(...ORDER_COLUMNS)) as OrderRow | undefined;
+    return row ? ((await hydrate([row], trx))[0] ?? null) : null;
+  };
+
+  const unitOfWork = (trx: Knex.Transaction): OrderUnitOfWork => ({
+    findByPaymentAttempt: (attempt) => one(db.table('orders', trx).where({ payment_attempt_id: attempt }), trx),
+    async findForUpdate(store, reference) {
+      const query = db.table('orders', trx).forUpdate();
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(reference);
+      if (uuid) query.where({ id: reference });
+      else if (/^\d{1,18}$/.test(reference)) query.where({ number: reference, ...(store ? { store } : {}) }).orderBy('placed_at', 'desc');
+      else return null;
+      return one(query, trx);
+    },
+    async nextOrderNumber(store) {
+      // Insert-or-increment locks the store's counter row until commit: placings in a store take turns.
+      const rows = (await trx.raw(
+        `insert into ??.order_numbers (store, last) values (?, 1)
+         on conflict (store) do update set last = order_numbers.last + 1 returning last`,
+        [db.schema, store],
+      )) as { rows: Array<{ last: string | number }> };
+      return Number(rows.rows[0]!.last);
+    },
+    async insert(order) {
+      // A savepoint, so a conflict leaves the transaction usable for the caller's rollback decision.
+      try {
+        await trx.transaction(async (sp) => {
+          await db.table('orders', sp).insert({
+            id: order.id,
+            store: order.store,
+            number: order.order,
+            payment_attempt_id: order.paymentAttemptId,
+            customer_id: order.customerId,
+            placed_at: order.placedAt,
+            status: order.status,
+            version: order.version,
+            snapshot: JSON.stringify(snapshotOf(order)),
+          });
+          if (order.customerId) {
+            await sp.raw(
+              `insert into ??.customer_order_counts (customer_id, orders) values (?, 1)
+               on conflict (customer_id) do update set orders = customer_order_counts.orders + 1`,
+              [db.schema, order.customerId],
+            );
+          }
+        });
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+    async update(order) {
+      await db
+        .table('orders', trx)
+        .where({ id: order.id })
+        .update({ status: order.status, version: order.version, updated_at: trx.fn.now() });
+      for (const s of order.shipments) {
+        await db
+          .table('order_shipments', trx)
+          .insert({
+            order_id: order.id,
+            shipment: s.shipment,
+            shipped_date: s.shippedDate,
+            carrier: s.carrier,
+            service: s.service,
+            tracking_id: s.trackingId,
+            tracking_url: s.trackingUrl,
+          })
+          .onConflict(['order_id', 'shipment'])
+          .merge(['shipped_date', 'carrier', 'service', 'tracking_id', 'tracking_url']);
+      }
+      for (const c of order.cancelled) {
+        await db
+          .table('order_cancelled_lines', trx)
+          .insert({ order_id: order.id, item: c.item, sku: c.sku, quantity: c.quantity })
+          .onConflict(['order_id', 'item'])
+          .merge(['sku', 'quantity']);
+      }
+      for (const i of order.invoices) {
+        await db
+          .table('order_invoices', trx)
+          .insert({ invoice: i.invoice, order_id: order.id, data: JSON.stringify(i) })
+          .onConflict(['invoice'])
+          .merge(['order_id', 'data']);
+      }
+    },
+    publish: (events) => enqueue(db, trx, events),
+  });
+
+  return {
+    transaction: (fn) => db.transaction((trx) => fn(unitOfWork(trx))),
+    findById: (id) =>
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? one(db.table('orders').where({ id })) : Promise.resolve(null),
+    findByPaymentAttempt: (attempt) => one(db.table('orders').where({ payment_attempt_id: attempt })),
+    async listByCustomer(customerId, from, size) {
+      const page = db
+        .table('orders')
+        .where({ customer_id: customerId })
+        .orderBy([
+          { column: 'placed_at', order: 'desc' },
+          { column: 'number', order: 'desc' },
+        ])
+        .offset(from)
+        .select(...ORDER_COLUMNS);
+      if (size !== null) page.limit(size);
+      const [rows, count] = await Promise.all([
+        size === 0 ? Promise.resolve([] as OrderRow[]) : (page as Promise<OrderRow[]>),
+        db.table('customer_order_counts').where({ customer_id: customerId }).first('orders') as Promise<{ orders: number } | undefined>,
+      ]);
+      return { orders: await hydrate(rows), totalSize: Number(count?.orders ?? 0) };
+    },
+  };
+}

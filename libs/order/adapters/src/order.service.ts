@@ -1,0 +1,60 @@
+import type Router from '@koa/router';
+import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
+import { migrate, type Db } from '@commerce/shared-db';
+import type { Logger } from '@commerce/shared-logging';
+import type { OrderClient } from '@commerce/order-contracts';
+import { orderUseCases, type Clock, type OrderRepository } from '@commerce/order-core';
+import { orderMigrations } from './order.migrations';
+import { createOrderRepository } from './order.knex-repository';
+import { createOrderInternalRouter } from './order.internal-routes';
+
+export interface OrderServiceDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface OrderService {
+  /** The use cases as a typed client: the in-process implementation of OrderClient. */
+  client: OrderClient;
+  router: Router;
+  orders: OrderRepository;
+  relay: OutboxRelay;
+  /** Subscribes the consumers and starts the outbox relay. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Composition of the order service: migrations, repository, use cases, consumers, outbox relay, internal routes. */
+export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderService> {
+  await migrate(deps.db, orderMigrations);
+  const orders = createOrderRepository(deps.db);
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) });
+  // Placing commits an OrderPlaced outbox row: publish it now rather than at the relay's next tick.
+  const client: OrderClient = {
+    ...useCases,
+    placeOrder: async (command) => {
+      const order = await useCases.placeOrder(command);
+      relay.nudge();
+      return order;
+    },
+  };
+  let subscriptions: Subscription[] = [];
+  return {
+    client,
+    router: createOrderInternalRouter(client),
+    orders,
+    relay,
+    async start() {
+      subscriptions = [];
+      relay.start();
+    },
+    async stop() {
+      await Promise.all(subscriptions.map((s) => s.stop()));
+      subscriptions = [];
+      await relay.stop();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+
+/*
+ * The order service's internal DTOs (DESIGN §2). An order is a snapshot of the priced selection taken
+ * when the payment succeeded, plus what happened to it since (status, shipments, cancelled lines,
+ * invoices). Every amount is an integer in the currency's minor units (öre, cent); the edge formats
+ * them with `currencyFormat` (`orderToHistoryEntry` in checkout-core). `null` amounts are "not
+ * applicable" and show as `false` in the spec's Totals.
+ */
+
+const minor = z.number().int().min(0).max(1e15);
+const text = (max = 512) => z.string().max(max);
+
+/** How the order's currency is shown: the spec's `currencyFormat` (a copy of the store's at placing). */
+export const OrderCurrencyFormatSchema = z.object({
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  name: text(),
+  prefix: text(32),
+  suffix: text(32),
+  decimalPoint: text(4),
+  decimalDigits: z.number().int().min(0).max(4),
+  uri: text(),
+});
+export type OrderCurrencyFormat = z.infer<typeof OrderCurrencyFormatSchema>;
+
+/** An order's address: the spec's Address plus `company` and `countryName`. */
+export const OrderAddressSchema = z.object({
+  email: text(254),
+  firstName: text(),
+  lastName: text(),
+  company: text(),
+  address1: text(),
+  address2: text(),
+  city: text(),
+  state: text(64),
+  zipCode: text(32),
+  country: text(2),
+  countryName: text(),
+  phoneNumber: text(64),
+});
+export type OrderAddress = z.infer<typeof OrderAddressSchema>;
+
+/** One line of the order as it was bought. */
+export const OrderLineSchema = z.object({
+  /** The selection's line id; the order item's `line`. */
+  line: text(64).min(1),
+  /** `<productId>-<sizeId>`. */
+  item: text(128).min(1),
+  product: text(64),
+  size: text(64),
+  sku: text(),
+  ean: text(64),
+  productName: text(),
+  brandName: text(),
+  quantity: z.number().int().min(1).max(1_000_000),
+  priceEach: minor,
+  priceEachBeforeDiscount: minor,
+  priceEachWithoutTax: minor,
+  totalPrice: minor,
+  taxPercent: z.number().min(0).max(100),
+  storePickup: z.boolean().default(false),
+});
+export type OrderLine = z.infer<typeof OrderLineSchema>;
+
+/** A voucher used on the order and what it took off. */
+export const OrderVoucherSchema = z.object({
+  voucher: text(128).min(1),
+  name: text(),
+  type: text(32),
+  discount: minor,
+});
+
+export const OrderDiscountsSchema = z.object({
+  /** All discounts together. */
+  discount: minor,
+  automaticDiscounts: z.array(z.object({ name: text(), discount: minor })).default([]),
+  vouchers: z.array(OrderVoucherSchema).default([]),
+});
+
+/** The spec's Totals in minor units; null where not applicable (shown as `false`). */
+export const OrderTotalsSchema = z.object({
+  itemsTotal: minor,
+  totalDiscount: minor.nullable(),
+  shipping: minor.nullable(),
+  handlingCost: minor.nullable(),
+  taxDeducted: minor.nullable(),
+  taxAdded: minor.nullable(),
+  grandTotal: minor,
+  grandTotalTax: minor.nullable(),
+  totalQuantity: z.number().int().min(0),
+  taxPercent: z.number().min(0).max(100),
+});
+export type OrderTotals = z.infer<typeof OrderTotalsSchema>;
+
+const idAndName = z.object({ id: text(64), name: text() });
+
+/**
+ * What the edge hands the order service when a payment succeeded: the priced selection as the visitor
+ * saw it (lines, discounts, totals, currency), where it goes and how it was paid. Idempotent by
+ * `paymentAttemptId`: however often and concurrently it is sent for one attempt, one order is placed.
+ */
+export const PlaceOrderCommandSchema = z.object({
+  /** The payment attempt this order pays for: one attempt, one order. */
+  paymentAttemptId: text(128).min(1),
+  /** The store the order number counts in (one number sequence per store). */
+  store: text(64).min(1).default('default'),
+  selectionId: text(64).min(1),
+  /** The checkout session the order was placed in (never the token itself): for `GET receipt`. */
+  sessionId: text(128).nullable().default(null),
+  /** The logged-in customer's id; null for a guest. */
+  customerId: text(64).nullable(),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  currencyFormat: OrderCurrencyFormatSchema,
+  country: z.string().regex(/^[A-Z]{2}$/),
+  state: text(64).nullable().default(null),
+  language: text(16),
+  market: text(64),
+  pricelist: text(64),
+  paymentMethod: idAndName,
+  /** The provider's reference of the payment, when it has one. */
+  paymentReference: text().nullable().default(null),
+  shippingMethod: idAndName,
+  lines: z.array(OrderLineSchema).min(1).max(1000),
+  discounts: OrderDiscountsSchema,
+  totals: OrderTotalsSchema,
+  vatExempt: z.boolean(),
+  address: OrderAddressSchema,
+  shippingAddress: OrderAddressSchema,
+  message: text(4000).default(''),
+  giftMessage: text(4000).nullable().default(null),
+});
+/** What a caller builds (defaults may be left out). */
+export type PlaceOrderCommand = z.input<typeof PlaceOrderCommandSchema>;
+export type ValidPlaceOrderCommand = z.output<typeof PlaceOrderCommandSchema>;
+
+/** A shipment the back office reported (`orders_Update`). */
+export const OrderShipmentSchema = z.object({
+  /** The ERP's shipment id. */
+  shipment: text(128),
+  /** `YYYY-MM-DD HH:MM:SS` as the ERP gave it, or '' when it did not. */
+  shippedDate: text(64),
+  carrier: text(),
+  service: text(),
+  trackingId: text(),
+  trackingUrl: text(2048),
+});
+export type OrderShipment = z.infer<typeof OrderShipmentSchema>;
+
+/** A cancelled quantity of an item, as the back office reported it. */
+export const CancelledLineSchema = z.object({
+  item: text(128),
+  sku: text(),
+  quantity: z.number().int().min(0),
+});
+export type CancelledLine = z.infer<typeof CancelledLineSchema>;
+
+/** An invoice of the order (`invoices_Update`): amounts as the ERP wrote them (decimal strings). */
+export const OrderInvoiceSchema = z.object({
+  invoice: text(128),
+  serialNo: text(),
+  status: text(64),
+  currency: text(8),
+  total: text(64),
+  vat: text(64),
+  totalPaid: text(64),
+  invoiceDate: text(64),
+  dueDate: text(64),
+});
+export type OrderInvoice = z.infer<typeof OrderInvoiceSchema>;
+
+/** An order as the order service keeps it. */
+export const OrderSchema = PlaceOrderCommandSchema.extend({
+  /** Internal id (uuid). */
+  id: z.string(),
+  /** The order number, increasing per store: the spec's `order`. */
+  order: z.string(),
+  status: z.string(),
+  /** `Pending` for `untouched`. */
+  statusDescription: z.string(),
+  /** When it was placed, ISO 8601. */
+  placedAt: z.string(),
+  shipments: z.array(OrderShipmentSchema),
+  cancelled: z.array(CancelledLineSchema),
+  invoices: z.array(OrderInvoiceSchema),
+  /** Increases with every change, so a reader can tell newer from older. */
+  version: z.number().int(),
+});
+export type OrderDto = z.output<typeof OrderSchema>;
+
+/** A page of a customer's orders, newest first, with how many there are in all. */
+export interface OrderPage {
+  orders: OrderDto[];
+  totalSize: number;
+}
+
+/** Questions the edge asks the order service synchronously (DESIGN §2). HTTP and in-process implementations. */
+export interface OrderClient {
+  /**
+   * Places the order of a succeeded payment attempt, or answers the one already placed for it: every
+   * call for one `paymentAttemptId` answers the same order (the first command wins). An invalid command
+   * is `invalid` with one message per bad field.
+   */
+  placeOrder(command: PlaceOrderCommand): Promise<OrderDto>;
+  /** null when there is no order with that id. */
+  getOrder(id: string): Promise<OrderDto | null>;
+  /** The order placed for a payment attempt, or null. */
+  getOrderByPaymentAttempt(paymentAttemptId: string): Promise<OrderDto | null>;
+  /** A customer's orders, newest first; `size` null means all from `from` on. */
+  listCustomerOrders(customerId: string, from: number, size: number | null): Promise<OrderPage>;
+}
+
+/** The statuses the order service knows, with the description the checkout API shows. */
+export const ORDER_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  untouched: 'Pending',
+  confirmed: 'Confirmed',
+  processing: 'Processing',
+  shipped: 'Shipped',
+  completed: 'Completed',
+  archived: 'Archived',
+  cancelled: 'Cancelled',
+};
+
+/** The status of a newly placed order. */
+export const PLACED_STATUS = 'untouched';

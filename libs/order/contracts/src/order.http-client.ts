@@ -1,0 +1,19 @@
+import { createInternalCaller } from '@commerce/shared-internal-client';
+import type { OrderClient, OrderDto, OrderPage, PlaceOrderCommand } from './order.dto';
+
+/** The order service's internal HTTP API, for a deployment where the edge and the order service are separate processes. */
+export function createOrderHttpClient(baseUrl: string): OrderClient {
+  const call = createInternalCaller(baseUrl, 'order');
+  return {
+    placeOrder: async (command: PlaceOrderCommand) => (await call<OrderDto>('POST', '/internal/order/orders', command))!,
+    getOrder: (id) => call<OrderDto>('GET', `/internal/order/orders/${encodeURIComponent(id)}`),
+    getOrderByPaymentAttempt: (attempt) => call<OrderDto>('GET', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/order`),
+    listCustomerOrders: async (customerId, from, size) => {
+      const query = new URLSearchParams({ from: String(from), ...(size === null ? {} : { size: String(size) }) });
+      return (await call<OrderPage>('GET', `/internal/order/customers/${encodeURIComponent(customerId)}/orders?${query}`)) ?? {
+        orders: [],
+        totalSize: 0,
+      };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { OrderClient, OrderPage } from '@commerce/order-contracts';
+import { InvalidPagingError } from './order.errors';
+import type { OrderRepository } from './order.repository';
+import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
+
+/** The largest page of order history one call answers; the edge asks for all in pages of this size. */
+export const MAX_ORDER_PAGE = 1000;
+
+/** A customer's orders, newest first; checked paging so a page costs the same however many orders there are. */
+export async function listCustomerOrders(
+  deps: { orders: OrderRepository },
+  customerId: string,
+  from: number,
+  size: number | null,
+): Promise<OrderPage> {
+  if (!Number.isInteger(from) || from < 0) throw new InvalidPagingError('from', 'must be a whole number, 0 or more');
+  if (size !== null && (!Number.isInteger(size) || size < 0 || size > MAX_ORDER_PAGE))
+    throw new InvalidPagingError('size', `must be a whole number from 0 to ${MAX_ORDER_PAGE}`);
+  return deps.orders.listByCustomer(customerId, from, size);
+}
+
+/** The use cases as a typed client: the in-process implementation of OrderClient. */
+export function orderUseCases(deps: PlaceOrderDeps): OrderClient {
+  return {
+    placeOrder: (command) => placeOrder(deps, command),
+    getOrder: (id) => deps.orders.findById(id),
+    getOrderByPaymentAttempt: (attempt) => deps.orders.findByPaymentAttempt(attempt),
+    listCustomerOrders: (customerId, from, size) => listCustomerOrders(deps, customerId, from, size),
+  };
+}
