@@ -4,6 +4,9 @@
 //
 //   npx tsx tools/bench/selection.ts                      embedded (+ separate processes when DATABASE_URL, REDIS_URL, KAFKA_BROKERS are set)
 //   BENCH_SECONDS=20 npx tsx tools/bench/selection.ts
+//   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npx tsx tools/bench/selection.ts
+//                                                         only one setup (embedded|separate); CPU profiles of
+//                                                         the separate services (node --cpu-prof) into that folder
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { cpus, totalmem } from 'node:os';
@@ -57,6 +60,7 @@ async function separateProcesses(): Promise<Running> {
     KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
     STORE_CONFIG: 'infra/config/demo-store.json',
     LOG_LEVEL: 'error',
+    ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
   };
   const services: ServiceProcess[] = [];
   const [catalog, cart, account, soap] = await Promise.all([
@@ -129,8 +133,9 @@ async function main() {
   } finally {
     await kill(bare.child);
   }
-  const setups: Array<() => Promise<Running>> = [embedded];
-  if (process.env['DATABASE_URL']?.startsWith('postgres') && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS'])
+  const only = process.env['BENCH_ONLY'];
+  const setups: Array<() => Promise<Running>> = only === 'separate' ? [] : [embedded];
+  if (only !== 'embedded' && process.env['DATABASE_URL']?.startsWith('postgres') && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS'])
     setups.push(separateProcesses);
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row`,
