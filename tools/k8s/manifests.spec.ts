@@ -20,7 +20,7 @@ const APPS: Record<string, { port: number; required: string[] }> = {
   cart: { port: 8081, required: ['DATABASE_URL', 'STORE_CONFIG'] },
   catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL', 'STORE_CONFIG'] },
   account: { port: 8083, required: ['DATABASE_URL'] },
-  payment: { port: 8084, required: ['DATABASE_URL'] },
+  payment: { port: 8084, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
   order: { port: 8085, required: ['DATABASE_URL', 'KAFKA_BROKERS'] },
   'backoffice-soap': { port: 8086, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
 };
@@ -168,7 +168,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(one('Deployment', 'catalog').spec.replicas).toBe(1);
   });
 
-  it('the Ingress routes the checkout API to checkout-api:8080 and the SOAP API to backoffice-soap:8086', () => {
+  it('the Ingress routes the checkout API to checkout-api:8080, the SOAP API to backoffice-soap:8086 and the payment pages to payment:8084', () => {
     const paths = ofKind('Ingress').flatMap((i) => (i.spec.rules as any[]).flatMap((r) => r.http.paths as any[]));
     const route = (path: string) => {
       const found = paths.find((p) => p.path === path);
@@ -176,6 +176,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     };
     expect(route('/api/checkout')).toEqual({ pathType: 'Prefix', service: 'checkout-api', port: 8080 });
     expect(route('/ams/system/service/module/soap/api')).toEqual({ pathType: 'Prefix', service: 'backoffice-soap', port: 8086 });
+    expect(route('/payment')).toEqual({ pathType: 'Prefix', service: 'payment', port: 8084 });
   });
 
   it('the store ConfigMap holds a valid store configuration, identical to the demo store', () => {

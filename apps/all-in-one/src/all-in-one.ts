@@ -11,6 +11,7 @@ import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
 import { argon2Params, buildAccountService } from '@commerce/account-adapters';
 import { buildOrderService } from '@commerce/order-adapters';
+import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
 import { StoreView } from '@commerce/checkout-core';
 import {
   checkoutErrorBody,
@@ -58,6 +59,13 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });
     const order = await buildOrderService({ db: engine.forSchema('order'), bus, logger: logger.child({ component: 'order' }) });
+    const payment = await buildPaymentService({
+      db: engine.forSchema('payment'),
+      bus,
+      logger: logger.child({ component: 'payment' }),
+      store,
+      testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+    });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
       bus,
@@ -80,6 +88,8 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => backoffice.stop());
     await order.start();
     closers.add(() => order.stop());
+    await payment.start();
+    closers.add(() => payment.stop());
     // One pruner per schema with an outbox, reporting into one registry.
     const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });
     closers.add(catalogRetention.stop);
@@ -128,7 +138,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
         { name: 'search', check: () => search.ping() },
       ],
     });
-    mountRouters(app, [checkout, backoffice.router]);
+    mountRouters(app, [checkout, backoffice.router, payment.pages]);
 
     const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers.all });
     const engines = [

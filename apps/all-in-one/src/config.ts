@@ -3,6 +3,7 @@ import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { accountEnv } from '@commerce/account-adapters';
 import { geoipEnv, loginGuardEnv } from '@commerce/checkout-adapters';
+import { paymentEnv } from '@commerce/payment-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -42,5 +43,6 @@ export const AllInOneConfigSchema = z.object({
   ...accountEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),
+  ...paymentEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -43,7 +43,7 @@ runService('catalog', async () => {
     return startHttpService({
       service: 'catalog',
       logger,
-      routers: [catalog.router],
+      routers: [catalog.router, catalog.stockRouter],
       port: config.PORT,
       host: config.HOST,
       readiness: [

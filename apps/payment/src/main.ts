@@ -1,5 +1,52 @@
-import { runService, startDbService } from '@commerce/shared-http';
+import { z } from 'zod';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createEventBus } from '@commerce/shared-bus';
+import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { buildPaymentService, paymentEnv, testProviderSettings } from '@commerce/payment-adapters';
 
-// The payment service owns its schema from the start; its endpoints and consumers arrive with later
-// issues. Until then it serves /healthz, /readyz (database) and /metrics.
-runService('payment', () => startDbService('payment', 8084, async () => ({ routers: [] })));
+const ConfigSchema = z.object({
+  ...httpServiceEnv(8084),
+  ...databaseEnv('payment'),
+  KAFKA_BROKERS: env.kafkaBrokers,
+  /** The payment methods and their providers; required, as in the cart. */
+  STORE_CONFIG: z.string().min(1),
+  ...paymentEnv(),
+});
+
+// The payment service: attempts in its schema, `payment.payment.v1` through its outbox, the edge's
+// questions at /internal/payment, the test providers' pages and the webhooks at /payment.
+runService('payment', async () => {
+  const config = loadConfig(ConfigSchema);
+  const logger = createLogger('payment', config.LOG_LEVEL);
+  const store = loadStoreConfig(config.STORE_CONFIG);
+  return startWithClosers(async (closers) => {
+    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    closers.add(() => engine.close());
+    const db = engine.forSchema(config.DATABASE_SCHEMA);
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'payment', logger });
+    closers.add(() => bus.close());
+    const payment = await buildPaymentService({
+      db,
+      bus,
+      logger,
+      store,
+      testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+    });
+    await payment.start();
+    closers.add(() => payment.stop());
+    return startHttpService({
+      service: 'payment',
+      logger,
+      routers: [payment.router, payment.pages],
+      port: config.PORT,
+      host: config.HOST,
+      readiness: [
+        { name: 'database', check: () => db.ping() },
+        { name: 'bus', check: () => bus.ping() },
+      ],
+      onShutdown: closers.all,
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
-import type { CatalogClient } from '@commerce/catalog-contracts';
+import type { CatalogClient, StockClient } from '@commerce/catalog-contracts';
 import {
   cachedCatalogReads,
   catalogUseCases,
@@ -21,6 +21,8 @@ import { productIndexerConsumer } from './consumers/product-indexer.consumer';
 import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { parseDemoCatalog, type DemoCatalog } from './demo-catalog';
 import { createCatalogInternalRouter } from './http/catalog.internal-router';
+import { createStockInternalRouter } from './http/stock.internal-router';
+import { createStockRepository } from './stock.knex-repository';
 
 export interface CatalogServiceDeps {
   db: Db;
@@ -43,6 +45,9 @@ export interface CatalogServiceDeps {
 export interface CatalogService {
   client: CatalogClient;
   router: Router;
+  /** The stock holds of the checkout saga (in process), and their internal routes (`/internal/catalog/stock`). */
+  stock: StockClient;
+  stockRouter: Router;
   useCases: CatalogUseCases;
   relay: OutboxRelay;
   /**
@@ -89,8 +94,18 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     }
   };
 
+  const stock = createStockRepository(deps.db, {
+    ...(deps.clock ? { now: () => deps.clock!.now() } : {}),
+    onCommitted: () => {
+      reads.invalidate();
+      relay.nudge();
+    },
+  });
+
   return {
     client: createInProcessCatalogClient(useCases),
+    stock,
+    stockRouter: createStockInternalRouter(stock),
     router: createCatalogInternalRouter(useCases),
     useCases,
     relay,

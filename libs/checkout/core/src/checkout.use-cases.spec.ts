@@ -172,7 +172,7 @@ describe('checkout use cases', () => {
     });
     expect(envelope.languages.map((l) => l.name)).toEqual(['Deutsch', 'English', 'Svenska']);
     expect(envelope.countries.map((c) => c.country)).not.toContain('NO'); // not shipped to
-    expect(envelope.paymentMethods.map((m) => m.paymentMethod)).toEqual(['test-card', 'test-invoice']);
+    expect(envelope.paymentMethods.map((m) => m.paymentMethod)).toEqual(['test-card', 'test-card-form', 'test-embedded', 'test-invoice']);
     expect(selections.size).toBe(0);
   });
 

@@ -1,1 +1,3 @@
-export {};
+export * from './payment.dto';
+export * from './payment.events';
+export * from './payment.http-client';

@@ -85,6 +85,8 @@ export const StoreConfigSchema = z
           handlingCost: z.number().min(0).default(0),
           countries: z.array(code2).default([]),
           providesCustomerAddressAfterPayment: z.boolean().default(false),
+          /** The provider's own settings (an invoice provider's registry and credit limit); validated by the provider at start. */
+          options: z.record(z.string(), z.unknown()).default({}),
         }),
       )
       .default([]),

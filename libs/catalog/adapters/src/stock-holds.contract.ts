@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { DbEngine } from '@commerce/shared-db';
+import type { StockClient } from '@commerce/catalog-contracts';
+import { catalogHarness, type CatalogHarness } from './testing/catalog-harness';
+import { soapProduct } from './testing/soap-product.fixture';
+import { createStockRepository } from './stock.knex-repository';
+
+/** Stock holds of the checkout saga through the StockClient, on PGlite (unit) and Postgres (int). */
+export function stockHoldsContract(name: string, engine: () => DbEngine) {
+  describe(`stock holds on ${name}`, () => {
+    let h: CatalogHarness;
+    let stock: StockClient;
+    let now: Date;
+    /** Item ids by sku: CAFE-BRN-S has 4, CAFE-BRN-M 5 (two warehouses), CAFE-OAT-S 1. */
+    const items = new Map<string, string>();
+    const stockOf = async (sku: string) =>
+      Number(
+        (
+          await h.db
+            .table('items')
+            .where({ id: items.get(sku)! })
+            .first()
+        ).stock,
+      );
+    const hold = (lines: Array<[string, number]>, selectionId: string = randomUUID(), attemptId: string = randomUUID()) =>
+      stock.holdStock({
+        attemptId,
+        selectionId,
+        lines: lines.map(([sku, quantity]) => ({ item: items.get(sku)!, quantity })),
+        ttlSeconds: 600,
+      });
+
+    beforeEach(async () => {
+      h = await catalogHarness(engine());
+      now = new Date('2026-03-01T12:00:00Z');
+      stock = createStockRepository(h.db, { now: () => now });
+      await h.catalog.applyProductUpsert(soapProduct());
+      items.clear();
+      for (const row of (await h.db.table('items').select('id', 'sku')) as Array<{ id: string; sku: string }>) items.set(row.sku, row.id);
+      await h.takeEvents();
+    }, 60_000);
+
+    it('holds what is there; beyond it answers the unavailable quantities (unavailable + available = asked) and holds nothing', async () => {
+      expect(await hold([['CAFE-BRN-S', 3]])).toEqual({ held: true });
+      const refused = await hold([
+        ['CAFE-BRN-S', 2],
+        ['CAFE-OAT-S', 1],
+      ]);
+      expect(refused).toEqual({
+        held: false,
+        unavailable: [
+          {
+            item: items.get('CAFE-BRN-S'),
+            product: items.get('CAFE-BRN-S')!.split('-')[0],
+            originalQuantity: 2,
+            unavailable: 1,
+            available: 1,
+          },
+        ],
+      });
+      // Nothing of the refused attempt was held: the one CAFE-OAT-S is still there.
+      expect(await hold([['CAFE-OAT-S', 1]])).toEqual({ held: true });
+      expect(await stockOf('CAFE-BRN-S')).toBe(4);
+    });
+
+    it('a released, an expired or a replaced hold no longer counts', async () => {
+      const selection = randomUUID();
+      const first = randomUUID();
+      await hold([['CAFE-BRN-S', 4]], selection, first);
+      expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);
+      await stock.releaseStock(first);
+      expect((await hold([['CAFE-BRN-S', 4]], selection)).held).toBe(true);
+      // A newer attempt for the same selection replaces the older one's hold.
+      expect((await hold([['CAFE-BRN-S', 4]], selection)).held).toBe(true);
+      expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);
+      now = new Date(now.getTime() + 601_000);
+      expect((await hold([['CAFE-BRN-S', 4]])).held).toBe(true);
+    });
+
+    it('holding again for one attempt answers the first hold', async () => {
+      const attempt = randomUUID();
+      const selection = randomUUID();
+      expect(await hold([['CAFE-OAT-S', 1]], selection, attempt)).toEqual({ held: true });
+      expect(await hold([['CAFE-OAT-S', 1]], selection, attempt)).toEqual({ held: true });
+      expect((await hold([['CAFE-OAT-S', 1]])).held).toBe(false);
+    });
+
+    it('concurrent holds of the last items: exactly as many as there are succeed', async () => {
+      const results = await Promise.all(Array.from({ length: 12 }, () => hold([['CAFE-BRN-S', 1]])));
+      expect(results.filter((r) => r.held)).toHaveLength(4);
+    });
+
+    it('a commit decrements the stock once, however often and concurrently it is called, and re-publishes the product', async () => {
+      const attempt = randomUUID();
+      await hold(
+        [
+          ['CAFE-BRN-S', 3],
+          ['CAFE-BRN-M', 5],
+        ],
+        randomUUID(),
+        attempt,
+      );
+      const commits = await Promise.all(Array.from({ length: 10 }, () => stock.commitStock(attempt)));
+      expect(commits.map((c) => c.committed).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+      expect(await stockOf('CAFE-BRN-S')).toBe(1);
+      expect(await stockOf('CAFE-BRN-M')).toBe(0);
+      expect(await h.takeEvents()).toHaveLength(1);
+      // The committed quantities are gone from the stock, not held twice.
+      expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(true);
+      expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);
+      // Released after a commit: nothing changes.
+      await stock.releaseStock(attempt);
+      expect(await stockOf('CAFE-BRN-S')).toBe(1);
+    });
+
+    it('a commit never takes the stock below 0 (the ERP lowered it meanwhile), and commits an expired or replaced hold', async () => {
+      const attempt = randomUUID();
+      await hold([['CAFE-BRN-S', 4]], randomUUID(), attempt);
+      await h.db
+        .table('items')
+        .where({ id: items.get('CAFE-BRN-S')! })
+        .update({ stock: 1 });
+      now = new Date(now.getTime() + 3_600_000);
+      expect(await stock.commitStock(attempt)).toEqual({ committed: 1 });
+      expect(await stockOf('CAFE-BRN-S')).toBe(0);
+      expect(await stock.commitStock(randomUUID())).toEqual({ committed: 0 });
+    });
+  });
+}

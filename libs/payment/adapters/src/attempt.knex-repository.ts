@@ -1,0 +1,140 @@
+import { enqueue } from '@commerce/shared-bus';
+import type { Db, Knex } from '@commerce/shared-db';
+import type { AttemptRepository, StoredAttempt } from '@commerce/payment-core';
+import type { AttemptStatus, PaymentAddress } from '@commerce/payment-contracts';
+
+interface AttemptRow {
+  id: string;
+  payment_method: string;
+  provider: string;
+  status: AttemptStatus;
+  selection_id: string;
+  amount_minor: string | number;
+  currency: string;
+  country: string;
+  provider_reference: string;
+  return_url: string;
+  failed_url: string;
+  address: PaymentAddress | string;
+  customer_address: PaymentAddress | string | null;
+  order_draft: unknown;
+  provider_data: Record<string, unknown> | string;
+  created_at: Date | string;
+}
+
+const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+
+const toAttempt = (r: AttemptRow): StoredAttempt => ({
+  attemptId: r.id,
+  paymentMethod: r.payment_method,
+  provider: r.provider,
+  status: r.status,
+  selectionId: r.selection_id,
+  amountMinor: Number(r.amount_minor),
+  currency: r.currency,
+  country: r.country,
+  providerReference: r.provider_reference,
+  address: json(r.address),
+  customerAddress: r.customer_address === null ? null : json(r.customer_address),
+  orderDraft: json(r.order_draft as string),
+  createdAt: new Date(r.created_at).toISOString(),
+  returnUrl: r.return_url,
+  failedUrl: r.failed_url,
+  providerData: json(r.provider_data),
+});
+
+/** The attempts in the payment service's schema; state changes and their events commit together. */
+export function createAttemptRepository(db: Db): AttemptRepository {
+  const find = async (id: string, trx?: Knex.Transaction, lock = false) => {
+    const q = db.table('attempts', trx).where({ id }).first();
+    const row = (await (lock ? q.forUpdate() : q)) as AttemptRow | undefined;
+    return row ? toAttempt(row) : null;
+  };
+  return {
+    async insert(a) {
+      const inserted = (await db
+        .table('attempts')
+        .insert({
+          id: a.attemptId,
+          payment_method: a.paymentMethod,
+          provider: a.provider,
+          status: a.status,
+          selection_id: a.selectionId,
+          amount_minor: a.amountMinor,
+          currency: a.currency,
+          country: a.country,
+          provider_reference: a.providerReference,
+          return_url: a.returnUrl,
+          failed_url: a.failedUrl,
+          address: JSON.stringify(a.address),
+          customer_address: a.customerAddress ? JSON.stringify(a.customerAddress) : null,
+          order_draft: JSON.stringify(a.orderDraft ?? null),
+          provider_data: JSON.stringify(a.providerData),
+          created_at: a.createdAt,
+        })
+        .onConflict('id')
+        .ignore()
+        .returning('id')) as Array<{ id: string }>;
+      return { attempt: (await find(a.attemptId))!, created: inserted.length > 0 };
+    },
+    async recordStart(id, start, events) {
+      return db.transaction(async (trx) => {
+        await db
+          .table('attempts', trx)
+          .where({ id })
+          .update({
+            provider_reference: start.providerReference,
+            provider_data: JSON.stringify(start.providerData),
+            status: start.status,
+            customer_address: start.customerAddress ? JSON.stringify(start.customerAddress) : null,
+            updated_at: db.knex.fn.now(),
+          });
+        await enqueue(db, trx, events);
+        return (await find(id, trx))!;
+      });
+    },
+    find: (id) => find(id),
+    async findByReference(provider, reference) {
+      const row = (await db.table('attempts').where({ provider, provider_reference: reference }).first()) as AttemptRow | undefined;
+      return row ? toAttempt(row) : null;
+    },
+    async transition(id, from, to, patch, events) {
+      return db.transaction(async (trx) => {
+        const current = await find(id, trx, true);
+        if (!current || !from.includes(current.status)) return null;
+        await db
+          .table('attempts', trx)
+          .where({ id })
+          .update({
+            status: to,
+            ...(patch.customerAddress !== undefined
+              ? { customer_address: patch.customerAddress ? JSON.stringify(patch.customerAddress) : null }
+              : {}),
+            ...(patch.providerData ? { provider_data: JSON.stringify({ ...current.providerData, ...patch.providerData }) } : {}),
+            updated_at: db.knex.fn.now(),
+          });
+        const next = (await find(id, trx))!;
+        await enqueue(db, trx, events(next));
+        return next;
+      });
+    },
+    async mergeProviderData(id, data) {
+      return db.transaction(async (trx) => {
+        const current = await find(id, trx, true);
+        if (!current) return null;
+        await db
+          .table('attempts', trx)
+          .where({ id })
+          .update({ provider_data: JSON.stringify({ ...current.providerData, ...data }), updated_at: db.knex.fn.now() });
+        return (await find(id, trx))!;
+      });
+    },
+    async startedOfSelection(selectionId, except) {
+      const rows = (await db
+        .table('attempts')
+        .where({ selection_id: selectionId, status: 'started' })
+        .whereNot({ id: except })) as AttemptRow[];
+      return rows.map(toAttempt);
+    },
+  };
+}

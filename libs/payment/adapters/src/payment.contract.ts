@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { parseStoreConfig } from '@commerce/shared-config';
+import type { Db } from '@commerce/shared-db';
+import { createMemoryBus } from '@commerce/shared-bus';
+import { createHttpApp, mountRouters, serve, type RunningServer } from '@commerce/shared-http';
+import { createLogger } from '@commerce/shared-logging';
+import { PaymentAuthorized, type StartAttemptCommand } from '@commerce/payment-contracts';
+import { buildPaymentService, type PaymentService } from './payment.service';
+import { notificationOf, returnParams } from './providers/hosted-test.provider';
+import { signParams } from './providers/hmac-signature';
+
+const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+const settings = {
+  publicUrl: 'http://pay.example',
+  hmacKey: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
+  merchantAccount: 'TestMerchant',
+};
+const logger = createLogger('payment-test', 'silent');
+
+/** The payment service through its client, its pages and its webhook: on PGlite (unit) and Postgres (int). */
+export function paymentContract(name: string, db: () => Promise<Db>) {
+  describe(`payment service on ${name}`, () => {
+    let payment: PaymentService;
+    let database: Db;
+    let server: RunningServer;
+    let base: string;
+
+    beforeAll(async () => {
+      database = await db();
+      payment = await buildPaymentService({ db: database, bus: createMemoryBus(), logger, store, testProviders: settings });
+      const app = createHttpApp({ service: 'payment-test', logger, metrics: false });
+      mountRouters(app, [payment.router, payment.pages]);
+      server = await serve(app, { port: 0, host: '127.0.0.1', logger });
+      base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+    }, 60_000);
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    const command = (over: Partial<StartAttemptCommand> = {}): StartAttemptCommand => ({
+      attemptId: randomUUID(),
+      paymentMethod: 'test-card',
+      selectionId: randomUUID(),
+      amountMinor: 12_950,
+      currency: 'SEK',
+      address: { country: 'SE', firstName: 'Anna' },
+      returnUrl: 'https://shop.example/thanks',
+      failedUrl: 'https://shop.example/failed',
+      orderDraft: { note: 'kept' },
+      ...over,
+    });
+    /** A page of the payment service, as the browser reaches it (the public URL's origin replaced by the test server's). */
+    const browse = (url: string, init?: RequestInit) => fetch(url.replace(settings.publicUrl, base), { redirect: 'manual', ...init });
+    const postForm = (url: string, form: Record<string, string>) =>
+      browse(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const queryOf = (location: string) => Object.fromEntries(new URL(location).searchParams);
+    const events = async (attemptId: string, type: string) =>
+      (await database.table('outbox').where({ key: attemptId })).filter((r: { envelope: unknown }) => {
+        const envelope = typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope;
+        return envelope.type === type;
+      }).length;
+
+    /** Starts a hosted redirect attempt and clicks a button of its payment page; the return URL's parameters. */
+    async function payOnHostedPage(decision: 'approve' | 'decline', over: Partial<StartAttemptCommand> = {}) {
+      const started = await payment.client.startAttempt(command(over));
+      expect(started.action.action).toBe('redirect');
+      const url = (started.action as { url: string }).url;
+      const page = await browse(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('129.50 SEK');
+      const back = await postForm(`${url}/decision`, { decision });
+      expect(back.status).toBe(303);
+      return { started, location: back.headers.get('location')! };
+    }
+
+    it('hosted page, approved: the visitor returns with signed parameters named as the PSP names them, and the result is authorized once', async () => {
+      const { started, location } = await payOnHostedPage('approve');
+      expect(location.startsWith('https://shop.example/thanks?')).toBe(true);
+      const fields = queryOf(location);
+      expect(Object.keys(fields).sort()).toEqual(
+        ['authResult', 'currencyCode', 'merchantAccount', 'merchantReference', 'merchantSig', 'paymentAmount', 'pspReference'].sort(),
+      );
+      expect(fields).toMatchObject({
+        authResult: 'AUTHORISED',
+        merchantReference: started.attempt.attemptId,
+        paymentAmount: '12950',
+        currencyCode: 'SEK',
+      });
+      const results = await Promise.all([1, 2, 3].map(() => payment.client.verifyResult(fields)));
+      for (const result of results)
+        expect(result).toMatchObject({
+          outcome: 'authorized',
+          attempt: { attemptId: started.attempt.attemptId, status: 'authorized', orderDraft: { note: 'kept' } },
+        });
+      // The page's webhook and three returns: one authorization event.
+      expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
+    });
+
+    it('hosted page, declined: the visitor lands on the failed page and the result is declined', async () => {
+      const { location } = await payOnHostedPage('decline');
+      expect(location.startsWith('https://shop.example/failed?')).toBe(true);
+      const result = await payment.client.verifyResult(queryOf(location));
+      expect(result.outcome).toBe('declined');
+      expect(result.attempt.status).toBe('declined');
+    });
+
+    it('refuses a result whose amount, currency or outcome was changed, or whose signature is not the provider key', async () => {
+      const started = await payment.client.startAttempt(command());
+      const signed = returnParams(settings, { ...started.attempt }, true);
+      await expect(payment.client.verifyResult({ ...signed, paymentAmount: '1' })).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'signature not valid' },
+      });
+      await expect(payment.client.verifyResult({ ...signed, authResult: 'AUTHORISED ' })).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'signature not valid' },
+      });
+      const otherKey = returnParams({ ...settings, hmacKey: 'ff'.repeat(32) }, started.attempt, true);
+      await expect(payment.client.verifyResult(otherKey)).rejects.toMatchObject({ fields: { paymentMethodFields: 'signature not valid' } });
+      // Correctly signed, but for another amount or currency than the attempt's (a key leaked, a bug at the PSP): still refused.
+      const resign = (patch: Record<string, string>) => {
+        const { merchantSig: _s, ...rest } = signed;
+        const params = { ...rest, ...patch };
+        return { ...params, merchantSig: signParams(settings.hmacKey, params) };
+      };
+      await expect(payment.client.verifyResult(resign({ paymentAmount: '100' }))).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'amount does not match the payment' },
+      });
+      await expect(payment.client.verifyResult(resign({ currencyCode: 'EUR' }))).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'currency does not match the payment' },
+      });
+      expect((await payment.client.getAttempt(started.attempt.attemptId))?.status).toBe('started');
+      await expect(payment.client.verifyResult({ foo: 'bar' })).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'not a payment result of any payment method' },
+      });
+    });
+
+    it('form variant: a form the browser posts to the payment page, signed; a changed form is refused', async () => {
+      const started = await payment.client.startAttempt(command({ paymentMethod: 'test-card-form' }));
+      expect(started.action.action).toBe('form');
+      const html = (started.action as { formHtml: string }).formHtml;
+      const action = /action="([^"]+)"/.exec(html)![1]!;
+      const form = Object.fromEntries([...html.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+      expect(form).toMatchObject({ merchantReference: started.attempt.attemptId, paymentAmount: '12950', currencyCode: 'SEK' });
+      const page = await postForm(action, form);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Approve');
+      expect((await postForm(action, { ...form, paymentAmount: '1' })).status).toBe(400);
+      const back = await postForm(`${action}/${started.attempt.providerReference}/decision`, { decision: 'approve' });
+      const result = await payment.client.verifyResult(queryOf(back.headers.get('location')!));
+      expect(result).toMatchObject({ outcome: 'authorized', attempt: { paymentMethod: 'test-card-form' } });
+    });
+
+    it('embedded form: a script snippet; the customer address arrives with the result, read from the provider', async () => {
+      const started = await payment.client.startAttempt(command({ paymentMethod: 'test-embedded', address: { country: 'SE' } }));
+      expect(started.action.action).toBe('form');
+      const html = (started.action as { formHtml: string }).formHtml;
+      expect(html).toContain('<script>');
+      const src = JSON.parse(/f\.src=("[^"]+")/.exec(html)![1]!) as string;
+      const page = await browse(src);
+      expect(page.status).toBe(200);
+      const address = { email: 'eva@example.com', firstName: 'Eva', lastName: 'Ek', address1: 'Ågatan 3', city: 'Lund', zipCode: '222 22' };
+      const back = await postForm(`${src}/complete`, { ...address, decision: 'approve' });
+      expect(back.status).toBe(303);
+      const fields = queryOf(back.headers.get('location')!);
+      expect(fields).toEqual({ embedded_order_id: started.attempt.providerReference });
+      const result = await payment.client.verifyResult(fields);
+      expect(result).toMatchObject({ outcome: 'authorized', attempt: { customerAddress: { ...address, country: 'SE' } } });
+    });
+
+    it('embedded form: a result before the visitor completed the checkout is refused', async () => {
+      const started = await payment.client.startAttempt(command({ paymentMethod: 'test-embedded', address: { country: 'SE' } }));
+      await expect(payment.client.verifyResult({ embedded_order_id: started.attempt.providerReference })).rejects.toMatchObject({
+        fields: { paymentMethodFields: 'payment not completed' },
+      });
+    });
+
+    it('invoice: success at once within the credit limit, failed above it', async () => {
+      const granted = await payment.client.startAttempt(command({ paymentMethod: 'test-invoice', amountMinor: 100_000 }));
+      expect(granted.action).toEqual({ action: 'success' });
+      expect(granted.attempt.status).toBe('authorized');
+      expect(await events(granted.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
+      const refused = await payment.client.startAttempt(command({ paymentMethod: 'test-invoice', amountMinor: 5_000_001 }));
+      expect(refused.action).toEqual({ action: 'failed' });
+      expect(refused.attempt.status).toBe('declined');
+    });
+
+    it('address-search: the registry of the invoice method, in its country only', async () => {
+      expect(await payment.client.addressSearch('test-invoice', 'SE', '198001011234')).toEqual({
+        firstName: 'Anna',
+        lastName: 'Andersson',
+        address1: 'Storgatan 1',
+        zipCode: '114 51',
+        city: 'Stockholm',
+        country: 'SE',
+      });
+      await expect(payment.client.addressSearch('test-invoice', 'SE', '19990101-0000')).rejects.toMatchObject({
+        kind: 'not_found',
+        fields: { identityNumber: 'not found' },
+      });
+      await expect(payment.client.addressSearch('test-invoice', 'DE', '19800101-1234')).rejects.toMatchObject({
+        kind: 'not_acceptable',
+        fields: { country: 'not available in this country' },
+      });
+      await expect(payment.client.addressSearch('test-card', 'SE', '19800101-1234')).rejects.toMatchObject({
+        kind: 'not_acceptable',
+        fields: { paymentMethod: 'has no address search' },
+      });
+      await expect(payment.client.addressSearch('nope', 'SE', '19800101-1234')).rejects.toMatchObject({
+        fields: { paymentMethod: 'not found' },
+      });
+    });
+
+    it('webhook: a signed notification authorizes the attempt once; a forged one is refused', async () => {
+      const started = await payment.client.startAttempt(command());
+      const notification = notificationOf(settings, started.attempt, true);
+      const post = (body: unknown) =>
+        fetch(`${base}/payment/notifications/test`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const forged = structuredClone(notification);
+      forged.notificationItems[0]!.NotificationRequestItem.amount.value = 1;
+      const refused = await post(forged);
+      expect(refused.status).toBe(400);
+      expect((await payment.client.getAttempt(started.attempt.attemptId))?.status).toBe('started');
+      const answers = await Promise.all([post(notification), post(notification)]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toBe('[accepted]');
+      }
+      expect((await payment.client.getAttempt(started.attempt.attemptId))?.status).toBe('authorized');
+      expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
+    });
+
+    it('starting an attempt twice answers the same attempt; a newer attempt of the selection cancels the older', async () => {
+      const first = command();
+      const a = await payment.client.startAttempt(first);
+      const again = await payment.client.startAttempt(first);
+      expect(again).toEqual(a);
+      const newer = await payment.client.startAttempt(command({ selectionId: first.selectionId }));
+      expect(newer.attempt.status).toBe('started');
+      expect((await payment.client.getAttempt(first.attemptId))?.status).toBe('cancelled');
+      expect(await payment.client.getAttempt(randomUUID())).toBeNull();
+      await expect(payment.client.startAttempt(command({ paymentMethod: 'nope' }))).rejects.toMatchObject({
+        fields: { paymentMethod: 'not found' },
+      });
+    });
+  });
+}

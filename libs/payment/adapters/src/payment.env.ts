@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { TestProviderSettings } from './providers/test-provider.settings';
+
+/**
+ * The payment service's own variables, for the payment and all-in-one config schemas. Without
+ * `PAYMENT_TEST_HMAC_KEY` each start draws a random key: fine for one process, but a restart (or a second
+ * replica) could not verify what the first signed, so a deployment sets it (from a Secret).
+ */
+export const paymentEnv = () => ({
+  /** The payment service's address as browsers reach it (its pages are under `/payment/`). */
+  PAYMENT_PUBLIC_URL: z.string().url().optional(),
+  PAYMENT_TEST_HMAC_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 32 to 128 hex digits')
+    .optional(),
+  PAYMENT_TEST_MERCHANT_ACCOUNT: z.string().min(1).default('TestMerchant'),
+});
+
+export const testProviderSettings = (
+  config: { PAYMENT_PUBLIC_URL?: string | undefined; PAYMENT_TEST_HMAC_KEY?: string | undefined; PAYMENT_TEST_MERCHANT_ACCOUNT: string },
+  defaultPublicUrl: string,
+): TestProviderSettings => ({
+  publicUrl: config.PAYMENT_PUBLIC_URL ?? defaultPublicUrl,
+  hmacKey: config.PAYMENT_TEST_HMAC_KEY ?? randomBytes(32).toString('hex'),
+  merchantAccount: config.PAYMENT_TEST_MERCHANT_ACCOUNT,
+});

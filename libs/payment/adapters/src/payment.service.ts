@@ -1,0 +1,79 @@
+import type Router from '@koa/router';
+import { currencyFormats, type StoreConfig } from '@commerce/shared-config';
+import { OutboxRelay, type EventBus } from '@commerce/shared-bus';
+import { migrate, type Db } from '@commerce/shared-db';
+import type { Logger } from '@commerce/shared-logging';
+import type { PaymentClient } from '@commerce/payment-contracts';
+import { paymentUseCases, type PaymentUseCases } from '@commerce/payment-core';
+import { paymentMigrations } from './payment.migrations';
+import { createAttemptRepository } from './attempt.knex-repository';
+import { createPaymentInternalRouter } from './payment.internal-routes';
+import { createPaymentPagesRouter } from './payment.pages';
+import { paymentProviders } from './payment-providers';
+import type { TestProviderSettings } from './providers/test-provider.settings';
+
+export interface PaymentServiceDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  store: StoreConfig;
+  /** The built-in test providers' public address and signing key. */
+  testProviders: TestProviderSettings;
+  now?: () => Date;
+}
+
+export interface PaymentService {
+  /** The use cases as a typed client: the in-process implementation of PaymentClient. */
+  client: PaymentClient;
+  useCases: PaymentUseCases;
+  /** `/internal/payment`: the edge's questions. */
+  router: Router;
+  /** `/payment`: the test providers' pages and the providers' webhooks (public, through the ingress). */
+  pages: Router;
+  relay: OutboxRelay;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Composition of the payment service: migrations, providers from the store configuration, use cases, routes, outbox relay. */
+export async function buildPaymentService(deps: PaymentServiceDeps): Promise<PaymentService> {
+  const formats = currencyFormats(deps.store);
+  const minorDigits = (currency: string) => formats(currency).decimalDigits;
+  const providers = paymentProviders(deps.store, deps.testProviders, minorDigits);
+  await migrate(deps.db, paymentMigrations);
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const useCases = paymentUseCases({
+    attempts: createAttemptRepository(deps.db),
+    methods: deps.store.paymentMethods,
+    providers,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  // Every state change enqueues an event: publish it now rather than at the next poll.
+  const client: PaymentClient = {
+    startAttempt: (c) => useCases.startAttempt(c).finally(() => relay.nudge()),
+    verifyResult: (f) => useCases.verifyResult(f).finally(() => relay.nudge()),
+    getAttempt: (id) => useCases.getAttempt(id),
+    cancelAttempt: (id) => useCases.cancelAttempt(id).finally(() => relay.nudge()),
+    addressSearch: (m, c, i) => useCases.addressSearch(m, c, i),
+  };
+  const notifying: PaymentUseCases = { ...useCases, ...client, notify: (p, n) => useCases.notify(p, n).finally(() => relay.nudge()) };
+  const names = (kinds: string[]) => [...providers.keys()].filter((p) => kinds.includes(p));
+  return {
+    client,
+    useCases: notifying,
+    router: createPaymentInternalRouter(client),
+    pages: createPaymentPagesRouter(notifying, {
+      settings: deps.testProviders,
+      hosted: names(['test', 'test-form']),
+      embedded: names(['test-embedded']),
+      minorDigits,
+    }),
+    relay,
+    async start() {
+      relay.start();
+    },
+    async stop() {
+      await relay.stop();
+    },
+  };
+}

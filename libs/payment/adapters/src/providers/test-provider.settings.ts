@@ -1,0 +1,15 @@
+/** What the built-in test providers share: where the browser reaches their pages, and their signing key. */
+export interface TestProviderSettings {
+  /** The payment service's address as the visitor's browser reaches it (its pages are under `/payment/`). */
+  publicUrl: string;
+  /** The HMAC key (hex) of return parameters and notifications. */
+  hmacKey: string;
+  /** The merchant account named in parameters and notifications. */
+  merchantAccount: string;
+}
+
+/** A provider reference made from the attempt id, so that starting the same attempt again names the same payment. */
+export const referenceOf = (prefix: string, attemptId: string): string => `${prefix}${attemptId.replace(/-/g, '').toUpperCase()}`;
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

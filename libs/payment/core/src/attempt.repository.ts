@@ -1,0 +1,42 @@
+import type { EventEnvelope } from '@commerce/shared-events';
+import type { AttemptDto, AttemptStatus, PaymentAddress } from '@commerce/payment-contracts';
+
+export interface StoredAttempt extends AttemptDto {
+  returnUrl: string;
+  failedUrl: string;
+  providerData: Record<string, unknown>;
+}
+
+/** Port: the payment attempts (knex on Postgres or PGlite), with the outbox of `payment.payment.v1`. */
+export interface AttemptRepository {
+  /** Inserts the attempt unless one has its id; the stored one either way, and whether this call made it. */
+  insert(attempt: StoredAttempt): Promise<{ attempt: StoredAttempt; created: boolean }>;
+  /** Records the provider's start (reference, data, immediate decision) of an attempt this call created. */
+  recordStart(
+    attemptId: string,
+    start: {
+      providerReference: string;
+      providerData: Record<string, unknown>;
+      status: AttemptStatus;
+      customerAddress: PaymentAddress | null;
+    },
+    events: EventEnvelope[],
+  ): Promise<StoredAttempt>;
+  find(attemptId: string): Promise<StoredAttempt | null>;
+  findByReference(provider: string, providerReference: string): Promise<StoredAttempt | null>;
+  /**
+   * Moves the attempt from one of `from` to `to` under its row lock, with the events of the change in the
+   * same transaction; null when it is not in one of `from` (someone else decided first).
+   */
+  transition(
+    attemptId: string,
+    from: AttemptStatus[],
+    to: AttemptStatus,
+    patch: { customerAddress?: PaymentAddress | null; providerData?: Record<string, unknown> },
+    events: (attempt: StoredAttempt) => EventEnvelope[],
+  ): Promise<StoredAttempt | null>;
+  /** Merges into the provider's data (the test pages record the visitor's choice). */
+  mergeProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;
+  /** The other started attempts of a selection (a newer attempt supersedes them). */
+  startedOfSelection(selectionId: string, except: string): Promise<StoredAttempt[]>;
+}

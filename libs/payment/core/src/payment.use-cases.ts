@@ -1,0 +1,201 @@
+import type { EventEnvelope } from '@commerce/shared-events';
+import {
+  PaymentAuthorized,
+  PaymentCancelled,
+  PaymentDeclined,
+  type AttemptDto,
+  type PaymentAddress,
+  type PaymentClient,
+  type PaymentResultDto,
+  type StartAttemptCommand,
+} from '@commerce/payment-contracts';
+import type { AttemptRepository, StoredAttempt } from './attempt.repository';
+import {
+  AddressSearchRefusedError,
+  AttemptNotFoundError,
+  NotificationInvalidError,
+  PaymentMethodNotFoundError,
+  PaymentResultInvalidError,
+} from './payment.errors';
+import type { PaymentProvider, ProviderNotification, ProviderVerdict } from './payment-provider.port';
+
+/** A payment method of the store configuration, as the payment service needs it. */
+export interface PaymentMethodSetting {
+  paymentMethod: string;
+  provider: string;
+  countries: string[];
+}
+
+export interface PaymentDeps {
+  attempts: AttemptRepository;
+  methods: PaymentMethodSetting[];
+  /** The provider plugins by name (`provider` of a method). */
+  providers: Map<string, PaymentProvider>;
+  now?: () => Date;
+}
+
+export interface PaymentUseCases extends PaymentClient {
+  /** A provider's webhook: verified, applied (idempotently), answered as the provider expects. */
+  notify(provider: string, notification: ProviderNotification): Promise<string>;
+  /** The attempt a provider reference names (the test pages). */
+  attemptByReference(provider: string, providerReference: string): Promise<StoredAttempt | null>;
+  /** The test pages' record of the visitor's choice (the provider's own side of the payment). */
+  recordProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;
+}
+
+const publicAttempt = (a: StoredAttempt): AttemptDto => {
+  const { returnUrl: _r, failedUrl: _f, providerData: _d, ...dto } = a;
+  return dto;
+};
+
+const payloadOf = (a: StoredAttempt) => ({
+  attemptId: a.attemptId,
+  selectionId: a.selectionId,
+  paymentMethod: a.paymentMethod,
+  amountMinor: a.amountMinor,
+  currency: a.currency,
+});
+
+const eventOf = (status: string, a: StoredAttempt): EventEnvelope[] =>
+  status === 'authorized'
+    ? [PaymentAuthorized.create(a.attemptId, payloadOf(a))]
+    : status === 'declined'
+      ? [PaymentDeclined.create(a.attemptId, payloadOf(a))]
+      : status === 'cancelled'
+        ? [PaymentCancelled.create(a.attemptId, payloadOf(a))]
+        : [];
+
+export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
+  const now = () => (deps.now ?? (() => new Date()))();
+  const methodOf = (id: string) => deps.methods.find((m) => m.paymentMethod === id);
+  const providerOf = (name: string): PaymentProvider => {
+    const provider = deps.providers.get(name);
+    if (!provider) throw new Error(`payment provider ${name} is not installed`);
+    return provider;
+  };
+
+  /**
+   * Applies a provider's verdict to its attempt: amount and currency must be the attempt's; the first
+   * verdict decides (under the row lock), later ones (a duplicate return, the webhook) find it decided.
+   */
+  async function apply(attempt: StoredAttempt, verdict: ProviderVerdict): Promise<StoredAttempt> {
+    if (verdict.amountMinor !== attempt.amountMinor) throw new PaymentResultInvalidError('amount does not match the payment');
+    if (verdict.currency !== attempt.currency) throw new PaymentResultInvalidError('currency does not match the payment');
+    const moved = await deps.attempts.transition(
+      attempt.attemptId,
+      // A result after the attempt was superseded still counts: the visitor paid it.
+      ['started', 'cancelled'],
+      verdict.outcome,
+      verdict.customerAddress ? { customerAddress: verdict.customerAddress } : {},
+      (a) => eventOf(verdict.outcome, a),
+    );
+    return moved ?? (await deps.attempts.find(attempt.attemptId))!;
+  }
+
+  const outcomeOf = (a: StoredAttempt): PaymentResultDto['outcome'] => (a.status === 'authorized' ? 'authorized' : 'declined');
+
+  return {
+    async startAttempt(command: StartAttemptCommand) {
+      const method = methodOf(command.paymentMethod);
+      if (!method) throw new PaymentMethodNotFoundError();
+      const provider = providerOf(method.provider);
+      const { attempt, created } = await deps.attempts.insert({
+        attemptId: command.attemptId,
+        paymentMethod: method.paymentMethod,
+        provider: provider.name,
+        status: 'started',
+        selectionId: command.selectionId,
+        amountMinor: command.amountMinor,
+        currency: command.currency,
+        country: command.address.country,
+        providerReference: '',
+        address: command.address,
+        customerAddress: null,
+        orderDraft: command.orderDraft,
+        createdAt: now().toISOString(),
+        returnUrl: command.returnUrl,
+        failedUrl: command.failedUrl,
+        providerData: {},
+      });
+      if (created) {
+        for (const older of await deps.attempts.startedOfSelection(command.selectionId, command.attemptId))
+          await deps.attempts.transition(older.attemptId, ['started'], 'cancelled', {}, (a) => eventOf('cancelled', a));
+      }
+      // The provider is asked again for a repeated id: its answer is a function of the attempt (idempotent).
+      const started = await provider.start({ attempt: publicAttempt(attempt), returnUrl: attempt.returnUrl, failedUrl: attempt.failedUrl });
+      let stored = attempt;
+      if (created || !attempt.providerReference) {
+        const status = started.outcome ?? 'started';
+        stored = await deps.attempts.recordStart(
+          attempt.attemptId,
+          {
+            providerReference: started.providerReference,
+            providerData: started.providerData ?? {},
+            status,
+            customerAddress: started.customerAddress ?? null,
+          },
+          eventOf(status, { ...attempt, status }),
+        );
+      }
+      const action =
+        stored.status === 'authorized'
+          ? ({ action: 'success' } as const)
+          : stored.status === 'declined' || stored.status === 'cancelled'
+            ? ({ action: 'failed' } as const)
+            : started.action;
+      return { attempt: publicAttempt(stored), action };
+    },
+
+    async verifyResult(fields) {
+      for (const provider of deps.providers.values()) {
+        const reference = provider.referenceOf(fields);
+        if (reference === null) continue;
+        const attempt = await deps.attempts.findByReference(provider.name, reference);
+        if (!attempt) throw new AttemptNotFoundError();
+        const verdict = await provider.verifyReturn(publicAttempt(attempt), attempt.providerData, fields);
+        const applied = await apply(attempt, verdict);
+        return { attempt: publicAttempt(applied), outcome: outcomeOf(applied) };
+      }
+      throw new PaymentResultInvalidError('not a payment result of any payment method');
+    },
+
+    async getAttempt(attemptId) {
+      const attempt = await deps.attempts.find(attemptId);
+      return attempt ? publicAttempt(attempt) : null;
+    },
+
+    async cancelAttempt(attemptId) {
+      const moved = await deps.attempts.transition(attemptId, ['started'], 'cancelled', {}, (a) => eventOf('cancelled', a));
+      const attempt = moved ?? (await deps.attempts.find(attemptId));
+      return attempt ? publicAttempt(attempt) : null;
+    },
+
+    async addressSearch(paymentMethod, country, identityNumber): Promise<PaymentAddress> {
+      const method = methodOf(paymentMethod);
+      if (!method) throw new PaymentMethodNotFoundError();
+      const provider = providerOf(method.provider);
+      if (!provider.addressSearch) throw new AddressSearchRefusedError('paymentMethod', 'has no address search');
+      if (method.countries.length > 0 && (!country || !method.countries.includes(country)))
+        throw new AddressSearchRefusedError('country', 'not available in this country');
+      return provider.addressSearch(identityNumber, country);
+    },
+
+    async notify(providerName, notification) {
+      const provider = deps.providers.get(providerName);
+      if (!provider?.verifyNotification) throw new NotificationInvalidError('no notifications for this provider');
+      for (const verdict of await provider.verifyNotification(notification)) {
+        const attempt = await deps.attempts.findByReference(provider.name, verdict.providerReference);
+        // A notification about a payment this service never started (another shop on the same account): accepted, ignored.
+        if (!attempt) continue;
+        await apply(attempt, verdict).catch((error: unknown) => {
+          // A notification whose amount is not the attempt's is refused, so the provider shows it failed.
+          throw error instanceof PaymentResultInvalidError ? new NotificationInvalidError(error.fields['paymentMethodFields']!) : error;
+        });
+      }
+      return provider.notificationAnswer ?? 'ok';
+    },
+
+    attemptByReference: (provider, reference) => deps.attempts.findByReference(provider, reference),
+    recordProviderData: (attemptId, data) => deps.attempts.mergeProviderData(attemptId, data),
+  };
+}
