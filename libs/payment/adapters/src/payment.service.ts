@@ -41,7 +41,8 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
   const minorDigits = (currency: string) => formats(currency).decimalDigits;
   const providers = paymentProviders(deps.store, deps.testProviders, minorDigits);
   await migrate(deps.db, paymentMigrations);
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  // Every write nudges the relay; the poll only catches what a crash left behind, so it can be slow.
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: 1000 });
   const useCases = paymentUseCases({
     attempts: createAttemptRepository(deps.db),
     methods: deps.store.paymentMethods,
