@@ -107,6 +107,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       registry: catalogRetention.registry,
     });
     closers.add(orderRetention.stop);
+    const paymentRetention = startRetentionPruner(engine.forSchema('payment'), {
+      ...retentionSettings(config),
+      logger,
+      registry: catalogRetention.registry,
+    });
+    closers.add(paymentRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
     const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
