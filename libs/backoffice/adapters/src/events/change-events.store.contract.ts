@@ -164,7 +164,7 @@ export function changeEventStoreContract(engine: () => DbEngine): void {
     for (const q of sent.filter((q) => /from "[^"]+"\."change_events"/.test(q.sql))) {
       // knex sends $1, $2, … in order; raw takes ? placeholders.
       const result = await db.knex.raw(`explain (analyze, format json) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as never[]);
-      const [{ 'QUERY PLAN': plan }] = (result as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows as Array<{ 'QUERY PLAN': unknown }>;
+      const plan = (result as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows[0]?.['QUERY PLAN'];
       const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as Array<{ Plan: PlanNode }>;
       rows += rowsFrom(parsed[0]!.Plan, 'change_events');
     }
