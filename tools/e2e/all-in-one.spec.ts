@@ -1,7 +1,6 @@
-import { createLogger } from '@commerce/shared-logging';
 import { postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
-import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
-import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
@@ -11,18 +10,7 @@ describe('all-in-one on embedded adapters', () => {
   let endpoints: Endpoints;
 
   beforeAll(async () => {
-    const config = AllInOneConfigSchema.parse({
-      PORT: '0',
-      DATABASE_URL: 'pglite://memory',
-      LOG_LEVEL: 'silent',
-      STORE_CONFIG: 'infra/config/demo-store.json',
-    });
-    running = await startAllInOne(config, createLogger('all-in-one-test', 'silent'), []);
-    endpoints = {
-      checkout: `${running.url}/api/checkout`,
-      soap: `${running.url}/ams/system/service/module/soap/api`,
-      soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
-    };
+    ({ running, endpoints } = await startEmbeddedAllInOne('all-in-one-test'));
   }, 60_000);
 
   afterAll(async () => {

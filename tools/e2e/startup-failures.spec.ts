@@ -33,7 +33,9 @@ describe('a service that cannot start', () => {
   }, 60_000);
 
   it('names an unreachable database in one line, password masked, and exits 1', () => {
-    const r = start('order', { DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce', KAFKA_BROKERS: 'memory' });
+    const r = start('order', { DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce', KAFKA_BROKERS: 'memory',
+      STORE_CONFIG: 'infra/config/demo-store.json',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^order: database: cannot reach postgres:\/\/commerce:\*\*\*@127\.0\.0\.1:1\/commerce/);

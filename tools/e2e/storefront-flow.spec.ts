@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createLogger } from '@commerce/shared-logging';
 import { parseDemoCatalog } from '@commerce/catalog-adapters';
-import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
-import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { checkoutCall, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
 
@@ -13,15 +12,8 @@ describe('a storefront flow on the demo shop', () => {
   let endpoints: Endpoints;
 
   beforeAll(async () => {
-    const config = AllInOneConfigSchema.parse({
-      PORT: '0',
-      DATABASE_URL: 'pglite://memory',
-      LOG_LEVEL: 'silent',
-      STORE_CONFIG: 'infra/config/demo-store.json',
-    });
     const demo = parseDemoCatalog(JSON.parse(readFileSync('infra/config/demo-catalog.json', 'utf8')));
-    running = await startAllInOne(config, createLogger('storefront-test', 'silent'), demo);
-    endpoints = { checkout: `${running.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } };
+    ({ running, endpoints } = await startEmbeddedAllInOne('storefront-test', demo));
   }, 120_000);
 
   afterAll(async () => {

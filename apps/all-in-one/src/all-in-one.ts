@@ -12,6 +12,8 @@ import { buildCartService } from '@commerce/cart-adapters';
 import { argon2Params, buildAccountService } from '@commerce/account-adapters';
 import { buildOrderService } from '@commerce/order-adapters';
 import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
+import type { OrderClient } from '@commerce/order-contracts';
+import type { AccountClient } from '@commerce/account-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
   checkoutErrorBody,
@@ -27,6 +29,11 @@ import type { AllInOneConfig } from './config';
 export interface AllInOne extends RunningServer {
   /** Which adapters run, e.g. `PGlite, in-memory bus, in-memory sessions, embedded search`. */
   engines: string;
+  /**
+   * In-process clients of the domain services, for tests and tools (the order-history benchmark) that
+   * place orders as the checkout saga does and find a registered customer's id.
+   */
+  clients: { orders: OrderClient; account: AccountClient };
 }
 
 /**
@@ -58,7 +65,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });
-    const order = await buildOrderService({ db: engine.forSchema('order'), bus, logger: logger.child({ component: 'order' }) });
+    const order = await buildOrderService({
+      db: engine.forSchema('order'),
+      bus,
+      logger: logger.child({ component: 'order' }),
+      trackingUrls: store.trackingUrls,
+    });
     const payment = await buildPaymentService({
       db: engine.forSchema('payment'),
       bus,
@@ -153,6 +165,6 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       sessions.kind === 'memory' ? 'in-memory sessions' : 'Redis sessions',
       config.MEILI_URL === 'embedded' ? 'embedded search' : 'Meilisearch',
     ].join(', ');
-    return Object.assign(server, { engines });
+    return Object.assign(server, { engines, clients: { orders: order.client, account: account.client } });
   });
 }

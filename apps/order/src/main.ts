@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
@@ -11,6 +11,8 @@ const ConfigSchema = z.object({
   ...databaseEnv('order'),
   ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
+  /** The carriers' tracking pages (`trackingUrls`); required, as in the cart, so a deployment never uses the demo store's. */
+  STORE_CONFIG: z.string().min(1),
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
@@ -19,13 +21,14 @@ const ConfigSchema = z.object({
 runService('order', async () => {
   const config = loadConfig(ConfigSchema);
   const logger = createLogger('order', config.LOG_LEVEL);
+  const store = loadStoreConfig(config.STORE_CONFIG);
   return startWithClosers(async (closers) => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger });
     closers.add(() => bus.close());
-    const order = await buildOrderService({ db, bus, logger });
+    const order = await buildOrderService({ db, bus, logger, trackingUrls: store.trackingUrls });
     await order.start();
     closers.add(() => order.stop());
     const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });

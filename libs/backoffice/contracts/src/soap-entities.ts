@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORDER_STATUS_DESCRIPTIONS } from '@commerce/order-contracts';
 
 /**
  * The SOAP entities of the spec as JSON, after the SOAP adapter has parsed the XML: element names kept,
@@ -489,13 +490,18 @@ export const ShipmentSchema = z.object({
   voucher: ChargeSchema.optional(),
 });
 
+/** An order's status: one the order service knows (case-insensitive), refused at the door otherwise. */
+const orderStatus = str.refine((s) => Object.hasOwn(ORDER_STATUS_DESCRIPTIONS, s.trim().toLowerCase()), {
+  message: `must be one of ${Object.keys(ORDER_STATUS_DESCRIPTIONS).join(', ')}`,
+});
+
 export const SoapOrderSchema = z.object({
   id,
   ordernumber: opt,
   type: opt,
   store: int.optional(),
   locked: opt,
-  status: opt,
+  status: orderStatus.optional(),
   ordertotal: opt,
   currency: currency.optional(),
   currencyrate: opt,

@@ -8,6 +8,8 @@ import {
 import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { NewChangeEvent } from './change-feed.port';
+import { offsetDate } from './offset-date';
+import { orderChangeEventMapper } from './order-change-event.mapper';
 
 export interface MapperContext {
   /** SOAP_ECHO_EVENTS: changes made through SOAP come back as events too. */
@@ -18,8 +20,8 @@ export interface MapperContext {
 
 /**
  * Turns one owner's event into change events of the SOAP feed. One mapper per owner event: a service that
- * starts publishing (`order.order.v1` OrderPlaced/OrderStatusChanged, `account.customer.v1`
- * CustomerRegistered/CustomerChanged) gets a mapper here that parses with the owner's contract and builds
+ * starts publishing (`order.order.v1` has `orderChangeEventMapper`; `account.customer.v1`
+ * CustomerRegistered/CustomerChanged is next) gets a mapper here that parses with the owner's contract and builds
  * the entity in its SOAP shape; the consumer subscribes to every topic a mapper names.
  */
 export interface ChangeEventMapper {
@@ -31,12 +33,7 @@ export interface ChangeEventMapper {
   map(envelope: EventEnvelope, context: MapperContext): Promise<NewChangeEvent[]>;
 }
 
-/** ISO 8601 with an explicit offset (`+00:00`, not `Z`), to the second. */
-export const offsetDate = (iso: string): string => {
-  const date = new Date(iso);
-  const at = Number.isNaN(date.getTime()) ? new Date() : date;
-  return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
-};
+export { offsetDate } from './offset-date';
 
 const event = (type: ChangeEventType, entry: string, envelope: EventEnvelope, entity: unknown, market?: string): NewChangeEvent => ({
   type,
@@ -109,7 +106,7 @@ export const productUpsertedStockMapper: ChangeEventMapper = {
 };
 
 /** Every owner event the feed is built from. */
-export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [soapUpsertEchoMapper, productUpsertedStockMapper];
+export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [soapUpsertEchoMapper, productUpsertedStockMapper, orderChangeEventMapper];
 
 /** The topics the feed's consumer subscribes to. */
 export const changeEventTopics = (mappers: readonly ChangeEventMapper[], echo: boolean): string[] => [

@@ -8,3 +8,4 @@ export * from './change-feed.port';
 export * from './change-event.mappers';
 export * from './change-events.use-case';
 export * from './login-throttle';
+export * from './order-change-event.mapper';

@@ -2,3 +2,4 @@ export * from './order.migrations';
 export * from './order.knex-repository';
 export * from './order.internal-routes';
 export * from './order.service';
+export * from './consumers/upsert-received.consumer';

@@ -45,6 +45,7 @@ interface InvoiceRow {
 
 const ORDER_COLUMNS = ['id', 'store', 'number', 'payment_attempt_id', 'customer_id', 'placed_at', 'status', 'version', 'snapshot'];
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 /** The order's own fields the snapshot holds: everything the placing command carried. */
@@ -64,7 +65,11 @@ function snapshotOf(order: OrderDto): ValidPlaceOrderCommand {
   return snapshot;
 }
 
-export function createOrderRepository(db: Db): OrderRepository {
+/**
+ * The order repository; inside `outer` (a consumer's dedupe transaction) every read and write joins it,
+ * so the dedupe record, the change and its outbox rows commit together.
+ */
+export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRepository {
   /** Orders with their shipments, cancelled lines and invoices: four queries whatever the number of orders. */
   const hydrate = async (rows: OrderRow[], trx?: Knex.Transaction): Promise<OrderDto[]> => {
     if (rows.length === 0) return [];
@@ -112,8 +117,7 @@ export function createOrderRepository(db: Db): OrderRepository {
     findByPaymentAttempt: (attempt) => one(db.table('orders', trx).where({ payment_attempt_id: attempt }), trx),
     async findForUpdate(store, reference) {
       const query = db.table('orders', trx).forUpdate();
-      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(reference);
-      if (uuid) query.where({ id: reference });
+      if (UUID.test(reference)) query.where({ id: reference });
       else if (/^\d{1,18}$/.test(reference)) query.where({ number: reference, ...(store ? { store } : {}) }).orderBy('placed_at', 'desc');
       else return null;
       return one(query, trx);
@@ -195,13 +199,12 @@ export function createOrderRepository(db: Db): OrderRepository {
   });
 
   return {
-    transaction: (fn) => db.transaction((trx) => fn(unitOfWork(trx))),
-    findById: (id) =>
-      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? one(db.table('orders').where({ id })) : Promise.resolve(null),
-    findByPaymentAttempt: (attempt) => one(db.table('orders').where({ payment_attempt_id: attempt })),
+    transaction: (fn) => (outer ? fn(unitOfWork(outer)) : db.transaction((trx) => fn(unitOfWork(trx)))),
+    findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id }), outer) : Promise.resolve(null)),
+    findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt }), outer),
     async listByCustomer(customerId, from, size) {
       const page = db
-        .table('orders')
+        .table('orders', outer)
         .where({ customer_id: customerId })
         .orderBy([
           { column: 'placed_at', order: 'desc' },
@@ -212,9 +215,9 @@ export function createOrderRepository(db: Db): OrderRepository {
       if (size !== null) page.limit(size);
       const [rows, count] = await Promise.all([
         size === 0 ? Promise.resolve([] as OrderRow[]) : (page as Promise<OrderRow[]>),
-        db.table('customer_order_counts').where({ customer_id: customerId }).first('orders') as Promise<{ orders: number } | undefined>,
+        db.table('customer_order_counts', outer).where({ customer_id: customerId }).first('orders') as Promise<{ orders: number } | undefined>,
       ]);
-      return { orders: await hydrate(rows), totalSize: Number(count?.orders ?? 0) };
+      return { orders: await hydrate(rows, outer), totalSize: Number(count?.orders ?? 0) };
     },
   };
 }

@@ -7,12 +7,15 @@ import { orderUseCases, type Clock, type OrderRepository } from '@commerce/order
 import { orderMigrations } from './order.migrations';
 import { createOrderRepository } from './order.knex-repository';
 import { createOrderInternalRouter } from './order.internal-routes';
+import { orderUpsertReceivedConsumer } from './consumers/upsert-received.consumer';
 
 export interface OrderServiceDeps {
   db: Db;
   bus: EventBus;
   logger: Logger;
   clock?: Clock;
+  /** Carrier name → tracking page template with `{trackingId}` (store configuration `trackingUrls`). */
+  trackingUrls?: Record<string, string>;
 }
 
 export interface OrderService {
@@ -42,13 +45,20 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
     },
   };
   let subscriptions: Subscription[] = [];
+  const templates = new Map(Object.entries(deps.trackingUrls ?? {}).map(([carrier, url]) => [carrier.toLowerCase(), url]));
+  const trackingUrl = (carrier: string, trackingId: string) =>
+    templates.get(carrier.trim().toLowerCase())?.replaceAll('{trackingId}', encodeURIComponent(trackingId)) ?? '';
   return {
     client,
     router: createOrderInternalRouter(client),
     orders,
     relay,
     async start() {
-      subscriptions = [];
+      subscriptions = [
+        await deps.bus.subscribe(
+          orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl, onCommitted: () => relay.nudge() }),
+        ),
+      ];
       relay.start();
     },
     async stop() {

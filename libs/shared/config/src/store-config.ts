@@ -129,6 +129,11 @@ export const StoreConfigSchema = z
     swatches: z.record(z.string(), z.string().regex(/^#[0-9a-fA-F]{3,8}$/, 'must be a hex colour like #1b1b1b')).default({}),
     /** Media kinds → URL template with `{url}` (the ERP's image URL), e.g. `{"s_big": "https://cdn.example/800/{url}"}`. */
     mediaSizes: z.record(z.string().min(1), z.string().includes('{url}', { message: 'must contain {url}' })).default({ standard: '{url}' }),
+    /**
+     * Carrier names (as the ERP reports them in a shipment's `carrierinformation.carrier`, matched
+     * case-insensitively) → tracking page template with `{trackingId}`: a shipment's `trackingUrl`.
+     */
+    trackingUrls: z.record(z.string().min(1), z.string().includes('{trackingId}', { message: 'must contain {trackingId}' })).default({}),
     /** A product created within this many days is a `newProduct`. */
     newProductDays: z.number().int().min(0).default(30),
     frontendUrl: z.string().url().optional(),

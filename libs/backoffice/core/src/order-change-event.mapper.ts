@@ -1,0 +1,138 @@
+import { SoapOrderSchema, type SoapOrder } from '@commerce/backoffice-contracts';
+import { ORDER_EVENTS, OrderTopics, type OrderAddress, type OrderDto, type OrderLine } from '@commerce/order-contracts';
+import type { EventEnvelope } from '@commerce/shared-events';
+import type { ChangeEventMapper } from './change-event.mappers';
+import { offsetDate } from './offset-date';
+
+/** An amount in minor units as the SOAP API writes amounts: a decimal string in major units (`274.00`). */
+const amount = (minor: number | null, digits: number): string => ((minor ?? 0) / 10 ** digits).toFixed(digits);
+
+const soapAddress = (a: OrderAddress) => ({
+  company: a.company,
+  firstname: a.firstName,
+  lastname: a.lastName,
+  address1: a.address1,
+  address2: a.address2,
+  city: a.city,
+  state: a.state,
+  zipcode: a.zipCode,
+  country: a.country,
+  email: a.email,
+  telephone: a.phoneNumber,
+});
+
+/** A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line. */
+function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity) {
+  const digits = order.currencyFormat.decimalDigits;
+  return {
+    id: line.line,
+    tax: String(line.taxPercent),
+    sku: line.sku,
+    origprice: amount(line.priceEachBeforeDiscount, digits),
+    price: amount(line.priceEach, digits),
+    discount: amount(line.priceEachBeforeDiscount - line.priceEach, digits),
+    qty: String(quantity),
+    subtotal: amount(line.priceEach * quantity, digits),
+    description: line.productName,
+    variation: { id: line.product, description: line.productName },
+    ...(line.brandName ? { brand: { id: line.brandName, description: line.brandName } } : {}),
+    sizes: [{ id: line.size, sku: line.sku, qty: String(quantity), description: line.item }],
+  };
+}
+
+/**
+ * An order in the SOAP `order` shape the spec's events_Get `data` holds: `id` and `ordernumber` are the
+ * order number (what `orders_Update` names it by), the lines as PRODUCTLINEs, charges, payment, shipments.
+ */
+export function soapOrderOf(order: OrderDto): SoapOrder {
+  const digits = order.currencyFormat.decimalDigits;
+  const t = order.totals;
+  const byItem = new Map(order.lines.map((l) => [l.item, l]));
+  return SoapOrderSchema.parse({
+    id: order.order,
+    ordernumber: order.order,
+    ...(/^\d{1,9}$/.test(order.store) ? { store: order.store } : {}),
+    status: order.status,
+    ordertotal: amount(t.grandTotal, digits),
+    currency: order.currency,
+    created: offsetDate(order.placedAt),
+    ...(order.customerId
+      ? {
+          buyer: {
+            id: order.customerId,
+            firstname: order.address.firstName,
+            lastname: order.address.lastName,
+            email: order.address.email,
+          },
+          customer: { id: order.customerId, description: `${order.address.firstName} ${order.address.lastName}`.trim() },
+        }
+      : {}),
+    additionals: [
+      { key: 'language', value: order.language },
+      { key: 'country', value: order.country },
+      ...(order.state ? [{ key: 'state', value: order.state }] : []),
+      { key: 'paymentAttemptId', value: order.paymentAttemptId },
+      { key: 'vatExempt', value: String(order.vatExempt) },
+      ...(order.giftMessage ? [{ key: 'giftMessage', value: order.giftMessage }] : []),
+    ],
+    shipping: { subtotal: amount(t.shipping, digits), description: order.shippingMethod.name, key: order.shippingMethod.id },
+    handling: { subtotal: amount(t.handlingCost, digits), description: order.paymentMethod.name, key: order.paymentMethod.id },
+    voucher: {
+      subtotal: amount(order.discounts.discount, digits),
+      description: order.discounts.vouchers.map((v) => v.voucher).join(', '),
+    },
+    payments: {
+      name: order.paymentMethod.name,
+      method: order.paymentMethod.id,
+      total: amount(t.grandTotal, digits),
+      status: 'paid',
+      payment: {
+        paid: amount(t.grandTotal, digits),
+        value: amount(t.grandTotal, digits),
+        created: offsetDate(order.placedAt),
+        ...(order.paymentReference ? { transaction: order.paymentReference } : {}),
+      },
+    },
+    products: order.lines.map((l) => productLine(order, l)),
+    cancelled: order.cancelled.flatMap((c) => {
+      const line = byItem.get(c.item);
+      return line ? [productLine(order, line, c.quantity)] : [];
+    }),
+    shipments: order.shipments.map((s) => ({
+      id: s.shipment,
+      shipped: s.shippedDate,
+      currency: order.currency,
+      carrierinformation: { carrier: s.carrier, service: s.service, tracking: s.trackingId },
+    })),
+    shippingaddress: soapAddress(order.shippingAddress),
+    billingaddress: soapAddress(order.address),
+    other: order.message,
+    market: { id: order.market },
+    pricelist: { id: order.pricelist },
+  });
+}
+
+/**
+ * `order.order.v1` (placed, status changed, shipped, cancelled, invoiced): an `order` event of the order
+ * as it is after the change, in the order's market. A change caused by a SOAP request of ours (an ERP's
+ * `orders_Update` or `invoices_Update`) is an echo, skipped unless configured.
+ */
+export const orderChangeEventMapper: ChangeEventMapper = {
+  topic: OrderTopics.ORDER,
+  matches: (envelope: EventEnvelope) => ORDER_EVENTS.some((e) => e.matches(envelope)),
+  async map(envelope, context) {
+    const definition = ORDER_EVENTS.find((e) => e.matches(envelope))!;
+    const { order } = definition.parse(envelope).payload as { order: OrderDto };
+    if (envelope.type !== 'OrderPlaced' && !context.echo && (await context.causedBySoap(envelope))) return [];
+    return [
+      {
+        type: 'order',
+        entry: order.order,
+        mission: 'update',
+        date: offsetDate(envelope.occurredAt),
+        market: order.market,
+        data: { order: soapOrderOf(order) },
+      },
+    ];
+  },
+};
