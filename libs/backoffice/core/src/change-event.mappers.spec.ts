@@ -8,9 +8,9 @@ const context = (echo: boolean, soapRequests: string[] = []): MapperContext => (
 });
 
 describe('the change-event mappers', () => {
-  it('subscribe to the catalog always and to the SOAP upserts only when echoing', () => {
-    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false)).toEqual(['catalog.product.v1']);
-    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, true).sort()).toEqual(['backoffice.upsert.v1', 'catalog.product.v1']);
+  it('subscribe to the catalog and the orders always and to the SOAP upserts only when echoing', () => {
+    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false).sort()).toEqual(['catalog.product.v1', 'order.order.v1']);
+    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, true).sort()).toEqual(['backoffice.upsert.v1', 'catalog.product.v1', 'order.order.v1']);
   });
 
   it('map ProductUpserted to a stock event naming the ERP product, unless a SOAP request of ours caused it', async () => {
