@@ -62,6 +62,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       search,
       logger: logger.child({ component: 'catalog' }),
       settings: catalogSettings(store),
+      readCacheMs: config.READ_CACHE_MS,
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });

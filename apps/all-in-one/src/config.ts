@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
+import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
 import { geoipEnv, loginGuardEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
@@ -40,6 +41,7 @@ export const AllInOneConfigSchema = z.object({
   ...retentionEnv(),
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
+  ...catalogEnv(),
   ...accountEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),

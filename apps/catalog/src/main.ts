@@ -4,7 +4,7 @@ import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+import { buildCatalogService, catalogEnv, createSearchIndex } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 
 const ConfigSchema = z.object({
@@ -18,6 +18,7 @@ const ConfigSchema = z.object({
   MEILI_INDEX: z.string().default('products'),
   /** The category tree, swatches, media sizes and currency formats; required, as in the cart. */
   STORE_CONFIG: z.string().min(1),
+  ...catalogEnv(),
 });
 
 runService('catalog', async () => {
@@ -35,7 +36,14 @@ runService('catalog', async () => {
       indexName: config.MEILI_INDEX,
       ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}),
     });
-    const catalog = await buildCatalogService({ db, bus, search, logger, settings: catalogSettings(store) });
+    const catalog = await buildCatalogService({
+      db,
+      bus,
+      search,
+      logger,
+      settings: catalogSettings(store),
+      readCacheMs: config.READ_CACHE_MS,
+    });
     await catalog.start();
     closers.add(() => catalog.stop());
     const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });

@@ -182,6 +182,34 @@ const toPricelist = (r: Record<string, string>): Pricelist => ({
   currency: r['currency']!,
   description: r['description']!,
 });
+const variantRow = (productId: number, v: Variant) => ({
+  id: v.id,
+  product_id: productId,
+  external_id: v.externalId,
+  name: v.name,
+  sku: v.sku,
+  status: v.status,
+  visible: v.visible,
+  uri: v.uri,
+  position: v.position,
+  stock_id: v.stockId,
+  size_table_external_id: v.sizeTableExternalId,
+  category_ids: JSON.stringify(v.categoryIds),
+  markets: v.markets === null ? null : JSON.stringify(v.markets),
+  item_quantity_minimum: v.itemQuantityMinimum,
+  item_quantity_multiple_of: v.itemQuantityMultipleOf,
+});
+const itemRow = (variantId: number, i: Item) => ({
+  id: i.id,
+  variant_id: variantId,
+  size_id: i.sizeId,
+  sku: i.sku,
+  ean: i.ean,
+  qty: i.qty,
+  stock: i.stock,
+  preorder: i.preorder,
+  position: i.position,
+});
 const toProductKey = (r: { id: number; external_id: string }): ProductKey => ({ id: r.id, externalId: r.external_id });
 
 /**
@@ -253,6 +281,81 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     return found;
   }
 
+  /**
+   * Writes products with their variants, items and per-warehouse stock (listed ones; unlisted rows are
+   * kept): one multi-row statement per table, whatever the number of products, variants and sizes.
+   */
+  async function saveProducts(trx: Knex.Transaction, products: Product[]): Promise<void> {
+    if (products.length === 0) return;
+    await t('products', trx)
+      .insert(
+        products.map((product) => ({
+          id: product.id,
+          external_id: product.externalId,
+          name: product.name,
+          sku: product.sku,
+          status: product.status,
+          visible: product.visible,
+          description: product.description,
+          excerpt: product.excerpt,
+          meta_title: product.metaTitle,
+          meta_description: product.metaDescription,
+          meta_keywords: product.metaKeywords,
+          country_of_origin: product.countryOfOrigin,
+          harm_code: product.harmCode,
+          harm_code_description: product.harmCodeDescription,
+          weight_value: product.weightValue,
+          weight_unit: product.weightUnit,
+          comment: product.comment,
+          brand_id: product.brandId,
+          collection_id: product.collectionId,
+          category_id: product.categoryId,
+          media: JSON.stringify(product.media),
+          created_at: product.createdAt,
+          modified_at: product.modifiedAt,
+        })),
+      )
+      .onConflict('id')
+      .merge();
+    const variants = products.flatMap((product) => product.variants.map((v) => ({ product, v })));
+    for (const part of chunks(variants)) {
+      // A URI can move from one variant to another in one upsert; free them all first.
+      await t('variants', trx)
+        .whereIn(
+          'id',
+          part.map(({ v }) => v.id),
+        )
+        .update({ uri: db.knex.raw(`'~' || id`) });
+    }
+    await upsertRows(
+      trx,
+      'variants',
+      variants.map(({ product, v }) => variantRow(product.id, v)),
+    );
+    const items = variants.flatMap(({ v }) => v.items.map((i) => ({ v, i })));
+    await upsertRows(
+      trx,
+      'items',
+      items.map(({ v, i }) => itemRow(v.id, i)),
+    );
+    const stock = items.flatMap(({ i }) => Object.entries(i.warehouseStock).map(([warehouse, qty]) => ({ item_id: i.id, warehouse, qty })));
+    await upsertRows(trx, 'item_stock', stock, ['item_id', 'warehouse']);
+  }
+
+  /** Inserts rows or updates those whose key exists, a thousand a statement. */
+  async function upsertRows(
+    trx: Knex.Transaction,
+    table: string,
+    rows: Array<Record<string, unknown>>,
+    key: string | string[] = 'id',
+  ): Promise<void> {
+    for (const part of chunks(rows))
+      await t(table, trx)
+        .insert(part)
+        .onConflict(typeof key === 'string' ? [key] : key)
+        .merge();
+  }
+
   /** Products (id, external id) selected by a query on products `p` joined as the caller needs. */
   const productKeys = async (query: Knex.QueryBuilder): Promise<ProductKey[]> =>
     ((await query.distinct('p.id', 'p.external_id').orderBy('p.id')) as Array<{ id: number; external_id: string }>).map(toProductKey);
@@ -287,104 +390,51 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
   }
 
   const unitOfWork = (trx: Knex.Transaction): CatalogUnitOfWork => ({
-    async findProductByExternalId(externalId) {
-      const row = await t('products', trx).where({ external_id: externalId }).first('id');
-      return row ? ((await loadProducts([row.id as number], trx))[0] ?? null) : null;
-    },
-    nextProductId: () => nextval(trx, q('products')),
-    nextVariantId: () => nextval(trx, q('variants')),
-    async variantUriTaken(uri, exceptVariantId) {
-      return Boolean(await t('variants', trx).where({ uri }).whereNot({ id: exceptVariantId }).first('id'));
-    },
-    async saveProduct(product) {
-      await t('products', trx)
-        .insert({
-          id: product.id,
-          external_id: product.externalId,
-          name: product.name,
-          sku: product.sku,
-          status: product.status,
-          visible: product.visible,
-          description: product.description,
-          excerpt: product.excerpt,
-          meta_title: product.metaTitle,
-          meta_description: product.metaDescription,
-          meta_keywords: product.metaKeywords,
-          country_of_origin: product.countryOfOrigin,
-          harm_code: product.harmCode,
-          harm_code_description: product.harmCodeDescription,
-          weight_value: product.weightValue,
-          weight_unit: product.weightUnit,
-          comment: product.comment,
-          brand_id: product.brandId,
-          collection_id: product.collectionId,
-          category_id: product.categoryId,
-          media: JSON.stringify(product.media),
-          created_at: product.createdAt,
-          modified_at: product.modifiedAt,
-        })
-        .onConflict('id')
-        .merge();
-      if (product.variants.length > 0) {
-        // A URI can move from one variant to another in one upsert; free them all first.
-        await t('variants', trx)
-          .whereIn(
-            'id',
-            product.variants.map((v) => v.id),
-          )
-          .update({ uri: db.knex.raw(`'~' || id`) });
-        // One statement per table, whatever the number of variants and sizes.
-        await t('variants', trx)
-          .insert(
-            product.variants.map((v) => ({
-              id: v.id,
-              product_id: product.id,
-              external_id: v.externalId,
-              name: v.name,
-              sku: v.sku,
-              status: v.status,
-              visible: v.visible,
-              uri: v.uri,
-              position: v.position,
-              stock_id: v.stockId,
-              size_table_external_id: v.sizeTableExternalId,
-              category_ids: JSON.stringify(v.categoryIds),
-              markets: v.markets === null ? null : JSON.stringify(v.markets),
-              item_quantity_minimum: v.itemQuantityMinimum,
-              item_quantity_multiple_of: v.itemQuantityMultipleOf,
-            })),
-          )
-          .onConflict('id')
-          .merge();
+    async findProductsByExternalIds(externalIds) {
+      const ids: number[] = [];
+      for (const part of chunks([...new Set(externalIds)])) {
+        ids.push(...((await t('products', trx).whereIn('external_id', part).select('id')) as Array<{ id: number }>).map((r) => r.id));
       }
-      const items = product.variants.flatMap((v) => v.items.map((i) => ({ v, i })));
-      if (items.length > 0) {
-        await t('items', trx)
-          .insert(
-            items.map(({ v, i }) => ({
-              id: i.id,
-              variant_id: v.id,
-              size_id: i.sizeId,
-              sku: i.sku,
-              ean: i.ean,
-              qty: i.qty,
-              stock: i.stock,
-              preorder: i.preorder,
-              position: i.position,
-            })),
-          )
-          .onConflict('id')
-          .merge();
+      const products: Product[] = [];
+      for (const part of chunks(ids)) products.push(...(await loadProducts(part, trx)));
+      return products;
+    },
+    async nextIds(kind, count) {
+      if (count <= 0) return [];
+      const res = await trx.raw(`select nextval(pg_get_serial_sequence(?, 'id')) as id from generate_series(1, ?)`, [
+        q(kind === 'product' ? 'products' : 'variants'),
+        count,
+      ]);
+      return (res as { rows: Array<{ id: number | string }> }).rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    },
+    async variantUris(bases) {
+      const rows: Array<{ id: number; uri: string }> = [];
+      for (const part of chunks([...new Set(bases)])) {
+        rows.push(
+          ...((await t('variants', trx)
+            .whereIn('uri', part)
+            .orWhereRaw(`regexp_replace(uri, '-[0-9]+$', '') in (${part.map(() => '?').join(', ')})`, part)
+            .select('id', 'uri')) as Array<{ id: number; uri: string }>),
+        );
       }
-      const stock = items.flatMap(({ i }) =>
-        Object.entries(i.warehouseStock).map(([warehouse, qty]) => ({ item_id: i.id, warehouse, qty })),
-      );
-      for (const part of chunks(stock)) await t('item_stock', trx).insert(part).onConflict(['item_id', 'warehouse']).merge();
+      return rows;
+    },
+    async saveProducts(products) {
+      for (const part of chunks(products)) await saveProducts(trx, part);
     },
 
-    async findRef(kind, externalId) {
-      const r = await t(REF_TABLES[kind], trx).where({ external_id: externalId }).first();
-      return r ? { id: r.id, externalId: r.external_id, name: r.name, uri: r.uri } : null;
+    async findRefsByExternalIds(kind, externalIds) {
+      const refs: CatalogRef[] = [];
+      for (const part of chunks([...new Set(externalIds)])) {
+        const rows = (await t(REF_TABLES[kind], trx).whereIn('external_id', part)) as Array<{
+          id: number;
+          external_id: string;
+          name: string;
+          uri: string;
+        }>;
+        refs.push(...rows.map((r) => ({ id: r.id, externalId: r.external_id, name: r.name, uri: r.uri })));
+      }
+      return refs;
     },
     async refUriTaken(kind, uri, exceptId) {
       const query = t(REF_TABLES[kind], trx).where({ uri });
@@ -400,9 +450,12 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       return { ...ref, id: (saved as { id: number }).id };
     },
 
-    async findCategory(externalId) {
-      const r = (await t('categories', trx).where({ external_id: externalId }).first()) as CategoryRow | undefined;
-      return r ? toCategory(r) : null;
+    async findCategoriesByExternalIds(externalIds) {
+      const found: Category[] = [];
+      for (const part of chunks([...new Set(externalIds)])) {
+        found.push(...((await t('categories', trx).whereIn('external_id', part)) as CategoryRow[]).map(toCategory));
+      }
+      return found;
     },
     async listCategories() {
       return ((await t('categories', trx).orderBy('id')) as CategoryRow[]).map(toCategory);
@@ -441,9 +494,12 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       }
     },
 
-    async findSize(externalId) {
-      const r = (await t('sizes', trx).where({ external_id: externalId }).first()) as SizeRow | undefined;
-      return r ? toSize(r) : null;
+    async findSizesByExternalIds(externalIds) {
+      const found: Size[] = [];
+      for (const part of chunks([...new Set(externalIds)])) {
+        found.push(...((await t('sizes', trx).whereIn('external_id', part)) as SizeRow[]).map(toSize));
+      }
+      return found;
     },
     async saveSize(size) {
       const row = {

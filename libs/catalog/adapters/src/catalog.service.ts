@@ -5,7 +5,6 @@ import {
   cachedCatalogReads,
   catalogUseCases,
   defaultCatalogSettings,
-  indexProduct,
   type CatalogSettings,
   type CatalogUseCases,
   type Clock,
@@ -63,6 +62,8 @@ export interface CatalogService {
    */
   seed(catalog: DemoCatalog | SoapProduct[]): Promise<void>;
 }
+
+const SEED_BATCH = 500;
 
 /** The composition of the catalog service the apps call: migrations, repository, use cases, consumers, relay, routers. */
 export async function buildCatalogService(deps: CatalogServiceDeps): Promise<CatalogService> {
@@ -125,7 +126,9 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             },
           }),
         ),
-        await deps.bus.subscribe(invalidating(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.invalidate)),
+        await deps.bus.subscribe(
+          invalidating(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.invalidate),
+        ),
       ];
       if (deps.search.kind === 'embedded') {
         // The embedded index lives in memory: rebuild it from the store, which outlives the process.
@@ -154,11 +157,11 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
       for (const pricelist of demo.pricelists) entities += Number((await useCases.applyPricelistUpsert(pricelist)).changed);
       for (const window of demo.deliverywindows) entities += Number((await useCases.applyDeliveryWindowUpsert(window)).changed);
       let products = 0;
-      for (const product of demo.products) {
-        const result = await useCases.applyProductUpsert(product);
-        if (!result.changed) continue;
-        products++;
-        await indexProduct({ catalog, search: deps.search, ...(deps.clock ? { clock: deps.clock } : {}) }, result.productId);
+      // A few hundred products a transaction, as a SOAP batch is applied; the changed ones indexed at once.
+      for (let i = 0; i < demo.products.length; i += SEED_BATCH) {
+        const changed = (await useCases.applyProductUpserts(demo.products.slice(i, i + SEED_BATCH))).filter((r) => r.changed);
+        products += changed.length;
+        await useCases.indexProducts(changed.map((r) => r.productId));
       }
       reads.invalidate();
       if (entities + products > 0) relay.nudge();

@@ -119,6 +119,45 @@ describe('applying a product upsert from the ERP', () => {
     expect(Object.values(p.categories).map((c) => c.name[0])).toEqual(['Knitwear', 'New Arrivals']);
   });
 
+  it('applies a batch in one transaction exactly as one product after the other: URIs, repeats, renames and events', async () => {
+    const batch = [
+      soapProduct(),
+      soapProduct({ id: 'P-2', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }),
+      // P-1 again in the same batch: its new stock and a renamed brand, seen by what follows.
+      { id: 'P-1', brand: { id: 'B-NW', description: 'Nordwear Studio' }, variations: [{ id: 'V-BRN', sizes: [{ id: 'S-S', qty: '9' }] }] },
+      soapProduct({ id: 'P-3', description: 'Café Sweater Oat', brand: { id: 'B-NW' }, variations: [{ id: 'V-Y', sizes: [{ id: 'S-S', qty: '2' }] }] }),
+    ];
+    const one = await setup();
+    const single = [];
+    for (const p of batch) single.push(await one.catalog.applyProductUpsert(p));
+    const many = await setup();
+    const together = await many.catalog.applyProductUpserts(batch);
+
+    expect(together).toEqual(single);
+    const listed = async (h: typeof one) => {
+      await h.catalog.indexProducts(together.map((r) => r.productId));
+      return (await h.catalog.searchProducts({}, {})).products.map((p) => ({
+        uri: p.uri,
+        brand: p.brandName,
+        stock: p.items.map((i) => i.stock),
+      }));
+    };
+    const expected = await listed(one);
+    expect(expected.map((p) => p.uri)).toEqual(['cafe-sweater', 'cafe-sweater-oat', 'cafe-sweater-2', 'cafe-sweater-oat-2']);
+    expect(expected[0]).toMatchObject({ brand: 'Nordwear Studio' });
+    expect(await listed(many)).toEqual(expected);
+    // One ProductUpserted per product of the batch, not one per upsert.
+    expect(await outboxCount(many.db)).toBe(3);
+  });
+
+  it('refuses a whole batch when one product has a bad number, writing nothing', async () => {
+    const { db, catalog } = await setup();
+    const bad = soapProduct({ id: 'P-2', variations: [{ id: 'V', sizes: [{ id: 'S', qty: 'lots' }] }] });
+    await expect(catalog.applyProductUpserts([soapProduct(), bad])).rejects.toBeInstanceOf(InvalidProductError);
+    expect(await outboxCount(db)).toBe(0);
+    expect(await catalog.searchProducts({}, {})).toMatchObject({ productCount: 0 });
+  });
+
   it('rejects a stock quantity that is not a whole number, writing nothing', async () => {
     const { db, catalog } = await setup();
     const bad = soapProduct({ variations: [{ id: 'V', sizes: [{ id: 'S', qty: 'lots' }] }] });

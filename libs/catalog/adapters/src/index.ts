@@ -2,6 +2,7 @@ export * from './catalog.migrations';
 export * from './catalog.repository.knex';
 export * from './catalog.client.in-process';
 export * from './catalog.service';
+export * from './catalog.env';
 export * from './consumers/upsert-received.consumer';
 export * from './demo-catalog';
 export * from './consumers/product-indexer.consumer';

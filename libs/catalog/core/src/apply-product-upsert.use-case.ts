@@ -1,6 +1,7 @@
 import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
 import { InvalidProductError } from './catalog.errors';
-import { systemClock, type CatalogUnitOfWork, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
+import { systemClock, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
+import { readProductBatch, type ProductBatch } from './product-batch';
 import {
   isVisibleStatus,
   itemIdOf,
@@ -36,101 +37,118 @@ interface SideEffects {
 }
 
 /**
- * Applies one product from the ERP: resolves its brand, collection and categories, merges it into the
- * stored product (fields the ERP leaves out keep their value; variations, sizes and warehouses it names
- * are added or updated, the others kept; `…remove` lists remove), and records `ProductUpserted` in the
- * same transaction when anything changed — for this product, and for the others that show a brand,
- * collection, category or size this upsert renamed.
+ * Applies products from the ERP, in order, in one transaction (a `products_Update` batch): each one's
+ * brand, collection and categories are resolved, it is merged into the stored product (fields the ERP
+ * leaves out keep their value; variations, sizes and warehouses it names are added or updated, the others
+ * kept; `…remove` lists remove), and `ProductUpserted` is recorded in the same transaction when anything
+ * changed — for this product, and for the others that show a brand, collection, category or size this
+ * upsert renamed. What the batch names is read with one query per table and the products are written
+ * with one statement per table (`readProductBatch`); the outcome is that of applying them one by one.
+ * A product with a bad number fails the whole batch before anything is read.
  */
-export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduct): Promise<ApplyUpsertResult> {
-  const numbers = parseNumbers(soap);
+export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProduct[]): Promise<ApplyUpsertResult[]> {
+  if (soaps.length === 0) return [];
+  const numbers = soaps.map(parseNumbers);
   const now = (deps.clock ?? systemClock).now().toISOString();
   return deps.catalog.transaction(async (uow) => {
-    const existing = await uow.findProductByExternalId(soap.id);
-    const effects: SideEffects = { changed: false, alsoAffected: [] };
-    const brandId = await resolveRefId(uow, 'brand', soap.brand, existing?.brandId ?? null, effects);
-    const collectionId = await resolveRefId(uow, 'collection', soap.collection, existing?.collectionId ?? null, effects);
-    const categoryId = await resolveCategoryId(uow, soap.folder, existing?.categoryId ?? null, effects);
-
-    const meta = soap.metadata?.storemeta;
-    const name = pick(soap.description?.trim(), existing?.name, soap.id);
-    const product: Product = {
-      id: existing?.id ?? (await uow.nextProductId()),
-      externalId: soap.id,
-      name,
-      sku: pick(soap.sku, existing?.sku, ''),
-      status: pick(soap.status, existing?.status, ''),
-      visible: soap.status === undefined ? (existing?.visible ?? true) : isVisibleStatus(soap.status),
-      description: pick(meta?.description, existing?.description, ''),
-      excerpt: pick(meta?.shortdescription, existing?.excerpt, ''),
-      metaTitle: pick(meta?.metatitle, existing?.metaTitle, ''),
-      metaDescription: pick(meta?.metadescription, existing?.metaDescription, ''),
-      metaKeywords: pick(meta?.metakeywords, existing?.metaKeywords, ''),
-      countryOfOrigin: pick(soap.countryoforigin, existing?.countryOfOrigin, ''),
-      harmCode: soap.harmcode ? soap.harmcode.id.trim() : (existing?.harmCode ?? ''),
-      harmCodeDescription: soap.harmcode
-        ? pick(soap.harmcode.description?.trim(), soap.harmcode.id.trim() === existing?.harmCode ? existing.harmCodeDescription : '', '')
-        : (existing?.harmCodeDescription ?? ''),
-      weightValue: pick(soap.weight?.value?.trim(), existing?.weightValue, ''),
-      weightUnit: pick(soap.weight?.unit?.trim(), existing?.weightUnit, ''),
-      comment: pick(soap.comment, existing?.comment, ''),
-      brandId,
-      collectionId,
-      categoryId,
-      media: soap.media ? mediaOf(soap) : (existing?.media ?? []),
-      variants: [],
-      createdAt: existing?.createdAt ?? now,
-      modifiedAt: existing?.modifiedAt ?? now,
-    };
-
-    const variants = new Map((existing?.variants ?? []).map((v) => [v.externalId, v]));
-    for (const [vi, soapVariant] of (soap.variations ?? []).entries()) {
-      const before = variants.get(soapVariant.id);
-      const variant: Variant = {
-        id: before?.id ?? (await uow.nextVariantId()),
-        externalId: soapVariant.id,
-        name: pick(soapVariant.description?.trim(), before?.name, ''),
-        sku: pick(soapVariant.sku, before?.sku, ''),
-        status: pick(soapVariant.status, before?.status, ''),
-        visible: soapVariant.status === undefined ? (before?.visible ?? true) : isVisibleStatus(soapVariant.status),
-        uri: before?.uri ?? '',
-        position: before?.position ?? variants.size,
-        stockId: pick(soapVariant.stockid, before?.stockId, ''),
-        sizeTableExternalId: soapVariant.sizetable ? soapVariant.sizetable.id.trim() || null : (before?.sizeTableExternalId ?? null),
-        categoryIds: await displayCategories(uow, soapVariant, before?.categoryIds ?? [], effects),
-        markets: await displayMarkets(uow, soapVariant, before?.markets ?? null),
-        itemQuantityMinimum: numbers.get(`variations.${vi}.minimumorderamount`) ?? before?.itemQuantityMinimum ?? 1,
-        itemQuantityMultipleOf: numbers.get(`variations.${vi}.orderdenominator`) ?? before?.itemQuantityMultipleOf ?? 1,
-        items: before?.items ?? [],
-      };
-      const items = new Map(variant.items.map((i) => [i.sizeExternalId, i]));
-      for (const [si, soapSize] of (soapVariant.sizes ?? []).entries()) {
-        const size = await resolveSize(uow, soapSize.id, soapSize.description, effects);
-        const prior = items.get(soapSize.id);
-        items.set(soapSize.id, mergeItem(variant, size, soapSize, prior, numbers, `variations.${vi}.sizes.${si}`, items.size));
-      }
-      variant.items = [...items.values()].sort((a, b) => a.position - b.position);
-      variants.set(variant.externalId, variant);
-    }
-    product.variants = [...variants.values()].sort((a, b) => a.position - b.position);
-    // The primary variant's URI is the product name's slug; others add their variant name.
-    const assigned = new Set<string>();
-    for (const variant of product.variants) {
-      const base = slugify(variant.position === 0 || !variant.name ? product.name : `${product.name} ${variant.name}`);
-      const current = assigned.has(variant.uri) ? null : variant.uri;
-      variant.uri = await uniqueSlug(base, current, async (uri) => assigned.has(uri) || (await uow.variantUriTaken(uri, variant.id)));
-      assigned.add(variant.uri);
-    }
-
-    const productChanged = !existing || !sameProduct(existing, product);
-    if (!productChanged && !effects.changed) return { productId: product.id, changed: false };
-    if (productChanged) {
-      product.modifiedAt = now;
-      await uow.saveProduct(product);
-    }
-    await uow.publish(productUpsertedEvents([...effects.alsoAffected, { id: product.id, externalId: product.externalId }]));
-    return { productId: product.id, changed: true };
+    const batch = await readProductBatch(uow, soaps);
+    const results: ApplyUpsertResult[] = [];
+    for (const [i, soap] of soaps.entries()) results.push(await applyOne(batch, soap, numbers[i]!, now));
+    await batch.flush();
+    return results;
   });
+}
+
+/** One product (`applyProductUpserts` of a batch of one). */
+export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduct): Promise<ApplyUpsertResult> {
+  return (await applyProductUpserts(deps, [soap]))[0]!;
+}
+
+async function applyOne(batch: ProductBatch, soap: SoapProduct, numbers: Map<string, number>, now: string): Promise<ApplyUpsertResult> {
+  const existing = batch.findProduct(soap.id);
+  const effects: SideEffects = { changed: false, alsoAffected: [] };
+  const brandId = await resolveRefId(batch, 'brand', soap.brand, existing?.brandId ?? null, effects);
+  const collectionId = await resolveRefId(batch, 'collection', soap.collection, existing?.collectionId ?? null, effects);
+  const categoryId = await resolveCategoryId(batch, soap.folder, existing?.categoryId ?? null, effects);
+
+  const meta = soap.metadata?.storemeta;
+  const name = pick(soap.description?.trim(), existing?.name, soap.id);
+  const product: Product = {
+    id: existing?.id ?? (await batch.nextProductId()),
+    externalId: soap.id,
+    name,
+    sku: pick(soap.sku, existing?.sku, ''),
+    status: pick(soap.status, existing?.status, ''),
+    visible: soap.status === undefined ? (existing?.visible ?? true) : isVisibleStatus(soap.status),
+    description: pick(meta?.description, existing?.description, ''),
+    excerpt: pick(meta?.shortdescription, existing?.excerpt, ''),
+    metaTitle: pick(meta?.metatitle, existing?.metaTitle, ''),
+    metaDescription: pick(meta?.metadescription, existing?.metaDescription, ''),
+    metaKeywords: pick(meta?.metakeywords, existing?.metaKeywords, ''),
+    countryOfOrigin: pick(soap.countryoforigin, existing?.countryOfOrigin, ''),
+    harmCode: soap.harmcode ? soap.harmcode.id.trim() : (existing?.harmCode ?? ''),
+    harmCodeDescription: soap.harmcode
+      ? pick(soap.harmcode.description?.trim(), soap.harmcode.id.trim() === existing?.harmCode ? existing.harmCodeDescription : '', '')
+      : (existing?.harmCodeDescription ?? ''),
+    weightValue: pick(soap.weight?.value?.trim(), existing?.weightValue, ''),
+    weightUnit: pick(soap.weight?.unit?.trim(), existing?.weightUnit, ''),
+    comment: pick(soap.comment, existing?.comment, ''),
+    brandId,
+    collectionId,
+    categoryId,
+    media: soap.media ? mediaOf(soap) : (existing?.media ?? []),
+    variants: [],
+    createdAt: existing?.createdAt ?? now,
+    modifiedAt: existing?.modifiedAt ?? now,
+  };
+
+  const variants = new Map((existing?.variants ?? []).map((v) => [v.externalId, v]));
+  for (const [vi, soapVariant] of (soap.variations ?? []).entries()) {
+    const before = variants.get(soapVariant.id);
+    const variant: Variant = {
+      id: before?.id ?? (await batch.nextVariantId()),
+      externalId: soapVariant.id,
+      name: pick(soapVariant.description?.trim(), before?.name, ''),
+      sku: pick(soapVariant.sku, before?.sku, ''),
+      status: pick(soapVariant.status, before?.status, ''),
+      visible: soapVariant.status === undefined ? (before?.visible ?? true) : isVisibleStatus(soapVariant.status),
+      uri: before?.uri ?? '',
+      position: before?.position ?? variants.size,
+      stockId: pick(soapVariant.stockid, before?.stockId, ''),
+      sizeTableExternalId: soapVariant.sizetable ? soapVariant.sizetable.id.trim() || null : (before?.sizeTableExternalId ?? null),
+      categoryIds: await displayCategories(batch, soapVariant, before?.categoryIds ?? [], effects),
+      markets: await displayMarkets(batch, soapVariant, before?.markets ?? null),
+      itemQuantityMinimum: numbers.get(`variations.${vi}.minimumorderamount`) ?? before?.itemQuantityMinimum ?? 1,
+      itemQuantityMultipleOf: numbers.get(`variations.${vi}.orderdenominator`) ?? before?.itemQuantityMultipleOf ?? 1,
+      items: before?.items ?? [],
+    };
+    const items = new Map(variant.items.map((i) => [i.sizeExternalId, i]));
+    for (const [si, soapSize] of (soapVariant.sizes ?? []).entries()) {
+      const size = await resolveSize(batch, soapSize.id, soapSize.description, effects);
+      const prior = items.get(soapSize.id);
+      items.set(soapSize.id, mergeItem(variant, size, soapSize, prior, numbers, `variations.${vi}.sizes.${si}`, items.size));
+    }
+    variant.items = [...items.values()].sort((a, b) => a.position - b.position);
+    variants.set(variant.externalId, variant);
+  }
+  product.variants = [...variants.values()].sort((a, b) => a.position - b.position);
+  // The primary variant's URI is the product name's slug; others add their variant name.
+  const assigned = new Set<string>();
+  for (const variant of product.variants) {
+    const base = slugify(variant.position === 0 || !variant.name ? product.name : `${product.name} ${variant.name}`);
+    const current = assigned.has(variant.uri) ? null : variant.uri;
+    variant.uri = await uniqueSlug(base, current, async (uri) => assigned.has(uri) || (await batch.variantUriTaken(uri, variant.id)));
+    assigned.add(variant.uri);
+  }
+
+  const productChanged = !existing || !sameProduct(existing, product);
+  if (!productChanged && !effects.changed) return { productId: product.id, changed: false };
+  if (productChanged) {
+    product.modifiedAt = now;
+    batch.saveProduct(product);
+  }
+  batch.publish(productUpsertedEvents([...effects.alsoAffected, { id: product.id, externalId: product.externalId }]));
+  return { productId: product.id, changed: true };
 }
 
 const sameProduct = (a: Product, b: Product): boolean => deepEqual({ ...a, modifiedAt: '' }, { ...b, modifiedAt: '' });
@@ -176,15 +194,15 @@ function mergeItem(
 }
 
 /** A variant's display categories: every display's `categories` added, `categoriesremove` removed. */
-async function displayCategories(uow: CatalogUnitOfWork, variation: Variation, current: number[], effects: SideEffects): Promise<number[]> {
+async function displayCategories(batch: ProductBatch, variation: Variation, current: number[], effects: SideEffects): Promise<number[]> {
   const ids = new Set(current);
   for (const d of variation.displays ?? []) {
     for (const ref of d.categories ?? []) {
-      const id = await resolveCategoryId(uow, ref, null, effects);
+      const id = await resolveCategoryId(batch, ref, null, effects);
       if (id !== null) ids.add(id);
     }
     for (const ref of d.categoriesremove ?? []) {
-      const found = await uow.findCategory(ref.id);
+      const found = batch.findCategory(ref.id);
       if (found) ids.delete(found.id);
     }
   }
@@ -196,13 +214,13 @@ async function displayCategories(uow: CatalogUnitOfWork, variation: Variation, c
  * never named a market is displayed in every market (null); a first `marketsremove` on such a variant
  * starts from every market the catalog knows (`markets_Update`).
  */
-async function displayMarkets(uow: CatalogUnitOfWork, variation: Variation, current: string[] | null): Promise<string[] | null> {
+async function displayMarkets(batch: ProductBatch, variation: Variation, current: string[] | null): Promise<string[] | null> {
   let markets = current === null ? null : new Set(current);
   for (const d of variation.displays ?? []) {
     const add = (d.markets ?? []).map((m) => m.id.trim()).filter(Boolean);
     const remove = (d.marketsremove ?? []).map((m) => m.id.trim()).filter(Boolean);
     if (markets === null && add.length === 0 && remove.length === 0) continue;
-    if (markets === null) markets = new Set(add.length === 0 ? await uow.listMarketIds() : []);
+    if (markets === null) markets = new Set(add.length === 0 ? await batch.listMarketIds() : []);
     for (const m of add) markets.add(m);
     for (const m of remove) markets.delete(m);
   }
@@ -239,7 +257,7 @@ function parseNumbers(soap: SoapProduct): Map<string, number> {
 
 /** Finds or creates a brand/collection; a new description renames it (and re-derives its URI). */
 async function resolveRefId(
-  uow: CatalogUnitOfWork,
+  batch: ProductBatch,
   kind: RefKind,
   ref: Ref | undefined,
   current: number | null,
@@ -247,15 +265,15 @@ async function resolveRefId(
 ): Promise<number | null> {
   if (!ref) return current;
   if (ref.id.trim() === '') return null;
-  const existing = await uow.findRef(kind, ref.id);
+  const existing = batch.findRef(kind, ref.id);
   const name = pick(ref.description?.trim(), existing?.name, ref.id);
   if (existing && existing.name === name) return existing.id;
   const uri = await uniqueSlug(slugify(name), existing && slugify(existing.name) === slugify(name) ? existing.uri : null, (u) =>
-    uow.refUriTaken(kind, u, existing?.id ?? null),
+    batch.uow.refUriTaken(kind, u, existing?.id ?? null),
   );
-  const saved: CatalogRef = await uow.saveRef(kind, { id: existing?.id ?? null, externalId: ref.id, name, uri });
+  const saved: CatalogRef = await batch.saveRef(kind, { id: existing?.id ?? null, externalId: ref.id, name, uri });
   effects.changed = true;
-  if (existing) effects.alsoAffected.push(...(await uow.productsWithRef(kind, existing.id)));
+  if (existing) effects.alsoAffected.push(...(await batch.uow.productsWithRef(kind, existing.id)));
   return saved.id;
 }
 
@@ -265,39 +283,34 @@ async function resolveRefId(
  * description (which renames it later, as for brands).
  */
 async function resolveCategoryId(
-  uow: CatalogUnitOfWork,
+  batch: ProductBatch,
   ref: Ref | undefined,
   current: number | null,
   effects: SideEffects,
 ): Promise<number | null> {
   if (!ref) return current;
   if (ref.id.trim() === '') return null;
-  const existing = await uow.findCategory(ref.id);
+  const existing = batch.findCategory(ref.id);
   if (existing?.configured) return existing.id;
   const name = pick(ref.description?.trim(), existing?.name, ref.id);
   if (existing && existing.name === name) return existing.id;
   const uri = await uniqueSlug(slugify(name), existing && slugify(existing.name) === slugify(name) ? existing.uri : null, (u) =>
-    uow.categoryUriTaken(u, existing?.id ?? null),
+    batch.uow.categoryUriTaken(u, existing?.id ?? null),
   );
-  const id = existing?.id ?? (await uow.nextCategoryId());
-  const position = existing?.position ?? (await uow.nextTopCategoryPosition());
-  await uow.saveCategories([{ id, externalId: ref.id, name, uri, parentId: null, position, configured: false, namePath: [name] }]);
+  const id = existing?.id ?? (await batch.uow.nextCategoryId());
+  const position = existing?.position ?? (await batch.uow.nextTopCategoryPosition());
+  await batch.saveCategory({ id, externalId: ref.id, name, uri, parentId: null, position, configured: false, namePath: [name] });
   effects.changed = true;
-  if (existing) effects.alsoAffected.push(...(await uow.productsInCategories([existing.id])));
+  if (existing) effects.alsoAffected.push(...(await batch.uow.productsInCategories([existing.id])));
   return id;
 }
 
 /** Finds or creates a size; a description renames it, for every product that has it. */
-async function resolveSize(
-  uow: CatalogUnitOfWork,
-  externalId: string,
-  description: string | undefined,
-  effects: SideEffects,
-): Promise<Size> {
-  const existing = await uow.findSize(externalId);
+async function resolveSize(batch: ProductBatch, externalId: string, description: string | undefined, effects: SideEffects): Promise<Size> {
+  const existing = batch.findSize(externalId);
   const name = pick(description?.trim(), existing?.name, externalId);
   if (existing && existing.name === name) return existing;
-  const saved = await uow.saveSize({
+  const saved = await batch.saveSize({
     id: existing?.id ?? null,
     externalId,
     name,
@@ -308,7 +321,7 @@ async function resolveSize(
   });
   if (existing) {
     effects.changed = true;
-    effects.alsoAffected.push(...(await uow.productsWithSizes([existing.id])));
+    effects.alsoAffected.push(...(await batch.uow.productsWithSizes([existing.id])));
   }
   return saved;
 }

@@ -36,7 +36,7 @@ export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap
       }
     }
 
-    const before = await uow.findSize(externalId);
+    const [before] = await uow.findSizesByExternalIds([externalId]);
     const size: Omit<Size, 'id'> & { id: number | null } = {
       id: before?.id ?? null,
       externalId,

@@ -25,19 +25,21 @@ export interface ProductKey {
 
 /** The writes of one upsert, all in one transaction (state and outbox together). */
 export interface CatalogUnitOfWork {
-  findProductByExternalId(externalId: string): Promise<Product | null>;
-  nextProductId(): Promise<number>;
-  nextVariantId(): Promise<number>;
-  variantUriTaken(uri: string, exceptVariantId: number): Promise<boolean>;
-  /** Writes the product, its variants, items and per-warehouse stock (listed ones; unlisted rows are kept). */
-  saveProduct(product: Product): Promise<void>;
+  /** The products among these external ids, with their variants, items and stock. */
+  findProductsByExternalIds(externalIds: string[]): Promise<Product[]>;
+  /** `count` new ids of products or variants, ascending. */
+  nextIds(kind: 'product' | 'variant', count: number): Promise<number[]>;
+  /** Variants whose URI is one of these slugs or one of them with a `-<n>` suffix (what `uniqueSlug` tries). */
+  variantUris(bases: string[]): Promise<Array<{ id: number; uri: string }>>;
+  /** Writes the products, their variants, items and per-warehouse stock (listed ones; unlisted rows are kept). */
+  saveProducts(products: Product[]): Promise<void>;
 
-  findRef(kind: RefKind, externalId: string): Promise<CatalogRef | null>;
+  findRefsByExternalIds(kind: RefKind, externalIds: string[]): Promise<CatalogRef[]>;
   refUriTaken(kind: RefKind, uri: string, exceptId: number | null): Promise<boolean>;
   /** Inserts (id null) or updates a ref; returns it with its id. */
   saveRef(kind: RefKind, ref: Omit<CatalogRef, 'id'> & { id: number | null }): Promise<CatalogRef>;
 
-  findCategory(externalId: string): Promise<Category | null>;
+  findCategoriesByExternalIds(externalIds: string[]): Promise<Category[]>;
   /** Every category, in no particular order. */
   listCategories(): Promise<Category[]>;
   nextCategoryId(): Promise<number>;
@@ -47,7 +49,7 @@ export interface CatalogUnitOfWork {
   /** Inserts or updates these categories (ids given); URIs may move between them. */
   saveCategories(categories: Category[]): Promise<void>;
 
-  findSize(externalId: string): Promise<Size | null>;
+  findSizesByExternalIds(externalIds: string[]): Promise<Size[]>;
   saveSize(size: Omit<Size, 'id'> & { id: number | null }): Promise<Size>;
   findSizeTable(externalId: string): Promise<SizeTable | null>;
   saveSizeTable(table: SizeTable): Promise<void>;

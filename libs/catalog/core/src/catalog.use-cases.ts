@@ -4,12 +4,12 @@ import type { CategoryNode } from '@commerce/shared-config';
 import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-case';
 import { applyMarketUpsert } from './apply-market-upsert.use-case';
 import { applyPricelistUpsert } from './apply-pricelist-upsert.use-case';
-import { applyProductUpsert, type ApplyUpsertResult } from './apply-product-upsert.use-case';
+import { applyProductUpsert, applyProductUpserts, type ApplyUpsertResult } from './apply-product-upsert.use-case';
 import { applySizeUpsert } from './apply-size-upsert.use-case';
 import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-case';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
-import { indexProduct, reindexAll, type ReindexProgress } from './index-product.use-case';
+import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-case';
 import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-case';
 import type { SearchIndex } from './search-index.port';
 import { syncCategories } from './sync-categories.use-case';
@@ -28,6 +28,8 @@ export interface CatalogDeps {
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */
 export interface CatalogUseCases extends CatalogClient {
   applyProductUpsert(product: SoapProduct): Promise<ApplyUpsertResult>;
+  /** Products of one batch, in one transaction (set-based reads and writes). */
+  applyProductUpserts(products: SoapProduct[]): Promise<ApplyUpsertResult[]>;
   applySizeUpsert(size: SoapSize): Promise<ApplyEntityResult>;
   applyPricelistUpsert(pricelist: SoapPricelist): Promise<ApplyEntityResult>;
   applyMarketUpsert(market: SoapMarket): Promise<ApplyEntityResult>;
@@ -36,6 +38,7 @@ export interface CatalogUseCases extends CatalogClient {
   refreshDeliveryWindows(): Promise<{ windows: number; affectedProducts: number }>;
   syncCategories(tree?: CategoryNode[]): Promise<{ changed: number; affectedProducts: number }>;
   indexProduct(productId: number): Promise<{ indexed: number; removed: number }>;
+  indexProducts(productIds: number[]): Promise<{ indexed: number; removed: number }>;
   reindexAll(onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress>;
 }
 
@@ -47,6 +50,7 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     listCategories: () => listCategories(deps),
     resolveUri: (query, context) => resolveUri(deps, query, context),
     applyProductUpsert: (product) => applyProductUpsert(deps, product),
+    applyProductUpserts: (products) => applyProductUpserts(deps, products),
     applySizeUpsert: (size) => applySizeUpsert(deps, size),
     applyPricelistUpsert: (pricelist) => applyPricelistUpsert(deps, pricelist),
     applyMarketUpsert: (market) => applyMarketUpsert(deps, market),
@@ -55,6 +59,7 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     refreshDeliveryWindows: () => refreshDeliveryWindows(deps),
     syncCategories: (tree) => syncCategories(deps, tree ?? deps.settings?.categories ?? []),
     indexProduct: (productId) => indexProduct(deps, productId),
+    indexProducts: (productIds) => indexProducts(deps, productIds),
     reindexAll: (onProgress) => reindexAll(deps, onProgress),
   };
 }

@@ -15,14 +15,26 @@ export interface IndexDeps {
  * removed. Reads the current state rather than the event, so replaying any event is harmless.
  */
 export async function indexProduct(deps: IndexDeps, productId: number): Promise<{ indexed: number; removed: number }> {
-  const [view] = await deps.catalog.loadProducts([productId]);
-  if (!view) return { indexed: 0, removed: 0 };
-  const shown = view.product.variants.filter((v) => isShown(view.product, v));
-  const hidden = view.product.variants.filter((v) => !isShown(view.product, v));
-  const now = (deps.clock ?? systemClock).now();
-  if (shown.length > 0) await deps.search.upsert(shown.map((v) => toSearchDoc(view, v, now)));
-  if (hidden.length > 0) await deps.search.remove(hidden.map((v) => String(v.id)));
-  return { indexed: shown.length, removed: hidden.length };
+  return indexProducts(deps, [productId]);
+}
+
+/** `indexProduct` for many products: read and written a few hundred at a time; unknown ids are left alone. */
+export async function indexProducts(deps: IndexDeps, productIds: number[], batchSize = 200): Promise<{ indexed: number; removed: number }> {
+  const total = { indexed: 0, removed: 0 };
+  const ids = [...new Set(productIds)];
+  for (let i = 0; i < ids.length; i += batchSize) {
+    const views = await deps.catalog.loadProducts(ids.slice(i, i + batchSize));
+    const now = (deps.clock ?? systemClock).now();
+    const shown = views.flatMap((view) =>
+      view.product.variants.filter((v) => isShown(view.product, v)).map((v) => toSearchDoc(view, v, now)),
+    );
+    const hidden = views.flatMap((view) => view.product.variants.filter((v) => !isShown(view.product, v)).map((v) => String(v.id)));
+    if (shown.length > 0) await deps.search.upsert(shown);
+    if (hidden.length > 0) await deps.search.remove(hidden);
+    total.indexed += shown.length;
+    total.removed += hidden.length;
+  }
+  return total;
 }
 
 export interface ReindexProgress {

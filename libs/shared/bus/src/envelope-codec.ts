@@ -55,6 +55,30 @@ export function decodeEnvelope(raw: string | null | undefined): EventEnvelope {
   return e as unknown as EventEnvelope;
 }
 
+export const DEFAULT_MAX_BATCH = 1000;
+
+/**
+ * The batch `handleBatch` gets at the start of a partition's pending messages: the envelopes that decode
+ * and carry the first one's request id, consecutive, at most `max`. One that does not decode ends it.
+ */
+export function requestBatch<M>(messages: M[], valueOf: (m: M) => string | null | undefined, max: number): EventEnvelope[] {
+  const batch: EventEnvelope[] = [];
+  for (const message of messages.slice(0, max)) {
+    let envelope: EventEnvelope;
+    try {
+      envelope = decodeEnvelope(valueOf(message));
+    } catch {
+      break;
+    }
+    if (!envelope.requestId || envelope.requestId !== (batch[0]?.requestId ?? envelope.requestId)) break;
+    batch.push(envelope);
+  }
+  return batch;
+}
+
+/** The request id a batch of `requestBatch` shares. */
+export const batchRequestId = (batch: EventEnvelope[]): string => batch[0]?.requestId ?? '';
+
 export function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.length > 1000 ? `${text.slice(0, 997)}...` : text;

@@ -198,6 +198,75 @@ export function eventBusContract(harness: BusHarness): void {
     });
   });
 
+  /** Subscribes with handleBatch too: records each batch (ids, request context) and each single delivery. */
+  async function collectBatches(topic: string, refuseBatch: (batch: EventEnvelope[]) => boolean, refuse: (e: EventEnvelope) => boolean) {
+    const batches: Array<{ ids: string[]; requestId: string | undefined }> = [];
+    const singles: string[] = [];
+    const subscription = await bus.subscribe({
+      groupId: groupName(),
+      topics: [topic],
+      maxAttempts: 2,
+      handleBatch: async (events) => {
+        if (refuseBatch(events)) throw new Error('batch refused');
+        batches.push({ ids: events.map((e) => e.id), requestId: currentRequestId() });
+      },
+      handle: async (e) => {
+        if (refuse(e)) throw new Error(`refused ${e.id}`);
+        singles.push(e.id);
+      },
+    });
+    subscriptions.push(subscription);
+    return { batches, singles };
+  }
+
+  it('with handleBatch, hands over the consecutive events of one request together, in order, in its request context', async () => {
+    const topic = topicName();
+    const first = Array.from({ length: 5 }, (_, n) => envelope(topic, 'k1', { n }, { requestId: 'req-a' }));
+    const second = Array.from({ length: 3 }, (_, n) => envelope(topic, 'k1', { n }, { requestId: 'req-b' }));
+    const alone = envelope(topic, 'k1', { n: 9 }, { requestId: 'req-c' });
+    await bus.publish([...first, ...second, alone]);
+    const { batches, singles } = await collectBatches(
+      topic,
+      () => false,
+      () => false,
+    );
+
+    await eventually(() => expect([...batches.flatMap((b) => b.ids), ...singles]).toHaveLength(9), timeoutMs);
+    // However the broker splits its fetches, a batch never mixes requests and order is kept.
+    for (const b of batches)
+      expect(new Set(b.ids.map((id) => [...first, ...second].find((e) => e.id === id)?.requestId))).toEqual(new Set([b.requestId]));
+    expect(batches.length).toBeGreaterThan(0);
+    expect(singles).toContain(alone.id);
+    const order = [...first, ...second, alone].map((e) => e.id);
+    const seen = [...batches.flatMap((b) => b.ids), ...singles].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    expect(seen).toEqual(order);
+  });
+
+  it('with handleBatch, a batch that throws is handled one event at a time, and only its bad event is dead-lettered', async () => {
+    const topic = topicName();
+    const events = Array.from({ length: 4 }, (_, n) => envelope(topic, 'k1', { n }, { requestId: 'req-batch' }));
+    const bad = events[2]!;
+    const dead = await collect(deadLetterTopic(topic), groupName());
+    await bus.publish(events);
+    const { batches, singles } = await collectBatches(
+      topic,
+      (batch) => batch.some((e) => e.id === bad.id),
+      (e) => e.id === bad.id,
+    );
+
+    await eventually(() => expect(dead.handled.map((e) => e.id)).toEqual([bad.id]), timeoutMs);
+    await eventually(
+      () =>
+        expect([...batches.flatMap((b) => b.ids), ...singles].sort()).toEqual(
+          events
+            .filter((e) => e !== bad)
+            .map((e) => e.id)
+            .sort(),
+        ),
+      timeoutMs,
+    );
+  });
+
   it('sends a message that is not an event envelope straight to the dead-letter topic', async () => {
     const topic = topicName();
     const { handled, attempts } = await collect(topic, groupName());

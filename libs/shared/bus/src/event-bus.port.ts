@@ -9,6 +9,14 @@ export interface SubscribeOptions {
    * (`maxAttempts`, default 5, with backoff) and then sends it to the dead-letter topic `<topic>.dlq`.
    */
   handle(event: EventEnvelope): Promise<void>;
+  /**
+   * Optional: called instead of `handle` with consecutive messages of one partition that carry one
+   * request id (the entities of one SOAP batch), at most `maxBatch` (default 1000) at a time, when there
+   * are two or more. Resolving commits them all. Throwing falls back to `handle` for each of them, with
+   * its retries and dead-lettering, so a bad message costs only itself.
+   */
+  handleBatch?(events: EventEnvelope[]): Promise<void>;
+  maxBatch?: number;
   maxAttempts?: number;
   /** Start from the oldest retained message when the group has no committed offset (default true). */
   fromBeginning?: boolean;

@@ -4,11 +4,14 @@ import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_BATCH,
   ERROR_HEADER,
   decodeEnvelope,
   encodeEnvelope,
   errorText,
   headersOf,
+  batchRequestId,
+  requestBatch,
   retryDelayMs,
   sleep,
   withCurrentRequestId,
@@ -156,43 +159,91 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+    const commitAfter = (topic: string, partition: number, message: KafkaMessage) =>
+      consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+
+    /** One message: retried, then dead-lettered; false when the member stops first (left uncommitted). */
+    const handleMessage = async (
+      topic: string,
+      partition: number,
+      message: KafkaMessage,
+      heartbeat: () => Promise<void>,
+    ): Promise<boolean> => {
+      if (stopping) return false;
+      let envelope: EventEnvelope;
+      try {
+        envelope = decodeEnvelope(message.value?.toString('utf8'));
+      } catch (error) {
+        await deadLetter(topic, message, error);
+        await commitAfter(topic, partition, message);
+        return true;
+      }
+      let lastError: unknown;
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        // Not committed: whoever holds the partition next gets the message again.
+        if (stopping) return false;
+        try {
+          await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope));
+          await commitAfter(topic, partition, message);
+          return true;
+        } catch (error) {
+          lastError = error;
+          logger.warn(
+            { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error },
+            'event handler failed',
+          );
+          if (attempt < maxAttempts) {
+            await sleep(retryDelayMs(attempt, 50, 1000));
+            await heartbeat();
+          }
+        }
+      }
+      await deadLetter(topic, message, lastError);
+      await commitAfter(topic, partition, message);
+      return true;
+    };
+
+    const { handleBatch } = options;
+    const maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: partitions,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        if (stopping) return;
-        const commit = () => consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-        let envelope: EventEnvelope;
-        try {
-          envelope = decodeEnvelope(message.value?.toString('utf8'));
-        } catch (error) {
-          await deadLetter(topic, message, error);
-          await commit();
-          return;
-        }
-        let lastError: unknown;
-        for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-          // Not committed: whoever holds the partition next gets the message again.
-          if (stopping) return;
-          try {
-            await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope));
-            await commit();
-            return;
-          } catch (error) {
-            lastError = error;
-            logger.warn(
-              { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error },
-              'event handler failed',
-            );
-            if (attempt < maxAttempts) {
-              await sleep(retryDelayMs(attempt, 50, 1000));
-              await heartbeat();
-            }
+      ...(handleBatch
+        ? {
+            eachBatchAutoResolve: false,
+            eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+              const { topic, partition, messages } = batch;
+              for (let i = 0; i < messages.length;) {
+                if (stopping || !isRunning() || isStale()) return;
+                const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
+                const last = messages[i + run.length - 1];
+                if (run.length > 1 && last) {
+                  try {
+                    await withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run));
+                    await commitAfter(topic, partition, last);
+                    resolveOffset(last.offset);
+                    await heartbeat();
+                    i += run.length;
+                    continue;
+                  } catch (error) {
+                    logger.warn(
+                      { topic, partition, events: run.length, err: error },
+                      'event batch failed; its events are handled one by one',
+                    );
+                  }
+                }
+                for (const message of messages.slice(i, i + Math.max(1, run.length))) {
+                  if (!(await handleMessage(topic, partition, message, heartbeat))) return;
+                  resolveOffset(message.offset);
+                  i++;
+                }
+              }
+            },
           }
-        }
-        await deadLetter(topic, message, lastError);
-        await commit();
-      },
+        : {
+            eachMessage: async ({ topic, partition, message, heartbeat }) =>
+              void (await handleMessage(topic, partition, message, heartbeat)),
+          }),
     });
     // Resolve once partitions are assigned, so that `fromBeginning: false` means "from now on".
     await withTimeout(joined, 20_000, 'no group join').catch(() =>

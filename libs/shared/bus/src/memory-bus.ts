@@ -4,11 +4,14 @@ import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_BATCH,
   ERROR_HEADER,
   decodeEnvelope,
   encodeEnvelope,
   errorText,
   headersOf,
+  batchRequestId,
+  requestBatch,
   retryDelayMs,
   sleep,
   withCurrentRequestId,
@@ -43,6 +46,8 @@ interface Stored {
 interface Member {
   topics: string[];
   handle: SubscribeOptions['handle'];
+  handleBatch: SubscribeOptions['handleBatch'];
+  maxBatch: number;
   maxAttempts: number;
   stopped: boolean;
   inFlight: Set<Promise<unknown>>;
@@ -142,12 +147,27 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
   // One worker per group and partition: messages of one key are handled one after the other.
   const consume = async (group: Group, topic: string, partition: number): Promise<void> => {
     const slot = slotOf(topic, partition);
+    // Messages of a batch that failed go one at a time up to here.
+    let singleUntil = 0;
     for (;;) {
       const members = activeMembers(group, topic);
       const offset = group.offsets.get(slot) ?? 0;
-      const message = partitionLog(topic, partition)[offset];
+      const log = partitionLog(topic, partition);
+      const message = log[offset];
       const member = members[partition % members.length];
       if (!member || !message) return;
+      const batch =
+        member.handleBatch && offset >= singleUntil
+          ? requestBatch(log.slice(offset, offset + member.maxBatch), (m) => m.value, member.maxBatch)
+          : [];
+      if (batch.length > 1) {
+        const delivery = deliverBatch(member, topic, batch);
+        member.inFlight.add(delivery);
+        const handled = await delivery.finally(() => member.inFlight.delete(delivery));
+        if (handled) group.offsets.set(slot, offset + batch.length);
+        else singleUntil = offset + batch.length;
+        continue;
+      }
       const delivery = deliver(member, topic, message);
       member.inFlight.add(delivery);
       const outcome = await delivery.finally(() => member.inFlight.delete(delivery));
@@ -179,6 +199,18 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     }
     deadLetter(topic, message, lastError);
     return 'done';
+  };
+
+  const deliverBatch = async (member: Member, topic: string, batch: EventEnvelope[]): Promise<boolean> => {
+    const { handleBatch } = member;
+    if (member.stopped || !handleBatch) return false;
+    try {
+      await withRequestContext({ requestId: batchRequestId(batch) }, () => handleBatch(batch));
+      return true;
+    } catch (error) {
+      logger?.warn({ topic, events: batch.length, err: error }, 'event batch failed; its events are handled one by one');
+      return false;
+    }
   };
 
   const deadLetter = (topic: string, message: Stored, error: unknown): void => {
@@ -229,6 +261,8 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
       const member: Member = {
         topics: [...options.topics],
         handle: options.handle,
+        handleBatch: options.handleBatch,
+        maxBatch: Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH),
         maxAttempts: Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
         stopped: false,
         inFlight: new Set(),

@@ -222,15 +222,36 @@ export async function consumeOnce(
   event: EventEnvelope,
   apply: (trx: Knex.Transaction) => Promise<void>,
 ): Promise<boolean> {
+  const fresh = await consumeBatchOnce(db, consumer, [event], async (trx, events) => {
+    if (events.length > 0) await apply(trx);
+  });
+  return fresh.length > 0;
+}
+
+/**
+ * `consumeOnce` for a batch (`handleBatch`): records every event and applies those this consumer has not
+ * processed before, in their order, in one transaction. Resolves with the events it applied.
+ */
+export async function consumeBatchOnce(
+  db: Db,
+  consumer: string,
+  events: EventEnvelope[],
+  apply: (trx: Knex.Transaction, fresh: EventEnvelope[]) => Promise<void>,
+): Promise<EventEnvelope[]> {
   return db.transaction(async (trx) => {
-    const inserted = await db
-      .table('processed_events', trx)
-      .insert({ consumer, event_id: event.id })
-      .onConflict(['consumer', 'event_id'])
-      .ignore()
-      .returning('event_id');
-    if (inserted.length === 0) return false;
-    await apply(trx);
-    return true;
+    const inserted = new Set<string>();
+    for (let i = 0; i < events.length; i += 1000) {
+      const rows = (await db
+        .table('processed_events', trx)
+        .insert(events.slice(i, i + 1000).map((e) => ({ consumer, event_id: e.id })))
+        .onConflict(['consumer', 'event_id'])
+        .ignore()
+        .returning('event_id')) as Array<{ event_id: string }>;
+      for (const r of rows) inserted.add(r.event_id);
+    }
+    // An id twice in one batch is applied once.
+    const fresh = events.filter((e) => inserted.delete(e.id));
+    if (fresh.length > 0) await apply(trx, fresh);
+    return fresh;
   });
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
-import { indexProduct, type CatalogRepository, type SearchIndex } from '@commerce/catalog-core';
+import { indexProducts, type CatalogRepository, type SearchIndex } from '@commerce/catalog-core';
 import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
 import type { Logger } from '@commerce/shared-logging';
 
@@ -25,23 +25,31 @@ export function indexerGroupId(search: SearchIndex): string {
 
 /**
  * Keeps the search index in line with the store. It indexes the product as stored now, not as the
- * event saw it, so a redelivered or out-of-date event is harmless and needs no dedupe record.
+ * event saw it, so a redelivered or out-of-date event is harmless and needs no dedupe record. The
+ * products of one request (a SOAP batch) are read and indexed together (`handleBatch`).
  */
 export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
-  return {
-    groupId: indexerGroupId(deps.search),
-    topics: [CatalogTopics.PRODUCT],
-    fromBeginning: deps.search.kind !== 'embedded',
-    handle: async (envelope: EventEnvelope) => {
+  const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
+    const productIds: number[] = [];
+    for (const envelope of envelopes) {
       if (!ProductUpserted.matches(envelope)) {
         deps.logger.debug({ eventId: envelope.id, type: envelope.type }, 'catalog indexer: event not handled, skipped');
-        return;
+        continue;
       }
       const event = ProductUpserted.parse(envelope);
       const productId = Number(event.payload.productId);
       if (!Number.isInteger(productId)) throw new Error(`catalog indexer: bad product id ${event.payload.productId} (${event.id})`);
-      const result = await indexProduct(deps, productId);
-      deps.logger.debug({ eventId: event.id, productId, ...result }, 'catalog indexer: product indexed');
-    },
+      productIds.push(productId);
+    }
+    if (productIds.length === 0) return;
+    const result = await indexProducts(deps, productIds);
+    deps.logger.debug({ events: envelopes.length, products: productIds.length, ...result }, 'catalog indexer: products indexed');
+  };
+  return {
+    groupId: indexerGroupId(deps.search),
+    topics: [CatalogTopics.PRODUCT],
+    fromBeginning: deps.search.kind !== 'embedded',
+    handle: (envelope) => handle([envelope]),
+    handleBatch: handle,
   };
 }

@@ -11,13 +11,13 @@ import {
   applyDeliveryWindowUpsert,
   applyMarketUpsert,
   applyPricelistUpsert,
-  applyProductUpsert,
+  applyProductUpserts,
   applySizeUpsert,
   applyWarehouseUpsert,
   type CatalogRepository,
   type Clock,
 } from '@commerce/catalog-core';
-import { consumeOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
+import { consumeBatchOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { createCatalogRepository } from '../catalog.repository.knex';
@@ -32,14 +32,14 @@ export interface UpsertConsumerDeps {
   onCommitted?: () => void;
 }
 
-type Apply = (deps: { catalog: CatalogRepository; clock?: Clock }, envelope: EventEnvelope) => Promise<{ changed: boolean; id: string }>;
+type ApplyDeps = { catalog: CatalogRepository; clock?: Clock };
+type Apply = (deps: ApplyDeps, envelope: EventEnvelope) => Promise<{ changed: boolean; id: string }>;
 
-/** The catalog's entities on `backoffice.upsert.v1`, each parsed with its own event schema and applied by its use case. */
+/**
+ * The catalog's entities on `backoffice.upsert.v1`, each parsed with its own event schema and applied by
+ * its use case. Products are applied by runs (`applyProductUpserts`), not through this table.
+ */
 const APPLY: Record<string, Apply> = {
-  product: async (deps, e) => {
-    const { product } = ProductUpsertReceived.parse(e).payload;
-    return { id: product.id, changed: (await applyProductUpsert(deps, product)).changed };
-  },
   size: async (deps, e) => {
     const { size } = SizeUpsertReceived.parse(e).payload;
     return { id: size.id, changed: (await applySizeUpsert(deps, size)).changed };
@@ -71,39 +71,68 @@ const EVENTS = [
   DeliveryWindowUpsertReceived,
 ];
 
+const entityOf = (envelope: EventEnvelope): unknown => (envelope.payload as { entity?: unknown } | null)?.entity;
+const owned = (entity: unknown): entity is string => typeof entity === 'string' && (entity === 'product' || entity in APPLY);
+
 /**
  * Applies the catalog's entities backoffice-soap accepted (products, sizes, pricelists, markets,
  * warehouses, delivery windows; DESIGN §6). One consumer group for all of them, so each entity's upserts
- * stay in order. The dedupe record, the change and its `ProductUpserted` outbox rows commit in one
- * transaction, so a redelivery is applied once. A malformed event throws: the bus retries it, then moves
- * it to `backoffice.upsert.v1.dlq`. Entities other services own are skipped.
+ * stay in order. The entities of one SOAP request arrive together (`handleBatch`) and are applied in one
+ * transaction, consecutive products with set-based reads and writes. The dedupe records, the change and
+ * its `ProductUpserted` outbox rows commit in one transaction, so a redelivery is applied once. A malformed
+ * event throws: its batch is retried one event at a time, and the bad one goes to
+ * `backoffice.upsert.v1.dlq` after its retries. Entities other services own are skipped.
  */
 export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptions {
+  const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
+    const ours = envelopes.filter((envelope) => {
+      const entity = entityOf(envelope);
+      if (owned(entity)) return true;
+      deps.logger.debug(
+        { eventId: envelope.id, type: envelope.type, entity },
+        'catalog: upsert of an entity the catalog does not own, skipped',
+      );
+      return false;
+    });
+    for (const envelope of ours) {
+      if (!EVENTS.some((e) => e.matches(envelope))) {
+        throw new Error(
+          `catalog: unsupported ${String(entityOf(envelope))} upsert event ${envelope.type} v${envelope.version} (${envelope.id})`,
+        );
+      }
+    }
+    if (ours.length === 0) return;
+    let changed = false;
+    const applied = await consumeBatchOnce(deps.db, CATALOG_UPSERTS_GROUP, ours, async (trx, fresh) => {
+      const applyDeps: ApplyDeps = { catalog: createCatalogRepository(deps.db, trx), ...(deps.clock ? { clock: deps.clock } : {}) };
+      let products: EventEnvelope[] = [];
+      const applyProducts = async () => {
+        if (products.length === 0) return;
+        const results = await applyProductUpserts(
+          applyDeps,
+          products.map((e) => ProductUpsertReceived.parse(e).payload.product),
+        );
+        changed = results.some((r) => r.changed) || changed;
+        products = [];
+      };
+      for (const envelope of fresh) {
+        const entity = entityOf(envelope) as string;
+        if (entity === 'product') {
+          products.push(envelope);
+          continue;
+        }
+        await applyProducts();
+        changed = (await APPLY[entity]!(applyDeps, envelope)).changed || changed;
+      }
+      await applyProducts();
+    });
+    deps.logger.debug({ events: ours.length, applied: applied.length, changed }, 'catalog: upserts consumed');
+    if (changed) deps.onCommitted?.();
+  };
   return {
     groupId: CATALOG_UPSERTS_GROUP,
     topics: [BackofficeTopics.UPSERT],
-    handle: async (envelope: EventEnvelope) => {
-      const entity = (envelope.payload as { entity?: unknown } | null)?.entity;
-      const apply = typeof entity === 'string' ? APPLY[entity] : undefined;
-      if (!apply) {
-        deps.logger.debug(
-          { eventId: envelope.id, type: envelope.type, entity },
-          'catalog: upsert of an entity the catalog does not own, skipped',
-        );
-        return;
-      }
-      if (!EVENTS.some((e) => e.matches(envelope))) {
-        throw new Error(`catalog: unsupported ${String(entity)} upsert event ${envelope.type} v${envelope.version} (${envelope.id})`);
-      }
-      let result = { changed: false, id: '' };
-      const applied = await consumeOnce(deps.db, CATALOG_UPSERTS_GROUP, envelope, async (trx) => {
-        result = await apply({ catalog: createCatalogRepository(deps.db, trx), ...(deps.clock ? { clock: deps.clock } : {}) }, envelope);
-      });
-      deps.logger.debug(
-        { eventId: envelope.id, entity, externalId: result.id, applied, changed: result.changed },
-        'catalog: upsert consumed',
-      );
-      if (result.changed) deps.onCommitted?.();
-    },
+    handle: (envelope) => handle([envelope]),
+    handleBatch: handle,
   };
 }

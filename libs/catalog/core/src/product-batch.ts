@@ -1,0 +1,139 @@
+import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { CatalogEvent, CatalogUnitOfWork } from './catalog.repository';
+import type { CatalogRef, Category, Product, RefKind, Size } from './product';
+import { slugify } from './slug';
+
+/**
+ * The unit of work a batch of product upserts runs in: what the batch names (its products, brands,
+ * collections, categories, sizes, the variant URIs its names lead to, new ids) is read ahead with one
+ * query per table, products are written and events recorded at `flush`, all in the batch's transaction.
+ * Products are applied one after the other against it, exactly as one at a time: a product the batch
+ * wrote earlier is what a later upsert of it finds, and the URIs it took are taken.
+ */
+export interface ProductBatch {
+  uow: CatalogUnitOfWork;
+  findProduct(externalId: string): Product | null;
+  nextProductId(): Promise<number>;
+  nextVariantId(): Promise<number>;
+  findRef(kind: RefKind, externalId: string): CatalogRef | null;
+  saveRef(kind: RefKind, ref: Omit<CatalogRef, 'id'> & { id: number | null }): Promise<CatalogRef>;
+  findCategory(externalId: string): Category | null;
+  saveCategory(category: Category): Promise<void>;
+  findSize(externalId: string): Size | null;
+  saveSize(size: Omit<Size, 'id'> & { id: number | null }): Promise<Size>;
+  listMarketIds(): Promise<string[]>;
+  variantUriTaken(uri: string, exceptVariantId: number): Promise<boolean>;
+  saveProduct(product: Product): void;
+  publish(events: CatalogEvent[]): void;
+  /** Writes the products and records the events (one per product, in the order first recorded). */
+  flush(): Promise<void>;
+}
+
+type Variation = NonNullable<SoapProduct['variations']>[number];
+
+export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduct[]): Promise<ProductBatch> {
+  const variations = soaps.flatMap((s): Variation[] => s.variations ?? []);
+  const displays = variations.flatMap((v) => v.displays ?? []);
+  const refIds = (kind: RefKind) => soaps.flatMap((s) => (s[kind] ? [s[kind].id] : []));
+  const categoryIds = [
+    ...soaps.flatMap((s) => (s.folder ? [s.folder.id] : [])),
+    ...displays.flatMap((d) => [...(d.categories ?? []), ...(d.categoriesremove ?? [])].map((c) => c.id)),
+  ];
+  const sizeIds = variations.flatMap((v) => (v.sizes ?? []).map((s) => s.id));
+
+  const products = new Map<string, Product>((await uow.findProductsByExternalIds(soaps.map((s) => s.id))).map((p) => [p.externalId, p]));
+  const refs: Record<RefKind, Map<string, CatalogRef>> = {
+    brand: byExternalId(await uow.findRefsByExternalIds('brand', refIds('brand'))),
+    collection: byExternalId(await uow.findRefsByExternalIds('collection', refIds('collection'))),
+  };
+  const categories = byExternalId(await uow.findCategoriesByExternalIds(categoryIds));
+  const sizes = byExternalId(await uow.findSizesByExternalIds(sizeIds));
+
+  // New ids, as many as the batch's unknown products and variations need (no gaps in the sequences).
+  const knownVariations = new Set([...products.values()].flatMap((p) => p.variants.map((v) => v.externalId)));
+  const productIds = await uow.nextIds('product', new Set(soaps.map((s) => s.id).filter((id) => !products.has(id))).size);
+  const variantIds = await uow.nextIds('variant', new Set(variations.map((v) => v.id).filter((id) => !knownVariations.has(id))).size);
+
+  // Variant URIs: the stored ones the batch's names may lead to, then the batch's own as it writes them.
+  const loadedBases = new Set<string>();
+  const storedOwners = new Map<string, number[]>();
+  const loadUris = async (bases: string[]) => {
+    const missing = [...new Set(bases.map((b) => b || 'item'))].filter((b) => !loadedBases.has(b));
+    if (missing.length === 0) return;
+    for (const b of missing) loadedBases.add(b);
+    for (const { id, uri } of await uow.variantUris(missing)) storedOwners.set(uri, [...(storedOwners.get(uri) ?? []), id]);
+  };
+  await loadUris(
+    soaps.flatMap((s) => {
+      const names = [s.description?.trim(), products.get(s.id)?.name, s.id].filter((n): n is string => Boolean(n));
+      return names.flatMap((name) => [
+        slugify(name),
+        ...(s.variations ?? []).map((v) => slugify(`${name} ${v.description?.trim() ?? ''}`)),
+      ]);
+    }),
+  );
+  const stagedUri = new Map<number, string>(); // variant id → its URI as this batch wrote it
+  const stagedOwner = new Map<string, number>(); // URI → the variant of this batch holding it
+
+  let marketIds: Promise<string[]> | undefined;
+  const staged = new Map<number, Product>();
+  const events = new Map<string, CatalogEvent>();
+
+  const take = async (pool: number[], kind: 'product' | 'variant'): Promise<number> => pool.shift() ?? (await uow.nextIds(kind, 1))[0]!;
+
+  return {
+    uow,
+    findProduct: (externalId) => products.get(externalId) ?? null,
+    nextProductId: () => take(productIds, 'product'),
+    nextVariantId: () => take(variantIds, 'variant'),
+    findRef: (kind, externalId) => refs[kind].get(externalId) ?? null,
+    async saveRef(kind, ref) {
+      const saved = await uow.saveRef(kind, ref);
+      refs[kind].set(saved.externalId, saved);
+      return saved;
+    },
+    findCategory: (externalId) => categories.get(externalId) ?? null,
+    async saveCategory(category) {
+      await uow.saveCategories([category]);
+      categories.set(category.externalId, category);
+    },
+    findSize: (externalId) => sizes.get(externalId) ?? null,
+    async saveSize(size) {
+      const saved = await uow.saveSize(size);
+      sizes.set(saved.externalId, saved);
+      return saved;
+    },
+    listMarketIds: () => (marketIds ??= uow.listMarketIds()),
+    async variantUriTaken(uri, exceptVariantId) {
+      const owner = stagedOwner.get(uri);
+      if (owner !== undefined && owner !== exceptVariantId) return true;
+      const suffixed = /^(.*)-\d+$/.exec(uri);
+      if (!loadedBases.has(uri) && !(suffixed && loadedBases.has(suffixed[1]!))) await loadUris([uri]);
+      // A stored owner this batch rewrote holds its staged URI now, not the stored one.
+      return (storedOwners.get(uri) ?? []).some((id) => id !== exceptVariantId && !stagedUri.has(id));
+    },
+    saveProduct(product) {
+      for (const v of product.variants) {
+        const before = stagedUri.get(v.id);
+        if (before !== undefined && stagedOwner.get(before) === v.id) stagedOwner.delete(before);
+        stagedUri.set(v.id, v.uri);
+        stagedOwner.set(v.uri, v.id);
+      }
+      products.set(product.externalId, product);
+      staged.set(product.id, product);
+    },
+    publish(list) {
+      for (const e of list) if (!events.has(e.key)) events.set(e.key, e);
+    },
+    async flush() {
+      await uow.saveProducts([...staged.values()]);
+      await uow.publish([...events.values()]);
+      staged.clear();
+      events.clear();
+    },
+  };
+}
+
+function byExternalId<T extends { externalId: string }>(list: T[]): Map<string, T> {
+  return new Map(list.map((x) => [x.externalId, x]));
+}

@@ -1,0 +1,79 @@
+// How fast the catalog applies a SOAP `products_Update` batch (issue 6 part 1): generated products (3
+// variants × 5 sizes on average, as the catalog benchmark's) published on `backoffice.upsert.v1` as
+// backoffice-soap does (one ProductUpsertReceived per product, one request id per batch), then consumed by
+// the catalog service on PGlite (or DATABASE_URL) with the in-memory bus and the embedded search engine.
+// Reports the time until every product is applied and indexed (the bus drained), per product, for a first
+// apply (inserts) and a second apply of the same batches with new names (updates).
+//
+//   npx tsx tools/bench/catalog-apply.ts                       # APPLY_PRODUCTS (1000), APPLY_BATCH (1000)
+//   DATABASE_URL=postgres://… npx tsx tools/bench/catalog-apply.ts
+//
+// Relative numbers: run before and after a change in one session on the same machine.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ProductUpsertReceived, SoapProductSchema, type SoapProduct } from '@commerce/backoffice-contracts';
+import { buildCatalogService, createSearchIndex, parseDemoCatalog } from '@commerce/catalog-adapters';
+import { catalogSettings } from '@commerce/catalog-core';
+import { createMemoryBus } from '@commerce/shared-bus';
+import { parseStoreConfig } from '@commerce/shared-config';
+import { createDbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { generateCatalog } from '../demo/catalog-generator';
+
+const productCount = Number(process.env['APPLY_PRODUCTS'] ?? 1000);
+const batchSize = Number(process.env['APPLY_BATCH'] ?? 1000);
+const databaseUrl = process.env['DATABASE_URL'] ?? 'pglite://memory';
+const root = resolve(__dirname, '../..');
+const logger = createLogger('bench', 'silent');
+
+async function main() {
+  const generated = generateCatalog({ products: productCount, brands: 20, leafCategories: 50 });
+  const { categories, swatches, ...entities } = generated;
+  const store = { ...JSON.parse(readFileSync(join(root, 'infra/config/demo-store.json'), 'utf8')), categories, swatches };
+  const demo = parseDemoCatalog({ ...entities, products: [] });
+  const products = SoapProductSchema.array().parse(entities.products);
+
+  const engine = await createDbEngine(databaseUrl, { logger });
+  const schema = `bench_apply_${process.pid}`;
+  const db = engine.forSchema(databaseUrl.startsWith('pglite') ? 'catalog' : schema);
+  const bus = createMemoryBus();
+  const search = await createSearchIndex('embedded', { logger });
+  const catalog = await buildCatalogService({ db, bus, search, logger, settings: catalogSettings(parseStoreConfig(store)) });
+  await catalog.start();
+  await catalog.seed(demo); // markets, warehouses, sizes, pricelists, delivery windows
+  await bus.drain();
+
+  const round = async (list: SoapProduct[]): Promise<number> => {
+    const started = Date.now();
+    for (let i = 0; i < list.length; i += batchSize) {
+      const requestId = randomUUID();
+      await bus.publish(list.slice(i, i + batchSize).map((p) => ProductUpsertReceived.envelopeOf(p, requestId)));
+    }
+    await bus.drain();
+    await catalog.relay.flush();
+    await bus.drain();
+    return Date.now() - started;
+  };
+  const insertMs = await round(products);
+  const updateMs = await round(products.map((p) => ({ ...p, description: `${p.description ?? p.id} II` })));
+  const count = (await catalog.useCases.searchProducts({ limit: 1 }, {})).productCount;
+
+  await catalog.stop();
+  await bus.close();
+  if (!databaseUrl.startsWith('pglite')) await db.knex.raw('drop schema if exists ?? cascade', [schema]);
+  await engine.close();
+  const per = (ms: number) => (ms / productCount).toFixed(2);
+  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${databaseUrl.split(':')[0]}`);
+  console.log(`${productCount} products in batches of ${batchSize} (${count} searchable variants)`);
+  console.log(`| apply | total s | ms a product | products/s |`);
+  console.log(`|---|---|---|---|`);
+  console.log(`| first (insert) | ${(insertMs / 1000).toFixed(1)} | ${per(insertMs)} | ${((productCount * 1000) / insertMs).toFixed(0)} |`);
+  console.log(`| again, renamed (update) | ${(updateMs / 1000).toFixed(1)} | ${per(updateMs)} | ${((productCount * 1000) / updateMs).toFixed(0)} |`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
