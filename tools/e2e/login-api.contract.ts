@@ -14,7 +14,12 @@ export const newEmail = () => `shopper-${process.pid}-${Date.now()}-${++seq}@exa
  * The login state machine of the spec (Authentication, States and transitions, Errors) through the
  * public checkout API; run by the selection API contract on each of its adapter sets.
  */
-export function loginApiTests(callApi: () => CallApi) {
+export function loginApiTests(
+  callApi: () => CallApi,
+  /** The first mail the shop sent to an address (read from the SMTP server the test runs, or from the outbox). */
+  mailTo: (address: string) => Promise<{ subject: string; text: string }>,
+  frontendUrl: string,
+) {
   // Each call from its own client address (X-Forwarded-For; the edge trusts one ingress here), so the
   // per-address limit only meets the tests that aim at it.
   let addresses = 0;
@@ -264,6 +269,125 @@ export function loginApiTests(callApi: () => CallApi) {
       expect(limited.status).toBe(429);
       expect(limited.body['errors']).toEqual({ email: 'too many attempts, try again later' });
       expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    });
+  });
+
+  describe('password reset', () => {
+    const linkOf = (mail: { text: string }) => new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
+    const resetEmail = (email: string, body: unknown, headers?: Record<string, string>) =>
+      call()('POST', `/password-reset-email/${encodeURIComponent(email)}`, { body, ...(headers ? { headers } : {}) });
+
+    it('mails a link (frontend URL + linkUri, query id and i) that logs in on a new token with the new password and ends every other login', async () => {
+      const email = newEmail();
+      const first = (await register(email, { firstName: 'Ada' })).body['token'];
+      const other = (await call()('POST', `/login/${encodeURIComponent(email)}`, { body: { password: GOOD } })).body['token'];
+      await call()('POST', '/items/3-1', { token: first });
+      const asked = await resetEmail(email, { linkUri: '/account/new-password' });
+      expect(asked.status).toBe(200);
+      expect(asked.body['errors']).toBeUndefined();
+      const mail = await mailTo(email);
+      expect(mail.subject).toBe('Reset your password');
+      const link = linkOf(mail);
+      expect(`${link.origin}${link.pathname}`).toBe(`${frontendUrl.replace(/\/$/, '')}/account/new-password`);
+      expect([...link.searchParams.keys()].sort()).toEqual(['i', 'id']);
+
+      const visitor = await call()('GET', '/selection');
+      const reset = await call()('POST', '/password-reset', {
+        token: visitor.body['token'],
+        body: { newPassword: 'a brand new secret', i: link.searchParams.get('i'), id: link.searchParams.get('id') },
+      });
+      expect(reset.status).toBe(200);
+      expect(reset.body['token']).not.toBe(visitor.body['token']);
+      expect(reset.body['loggedIn']).toMatchObject({ email, firstName: 'Ada' });
+      // The saved selection comes with the login.
+      expect(reset.body['selection'].items.map((i: { item: string }) => i.item)).toEqual(['3-1']);
+      // Every other login of the customer ended.
+      for (const token of [first, other]) {
+        const old = await call()('GET', '/selection', { token });
+        expect(old.body['loggedIn']).toBeUndefined();
+        expect(old.body['token']).not.toBe(token);
+        expect(old.body['selection'].items).toEqual([]);
+      }
+      expect((await call()('GET', '/selection', { token: reset.body['token'] })).body['loggedIn']).toMatchObject({ email });
+      const login = (password: string) => call()('POST', `/login/${encodeURIComponent(email)}`, { body: { password } });
+      expect((await login(GOOD)).status).toBe(406);
+      expect((await login('a brand new secret')).status).toBe(200);
+      // Single use.
+      const again = await call()('POST', '/password-reset', {
+        body: { newPassword: 'another new secret', i: link.searchParams.get('i'), id: link.searchParams.get('id') },
+      });
+      expect(again).toMatchObject({ status: 406, body: { errors: { i: 'not valid' } } });
+    });
+
+    it('answers a known and an unknown e-mail alike: same status, same body, same headers', async () => {
+      const known = newEmail();
+      await register(known);
+      const token = (await call()('GET', '/selection')).body['token'];
+      const a = await call()('POST', `/password-reset-email/${encodeURIComponent(known)}`, { token, body: {} });
+      const b = await call()('POST', `/password-reset-email/${encodeURIComponent(newEmail())}`, { token, body: {} });
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(a.status);
+      expect(b.body).toEqual(a.body);
+      const names = (c: Call) => [...c.headers.keys()].filter((h) => h !== 'date' && h !== 'x-request-id').sort();
+      expect(names(b)).toEqual(names(a));
+      expect(linkOf(await mailTo(known)).pathname).toBe(new URL(frontendUrl).pathname);
+    });
+
+    it.each(['https://evil.example/reset', '//evil.example/reset', '/a/../../reset', '/reset?next=https://evil.example'])(
+      'refuses the linkUri %j with 400 errors.linkUri',
+      async (linkUri) => {
+        const res = await resetEmail(newEmail(), { linkUri });
+        expect(res.status).toBe(400);
+        expect(res.body['errors']).toHaveProperty('linkUri');
+      },
+    );
+
+    it('refuses an unknown link with 406 errors.i, a refused new password with 406 errors.newPassword, a body without i with 400', async () => {
+      const email = newEmail();
+      await register(email);
+      await resetEmail(email, {});
+      const link = linkOf(await mailTo(email));
+      const body = (newPassword: string, i = link.searchParams.get('i')) => ({ newPassword, i, id: link.searchParams.get('id') });
+      expect(await call()('POST', '/password-reset', { body: body('a brand new secret', 'A'.repeat(43)) })).toMatchObject({
+        status: 406,
+        body: { errors: { i: 'not valid' } },
+      });
+      expect(await call()('POST', '/password-reset', { body: body('password') })).toMatchObject({
+        status: 406,
+        body: { errors: { newPassword: 'not valid' } },
+      });
+      expect((await call()('POST', '/password-reset', { body: { newPassword: 'a brand new secret' } })).status).toBe(400);
+      // The refused password did not use the link up.
+      expect((await call()('POST', '/password-reset', { body: body('a brand new secret') })).status).toBe(200);
+    });
+
+    it('is guarded like register: the 9th request from one address is 429 with errors.email and Retry-After', async () => {
+      const from = { 'x-forwarded-for': '10.204.0.1' };
+      for (let i = 0; i < 8; i++) expect((await resetEmail(newEmail(), {}, from)).status).toBe(200);
+      const limited = await resetEmail(newEmail(), {}, from);
+      expect(limited.status).toBe(429);
+      expect(limited.body['errors']).toEqual({ email: 'too many attempts, try again later' });
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    });
+  });
+
+  describe('subscriptions', () => {
+    it('POST newsletter-subscription is idempotent and answers the envelope; a malformed e-mail is 400 errors.email', async () => {
+      const email = newEmail();
+      const a = await call()('POST', '/newsletter-subscription', { body: { email, country: 'SE', language: 'sv' } });
+      expect(a.status).toBe(200);
+      expect(a.body['selection']).toBeDefined();
+      expect((await call()('POST', '/newsletter-subscription', { body: { email } })).status).toBe(200);
+      const bad = await call()('POST', '/newsletter-subscription', { body: { email: 'not an e-mail' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body['errors']).toHaveProperty('email');
+    });
+
+    it('POST back-in-stock-subscription takes an item the catalog has, else 404 errors.item', async () => {
+      expect((await call()('POST', '/back-in-stock-subscription', { body: { email: newEmail(), item: '3-1' } })).status).toBe(200);
+      const unknown = await call()('POST', '/back-in-stock-subscription', { body: { email: newEmail(), item: '99-9' } });
+      expect(unknown).toMatchObject({ status: 404, body: { errors: { item: 'product item not found' } } });
+      expect((await call()('POST', '/back-in-stock-subscription', { body: { email: 'x', item: '3-1' } })).status).toBe(400);
     });
   });
 

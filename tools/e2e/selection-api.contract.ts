@@ -8,7 +8,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { createMemoryBus } from '@commerce/shared-bus';
 import type { SessionStore } from '@commerce/shared-sessions';
 import { buildCartService } from '@commerce/cart-adapters';
-import { buildAccountService } from '@commerce/account-adapters';
+import { buildAccountService, createMailer } from '@commerce/account-adapters';
 import { buildOrderService } from '@commerce/order-adapters';
 import { createOrderHttpClient, type OrderClient } from '@commerce/order-contracts';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
@@ -23,6 +23,9 @@ import {
   createLoginGuard,
   loadIpCountryTable,
 } from '@commerce/checkout-adapters';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { outboxMailTo, startSmtpCatcher, type CaughtMail } from '@commerce/shared-testing';
 import { expectMatchesSchema } from './openapi-validator';
 import { loginApiTests } from './login-api.contract';
 
@@ -53,7 +56,8 @@ const catalogItems: Record<string, FakeItem> = {
 };
 const item = (id: string, context: PriceContext): ItemInfoDto | null => {
   const found = catalogItems[id];
-  const price = found && context.market ? found.prices[context.market] : undefined;
+  // Without a market (internal callers) the catalog does not apply visibility: any price shows the item exists.
+  const price = found && (context.market ? found.prices[context.market] : Object.values(found.prices)[0]);
   if (!found || price === undefined) return null;
   const [product, size] = id.split('-') as [string, string];
   return {
@@ -171,6 +175,9 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     let sessions: SessionStore;
     let closeGuard = async (): Promise<void> => undefined;
     let closeOrders = async (): Promise<void> => undefined;
+    const closers: (() => Promise<void>)[] = [];
+    // The mails the account service sends: over SMTP to a real server the test runs, or to the outbox directory.
+    let mailTo: (address: string) => Promise<CaughtMail>;
 
     const listen = async (handler: Parameters<typeof createServer>[1]) => {
       const server = createServer(handler);
@@ -187,11 +194,28 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         mountRouters(cartApp, [cartService.router]);
         cart = createCartHttpClient(await listen(cartApp.callback()));
       }
+      let mailerUrl = 'outbox';
+      let outboxDir = '';
+      if (mode === 'over HTTP') {
+        const smtp = await startSmtpCatcher();
+        closers.push(smtp.close);
+        mailerUrl = smtp.url;
+        mailTo = (address) => smtp.mailTo(address);
+      } else {
+        outboxDir = await mkdtemp(join(tmpdir(), 'outbox-'));
+        closers.push(() => rm(outboxDir, { recursive: true, force: true }));
+        mailTo = (address) => outboxMailTo(outboxDir, address);
+      }
+      const mailer = createMailer({ url: mailerUrl, outboxDir, from: 'Shop <shop@example.com>' });
+      closers.push(async () => mailer.close());
       // Cheap argon2id here: the production cost is the account service's own test.
       const accountService = await buildAccountService({
         db: await engines().db(),
         argon2: { memoryKiB: 1024, iterations: 1, parallelism: 1 },
+        mailer,
+        frontendUrl: store.frontendUrl,
       });
+      closers.push(() => accountService.stop());
       let account: AccountClient = accountService.client;
       if (mode === 'over HTTP') {
         const accountApp = createHttpApp({ service: 'account', logger, metrics: false });
@@ -253,6 +277,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       await sessions?.close();
       await closeGuard();
       await closeOrders();
+      for (const close of closers.reverse()) await close();
     });
 
     const call = async (
@@ -389,7 +414,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       it('without the header, starts in the country of the address (GeoIP), else the store default', async () => {
         const fromDenmark = await call('GET', '/selection', { headers: { 'x-forwarded-for': '2001:db8::7' } });
         expect(fromDenmark.body['location']).toMatchObject({ country: 'DK', name: 'Denmark' });
-        expect(fromDenmark.body['selection'].currency).toBe('EUR') // the demo store sells to Denmark in its EU market;
+        expect(fromDenmark.body['selection'].currency).toBe('EUR'); // the demo store sells to Denmark in its EU market;
         // The trusted ingress's header wins over the address; Cloudflare's XX (unknown) does not.
         const named = await call('GET', '/selection', { headers: { 'x-forwarded-for': '2001:db8::7', 'cf-ipcountry': 'PL' } });
         expect(named.body['location'].country).toBe('PL');
@@ -399,7 +424,10 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         const unknownAddress = await call('GET', '/selection', { headers: { 'x-forwarded-for': '10.1.2.3' } });
         expect(unknownAddress.body['location'].country).toBe('SE');
         // Only a new session is placed: a session keeps its country wherever its next request comes from.
-        const again = await call('GET', '/selection', { token: fromDenmark.body['token'], headers: { 'x-forwarded-for': '198.51.100.20' } });
+        const again = await call('GET', '/selection', {
+          token: fromDenmark.body['token'],
+          headers: { 'x-forwarded-for': '198.51.100.20' },
+        });
         expect(again.body['location'].country).toBe('DK');
       });
 
@@ -676,6 +704,11 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       });
     });
 
-    describe('login', () => loginApiTests(() => call));
+    describe('login', () =>
+      loginApiTests(
+        () => call,
+        (address) => mailTo(address),
+        store.frontendUrl!,
+      ));
   });
 }

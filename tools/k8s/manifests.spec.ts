@@ -19,7 +19,7 @@ const APPS: Record<string, { port: number; required: string[] }> = {
   'checkout-api': { port: 8080, required: ['REDIS_URL', 'STORE_CONFIG', 'CATALOG_URL', 'CART_URL', 'ACCOUNT_URL', 'ORDER_URL'] },
   cart: { port: 8081, required: ['DATABASE_URL', 'STORE_CONFIG'] },
   catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL', 'STORE_CONFIG'] },
-  account: { port: 8083, required: ['DATABASE_URL'] },
+  account: { port: 8083, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'CATALOG_URL', 'SMTP_URL'] },
   payment: { port: 8084, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
   order: { port: 8085, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
   'backoffice-soap': { port: 8086, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
@@ -192,7 +192,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       MEILI_URL: 'http://meilisearch:7700',
     });
     const secret = one('Secret', 'commerce-secrets').stringData as Record<string, string>;
-    expect(Object.keys(secret).sort()).toEqual(['DATABASE_URL', 'MEILI_API_KEY']);
+    expect(Object.keys(secret).sort()).toEqual(['DATABASE_URL', 'MEILI_API_KEY', 'SMTP_URL']);
     for (const value of Object.values(secret)) expect(value).toContain('CHANGE-ME');
   });
 

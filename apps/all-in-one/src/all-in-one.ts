@@ -9,7 +9,7 @@ import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/back
 import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
-import { argon2Params, buildAccountService } from '@commerce/account-adapters';
+import { argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
 import { buildOrderService } from '@commerce/order-adapters';
 import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
 import type { OrderClient } from '@commerce/order-contracts';
@@ -65,7 +65,19 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       readCacheMs: config.READ_CACHE_MS,
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
-    const account = await buildAccountService({ db: engine.forSchema('account'), argon2: argon2Params(config) });
+    const accountLogger = logger.child({ component: 'account' });
+    const mailer = createMailer({ ...mailerOptions(config), logger: accountLogger });
+    closers.add(async () => mailer.close());
+    const account = await buildAccountService({
+      db: engine.forSchema('account'),
+      argon2: argon2Params(config),
+      mailer,
+      frontendUrl: store.frontendUrl,
+      resetTtlMinutes: config.PASSWORD_RESET_TTL_MINUTES,
+      logger: accountLogger,
+      bus,
+      catalog: catalog.client,
+    });
     const order = await buildOrderService({
       db: engine.forSchema('order'),
       bus,
@@ -103,6 +115,8 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     closers.add(() => order.stop());
     await payment.start();
     closers.add(() => payment.stop());
+    await account.start();
+    closers.add(() => account.stop());
     // One pruner per schema with an outbox, reporting into one registry.
     const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });
     closers.add(catalogRetention.stop);

@@ -4,6 +4,10 @@ import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import type { Db } from '@commerce/shared-db';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
+import type { Mail } from '@commerce/account-core';
+import { ProductUpserted } from '@commerce/catalog-contracts';
+import { createMemoryBus, type EventBus } from '@commerce/shared-bus';
+import { createLogger } from '@commerce/shared-logging';
 import { buildAccountService, type AccountService } from './account.service';
 
 /** Cheap argon2id for tests (the production floor is the default of buildAccountService). */
@@ -18,10 +22,35 @@ export function accountContract(name: string, db: () => Promise<Db>) {
   describe(`account service on ${name}`, () => {
     let service: AccountService;
     let server: Server;
+    let database: Db;
+    let bus: EventBus;
     const clients: Record<string, AccountClient> = {};
+    const mails: Mail[] = [];
+    let failMail = false;
+    let clock = Date.now();
+    const stock = new Map<string, number>();
 
     beforeAll(async () => {
-      service = await buildAccountService({ db: await db(), argon2: TEST_ARGON2 });
+      database = await db();
+      const logger = createLogger('account-test', 'silent');
+      bus = createMemoryBus({ logger });
+      service = await buildAccountService({
+        db: database,
+        argon2: TEST_ARGON2,
+        mailer: {
+          send: async (mail) => {
+            if (failMail) throw new Error('smtp down');
+            mails.push(mail);
+          },
+        },
+        frontendUrl: 'https://shop.example/se/',
+        resetTtlMinutes: 60,
+        now: () => new Date(clock),
+        logger,
+        bus,
+        catalog: { getItem: async (item) => (stock.has(item) ? ({ stock: stock.get(item)! } as never) : null) },
+      });
+      await service.start();
       const app = new Koa();
       app.use(bodyParser());
       app.use(service.router.routes()).use(service.router.allowedMethods());
@@ -30,7 +59,17 @@ export function accountContract(name: string, db: () => Promise<Db>) {
       clients['in process'] = service.client;
       clients['over HTTP'] = createAccountHttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     }, 60_000);
-    afterAll(() => new Promise((r) => server?.close(r)));
+    afterAll(async () => {
+      await service?.stop();
+      await bus?.close();
+      await new Promise((r) => server?.close(r));
+    });
+
+    const linkIn = (mail: Mail) => new URL(/https:\/\/\S+/.exec(mail.text)![0]);
+    const mailTo = async (to: string) => {
+      await service.settled();
+      return mails.filter((m) => m.to === to);
+    };
 
     describe.each(['in process', 'over HTTP'])('%s', (kind) => {
       const client = () => clients[kind]!;
@@ -127,8 +166,132 @@ export function accountContract(name: string, db: () => Promise<Db>) {
         expect(await client().verifyLogin(e, 'another good one')).toMatchObject({ id: c.id });
       });
 
+      it('mails a reset link: the frontend URL, the path, id and a secret of at least 128 bits; the link resets once and raises the session epoch', async () => {
+        const e = email();
+        const c = await client().register({ email: e, password: GOOD, firstName: 'Ada' });
+        await client().requestPasswordReset(e.toUpperCase(), '/account/reset');
+        const [mail] = await mailTo(e);
+        expect(mail).toMatchObject({ to: e, subject: 'Reset your password' });
+        const link = linkIn(mail!);
+        expect(`${link.origin}${link.pathname}`).toBe('https://shop.example/se/account/reset');
+        const id = link.searchParams.get('id')!;
+        const i = link.searchParams.get('i')!;
+        expect(Buffer.from(i, 'base64url').length).toBeGreaterThanOrEqual(16);
+        // Kept hashed: the table never holds the secret itself.
+        const row = await database.table('reset_tokens').where({ id }).first();
+        expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(JSON.stringify(row)).not.toContain(i);
+
+        await expect(client().resetPassword(id, i, 'password')).rejects.toMatchObject({ fields: { newPassword: 'not valid' } });
+        const reset = await client().resetPassword(id, i, 'a brand new secret');
+        expect(reset).toMatchObject({ id: c.id, sessionEpoch: c.sessionEpoch + 1 });
+        expect(await client().verifyLogin(e, GOOD)).toBeNull();
+        expect(await client().verifyLogin(e, 'a brand new secret')).toMatchObject({ id: c.id });
+        await expect(client().resetPassword(id, i, 'yet another secret')).rejects.toMatchObject({
+          kind: 'not_acceptable',
+          fields: { i: 'not valid' },
+        });
+      });
+
+      it('sends nothing for an e-mail no customer has, and answers the same', async () => {
+        const e = email();
+        await expect(client().requestPasswordReset(e, '/reset')).resolves.toBeUndefined();
+        expect(await mailTo(e)).toEqual([]);
+      });
+
+      it.each([
+        ['a scheme', 'https://evil.example/reset'],
+        ['a host', '//evil.example/reset'],
+        ['a parent segment', '/a/../reset'],
+        ['an encoded parent segment', '/a/%2e%2e/reset'],
+        ['a query', '/reset?next=x'],
+        ['a backslash', '/\\evil.example'],
+        ['a javascript: URL', 'javascript:alert(1)'],
+      ])('refuses a linkUri with %s with 400 errors.linkUri', async (_what, linkUri) => {
+        await expect(client().requestPasswordReset(email(), linkUri)).rejects.toMatchObject({
+          kind: 'invalid',
+          fields: { linkUri: expect.any(String) },
+        });
+      });
+
+      it('refuses a link after it expired, a wrong secret and a malformed id with 406 errors.i', async () => {
+        const e = email();
+        await client().register({ email: e, password: GOOD });
+        await client().requestPasswordReset(e);
+        const link = linkIn((await mailTo(e))[0]!);
+        const id = link.searchParams.get('id')!;
+        expect(link.pathname).toBe('/se/');
+        await expect(client().resetPassword(id, 'x'.repeat(43), 'a brand new secret')).rejects.toMatchObject({
+          fields: { i: 'not valid' },
+        });
+        await expect(client().resetPassword('not-an-id', 'x', 'a brand new secret')).rejects.toMatchObject({ fields: { i: 'not valid' } });
+        clock += 61 * 60_000;
+        try {
+          await expect(client().resetPassword(id, link.searchParams.get('i')!, 'a brand new secret')).rejects.toMatchObject({
+            fields: { i: 'not valid' },
+          });
+        } finally {
+          clock -= 61 * 60_000;
+        }
+        expect(await client().verifyLogin(e, GOOD)).not.toBeNull();
+      });
+
+      it('keeps one newsletter subscription per e-mail with the time of the first consent', async () => {
+        const e = email();
+        await client().subscribeNewsletter({ email: e, country: 'se' });
+        const first = await database.table('newsletter_subscriptions').where({ email_key: e.toLowerCase() }).first();
+        clock += 1000;
+        await client().subscribeNewsletter({ email: e.toUpperCase(), language: 'sv' });
+        clock -= 1000;
+        const rows = await database.table('newsletter_subscriptions').where({ email_key: e.toLowerCase() });
+        expect(rows).toHaveLength(1);
+        expect(rows[0]).toMatchObject({ country: 'SE', language: 'sv' });
+        expect(new Date(rows[0].consented_at).getTime()).toBe(new Date(first.consented_at).getTime());
+        await expect(client().subscribeNewsletter({ email: 'nope' })).rejects.toMatchObject({
+          kind: 'invalid',
+          fields: { email: expect.any(String) },
+        });
+        await expect(client().subscribeNewsletter({ email: e, country: 'Sweden' })).rejects.toMatchObject({
+          fields: { country: expect.any(String) },
+        });
+      });
+
       it('answers null for a customer that does not exist', async () => {
         expect(await client().getCustomer('00000000-0000-4000-8000-000000000000')).toBeNull();
+      });
+    });
+
+    it('mails a back-in-stock request once, when a product event finds the item above zero; a failed mail is tried again', async () => {
+      const [a, b] = [email(), email()];
+      const item = `${900_000 + seq}-1`;
+      const product = item.split('-')[0]!;
+      await service.client.subscribeBackInStock({ email: a, item });
+      await service.client.subscribeBackInStock({ email: a, item });
+      await service.client.subscribeBackInStock({ email: b, item });
+      const event = () => bus.publish([ProductUpserted.create(product, { productId: product, externalId: `P-${product}` })]);
+      const sentTo = () =>
+        mails
+          .filter((m) => m.subject === 'Back in stock' && [a, b].includes(m.to))
+          .map((m) => m.to)
+          .sort();
+      stock.set(item, 0);
+      await event();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sentTo()).toEqual([]);
+      stock.set(item, 3);
+      failMail = true;
+      await event();
+      await new Promise((r) => setTimeout(r, 200));
+      failMail = false;
+      await event();
+      const until = Date.now() + 10_000;
+      while (sentTo().length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      expect(sentTo()).toEqual([a, b].sort());
+      await event();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sentTo()).toEqual([a, b].sort());
+      await expect(service.client.subscribeBackInStock({ email: a, item: 'nope' })).rejects.toMatchObject({
+        fields: { item: expect.any(String) },
       });
     });
 

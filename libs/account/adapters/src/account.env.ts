@@ -13,6 +13,27 @@ export const accountEnv = () => ({
     .max(4 * 1024 * 1024)
     .default(ARGON2_DEFAULTS.memoryKiB),
   ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(64).default(ARGON2_DEFAULTS.iterations),
+  /** `outbox` (a file per mail in MAIL_OUTBOX_DIR and a log line) or an SMTP URL, `smtp://user:pass@host:587` / `smtps://host:465`. */
+  SMTP_URL: z
+    .string()
+    .regex(/^(outbox|smtps?:\/\/.+)$/, 'must be outbox or an smtp:// or smtps:// URL')
+    .default('outbox'),
+  MAIL_OUTBOX_DIR: z.string().min(1).default('./data/outbox'),
+  /** The sender of the shop's mails (password reset, back in stock). */
+  MAIL_FROM: z.string().min(3).default('Shop <no-reply@localhost>'),
+  /** How long a password-reset link works. */
+  PASSWORD_RESET_TTL_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(24 * 60)
+    .default(60),
+});
+
+export const mailerOptions = (config: { SMTP_URL: string; MAIL_OUTBOX_DIR: string; MAIL_FROM: string }) => ({
+  url: config.SMTP_URL,
+  outboxDir: config.MAIL_OUTBOX_DIR,
+  from: config.MAIL_FROM,
 });
 
 export const argon2Params = (config: { ARGON2_MEMORY_KIB: number; ARGON2_ITERATIONS: number }): Argon2Params => ({

@@ -55,5 +55,33 @@ export function createAccountInternalRouter(account: AccountClient): Router {
       account.changePassword(ctx.params['id']!, text(requestBody(ctx)['password']), text(requestBody(ctx)['newPassword'])),
     ),
   );
+  router.post(
+    '/password-resets',
+    withCodes(async (ctx) => {
+      const body = requestBody(ctx);
+      await account.requestPasswordReset(text(body['email']), body['linkUri'] as string | undefined);
+      return {};
+    }, 202),
+  );
+  router.post(
+    '/password-resets/complete',
+    withCodes((ctx) =>
+      account.resetPassword(text(requestBody(ctx)['id']), text(requestBody(ctx)['i']), text(requestBody(ctx)['newPassword'])),
+    ),
+  );
+  router.post(
+    '/newsletter-subscriptions',
+    withCodes(async (ctx) => {
+      await account.subscribeNewsletter(requestBody(ctx) as never);
+      return {};
+    }),
+  );
+  router.post(
+    '/back-in-stock-subscriptions',
+    withCodes(async (ctx) => {
+      await account.subscribeBackInStock(requestBody(ctx) as never);
+      return {};
+    }),
+  );
   return router;
 }

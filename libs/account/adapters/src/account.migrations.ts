@@ -29,4 +29,45 @@ export const accountMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '002_password_reset_and_subscriptions',
+    async up(knex, schema) {
+      // A password reset raises it: sessions logged in with an older value are logged out (decision 43).
+      await knex.schema.withSchema(schema).alterTable('customers', (t) => {
+        t.integer('session_epoch').notNullable().defaultTo(0);
+      });
+      await knex.schema.withSchema(schema).createTable('reset_tokens', (t) => {
+        t.uuid('id').primary();
+        t.uuid('customer_id').notNullable().references('id').inTable(`${schema}.customers`).onDelete('CASCADE').index();
+        // SHA-256 of the 256-bit secret of the link: the database never holds a usable link.
+        t.string('secret_hash', 64).notNullable();
+        t.timestamp('expires_at', { useTz: true }).notNullable().index();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+      });
+      await knex.schema.withSchema(schema).createTable('newsletter_subscriptions', (t) => {
+        t.string('email_key', 254).primary();
+        t.string('email', 254).notNullable();
+        t.string('country', 2).nullable();
+        t.string('language', 16).nullable();
+        // When consent was given (the first subscription); a repeated one keeps it.
+        t.timestamp('consented_at', { useTz: true }).notNullable();
+        t.timestamp('updated_at', { useTz: true }).notNullable();
+      });
+      await knex.schema.withSchema(schema).createTable('back_in_stock_subscriptions', (t) => {
+        t.uuid('id').primary();
+        t.string('email_key', 254).notNullable();
+        t.string('email', 254).notNullable();
+        t.string('item', 40).notNullable();
+        t.string('product', 20).notNullable();
+        t.timestamp('created_at', { useTz: true }).notNullable();
+        t.timestamp('notified_at', { useTz: true }).nullable();
+      });
+      // One open request per e-mail and item; the stock consumer looks open requests up by product.
+      await knex.raw(
+        'create unique index back_in_stock_open on ??.back_in_stock_subscriptions (email_key, item) where notified_at is null',
+        [schema],
+      );
+      await knex.raw('create index back_in_stock_product on ??.back_in_stock_subscriptions (product) where notified_at is null', [schema]);
+    },
+  },
 ];

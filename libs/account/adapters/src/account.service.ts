@@ -1,24 +1,81 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { migrate, type Db } from '@commerce/shared-db';
+import type { EventBus, Subscription } from '@commerce/shared-bus';
+import type { Logger } from '@commerce/shared-logging';
 import type { AccountClient } from '@commerce/account-contracts';
-import { accountUseCases } from '@commerce/account-core';
+import type { CatalogClient } from '@commerce/catalog-contracts';
+import { accountUseCases, type Mailer } from '@commerce/account-core';
 import { accountMigrations } from './account.migrations';
 import { createCustomerRepository } from './customer.knex-repository';
+import { createResetTokenRepository } from './reset-token.knex-repository';
+import { createSubscriptionRepository } from './subscription.knex-repository';
 import { createAccountInternalRouter } from './account.internal-routes';
 import { ARGON2_DEFAULTS, createArgon2Hasher, type Argon2Params } from './argon2.password-hasher';
+import { createBackgroundRunner } from './background';
+import { backInStockConsumer } from './consumers/back-in-stock.consumer';
 
 export interface AccountService {
   /** The use cases as a typed client: the in-process implementation of AccountClient. */
   client: AccountClient;
   router: Router;
+  /** Subscribes the consumers (back-in-stock mails from the catalog's product events). */
+  start(): Promise<void>;
+  /** Stops the consumers and waits for mails still being sent. */
+  stop(): Promise<void>;
+  /** Resolves when work started after an answer (reset mails) is done; for tests. */
+  settled(): Promise<void>;
 }
 
-/** Composition of the account service: migrations, repository, hasher (and its dummy hash), use cases, internal routes. */
-export async function buildAccountService(deps: { db: Db; argon2?: Argon2Params }): Promise<AccountService> {
+export interface AccountServiceDeps {
+  db: Db;
+  argon2?: Argon2Params;
+  mailer: Mailer;
+  /** The store's frontend URL (password-reset links); without it password-reset-email answers 503. */
+  frontendUrl?: string | undefined;
+  /** How long a reset link works (default 60 minutes). */
+  resetTtlMinutes?: number;
+  logger?: Logger;
+  /** For back-in-stock mails: the catalog's product events and the stock of an item. */
+  bus?: EventBus;
+  catalog?: Pick<CatalogClient, 'getItem'>;
+  now?: () => Date;
+}
+
+/** Composition of the account service: migrations, repositories, hasher (and its dummy hash), use cases, internal routes, consumers. */
+export async function buildAccountService(deps: AccountServiceDeps): Promise<AccountService> {
   await migrate(deps.db, accountMigrations);
   const hasher = createArgon2Hasher(deps.argon2 ?? ARGON2_DEFAULTS);
   const dummyHash = await hasher.hash(randomBytes(24).toString('base64url'));
-  const client = accountUseCases({ customers: createCustomerRepository(deps.db), hasher, dummyHash });
-  return { client, router: createAccountInternalRouter(client) };
+  const background = createBackgroundRunner(deps.logger);
+  const subscriptions = createSubscriptionRepository(deps.db);
+  const client = accountUseCases({
+    customers: createCustomerRepository(deps.db),
+    resetTokens: createResetTokenRepository(deps.db),
+    subscriptions,
+    hasher,
+    dummyHash,
+    mailer: deps.mailer,
+    passwordReset: { frontendUrl: deps.frontendUrl, ttlMinutes: deps.resetTtlMinutes ?? 60 },
+    background: (work) => background.run(work),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  let consumers: Subscription[] = [];
+  return {
+    client,
+    router: createAccountInternalRouter(client),
+    async start() {
+      if (deps.bus && deps.catalog && deps.logger) {
+        consumers = [
+          await deps.bus.subscribe(backInStockConsumer({ subscriptions, mailer: deps.mailer, catalog: deps.catalog, logger: deps.logger })),
+        ];
+      }
+    },
+    async stop() {
+      await Promise.all(consumers.map((c) => c.stop()));
+      consumers = [];
+      await background.drain();
+    },
+    settled: () => background.drain(),
+  };
 }

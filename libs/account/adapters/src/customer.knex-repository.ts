@@ -1,4 +1,4 @@
-import type { Db } from '@commerce/shared-db';
+import type { Db, Knex } from '@commerce/shared-db';
 import type { AddressDto } from '@commerce/account-contracts';
 import { emailKey, type Customer, type CustomerRepository } from '@commerce/account-core';
 
@@ -14,7 +14,8 @@ interface CustomerRow {
   country: string;
   phone_number: string;
   zip_code: string;
-  password_hash: string;
+  password_hash: string | null;
+  session_epoch: number;
 }
 
 const addressColumns = (a: AddressDto) => ({
@@ -46,19 +47,30 @@ const toCustomer = (r: CustomerRow): Customer => ({
     zipCode: r.zip_code,
   },
   passwordHash: r.password_hash,
+  sessionEpoch: Number(r.session_epoch),
 });
+
+/** Sets a customer's password hash (a customer from the back office may have had none). */
+export async function setPasswordHash(db: Db, trx: Knex.Transaction | undefined, customerId: string, passwordHash: string): Promise<void> {
+  await db
+    .table('credentials', trx)
+    .insert({ customer_id: customerId, password_hash: passwordHash, changed_at: db.knex.fn.now() })
+    .onConflict('customer_id')
+    .merge(['password_hash', 'changed_at']);
+}
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 export function createCustomerRepository(db: Db): CustomerRepository {
   const select = () =>
-    db.table('customers as c').join(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id').select('c.*', 'k.password_hash');
+    db.table('customers as c').leftJoin(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id').select('c.*', 'k.password_hash');
   return {
     async create(customer) {
       try {
         await db.transaction(async (trx) => {
           await db.table('customers', trx).insert({ id: customer.id, ...addressColumns(customer.address) });
-          await db.table('credentials', trx).insert({ customer_id: customer.id, password_hash: customer.passwordHash });
+          if (customer.passwordHash)
+            await db.table('credentials', trx).insert({ customer_id: customer.id, password_hash: customer.passwordHash });
         });
         return true;
       } catch (e) {
@@ -88,7 +100,7 @@ export function createCustomerRepository(db: Db): CustomerRepository {
       }
     },
     async updatePasswordHash(id, passwordHash) {
-      await db.table('credentials').where({ customer_id: id }).update({ password_hash: passwordHash, changed_at: db.knex.fn.now() });
+      await setPasswordHash(db, undefined, id, passwordHash);
     },
   };
 }

@@ -18,6 +18,11 @@ export type AddressDto = Record<AddressField, string>;
 export interface CustomerDto {
   id: string;
   address: AddressDto;
+  /**
+   * Raised when every login of the customer must end (a password reset): the edge keeps the value it saw
+   * at login on the session, and a session whose value is older is no longer logged in.
+   */
+  sessionEpoch: number;
 }
 
 /** `POST register`: e-mail and password, the other address fields optional. */
@@ -39,4 +44,30 @@ export interface AccountClient {
   changeEmail(customerId: string, newEmail: string): Promise<CustomerDto>;
   /** 406 `{password: incorrect}` for a wrong current password, 406 `{newPassword: not valid}` for a refused new one. */
   changePassword(customerId: string, password: string, newPassword: string): Promise<CustomerDto>;
+  /**
+   * `POST password-reset-email/{email}`: answers once `linkUri` is checked (400 `{linkUri}` when it is not a
+   * path), before the e-mail is looked up; the mail, when a customer has the e-mail, goes out afterwards.
+   */
+  requestPasswordReset(email: string, linkUri?: string): Promise<void>;
+  /**
+   * `POST password-reset`: the customer with the new password and a raised `sessionEpoch`; 406 `{i: not valid}`
+   * for an unknown, used or expired link, 406 `{newPassword: not valid}` for a refused password (the link stays usable).
+   */
+  resetPassword(id: string, secret: string, newPassword: string): Promise<CustomerDto>;
+  /** `POST newsletter-subscription`: idempotent; the first consent's time is kept. 400 naming a malformed field. */
+  subscribeNewsletter(subscription: NewsletterSubscriptionDto): Promise<void>;
+  /** `POST back-in-stock-subscription`: one mail when the item's stock rises above zero. */
+  subscribeBackInStock(subscription: BackInStockSubscriptionDto): Promise<void>;
+}
+
+export interface NewsletterSubscriptionDto {
+  email: string;
+  country?: string;
+  language?: string;
+}
+
+export interface BackInStockSubscriptionDto {
+  email: string;
+  /** `<productId>-<sizeId>`; the edge has checked that the catalog has it. */
+  item: string;
 }

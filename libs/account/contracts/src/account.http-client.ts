@@ -19,5 +19,16 @@ export function createAccountHttpClient(baseUrl: string): AccountClient {
     changeEmail: async (id, newEmail) => found(await call<CustomerDto>('PUT', `${customer(id)}/email`, { newEmail })),
     changePassword: async (id, password, newPassword) =>
       found(await call<CustomerDto>('PUT', `${customer(id)}/password`, { password, newPassword })),
+    requestPasswordReset: async (email, linkUri) => {
+      await call('POST', '/internal/account/password-resets', { email, ...(linkUri !== undefined ? { linkUri } : {}) });
+    },
+    resetPassword: async (id, i, newPassword) =>
+      found(await call<CustomerDto>('POST', '/internal/account/password-resets/complete', { id, i, newPassword })),
+    subscribeNewsletter: async (subscription) => {
+      await call('POST', '/internal/account/newsletter-subscriptions', subscription);
+    },
+    subscribeBackInStock: async (subscription) => {
+      await call('POST', '/internal/account/back-in-stock-subscriptions', subscription);
+    },
   };
 }

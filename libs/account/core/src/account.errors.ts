@@ -26,3 +26,17 @@ export class CustomerNotFoundError extends DomainError {
     super('ACCOUNT.CUSTOMER_NOT_FOUND', 'not_found', { customer: 'not found' });
   }
 }
+
+/** A reset link that is unknown, used, expired or not for this secret: one answer for all. */
+export class ResetLinkNotValidError extends DomainError {
+  constructor() {
+    super('ACCOUNT.RESET_LINK_NOT_VALID', 'not_acceptable', { i: 'not valid' });
+  }
+}
+
+/** Without a configured frontend URL no link can be made (the client may not choose the host). */
+export class ResetNotConfiguredError extends DomainError {
+  constructor() {
+    super('ACCOUNT.RESET_NOT_CONFIGURED', 'unavailable', { email: 'password reset is not configured' });
+  }
+}

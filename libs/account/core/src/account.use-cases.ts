@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { ADDRESS_FIELDS } from '@commerce/account-contracts';
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
+import { AddressFields, Email, Password, Register, definedOnly, parse } from './account.validation';
 import { toCustomerDto, type Customer } from './customer';
-import type { CustomerRepository, PasswordHasher } from './customer.repository';
-import { normalizePassword, passwordProblem, PASSWORD_MAX_LENGTH } from './password-policy';
+import type { CustomerRepository, Mailer, PasswordHasher, ResetTokenRepository, SubscriptionRepository } from './customer.repository';
+import { normalizePassword, passwordProblem } from './password-policy';
+import { requestPasswordReset, resetPassword, type PasswordResetSettings } from './password-reset.use-cases';
+import { subscribeBackInStock, subscribeNewsletter } from './subscriptions.use-cases';
 
 export interface AccountDeps {
   customers: CustomerRepository;
@@ -16,39 +18,19 @@ export interface AccountDeps {
    * e-mail verifies against it, so it costs the same hashing work as one for a known e-mail.
    */
   dummyHash: string;
+  resetTokens: ResetTokenRepository;
+  subscriptions: SubscriptionRepository;
+  mailer: Mailer;
+  passwordReset: PasswordResetSettings;
+  /**
+   * Runs work after the answer has gone (the reset mail): what an answer's timing could tell is the same
+   * whether the e-mail is known or not. The adapter logs a failure and waits for the work at shutdown.
+   */
+  background: (work: () => Promise<void>) => void;
+  now?: () => Date;
 }
 
-const Email = z.string().trim().max(254).email();
-// A password is checked by the policy (406), not here: only its type and an upper bound on the bytes hashed.
-const Password = z.string().max(PASSWORD_MAX_LENGTH * 4);
-const Field = z.string().trim().max(200);
-const AddressFields = z.object({
-  firstName: Field.optional(),
-  lastName: Field.optional(),
-  address1: Field.optional(),
-  address2: Field.optional(),
-  city: Field.optional(),
-  state: Field.optional(),
-  country: z
-    .string()
-    .trim()
-    .regex(/^([A-Za-z]{2})?$/, 'must be a two-letter country code')
-    .transform((c) => c.toUpperCase())
-    .optional(),
-  phoneNumber: Field.optional(),
-  zipCode: Field.optional(),
-});
-const Register = AddressFields.extend({ email: Email, password: Password });
-
-const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
-  return result.data;
-};
-
 const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;
-const definedOnly = <T extends object>(o: T): Partial<T> =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /** Registers a customer: validate, check the password policy, hash, save (the unique e-mail decides a race). */
 export async function register(deps: AccountDeps, command: RegisterCommand): Promise<CustomerDto> {
@@ -59,6 +41,7 @@ export async function register(deps: AccountDeps, command: RegisterCommand): Pro
     id: randomUUID(),
     address: { ...emptyAddress(), ...definedOnly(address), email },
     passwordHash: await deps.hasher.hash(normalizePassword(password)),
+    sessionEpoch: 0,
   };
   if (!(await deps.customers.create(customer))) throw new EmailTakenError();
   return toCustomerDto(customer);
@@ -71,7 +54,8 @@ export async function verifyLogin(deps: AccountDeps, email: string, password: st
   const customer = emailOk.success ? await deps.customers.findByEmail(emailOk.data) : null;
   const candidate = passwordOk.success ? normalizePassword(passwordOk.data) : '';
   const matches = await deps.hasher.verify(customer?.passwordHash ?? deps.dummyHash, candidate);
-  return customer && passwordOk.success && matches ? toCustomerDto(customer) : null;
+  // A customer without a password (sent by the back office) costs the same work and never logs in by it.
+  return customer?.passwordHash && passwordOk.success && matches ? toCustomerDto(customer) : null;
 }
 
 async function existing(deps: AccountDeps, id: string): Promise<Customer> {
@@ -103,7 +87,8 @@ export async function changeEmail(deps: AccountDeps, id: string, newEmail: strin
 export async function changePassword(deps: AccountDeps, id: string, password: string, newPassword: string): Promise<CustomerDto> {
   const parsed = parse(z.object({ password: Password, newPassword: Password }), { password, newPassword });
   const customer = await existing(deps, id);
-  if (!(await deps.hasher.verify(customer.passwordHash, normalizePassword(parsed.password)))) throw new PasswordIncorrectError();
+  const current = await deps.hasher.verify(customer.passwordHash ?? deps.dummyHash, normalizePassword(parsed.password));
+  if (!current || !customer.passwordHash) throw new PasswordIncorrectError();
   if (passwordProblem(parsed.newPassword, { email: customer.address.email })) throw new PasswordNotValidError('newPassword');
   await deps.customers.updatePasswordHash(id, await deps.hasher.hash(normalizePassword(parsed.newPassword)));
   return toCustomerDto(customer);
@@ -121,5 +106,9 @@ export function accountUseCases(deps: AccountDeps): AccountClient {
     updateAddress: (id, change) => updateAddress(deps, id, change),
     changeEmail: (id, newEmail) => changeEmail(deps, id, newEmail),
     changePassword: (id, password, newPassword) => changePassword(deps, id, password, newPassword),
+    requestPasswordReset: (email, linkUri) => requestPasswordReset(deps, email, linkUri),
+    resetPassword: (id, secret, newPassword) => resetPassword(deps, id, secret, newPassword),
+    subscribeNewsletter: (subscription) => subscribeNewsletter(deps, subscription),
+    subscribeBackInStock: (subscription) => subscribeBackInStock(deps, subscription),
   };
 }

@@ -12,9 +12,59 @@ export interface CustomerRepository {
   updatePasswordHash(id: string, passwordHash: string): Promise<void>;
 }
 
+/** A password-reset link as kept: the secret only as its SHA-256 (a 256-bit random secret needs no slow hash). */
+export interface ResetToken {
+  id: string;
+  customerId: string;
+  secretHash: string;
+  expiresAt: Date;
+}
+
+/** Port: password-reset links. */
+export interface ResetTokenRepository {
+  save(token: ResetToken): Promise<void>;
+  /** The link when it exists, has that secret and has not expired at `now`; else null. */
+  findValid(id: string, secretHash: string, now: Date): Promise<ResetToken | null>;
+  /**
+   * In one transaction: uses the link up (it must still be valid at `now`, so of two concurrent resets one
+   * wins), sets the password, raises the customer's session epoch and drops the customer's other links.
+   * The customer's id, or null when the link was no longer valid.
+   */
+  complete(id: string, secretHash: string, now: Date, passwordHash: string): Promise<string | null>;
+}
+
+/** Port: newsletter consents and back-in-stock requests. */
+export interface SubscriptionRepository {
+  /** Idempotent by e-mail; `consentedAt` is kept from the first subscription, country and language updated when given. */
+  subscribeNewsletter(s: { email: string; country?: string; language?: string; consentedAt: Date }): Promise<void>;
+  /** Idempotent while the request is open (not yet notified). */
+  subscribeBackInStock(s: { email: string; item: string; product: string; at: Date }): Promise<void>;
+  /** Items of a product someone waits for. */
+  waitedItems(product: string): Promise<string[]>;
+  /**
+   * Marks the open requests for an item notified and answers their e-mails: whoever marks a request sends
+   * its mail, so each goes out once however often the stock event is delivered.
+   */
+  claimBackInStock(item: string, at: Date): Promise<{ id: string; email: string }[]>;
+  /** Undoes a claim whose mail could not be sent, so the next stock event tries again. */
+  releaseBackInStock(ids: string[]): Promise<void>;
+}
+
 /** Port: the password hash (argon2id in the adapters). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Never throws for a malformed hash: false. */
   verify(passwordHash: string, password: string): Promise<boolean>;
+}
+
+/** One e-mail, plain text (a link is written out in full). */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Port: e-mail out (SMTP via nodemailer, or files in an outbox directory). */
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
 }

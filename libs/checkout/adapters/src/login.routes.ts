@@ -1,10 +1,22 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { changeEmail, changePassword, login, logout, register, updateAddress, type CheckoutDeps } from '@commerce/checkout-core';
+import {
+  changeEmail,
+  changePassword,
+  login,
+  logout,
+  passwordReset,
+  passwordResetEmail,
+  register,
+  subscribeBackInStock,
+  subscribeNewsletter,
+  updateAddress,
+  type CheckoutDeps,
+} from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 import { clientAddress } from './client-address';
 
-/** The login routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
+/** The login, password-reset and subscription routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
 export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustProxy?: boolean }, sessionOf: SessionOf): void {
   const on = sessionRoute(deps, sessionOf);
   const address = (ctx: Koa.Context): string => clientAddress(ctx, deps.trustProxy);
@@ -36,5 +48,21 @@ export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustPro
   router.put(
     '/password',
     on((h, _p, ctx) => changePassword(deps, h, requestBody(ctx))),
+  );
+  router.post(
+    '/password-reset-email/:email',
+    on((h, p, ctx) => passwordResetEmail(deps, h, p['email']!, requestBody(ctx), address(ctx))),
+  );
+  router.post(
+    '/password-reset',
+    on((h, _p, ctx) => passwordReset(deps, h, requestBody(ctx), address(ctx))),
+  );
+  router.post(
+    '/newsletter-subscription',
+    on((h, _p, ctx) => subscribeNewsletter(deps, h, requestBody(ctx))),
+  );
+  router.post(
+    '/back-in-stock-subscription',
+    on((h, _p, ctx) => subscribeBackInStock(deps, h, requestBody(ctx))),
   );
 }

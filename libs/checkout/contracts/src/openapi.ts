@@ -444,6 +444,50 @@ export const checkoutOpenApi = {
         },
       ),
     }),
+    '/password-reset-email/{email}': withUnavailable({
+      post: selectionOperation(
+        "Mail a password-reset link (the store's frontend URL + `linkUri`, query `id` and `i`) when a customer has the e-mail; the answer is the same either way",
+        [pathParam('email', 'The e-mail the customer registered with')],
+        {
+          '400': '`errors.linkUri`: not a path (a scheme, a host, `//`, `..`, a query)',
+          '429': 'Too many requests from this address; `Retry-After` says when to try again',
+        },
+        { type: 'object', additionalProperties: false, properties: { linkUri: str } },
+      ),
+    }),
+    '/password-reset': withUnavailable({
+      post: selectionOperation(
+        'Set a new password with the `id` and `i` of a reset link (single use, expires), end every other login of the customer, and log in on a new token',
+        [],
+        {
+          '400': 'Malformed body',
+          '406': '`errors.i` = `not valid` (unknown, used or expired link), or `errors.newPassword` = `not valid`',
+          '429': 'Too many links that did not work from this address; `Retry-After` says when to try again',
+        },
+        {
+          type: 'object',
+          required: ['newPassword', 'i', 'id'],
+          additionalProperties: false,
+          properties: { newPassword: str, i: str, id: str },
+        },
+      ),
+    }),
+    '/newsletter-subscription': withUnavailable({
+      post: selectionOperation(
+        'Subscribe an e-mail to the newsletter (idempotent; the time of the first consent is kept)',
+        [],
+        { '400': 'Malformed body; `errors` names the field (`email`, `country`, `language`)' },
+        { type: 'object', required: ['email'], additionalProperties: false, properties: { email: str, country: str, language: str } },
+      ),
+    }),
+    '/back-in-stock-subscription': withUnavailable({
+      post: selectionOperation(
+        "Ask for one mail when an item's stock rises above zero",
+        [],
+        { '400': 'Malformed body or e-mail', '404': '`errors.item` = `product item not found`' },
+        { type: 'object', required: ['email', 'item'], additionalProperties: false, properties: { email: str, item: str } },
+      ),
+    }),
     '/products': withUnavailable({
       post: {
         summary: 'Search and filter products',

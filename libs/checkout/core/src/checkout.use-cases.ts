@@ -1,4 +1,4 @@
-import type { AccountClient } from '@commerce/account-contracts';
+import type { AccountClient, CustomerDto } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
@@ -22,6 +22,8 @@ export interface SessionHandle {
   token: string;
   session: CheckoutSession;
   isNew: boolean;
+  /** The logged-in customer as last read or changed in this request (the envelope's `loggedIn`). */
+  customer?: CustomerDto;
 }
 
 /** What a token we issued looks like (32 random bytes, base64url); anything else is not looked up. */
@@ -38,7 +40,13 @@ export async function openSession(
 ): Promise<SessionHandle> {
   if (token && TOKEN_FORMAT.test(token)) {
     const session = await deps.sessions.get(token);
-    if (session) return { token, session, isNew: false };
+    if (session && !session.customerId) return { token, session, isNew: false };
+    if (session?.customerId) {
+      // A login ends when the customer is gone or a password reset raised the epoch since (decision 43).
+      const customer = await deps.account.getCustomer(session.customerId);
+      if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0)) return { token, session, isNew: false, customer };
+      await deps.sessions.delete(token);
+    }
   }
   const fresh = {
     token: deps.sessions.newToken(),

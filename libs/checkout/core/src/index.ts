@@ -9,3 +9,4 @@ export * from './login.use-cases';
 export * from './login-guard';
 export * from './order-history';
 export * from './order-history.use-cases';
+export * from './subscription.use-cases';

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
-import type { RegisterCommand } from '@commerce/account-contracts';
+import { parseInput } from '@commerce/shared-errors';
+import type { CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
 import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import { TooManyAttemptsError } from './login-guard';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
 
-const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
-  return result.data;
-};
+const parse = parseInput;
 
 // The edge checks the shape; the account service checks the values (e-mail format, lengths, the password policy).
 const RegisterBody = z.looseObject({ email: z.string(), password: z.string() });
@@ -18,6 +14,8 @@ const LoginBody = z.object({ password: z.string() });
 const EmailBody = z.object({ newEmail: z.string() });
 const PasswordBody = z.object({ password: z.string(), newPassword: z.string() });
 const AddressBody = z.record(z.string(), z.string());
+const ResetEmailBody = z.object({ linkUri: z.string().optional() });
+const ResetBody = z.object({ newPassword: z.string(), i: z.string(), id: z.string() });
 
 /** The customer logged in on the token; else 403 `{accessRight: denied}`. */
 function customerOf(handle: SessionHandle): string {
@@ -34,11 +32,12 @@ async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
  * the saved selection to the session: the anonymous selection's lines merged into it by the cart, then
  * shown in this session's country and market.
  */
-async function logIn(deps: CheckoutDeps, handle: SessionHandle, customerId: string) {
+async function logIn(deps: CheckoutDeps, handle: SessionHandle, customer: CustomerDto) {
   await renewSession(deps, handle);
-  const saved = await deps.cart.claimSelection(customerId, handle.session.selectionId ?? null);
+  const saved = await deps.cart.claimSelection(customer.id, handle.session.selectionId ?? null);
   const { selectionId: _anonymous, ...rest } = handle.session;
-  handle.session = { ...rest, customerId, ...(saved ? { selectionId: saved.id } : {}) };
+  handle.session = { ...rest, customerId: customer.id, sessionEpoch: customer.sessionEpoch, ...(saved ? { selectionId: saved.id } : {}) };
+  handle.customer = customer;
   await deps.sessions.set(handle.token, handle.session);
   return saved ? selectionInSession(deps, handle, saved) : sessionEnvelope(deps, handle);
 }
@@ -54,7 +53,7 @@ export async function register(deps: CheckoutDeps, handle: SessionHandle, body: 
   await assertNotBlocked(deps, 'email', null, clientAddress);
   await deps.loginGuard.failed(null, clientAddress);
   const customer = await deps.account.register(command);
-  return logIn(deps, handle, customer.id);
+  return logIn(deps, handle, customer);
 }
 
 /**
@@ -70,7 +69,7 @@ export async function login(deps: CheckoutDeps, handle: SessionHandle, email: st
     await deps.loginGuard.failed(account, clientAddress);
     throw new LoginIncorrectError();
   }
-  return logIn(deps, handle, customer.id);
+  return logIn(deps, handle, customer);
 }
 
 /** `POST logout`: a new anonymous token in the same country and language, with an empty selection. */
@@ -82,14 +81,14 @@ export async function logout(deps: CheckoutDeps, handle: SessionHandle) {
 /** `PUT address` and `PUT customer/update`: the customer's address fields (e-mail through `PUT email`). */
 export async function updateAddress(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const customerId = customerOf(handle);
-  await deps.account.updateAddress(customerId, parse(AddressBody, body));
+  handle.customer = await deps.account.updateAddress(customerId, parse(AddressBody, body));
   return sessionEnvelope(deps, handle);
 }
 
 /** `PUT email` `{newEmail}`. */
 export async function changeEmail(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const customerId = customerOf(handle);
-  await deps.account.changeEmail(customerId, parse(EmailBody, body).newEmail);
+  handle.customer = await deps.account.changeEmail(customerId, parse(EmailBody, body).newEmail);
   return sessionEnvelope(deps, handle);
 }
 
@@ -97,6 +96,34 @@ export async function changeEmail(deps: CheckoutDeps, handle: SessionHandle, bod
 export async function changePassword(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const customerId = customerOf(handle);
   const { password, newPassword } = parse(PasswordBody, body);
-  await deps.account.changePassword(customerId, password, newPassword);
+  handle.customer = await deps.account.changePassword(customerId, password, newPassword);
   return sessionEnvelope(deps, handle);
+}
+
+/**
+ * `POST password-reset-email/{email}` with optional `{linkUri}`: the same answer (the session's envelope)
+ * whether or not a customer has the e-mail; the account service looks it up after answering. Every request
+ * counts against the client address, as a registration does.
+ */
+export async function passwordResetEmail(deps: CheckoutDeps, handle: SessionHandle, email: string, body: unknown, clientAddress: string) {
+  const { linkUri } = parse(ResetEmailBody, body);
+  await assertNotBlocked(deps, 'email', null, clientAddress);
+  await deps.loginGuard.failed(null, clientAddress);
+  await deps.account.requestPasswordReset(email, linkUri);
+  return sessionEnvelope(deps, handle);
+}
+
+/**
+ * `POST password-reset` `{newPassword, i, id}`: the password changed, every other login of the customer
+ * ended (the account service raised its session epoch), and this visitor logged in on a new token. A link
+ * that does not work counts against the client address.
+ */
+export async function passwordReset(deps: CheckoutDeps, handle: SessionHandle, body: unknown, clientAddress: string) {
+  const { newPassword, i, id } = parse(ResetBody, body);
+  await assertNotBlocked(deps, 'i', null, clientAddress);
+  const customer = await deps.account.resetPassword(id, i, newPassword).catch(async (e: unknown) => {
+    if ((e as { code?: string }).code === 'ACCOUNT.RESET_LINK_NOT_VALID') await deps.loginGuard.failed(null, clientAddress);
+    throw e;
+  });
+  return logIn(deps, handle, customer);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { DomainError, ValidationError, parseInput } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
 import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
@@ -13,11 +13,7 @@ const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
 const MAX_QUANTITY = 10_000;
 const ITEM_ID = /^\d{1,15}-\d{1,15}$/;
 
-const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
-  return result.data;
-};
+const parse = parseInput;
 
 /** `{n}` of a path: a whole number from `min`; anything else is 400 `{quantity}`. */
 export function pathQuantity(raw: string, min: 0 | 1): number {
@@ -80,14 +76,16 @@ async function productsOf(
 }
 
 /** The address of the customer logged in on the session, or undefined (anonymous, or the customer is gone). */
-async function loggedInOf(deps: CheckoutDeps, session: CheckoutSession): Promise<AddressDto | undefined> {
-  if (!session.customerId) return undefined;
-  return (await deps.account.getCustomer(session.customerId))?.address;
+async function loggedInOf(deps: CheckoutDeps, handle: SessionHandle): Promise<AddressDto | undefined> {
+  const id = handle.session.customerId;
+  if (!id) return undefined;
+  if (handle.customer?.id === id) return handle.customer.address;
+  return (await deps.account.getCustomer(id))?.address;
 }
 
 /** The envelope of the session's selection, with `loggedIn` when a customer is logged in on the token. */
 export async function envelope(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known?: Map<string, ProductDto | null>) {
-  const [products, loggedIn] = await Promise.all([productsOf(deps, handle, selection, known), loggedInOf(deps, handle.session)]);
+  const [products, loggedIn] = await Promise.all([productsOf(deps, handle, selection, known), loggedInOf(deps, handle)]);
   const body = selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
   return loggedIn ? { ...body, loggedIn } : body;
 }

@@ -4,6 +4,8 @@ export interface CheckoutSession {
   selectionId?: string;
   /** The customer logged in on this token (register, login); absent: anonymous. */
   customerId?: string;
+  /** The customer's `sessionEpoch` at login: a password reset raises it, and this session is then logged out. */
+  sessionEpoch?: number;
   country: string | null;
   state: string | null;
   language: string;

@@ -66,3 +66,15 @@ export function fieldsFromIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Pro
   }
   return fields;
 }
+
+type Issues = ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
+
+/** Parses input with a zod-style schema; a body that does not fit is a 400 with one `errors` field per problem. */
+export function parseInput<T>(
+  schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: Issues } } },
+  body: unknown,
+): T {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
+  return result.data;
+}

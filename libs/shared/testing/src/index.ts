@@ -1,1 +1,2 @@
 export * from './engines';
+export * from './mail-catcher';

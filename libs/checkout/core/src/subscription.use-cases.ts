@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { parseInput } from '@commerce/shared-errors';
+import { ItemNotFoundError } from './checkout.errors';
+import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
+import { getSelection } from './selection.use-cases';
+
+// The edge checks the shape; the account service checks the values (e-mail, country and language codes).
+const NewsletterBody = z.object({ email: z.string(), country: z.string().optional(), language: z.string().optional() });
+const BackInStockBody = z.object({ email: z.string(), item: z.string() });
+
+const parse = parseInput;
+
+/** `POST newsletter-subscription` `{email, country?, language?}`: idempotent; answers the session's envelope. */
+export async function subscribeNewsletter(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const { email, country, language } = parse(NewsletterBody, body);
+  await deps.account.subscribeNewsletter({ email, ...(country ? { country } : {}), ...(language ? { language } : {}) });
+  return getSelection(deps, handle);
+}
+
+/** `POST back-in-stock-subscription` `{email, item}`: an item the catalog has (else 404 `{item}`), mailed once when back. */
+export async function subscribeBackInStock(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const { email, item } = parse(BackInStockBody, body);
+  if (!/^\d{1,15}-\d{1,15}$/.test(item) || !(await deps.catalog.getItem(item, {}))) throw new ItemNotFoundError();
+  await deps.account.subscribeBackInStock({ email, item });
+  return getSelection(deps, handle);
+}
