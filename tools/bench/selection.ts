@@ -63,12 +63,13 @@ async function separateProcesses(): Promise<Running> {
     ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
   };
   const services: ServiceProcess[] = [];
-  const [catalog, cart, account, soap] = await Promise.all([
+  const [catalog, cart, soap] = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
     startApp('cart', infra),
-    startApp('account', infra),
     startApp('backoffice-soap', infra),
   ]);
+  // The account service asks the catalog for the stock of items someone waits for.
+  const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url });
   services.push(catalog, cart, account, soap);
   const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, ACCOUNT_URL: account.url });
   services.push(edge);
@@ -135,7 +136,12 @@ async function main() {
   }
   const only = process.env['BENCH_ONLY'];
   const setups: Array<() => Promise<Running>> = only === 'separate' ? [] : [embedded];
-  if (only !== 'embedded' && process.env['DATABASE_URL']?.startsWith('postgres') && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS'])
+  if (
+    only !== 'embedded' &&
+    process.env['DATABASE_URL']?.startsWith('postgres') &&
+    process.env['REDIS_URL'] &&
+    process.env['KAFKA_BROKERS']
+  )
     setups.push(separateProcesses);
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row`,

@@ -3,6 +3,7 @@
 //   tsx tools/bench/serve.ts embedded   the all-in-one on PGlite, in-memory bus, sessions and search
 //   tsx tools/bench/serve.ts real       the all-in-one on DATABASE_URL, REDIS_URL, KAFKA_BROKERS
 //   tsx tools/bench/serve.ts catalog    the all-in-one on BENCH_DATABASE_URL, BENCH_STORE_CONFIG and MEILI_URL
+//   tsx tools/bench/serve.ts accounts   embedded, the production argon2id cost, no per-address limit (one client registers thousands)
 // Prints one JSON line {"url": …} once it listens.
 import { readFileSync } from 'node:fs';
 import Koa from 'koa';
@@ -37,9 +38,17 @@ async function main() {
             MEILI_URL: process.env['MEILI_URL'] ?? 'embedded',
             MEILI_API_KEY: process.env['MEILI_MASTER_KEY'],
           }
-        : { DATABASE_URL: 'pglite://memory' };
+        : mode === 'accounts'
+          ? {
+              DATABASE_URL: 'pglite://memory',
+              LOGIN_ATTEMPTS_PER_ADDRESS: '1000000000',
+              ARGON2_MEMORY_KIB: process.env['ARGON2_MEMORY_KIB'],
+              ARGON2_ITERATIONS: process.env['ARGON2_ITERATIONS'],
+            }
+          : { DATABASE_URL: 'pglite://memory' };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
-  const demo = process.env['BENCH_DEMO'] ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
+  const demo =
+    process.env['BENCH_DEMO'] || mode === 'accounts' ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
   const running = await startAllInOne(config, createLogger('bench', 'silent'), demo);
   console.log(JSON.stringify({ url: running.url, engines: running.engines }));
   process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
