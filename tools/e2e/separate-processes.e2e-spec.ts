@@ -106,6 +106,17 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     await runLoginScenario(endpoints.checkout);
   });
 
+  it('answers the order history through the order service over HTTP: 403 anonymous, the (empty) history when logged in', async () => {
+    const anonymous = await checkoutCall(endpoints, 'POST', '/orders');
+    expect(anonymous.status).toBe(403);
+    expect(anonymous.body['errors']).toEqual({ accessRight: 'denied' });
+    const email = `orders-${Date.now()}@example.com`;
+    const registered = await checkoutCall(endpoints, 'POST', '/register', { body: { email, password: 'correct horse battery' } });
+    const history = await checkoutCall(endpoints, 'POST', '/orders', { token: registered.body['token'], body: { from: 0, size: 10 } });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ orders: [], ordersPaging: { from: 0, size: 10, totalSize: 0 }, loggedIn: { email } });
+  }, 60_000);
+
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);
   }, 60_000);
