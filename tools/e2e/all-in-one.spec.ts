@@ -1,4 +1,5 @@
-import { postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import * as soap from 'soap';
+import { checkoutCall, postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
@@ -25,6 +26,51 @@ describe('all-in-one on embedded adapters', () => {
   it('registers, logs out and logs in a customer with the production argon2id cost', async () => {
     await runLoginScenario(endpoints.checkout);
   });
+
+  it('logs in a buyer of accounts_Update with the password the ERP gave; a registration reaches events_Get as a customer', async () => {
+    const buyer = `buyer-${process.pid}-${Date.now()}@example.com`;
+    const account = `A-${process.pid}-${Date.now()}`;
+    const sent = await postSoap(
+      endpoints,
+      'accounts_Update',
+      `<accounts><account><id>${account}</id><market><id>1</id></market><buyers><buyer><id>${account}-1</id>` +
+        `<firstname>Bea</firstname><email>${buyer}</email><password>erp given secret</password></buyer></buyers></account></accounts>`,
+    );
+    expect(sent.status).toBe(200);
+    // Applied asynchronously (backoffice.upsert.v1): the login works once the account service has it.
+    const until = Date.now() + 20_000;
+    let login = await checkoutCall(endpoints, 'POST', `/login/${encodeURIComponent(buyer)}`, { body: { password: 'erp given secret' } });
+    // Once a second: every refused try counts against this address's limit (50 in 15 minutes).
+    while (login.status !== 200 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 1000));
+      login = await checkoutCall(endpoints, 'POST', `/login/${encodeURIComponent(buyer)}`, { body: { password: 'erp given secret' } });
+    }
+    expect(login.status).toBe(200);
+    expect(login.body['loggedIn']).toMatchObject({ email: buyer, firstName: 'Bea' });
+
+    const shopper = `shopper-${process.pid}-${Date.now()}@example.com`;
+    const registered = await checkoutCall(endpoints, 'POST', '/register', {
+      body: { email: shopper, password: 'correct horse battery', firstName: 'Sam', zipCode: '111 51' },
+    });
+    expect(registered.status).toBe(200);
+    type Client = soap.Client & Record<string, (args: unknown) => Promise<[any, string]>>;
+    const client = (await soap.createClientAsync(`${endpoints.soap}?wsdl`)) as Client;
+    const customers = async () => {
+      const events = (await client['events_GetAsync']!({ login: { username: 'demo', password: 'demo-secret' }, type: 'customer' }))[0]
+        ?.events?.event;
+      return (events === undefined ? [] : Array.isArray(events) ? events : [events]) as Array<Record<string, any>>;
+    };
+    let event: Record<string, any> | undefined;
+    while (!event && Date.now() < until + 20_000) {
+      event = (await customers()).find((e) => e.data?.customer?.email === shopper);
+      if (!event) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(event).toMatchObject({
+      type: 'customer',
+      mission: 'update',
+      data: { customer: { firstname: 'Sam', zipcode: '111 51', email: shopper } },
+    });
+  }, 90_000);
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);

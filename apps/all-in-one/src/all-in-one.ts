@@ -140,6 +140,12 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       registry: catalogRetention.registry,
     });
     closers.add(paymentRetention.stop);
+    const accountRetention = startRetentionPruner(engine.forSchema('account'), {
+      ...retentionSettings(config),
+      logger,
+      registry: catalogRetention.registry,
+    });
+    closers.add(accountRetention.stop);
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
     const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));

@@ -6,6 +6,15 @@ import type { Db } from '@commerce/shared-db';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import type { Mail } from '@commerce/account-core';
 import { ProductUpserted } from '@commerce/catalog-contracts';
+import {
+  AccountUpsertReceived,
+  CustomerUpsertReceived,
+  PaymentTermsUpsertReceived,
+  SalesRepUpsertReceived,
+  hashScryptPassword,
+} from '@commerce/backoffice-contracts';
+import { AccountTopics } from '@commerce/account-contracts';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { createMemoryBus, type EventBus } from '@commerce/shared-bus';
 import { createLogger } from '@commerce/shared-logging';
 import { buildAccountService, type AccountService } from './account.service';
@@ -292,6 +301,123 @@ export function accountContract(name: string, db: () => Promise<Db>) {
       expect(sentTo()).toEqual([a, b].sort());
       await expect(service.client.subscribeBackInStock({ email: a, item: 'nope' })).rejects.toMatchObject({
         fields: { item: expect.any(String) },
+      });
+    });
+
+    describe('from the back office (backoffice.upsert.v1) and to it (account.customer.v1)', () => {
+      const until = async <T>(read: () => Promise<T | undefined | null>, what: string): Promise<T> => {
+        const end = Date.now() + 15_000;
+        for (;;) {
+          const value = await read();
+          if (value) return value;
+          if (Date.now() > end) throw new Error(`not within 15 s: ${what}`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      };
+      const row = (externalKey: string) => database.table('customers').where({ external_key: externalKey }).first();
+
+      it('creates a customer from customers_Update without a password; a password reset gives it one', async () => {
+        const e = email();
+        const id = `C-${seq}-${Date.now()}`;
+        await bus.publish([CustomerUpsertReceived.envelopeOf({ id, firstname: 'Erp', email: e, country: 'de', zipcode: '10115' })]);
+        const created = await until(() => row(`customer:${id}`), 'the customer');
+        expect(created).toMatchObject({ email: e, first_name: 'Erp', country: 'DE', zip_code: '10115' });
+        expect(await service.client.verifyLogin(e, '')).toBeNull();
+        await service.client.requestPasswordReset(e);
+        const link = linkIn((await mailTo(e))[0]!);
+        const customer = await service.client.resetPassword(
+          link.searchParams.get('id')!,
+          link.searchParams.get('i')!,
+          'chosen after the erp',
+        );
+        expect(customer.id).toBe(created.id);
+        expect(await service.client.verifyLogin(e, 'chosen after the erp')).toMatchObject({ id: created.id });
+        // A later upsert merges: the fields left out keep their value.
+        await bus.publish([CustomerUpsertReceived.envelopeOf({ id, lastname: 'Later' })]);
+        await until(async () => ((await row(`customer:${id}`))?.last_name === 'Later' ? true : null), 'the merge');
+        expect(await row(`customer:${id}`)).toMatchObject({ first_name: 'Erp', email: e });
+      });
+
+      it('links the ERP customer to the shop customer with its e-mail, keeping the password', async () => {
+        const e = email();
+        const c = await service.client.register({ email: e, password: GOOD, firstName: 'Shop' });
+        const id = `C-${seq}-${Date.now()}`;
+        await bus.publish([CustomerUpsertReceived.envelopeOf({ id, email: e.toUpperCase(), city: 'Berlin' })]);
+        const linked = await until(() => row(`customer:${id}`), 'the link');
+        expect(linked).toMatchObject({ id: c.id, city: 'Berlin', first_name: 'Shop' });
+        expect(await service.client.verifyLogin(e, GOOD)).toMatchObject({ id: c.id });
+      });
+
+      it('lets a buyer of accounts_Update log in with its scrypt password in its market and pricelist, then keeps argon2id', async () => {
+        const e = email();
+        const accountId = `A-${seq}-${Date.now()}`;
+        const passwordhash = await hashScryptPassword('buyer password 1', { N: 2 ** 10, r: 8, p: 1 });
+        await bus.publish([
+          AccountUpsertReceived.envelopeOf({
+            id: accountId,
+            market: { id: '2' },
+            pricelist: { id: '5' },
+            buyers: [
+              { id: `${accountId}-B1`, email: e, firstname: 'Buyer', passwordhash },
+              { id: `${accountId}-B2`, pricelist: { id: '9' } },
+            ],
+          }),
+        ]);
+        await until(() => row(`buyer:${accountId}-B2`), 'the buyers');
+        expect(await row(`buyer:${accountId}-B2`)).toMatchObject({ account_id: accountId, market: '2', pricelist: '9' });
+        expect(await service.client.verifyLogin(e, 'wrong buyer password')).toBeNull();
+        expect(await service.client.verifyLogin(e, 'buyer password 1')).toMatchObject({
+          market: '2',
+          pricelist: '5',
+          address: { firstName: 'Buyer' },
+        });
+        const { password_hash } = await database
+          .table('credentials')
+          .where({ customer_id: (await row(`buyer:${accountId}-B1`)).id })
+          .first();
+        expect(password_hash).toMatch(/^\$argon2id\$/);
+        expect(await service.client.verifyLogin(e, 'buyer password 1')).not.toBeNull();
+        const kept = await database.table('backoffice_entities').where({ entity: 'account', id: accountId }).first();
+        const data = typeof kept.data === 'string' ? JSON.parse(kept.data) : kept.data;
+        expect(data).toMatchObject({ market: { id: '2' }, buyers: [{ id: `${accountId}-B1` }, { id: `${accountId}-B2` }] });
+        expect(JSON.stringify(data)).not.toContain('scrypt');
+      });
+
+      it('keeps sales reps and payment terms, merged', async () => {
+        const id = `S-${seq}-${Date.now()}`;
+        await bus.publish([
+          SalesRepUpsertReceived.envelopeOf({ id, name: 'Rep', percent: '5' }),
+          PaymentTermsUpsertReceived.envelopeOf({ id, duedays: '30' }),
+        ]);
+        await bus.publish([SalesRepUpsertReceived.envelopeOf({ id, email: 'rep@example.com' })]);
+        const rep = await until(async () => {
+          const r = await database.table('backoffice_entities').where({ entity: 'salesrep', id }).first();
+          const d = r && (typeof r.data === 'string' ? JSON.parse(r.data) : r.data);
+          return d?.email ? d : null;
+        }, 'the sales rep');
+        expect(rep).toEqual({ id, name: 'Rep', percent: '5', email: 'rep@example.com' });
+        await until(() => database.table('backoffice_entities').where({ entity: 'paymentterms', id }).first(), 'the terms');
+      });
+
+      it('publishes a registration and an address change as account.customer.v1 through the outbox', async () => {
+        const seen: EventEnvelope[] = [];
+        const sub = await bus.subscribe({
+          groupId: `test-${seq}-${Date.now()}`,
+          topics: [AccountTopics.CUSTOMER],
+          handle: async (ev) => void seen.push(ev),
+        });
+        try {
+          const e = email();
+          const c = await service.client.register({ email: e, password: GOOD, firstName: 'Ada' });
+          await service.client.updateAddress(c.id, { city: 'Paris' });
+          const mine = () => seen.filter((ev) => ev.key === c.id);
+          await until(async () => (mine().length >= 2 ? true : null), 'both events');
+          expect(mine().map((ev) => ev.type)).toEqual(['CustomerRegistered', 'CustomerChanged']);
+          expect(mine()[1]!.payload).toMatchObject({ customerId: c.id, address: { email: e, firstName: 'Ada', city: 'Paris' } });
+          expect(JSON.stringify(mine())).not.toMatch(/argon2|password/i);
+        } finally {
+          await sub.stop();
+        }
       });
     });
 

@@ -1,3 +1,4 @@
+import { outboxMigrations } from '@commerce/shared-bus';
 import type { Migration } from '@commerce/shared-db';
 
 export const accountMigrations: Migration[] = [
@@ -68,6 +69,31 @@ export const accountMigrations: Migration[] = [
         [schema],
       );
       await knex.raw('create index back_in_stock_product on ??.back_in_stock_subscriptions (product) where notified_at is null', [schema]);
+    },
+  },
+  ...outboxMigrations,
+  {
+    name: '003_backoffice_entities',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('customers', (t) => {
+        // The back office may send a customer without an e-mail; the unique index allows any number of nulls.
+        t.string('email_key', 254).nullable().alter();
+        // `customer:<id>` or `buyer:<id>`: the ERP's id, in two namespaces.
+        t.string('external_key', 300).nullable().unique();
+        t.string('status', 100).nullable();
+        // A buyer's account, market and pricelist (ERP ids).
+        t.string('account_id', 200).nullable();
+        t.string('market', 200).nullable();
+        t.string('pricelist', 200).nullable();
+      });
+      // Accounts (buyers' hashes left out), sales reps, payment and shipping terms, as the ERP sent them (merged).
+      await knex.schema.withSchema(schema).createTable('backoffice_entities', (t) => {
+        t.string('entity', 20).notNullable();
+        t.string('id', 200).notNullable();
+        t.jsonb('data').notNullable();
+        t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+        t.primary(['entity', 'id']);
+      });
     },
   },
 ];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { migrate, type Db } from '@commerce/shared-db';
-import type { EventBus, Subscription } from '@commerce/shared-bus';
+import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
 import type { Logger } from '@commerce/shared-logging';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
@@ -14,12 +14,17 @@ import { createAccountInternalRouter } from './account.internal-routes';
 import { ARGON2_DEFAULTS, createArgon2Hasher, type Argon2Params } from './argon2.password-hasher';
 import { createBackgroundRunner } from './background';
 import { backInStockConsumer } from './consumers/back-in-stock.consumer';
+import { accountUpsertConsumer } from './consumers/upsert-received.consumer';
+import { createBackofficeRepository } from './backoffice.knex-repository';
 
 export interface AccountService {
   /** The use cases as a typed client: the in-process implementation of AccountClient. */
   client: AccountClient;
   router: Router;
-  /** Subscribes the consumers (back-in-stock mails from the catalog's product events). */
+  /**
+   * Subscribes the consumers (the back office's customers, accounts, sales reps and terms; back-in-stock
+   * mails from the catalog's product events) and starts the outbox relay (`account.customer.v1`).
+   */
   start(): Promise<void>;
   /** Stops the consumers and waits for mails still being sent. */
   stop(): Promise<void>;
@@ -61,19 +66,29 @@ export async function buildAccountService(deps: AccountServiceDeps): Promise<Acc
     ...(deps.now ? { now: deps.now } : {}),
   });
   let consumers: Subscription[] = [];
+  const relay = deps.bus ? new OutboxRelay(deps.db, deps.bus, { ...(deps.logger ? { logger: deps.logger } : {}) }) : undefined;
   return {
     client,
     router: createAccountInternalRouter(client),
     async start() {
-      if (deps.bus && deps.catalog && deps.logger) {
-        consumers = [
+      if (!deps.bus || !deps.logger) return;
+      const db = deps.db;
+      consumers = [
+        await deps.bus.subscribe(
+          accountUpsertConsumer({ db, logger: deps.logger, repository: (trx) => createBackofficeRepository(db, trx) }),
+        ),
+      ];
+      if (deps.catalog) {
+        consumers.push(
           await deps.bus.subscribe(backInStockConsumer({ subscriptions, mailer: deps.mailer, catalog: deps.catalog, logger: deps.logger })),
-        ];
+        );
       }
+      relay?.start();
     },
     async stop() {
       await Promise.all(consumers.map((c) => c.stop()));
       consumers = [];
+      await relay?.stop();
       await background.drain();
     },
     settled: () => background.drain(),

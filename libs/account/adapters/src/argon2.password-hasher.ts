@@ -1,4 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
+import { verifyScryptPassword } from '@commerce/backoffice-contracts';
 import type { PasswordHasher } from '@commerce/account-core';
 
 /** argon2id cost (RFC 9106 / OWASP): memory in KiB, iterations, lanes. */
@@ -25,6 +26,8 @@ export function createArgon2Hasher(params: Argon2Params = ARGON2_DEFAULTS): Pass
   return {
     hash: (password) => hash(password, options),
     verify: async (passwordHash, password) => {
+      // A buyer's password from accounts_Update arrives as backoffice-soap's scrypt hash (decision 30).
+      if (passwordHash.startsWith('scrypt$')) return verifyScryptPassword(password, passwordHash);
       try {
         return await verify(passwordHash, password);
       } catch {

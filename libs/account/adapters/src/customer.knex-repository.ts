@@ -1,8 +1,9 @@
+import { enqueue } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
 import type { AddressDto } from '@commerce/account-contracts';
 import { emailKey, type Customer, type CustomerRepository } from '@commerce/account-core';
 
-interface CustomerRow {
+export interface CustomerRow {
   id: string;
   email: string;
   first_name: string;
@@ -16,10 +17,14 @@ interface CustomerRow {
   zip_code: string;
   password_hash: string | null;
   session_epoch: number;
+  external_key: string | null;
+  market: string | null;
+  pricelist: string | null;
 }
 
-const addressColumns = (a: AddressDto) => ({
-  email_key: emailKey(a.email),
+export const addressColumns = (a: AddressDto) => ({
+  // A customer from the back office may have no e-mail: no key, so any number of them fit the unique index.
+  email_key: a.email ? emailKey(a.email) : null,
   email: a.email,
   first_name: a.firstName,
   last_name: a.lastName,
@@ -32,7 +37,7 @@ const addressColumns = (a: AddressDto) => ({
   zip_code: a.zipCode,
 });
 
-const toCustomer = (r: CustomerRow): Customer => ({
+export const toCustomer = (r: CustomerRow): Customer => ({
   id: r.id,
   address: {
     email: r.email,
@@ -48,7 +53,14 @@ const toCustomer = (r: CustomerRow): Customer => ({
   },
   passwordHash: r.password_hash,
   sessionEpoch: Number(r.session_epoch),
+  externalKey: r.external_key,
+  market: r.market,
+  pricelist: r.pricelist,
 });
+
+/** Customers with their password hash (none for one the back office sent without a password). */
+export const customerSelect = (db: Db, trx?: Knex.Transaction) =>
+  db.table('customers as c', trx).leftJoin(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id').select('c.*', 'k.password_hash');
 
 /** Sets a customer's password hash (a customer from the back office may have had none). */
 export async function setPasswordHash(db: Db, trx: Knex.Transaction | undefined, customerId: string, passwordHash: string): Promise<void> {
@@ -62,13 +74,13 @@ export async function setPasswordHash(db: Db, trx: Knex.Transaction | undefined,
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 export function createCustomerRepository(db: Db): CustomerRepository {
-  const select = () =>
-    db.table('customers as c').leftJoin(`${db.schema}.credentials as k`, 'k.customer_id', 'c.id').select('c.*', 'k.password_hash');
+  const select = () => customerSelect(db);
   return {
-    async create(customer) {
+    async create(customer, events) {
       try {
         await db.transaction(async (trx) => {
           await db.table('customers', trx).insert({ id: customer.id, ...addressColumns(customer.address) });
+          await enqueue(db, trx, events);
           if (customer.passwordHash)
             await db.table('credentials', trx).insert({ customer_id: customer.id, password_hash: customer.passwordHash });
         });
@@ -87,13 +99,18 @@ export function createCustomerRepository(db: Db): CustomerRepository {
       const row = (await select().where('c.email_key', emailKey(email)).first()) as CustomerRow | undefined;
       return row ? toCustomer(row) : null;
     },
-    async updateAddress(id, address) {
+    async updateAddress(id, address, events) {
       try {
-        const n = await db
-          .table('customers')
-          .where({ id })
-          .update({ ...addressColumns(address), updated_at: db.knex.fn.now() });
-        return n > 0 ? true : null;
+        return await db.transaction(async (trx) => {
+          const rows = (await db
+            .table('customers', trx)
+            .where({ id })
+            .update({ ...addressColumns(address), updated_at: db.knex.fn.now() })
+            .returning('*')) as CustomerRow[];
+          if (!rows[0]) return null;
+          await enqueue(db, trx, events(toCustomer({ ...rows[0], password_hash: null })));
+          return true;
+        });
       } catch (e) {
         if (isUniqueViolation(e)) return false;
         throw e;

@@ -8,3 +8,5 @@ export * from './account.service';
 export * from './account.env';
 export * from './mailer';
 export * from './consumers/back-in-stock.consumer';
+export * from './backoffice.knex-repository';
+export * from './consumers/upsert-received.consumer';

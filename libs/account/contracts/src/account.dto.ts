@@ -23,6 +23,9 @@ export interface CustomerDto {
    * at login on the session, and a session whose value is older is no longer logged in.
    */
   sessionEpoch: number;
+  /** A B2B buyer's market and pricelist (ERP ids, from `accounts_Update`): the buyer shops in them. */
+  market?: string;
+  pricelist?: string;
 }
 
 /** `POST register`: e-mail and password, the other address fields optional. */

@@ -1,2 +1,3 @@
 export * from './account.dto';
 export * from './account.http-client';
+export * from './account.events';

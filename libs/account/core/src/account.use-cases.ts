@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
-import { ADDRESS_FIELDS } from '@commerce/account-contracts';
+import { ADDRESS_FIELDS, CustomerChanged, CustomerRegistered, type CustomerEventPayload } from '@commerce/account-contracts';
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
 import { AddressFields, Email, Password, Register, definedOnly, parse } from './account.validation';
 import { toCustomerDto, type Customer } from './customer';
@@ -32,6 +32,14 @@ export interface AccountDeps {
 
 const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;
 
+/** What `account.customer.v1` carries: the ERP's id of a customer it sent (`customer:<id>`), never a password. */
+const eventPayload = (customer: Customer): CustomerEventPayload => ({
+  customerId: customer.id,
+  ...(customer.externalKey?.startsWith('customer:') ? { externalId: customer.externalKey.slice('customer:'.length) } : {}),
+  address: { ...customer.address },
+});
+const changedEvent = (customer: Customer) => [CustomerChanged.create(customer.id, eventPayload(customer))];
+
 /** Registers a customer: validate, check the password policy, hash, save (the unique e-mail decides a race). */
 export async function register(deps: AccountDeps, command: RegisterCommand): Promise<CustomerDto> {
   const { password, email, ...address } = parse(Register, command);
@@ -43,7 +51,8 @@ export async function register(deps: AccountDeps, command: RegisterCommand): Pro
     passwordHash: await deps.hasher.hash(normalizePassword(password)),
     sessionEpoch: 0,
   };
-  if (!(await deps.customers.create(customer))) throw new EmailTakenError();
+  if (!(await deps.customers.create(customer, [CustomerRegistered.create(customer.id, eventPayload(customer))])))
+    throw new EmailTakenError();
   return toCustomerDto(customer);
 }
 
@@ -55,7 +64,11 @@ export async function verifyLogin(deps: AccountDeps, email: string, password: st
   const candidate = passwordOk.success ? normalizePassword(passwordOk.data) : '';
   const matches = await deps.hasher.verify(customer?.passwordHash ?? deps.dummyHash, candidate);
   // A customer without a password (sent by the back office) costs the same work and never logs in by it.
-  return customer?.passwordHash && passwordOk.success && matches ? toCustomerDto(customer) : null;
+  if (!customer?.passwordHash || !passwordOk.success || !matches) return null;
+  // A buyer's scrypt hash from the back office becomes argon2id at the first login, so later ones cost the same as everyone's.
+  if (!customer.passwordHash.startsWith('$argon2id$'))
+    await deps.customers.updatePasswordHash(customer.id, await deps.hasher.hash(candidate));
+  return toCustomerDto(customer);
 }
 
 async function existing(deps: AccountDeps, id: string): Promise<Customer> {
@@ -68,7 +81,7 @@ export async function updateAddress(deps: AccountDeps, id: string, change: Addre
   const fields = definedOnly(parse(AddressFields.strict(), change));
   const customer = await existing(deps, id);
   const address = { ...customer.address, ...fields };
-  if ((await deps.customers.updateAddress(id, address)) === null) throw new CustomerNotFoundError();
+  if ((await deps.customers.updateAddress(id, address, changedEvent)) === null) throw new CustomerNotFoundError();
   return toCustomerDto({ ...customer, address });
 }
 
@@ -78,7 +91,7 @@ export async function changeEmail(deps: AccountDeps, id: string, newEmail: strin
   const other = await deps.customers.findByEmail(email);
   if (other && other.id !== id) throw new EmailTakenError('newEmail');
   const address = { ...customer.address, email };
-  const written = await deps.customers.updateAddress(id, address);
+  const written = await deps.customers.updateAddress(id, address, changedEvent);
   if (written === null) throw new CustomerNotFoundError();
   if (!written) throw new EmailTakenError('newEmail');
   return toCustomerDto({ ...customer, address });

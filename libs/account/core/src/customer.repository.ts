@@ -1,15 +1,37 @@
 import type { AddressDto } from '@commerce/account-contracts';
+import type { EventEnvelope } from '@commerce/shared-events';
 import type { Customer } from './customer';
 
 /** Port: where customers and credentials live (knex on Postgres or PGlite). */
 export interface CustomerRepository {
   /** false when the e-mail is taken (unique index, so two concurrent registrations cannot both win). */
-  create(customer: Customer): Promise<boolean>;
+  create(customer: Customer, events: EventEnvelope[]): Promise<boolean>;
   findById(id: string): Promise<Customer | null>;
   findByEmail(email: string): Promise<Customer | null>;
   /** Writes the address (e-mail included); false when the new e-mail is taken by another customer. null: no such customer. */
-  updateAddress(id: string, address: AddressDto): Promise<boolean | null>;
+  updateAddress(id: string, address: AddressDto, events: (customer: Customer) => EventEnvelope[]): Promise<boolean | null>;
   updatePasswordHash(id: string, passwordHash: string): Promise<void>;
+}
+
+/** Port: customers, buyers, accounts, sales reps and terms from the back office, inside one consumer transaction. */
+export interface BackofficeRepository {
+  findByExternalKey(externalKey: string): Promise<Customer | null>;
+  /** A customer with that e-mail that no ERP record is linked to yet (one who registered in the shop). */
+  findUnlinkedByEmail(email: string): Promise<Customer | null>;
+  saveBackofficeCustomer(c: {
+    id: string;
+    externalKey: string;
+    address: AddressDto;
+    /** Kept when the new e-mail belongs to another customer. */
+    previousEmail: string;
+    status?: string | undefined;
+    accountId?: string | undefined;
+    market?: string | undefined;
+    pricelist?: string | undefined;
+    passwordHash?: string | undefined;
+  }): Promise<void>;
+  /** Merges `data` into what is kept of an account, sales rep or terms (fields left out keep their value). */
+  saveEntity(entity: 'account' | 'salesrep' | 'paymentterms' | 'shippingterms', id: string, data: Record<string, unknown>): Promise<void>;
 }
 
 /** A password-reset link as kept: the secret only as its SHA-256 (a 256-bit random secret needs no slow hash). */

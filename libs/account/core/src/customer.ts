@@ -11,12 +11,19 @@ export interface Customer {
   passwordHash: string | null;
   /** Raised by a password reset: sessions logged in before it are logged out (CustomerDto.sessionEpoch). */
   sessionEpoch: number;
+  /** `customer:<id>` or `buyer:<id>` when the back office sent it. */
+  externalKey?: string | null;
+  /** A buyer's market and pricelist (ERP ids). */
+  market?: string | null;
+  pricelist?: string | null;
 }
 
 export const toCustomerDto = (customer: Customer): CustomerDto => ({
   id: customer.id,
   address: { ...customer.address },
   sessionEpoch: customer.sessionEpoch,
+  ...(customer.market ? { market: customer.market } : {}),
+  ...(customer.pricelist ? { pricelist: customer.pricelist } : {}),
 });
 
 /** E-mails are compared case-insensitively: the stored key is the trimmed, lower-cased address. */

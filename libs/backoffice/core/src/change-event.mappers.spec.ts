@@ -1,5 +1,6 @@
 import { AccountUpsertReceived, CustomerUpsertReceived, MarketUpsertReceived, ProductUpsertReceived } from '@commerce/backoffice-contracts';
 import { ProductUpserted } from '@commerce/catalog-contracts';
+import { CustomerChanged, CustomerRegistered } from '@commerce/account-contracts';
 import { CHANGE_EVENT_MAPPERS, changeEventsOf, changeEventTopics, offsetDate, type MapperContext } from './change-event.mappers';
 
 const context = (echo: boolean, soapRequests: string[] = []): MapperContext => ({
@@ -8,9 +9,57 @@ const context = (echo: boolean, soapRequests: string[] = []): MapperContext => (
 });
 
 describe('the change-event mappers', () => {
-  it('subscribe to the catalog and the orders always and to the SOAP upserts only when echoing', () => {
-    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false).sort()).toEqual(['catalog.product.v1', 'order.order.v1']);
-    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, true).sort()).toEqual(['backoffice.upsert.v1', 'catalog.product.v1', 'order.order.v1']);
+  it('subscribe to the catalog, the orders and the customers always and to the SOAP upserts only when echoing', () => {
+    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false).sort()).toEqual(['account.customer.v1', 'catalog.product.v1', 'order.order.v1']);
+    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, true).sort()).toEqual([
+      'account.customer.v1',
+      'backoffice.upsert.v1',
+      'catalog.product.v1',
+      'order.order.v1',
+    ]);
+  });
+
+  it('map CustomerRegistered and CustomerChanged to a customer event in the SOAP shape, by the ERP id when the ERP sent the customer', async () => {
+    const address = {
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      address1: 'Street 1',
+      address2: '',
+      city: 'London',
+      state: '',
+      country: 'GB',
+      phoneNumber: '+44 1',
+      zipCode: 'N1',
+    };
+    const registered = CustomerRegistered.create('u-1', { customerId: 'u-1', address });
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, registered, context(false))).toEqual([
+      {
+        type: 'customer',
+        entry: 'u-1',
+        mission: 'update',
+        date: offsetDate(registered.occurredAt),
+        data: {
+          customer: {
+            id: 'u-1',
+            firstname: 'Ada',
+            lastname: 'Lovelace',
+            address1: 'Street 1',
+            address2: '',
+            city: 'London',
+            state: '',
+            zipcode: 'N1',
+            country: 'GB',
+            email: 'ada@example.com',
+            telephone: '+44 1',
+          },
+        },
+      },
+    ]);
+    const changed = CustomerChanged.create('u-2', { customerId: 'u-2', externalId: 'C-7', address });
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, changed, context(false))).toMatchObject([
+      { entry: 'C-7', data: { customer: { id: 'C-7' } } },
+    ]);
   });
 
   it('map ProductUpserted to a stock event naming the ERP product, unless a SOAP request of ours caused it', async () => {

@@ -10,6 +10,7 @@ import type { EventEnvelope } from '@commerce/shared-events';
 import type { NewChangeEvent } from './change-feed.port';
 import { offsetDate } from './offset-date';
 import { orderChangeEventMapper } from './order-change-event.mapper';
+import { customerChangeEventMapper } from './customer-change-event.mapper';
 
 export interface MapperContext {
   /** SOAP_ECHO_EVENTS: changes made through SOAP come back as events too. */
@@ -20,8 +21,8 @@ export interface MapperContext {
 
 /**
  * Turns one owner's event into change events of the SOAP feed. One mapper per owner event: a service that
- * starts publishing (`order.order.v1` has `orderChangeEventMapper`; `account.customer.v1`
- * CustomerRegistered/CustomerChanged is next) gets a mapper here that parses with the owner's contract and builds
+ * starts publishing (`order.order.v1` has `orderChangeEventMapper`, `account.customer.v1`
+ * `customerChangeEventMapper`) gets a mapper here that parses with the owner's contract and builds
  * the entity in its SOAP shape; the consumer subscribes to every topic a mapper names.
  */
 export interface ChangeEventMapper {
@@ -106,7 +107,12 @@ export const productUpsertedStockMapper: ChangeEventMapper = {
 };
 
 /** Every owner event the feed is built from. */
-export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [soapUpsertEchoMapper, productUpsertedStockMapper, orderChangeEventMapper];
+export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [
+  soapUpsertEchoMapper,
+  productUpsertedStockMapper,
+  orderChangeEventMapper,
+  customerChangeEventMapper,
+];
 
 /** The topics the feed's consumer subscribes to. */
 export const changeEventTopics = (mappers: readonly ChangeEventMapper[], echo: boolean): string[] => [

@@ -3,23 +3,12 @@ import { ORDER_EVENTS, OrderTopics, type OrderAddress, type OrderDto, type Order
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { ChangeEventMapper } from './change-event.mappers';
 import { offsetDate } from './offset-date';
+import { soapAddressFields } from './soap-address';
 
 /** An amount in minor units as the SOAP API writes amounts: a decimal string in major units (`274.00`). */
 const amount = (minor: number | null, digits: number): string => ((minor ?? 0) / 10 ** digits).toFixed(digits);
 
-const soapAddress = (a: OrderAddress) => ({
-  company: a.company,
-  firstname: a.firstName,
-  lastname: a.lastName,
-  address1: a.address1,
-  address2: a.address2,
-  city: a.city,
-  state: a.state,
-  zipcode: a.zipCode,
-  country: a.country,
-  email: a.email,
-  telephone: a.phoneNumber,
-});
+const soapAddress = (a: OrderAddress) => ({ company: a.company, ...soapAddressFields(a) });
 
 /** A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line. */
 function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity) {
