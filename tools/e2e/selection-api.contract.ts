@@ -13,7 +13,8 @@ import { buildOrderService } from '@commerce/order-adapters';
 import { createOrderHttpClient, type OrderClient } from '@commerce/order-contracts';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
-import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto } from '@commerce/catalog-contracts';
+import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto, StockClient } from '@commerce/catalog-contracts';
+import type { PaymentClient } from '@commerce/payment-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
   checkoutErrorBody,
@@ -254,6 +255,9 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         cart,
         account,
         orders: orderClient,
+        // The payment routes have their own suite (payment-api); these tests never reach them.
+        payment: {} as PaymentClient,
+        stock: {} as StockClient,
         loginGuard,
         trustProxy: true,
         view,

@@ -22,7 +22,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       KAFKA_BROKERS: url('kafka'),
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
-    const [catalog, cart, soap, order] = await Promise.all([
+    const [catalog, cart, soap, order, payment] = await Promise.all([
       startApp(
         'catalog',
         meili
@@ -32,8 +32,9 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       startApp('cart', infra),
       startApp('backoffice-soap', infra),
       startApp('order', infra),
+      startApp('payment', infra),
     ]);
-    services.push(catalog, cart, soap, order);
+    services.push(catalog, cart, soap, order, payment);
     // The account service asks the catalog for the stock of items someone waits for.
     const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url, MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` });
     services.push(account);
@@ -43,6 +44,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       CART_URL: cart.url,
       ACCOUNT_URL: account.url,
       ORDER_URL: order.url,
+      PAYMENT_URL: payment.url,
       COUNTRY_HEADER: 'cf-ipcountry',
     });
     services.push(edge);
@@ -101,6 +103,48 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       expect(((await res.json()) as { numberOfDocuments: number }).numberOfDocuments).toBeGreaterThan(0);
     });
   }
+
+  it('checks out with the hosted test provider: the stock held by the catalog, the page of the payment service, the order placed once', async () => {
+    const token = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
+    const started = await checkoutCall(endpoints, 'POST', '/payment', {
+      token,
+      body: {
+        paymentReturnPage: 'https://storefront.test/thanks',
+        paymentFailedPage: 'https://storefront.test/failed',
+        termsAndConditions: true,
+        address: {
+          email: 'e2e@example.com',
+          firstName: 'E',
+          lastName: 'Two',
+          address1: 'Gatan 1',
+          city: 'Stockholm',
+          zipCode: '11451',
+          country: 'SE',
+        },
+      },
+    });
+    expect(started.body).toMatchObject({ token, action: 'redirect' });
+    const back = await fetch(`${started.body['url']}/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'decision=approve',
+    });
+    expect(back.status).toBe(303);
+    const paymentMethodFields = Object.fromEntries(new URL(back.headers.get('location')!).searchParams);
+    const results = await Promise.all(
+      [1, 2, 3].map(() => checkoutCall(endpoints, 'POST', '/payment-result', { token, body: { paymentMethodFields } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(results.map((r) => r.body['order'])).size).toBe(1);
+    expect(results[0]!.body).toMatchObject({
+      token,
+      status: 'untouched',
+      statusDescription: 'Pending',
+      items: [expect.objectContaining({ item: skeleton.item })],
+    });
+    expect((await checkoutCall(endpoints, 'GET', '/receipt', { token })).body['order']).toBe(results[0]!.body['order']);
+  }, 60_000);
 
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
     await runLoginScenario(endpoints.checkout);

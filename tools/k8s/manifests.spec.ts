@@ -16,7 +16,7 @@ const DEMO_STORE = join(__dirname, '..', '..', 'infra', 'config', 'demo-store.js
  * into the image.
  */
 const APPS: Record<string, { port: number; required: string[] }> = {
-  'checkout-api': { port: 8080, required: ['REDIS_URL', 'STORE_CONFIG', 'CATALOG_URL', 'CART_URL', 'ACCOUNT_URL', 'ORDER_URL'] },
+  'checkout-api': { port: 8080, required: ['REDIS_URL', 'STORE_CONFIG', 'CATALOG_URL', 'CART_URL', 'ACCOUNT_URL', 'ORDER_URL', 'PAYMENT_URL'] },
   cart: { port: 8081, required: ['DATABASE_URL', 'STORE_CONFIG'] },
   catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL', 'STORE_CONFIG'] },
   account: { port: 8083, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'CATALOG_URL', 'SMTP_URL'] },

@@ -3,7 +3,7 @@ import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
-import { geoipEnv, loginGuardEnv } from '@commerce/checkout-adapters';
+import { geoipEnv, loginGuardEnv, paymentHoldEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
@@ -46,5 +46,6 @@ export const AllInOneConfigSchema = z.object({
   ...loginGuardEnv(),
   ...geoipEnv(),
   ...paymentEnv(),
+  ...paymentHoldEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -5,7 +5,8 @@ import { createLogger } from '@commerce/shared-logging';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createCartHttpClient } from '@commerce/cart-contracts';
 import { createAccountHttpClient } from '@commerce/account-contracts';
-import { createCatalogHttpClient } from '@commerce/catalog-contracts';
+import { createCatalogHttpClient, createStockHttpClient } from '@commerce/catalog-contracts';
+import { createPaymentHttpClient } from '@commerce/payment-contracts';
 import { createOrderHttpClient } from '@commerce/order-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
@@ -15,6 +16,7 @@ import {
   createCheckoutRouter,
   createLoginGuard,
   loginGuardEnv,
+  paymentHoldEnv,
   geoipEnv,
   withGeoip,
   loginLimits,
@@ -42,6 +44,8 @@ const ConfigSchema = z.object({
   CART_URL: env.url,
   ACCOUNT_URL: env.url,
   ORDER_URL: env.url,
+  PAYMENT_URL: env.url,
+  ...paymentHoldEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),
 });
@@ -60,6 +64,10 @@ runService('checkout-api', async () => {
     cart: createCartHttpClient(config.CART_URL),
     account: createAccountHttpClient(config.ACCOUNT_URL),
     orders: createOrderHttpClient(config.ORDER_URL),
+    payment: createPaymentHttpClient(config.PAYMENT_URL),
+    // The stock holds are the catalog's: same service, its stock routes.
+    stock: createStockHttpClient(config.CATALOG_URL),
+    paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
     loginGuard,
     trustProxy: config.LOGIN_TRUST_PROXY,
     view,

@@ -38,6 +38,19 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       });
     });
 
+    it('closes a selection (its order was placed): it is gone, closing again does nothing, and the customer gets a new saved one', async () => {
+      const customerId = `customer-${Date.now()}-${Math.random()}`;
+      const saved = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', customerId });
+      await cart.client.addItem(saved.id, item('1-1', 100));
+      await Promise.all([cart.client.closeSelection(saved.id), cart.client.closeSelection(saved.id)]);
+      expect(await cart.client.getSelection(saved.id)).toBeNull();
+      expect(await cart.client.savedSelection(customerId)).toBeNull();
+      await cart.client.closeSelection('00000000-0000-4000-8000-000000000000');
+      const next = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', customerId });
+      expect(next.id).not.toBe(saved.id);
+      expect(next.items).toEqual([]);
+    });
+
     it('answers null for a selection that does not exist', async () => {
       expect(await cart.client.getSelection('00000000-0000-4000-8000-000000000000')).toBeNull();
     });

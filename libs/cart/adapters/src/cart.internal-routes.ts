@@ -121,6 +121,10 @@ export function createCartInternalRouter(cart: CartClient): Router {
     }
     ctx.body = selection;
   };
+  router.post('/selections/:id/closing', async (ctx) => {
+    await cart.closeSelection(ctx.params['id']!);
+    ctx.body = { closed: true };
+  });
   router.get('/customers/:customer/selection', async (ctx) => answer(ctx, await cart.savedSelection(ctx.params['customer']!)));
   router.post('/customers/:customer/selection/claims', async (ctx) => {
     const { anonymousSelectionId } = parse(z.object({ anonymousSelectionId: z.string().nullable() }), requestBody(ctx));

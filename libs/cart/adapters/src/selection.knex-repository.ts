@@ -186,6 +186,12 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       }
     },
 
+    async close(id) {
+      // Closed, a customer's saved selection frees its place: the next one made for the customer is the new saved one.
+      const closed = await db.table('selections').where({ id, status: 'open' }).update({ status: 'closed', updated_at: db.knex.fn.now() });
+      return Number(closed) > 0;
+    },
+
     async findSavedId(customerId) {
       const row = (await db.table('selections').where({ customer_id: customerId, status: 'open' }).first('id')) as
         { id: string } | undefined;

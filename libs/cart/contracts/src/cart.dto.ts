@@ -135,4 +135,6 @@ export interface CartClient {
    * becomes it. The saved selection, or null when there is neither.
    */
   claimSelection(customerId: string, anonymousSelectionId: string | null): Promise<SelectionDto | null>;
+  /** Closes the selection (its order was placed); closing it again, or an unknown one, does nothing. */
+  closeSelection(selectionId: string): Promise<void>;
 }

@@ -19,5 +19,8 @@ export function createCartHttpClient(baseUrl: string): CartClient {
     savedSelection: (customerId) => call<SelectionDto>('GET', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection`),
     claimSelection: (customerId, anonymousSelectionId) =>
       call<SelectionDto>('POST', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection/claims`, { anonymousSelectionId }),
+    closeSelection: async (id) => {
+      await call('POST', `/internal/cart/selections/${encodeURIComponent(id)}/closing`);
+    },
   };
 }

@@ -189,5 +189,8 @@ export function cartUseCases(deps: CartDeps): CartClient {
     changeSelection: (id, change) => changeSelection(deps, id, change),
     savedSelection: (customerId) => savedSelection(deps, customerId),
     claimSelection: (customerId, anonymousId) => claimSelection(deps, customerId, anonymousId),
+    closeSelection: async (id) => {
+      await deps.selections.close(id);
+    },
   };
 }

@@ -24,4 +24,6 @@ export interface SelectionRepository {
    * changes of one selection run one after the other and never lose an update. null when no open selection has that id.
    */
   update(id: string, change: (selection: Selection) => Selection): Promise<Selection | null>;
+  /** Closes an open selection (its order was placed); false when no open selection has that id. */
+  close(id: string): Promise<boolean>;
 }

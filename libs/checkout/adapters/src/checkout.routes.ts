@@ -5,6 +5,7 @@ import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
 import { mountOrderHistoryRoutes } from './order-history.routes';
+import { mountPaymentRoutes } from './payment.routes';
 import { cachingCatalogClient } from './product-cache';
 import { clientAddress } from './client-address';
 import type { IpCountryLookup } from './geoip';
@@ -99,6 +100,8 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   mountLoginRoutes(router, deps, sessionOf);
 
   mountOrderHistoryRoutes(router, deps, sessionOf);
+
+  mountPaymentRoutes(router, deps, sessionOf);
 
   return router;
 }

@@ -5,3 +5,4 @@ export * from './product-cache';
 export * from './login.routes';
 export * from './login-guard.adapter';
 export * from './geoip';
+export * from './payment.routes';

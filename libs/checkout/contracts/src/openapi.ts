@@ -20,6 +20,21 @@ const TOTALS = [
   'grandTotalPriceTax',
 ] as const;
 const ORDER_ITEM_PRICES = ['priceEach', 'totalPrice', 'priceEachBeforeDiscount', 'priceEachWithoutTax'] as const;
+/** The address fields of `PUT payment-fields` and `POST payment` (the spec's Address plus `company`). */
+const ADDRESS_FIELD_NAMES = [
+  'email',
+  'firstName',
+  'lastName',
+  'company',
+  'address1',
+  'address2',
+  'city',
+  'zipCode',
+  'state',
+  'country',
+  'phoneNumber',
+];
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const errorResponse = (description: string) => ({
@@ -315,11 +330,7 @@ export const checkoutOpenApi = {
         {
           type: 'object',
           additionalProperties: false,
-          properties: Object.fromEntries(
-            ['email', 'firstName', 'lastName', 'company', 'address1', 'address2', 'city', 'zipCode', 'state', 'country', 'phoneNumber'].map(
-              (f) => [f, str],
-            ),
-          ),
+          properties: Object.fromEntries(ADDRESS_FIELD_NAMES.map((f) => [f, str])),
         },
       ),
     }),
@@ -339,6 +350,95 @@ export const checkoutOpenApi = {
       delete: selectionOperation('Stop using a voucher code', [pathParam('voucher', 'The code')], {
         '404': '`errors.voucher` = `not found`',
       }),
+    }),
+    '/payment': withUnavailable({
+      post: {
+        summary:
+          "Begin payment: terms accepted, the address in the shipping country's format, the stock checked and held; answers one of the four actions",
+        parameters: [tokenHeader],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentRequest') } } },
+        responses: {
+          '200': json(ref('PaymentAction')),
+          '400': errorResponse('Malformed body or address; `errors` names the field (`address.zipCode`: must be in the format …)'),
+          '404': errorResponse('`errors.country` = `not found`'),
+          '406': errorResponse(
+            '`errors.termsAndConditions` = `not accepted`, `errors.country` = `not shippable`, `errors.selection` = `empty`, or `errors.paymentMethod`',
+          ),
+          '410': json(
+            ref('UnavailableEnvelope'),
+            'Items are not in stock: they are removed from the selection and listed in `unavailable`',
+          ),
+        },
+      },
+    }),
+    '/payment-result': withUnavailable({
+      post: {
+        summary: "The payment's result, from the provider's GET and POST variables with their original names; places the order",
+        parameters: [tokenHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['paymentMethodFields'],
+                properties: { paymentMethodFields: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json(ref('PaymentResult'), 'The order, the same however often the result is posted'),
+          '400': errorResponse(
+            '`errors.paymentMethodFields`: not a result of this shop, a signature, amount or currency that does not hold',
+          ),
+          '404': errorResponse('`errors.payment` = `not found`: the result is not of the payment this token started'),
+          '406': errorResponse('`errors.payment` = `failed`: the provider declined'),
+        },
+      },
+    }),
+    '/receipt': withUnavailable({
+      get: {
+        summary: "The order last placed under the token, in the payment result's shape",
+        parameters: [tokenHeader],
+        responses: { '200': json(ref('PaymentResult')), '404': errorResponse('`errors.order` = `not found`') },
+      },
+    }),
+    '/address-search': withUnavailable({
+      post: {
+        summary: 'The registered address of an identity number, for the invoice method of its one country',
+        parameters: [tokenHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['identityNumber', 'paymentMethod'],
+                properties: { identityNumber: str, paymentMethod: str },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json({
+            type: 'object',
+            required: ['token', 'address'],
+            additionalProperties: false,
+            properties: {
+              token: str,
+              address: {
+                type: 'object',
+                required: ['firstName', 'lastName', 'address1', 'zipCode', 'city', 'country'],
+                additionalProperties: false,
+                properties: { firstName: str, lastName: str, address1: str, zipCode: str, city: str, country: str },
+              },
+            },
+          }),
+          '404': errorResponse('`errors.identityNumber` or `errors.paymentMethod` = `not found`'),
+          '406': errorResponse('`errors.paymentMethod` = `has no address search`, or `errors.country` = `not available in this country`'),
+        },
+      },
     }),
     '/register': withUnavailable({
       post: selectionOperation(
@@ -1016,6 +1116,85 @@ export const checkoutOpenApi = {
           },
         },
         additionalProperties: { type: 'array', items: str },
+      },
+      PaymentRequest: {
+        type: 'object',
+        required: ['paymentReturnPage', 'paymentFailedPage', 'termsAndConditions', 'address'],
+        properties: {
+          paymentReturnPage: { type: 'string', description: 'http(s) URL of the page the provider returns to after paying' },
+          paymentFailedPage: { type: 'string', description: 'http(s) URL of the page the provider returns to after a failed payment' },
+          termsAndConditions: { type: 'boolean', description: 'Must be true' },
+          address: {
+            type: 'object',
+            description: 'The Address fields (and `company`); only `country` for a method that provides the address after payment',
+            properties: Object.fromEntries(ADDRESS_FIELD_NAMES.map((f) => [f, str])),
+          },
+        },
+      },
+      PaymentAction: {
+        oneOf: [
+          { type: 'object', required: ['token', 'action', 'url'], properties: { token: str, action: { const: 'redirect' }, url: str } },
+          {
+            type: 'object',
+            required: ['token', 'action', 'formHtml'],
+            properties: { token: str, action: { const: 'form' }, formHtml: str },
+          },
+          { allOf: [ref('PaymentResult')], required: ['action'], properties: { action: { const: 'success' } } },
+          { type: 'object', required: ['token', 'action'], properties: { token: str, action: { const: 'failed' } } },
+        ],
+      },
+      PaymentResult: {
+        type: 'object',
+        description: 'The token and the fields of an order-history entry (`order`, `status`, `statusDescription`, `items`, `totals`, …)',
+        required: [
+          'token',
+          'order',
+          'status',
+          'statusDescription',
+          'date',
+          'items',
+          'totals',
+          'currency',
+          'address',
+          'shipments',
+          'currencyFormat',
+        ],
+        properties: {
+          token: str,
+          order: { type: 'string', description: 'The order number' },
+          status: { type: 'string', description: '`untouched` for a new order' },
+          statusDescription: { type: 'string', description: '`Pending` for `untouched`' },
+          date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' },
+          currency: str,
+          items: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'object', required: ['item', 'product', 'quantity', 'priceEach', 'priceEachAsNumber'] },
+          },
+          totals: { type: 'object', required: ['grandTotalPrice', 'grandTotalPriceAsNumber', 'totalQuantity'] },
+          address: { type: 'object', required: ['country', 'countryName'] },
+          shipments: { type: 'array' },
+          currencyFormat: { type: 'object', required: ['currency', 'prefix', 'suffix', 'decimalPoint', 'decimalDigits'] },
+        },
+      },
+      UnavailableEnvelope: {
+        allOf: [ref('ErrorEnvelope')],
+        type: 'object',
+        required: ['token', 'errors', 'unavailable', 'selection', 'products'],
+        properties: {
+          unavailable: {
+            type: 'array',
+            minItems: 1,
+            items: {
+              type: 'object',
+              required: ['item', 'product', 'originalQuantity', 'unavailable', 'available'],
+              additionalProperties: false,
+              properties: { item: str, product: str, originalQuantity: int, unavailable: int, available: int },
+            },
+          },
+          selection: ref('Selection'),
+          products: { type: 'array', items: ref('Product') },
+        },
       },
       UriProduct: {
         type: 'object',

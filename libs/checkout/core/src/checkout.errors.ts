@@ -46,3 +46,17 @@ export class LoginIncorrectError extends DomainError {
     super('CHECKOUT.LOGIN_INCORRECT', 'not_acceptable', { password: 'incorrect' });
   }
 }
+
+/** A request the checkout cannot take as it stands (terms not accepted, nothing to pay, no shipping there): 406 naming the field. */
+export class CheckoutRefusedError extends DomainError {
+  constructor(field: string, reason: string) {
+    super('CHECKOUT.REFUSED', 'not_acceptable', { [field]: reason });
+  }
+}
+
+/** The stock check at `POST payment` found items missing: 410 with `unavailable` and the selection as it is now. */
+export class ItemsUnavailableError extends DomainError {
+  constructor(answer: Record<string, unknown>) {
+    super('CHECKOUT.ITEMS_UNAVAILABLE', 'gone', { items: 'unavailable' }, answer);
+  }
+}

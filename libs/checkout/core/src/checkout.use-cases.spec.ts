@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
+import type { PaymentClient } from '@commerce/payment-contracts';
+import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
@@ -107,6 +109,7 @@ function fakes() {
       return selections.get(id)!;
     },
     savedSelection: async () => null,
+    closeSelection: async () => undefined,
     claimSelection: async () => null,
   };
   const deps: CheckoutDeps = {
@@ -120,6 +123,8 @@ function fakes() {
     cart,
     account: {} as AccountClient,
     orders: {} as OrderClient,
+    payment: {} as PaymentClient,
+    stock: {} as StockClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };

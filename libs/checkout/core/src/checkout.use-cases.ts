@@ -2,6 +2,8 @@ import type { AccountClient, CustomerDto } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
+import type { PaymentClient } from '@commerce/payment-contracts';
+import type { StockClient } from '@commerce/catalog-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
 import type { LoginGuard } from './login-guard';
@@ -12,6 +14,11 @@ export interface CheckoutDeps {
   cart: CartClient;
   account: AccountClient;
   orders: OrderClient;
+  payment: PaymentClient;
+  /** The catalog's stock holds (the checkout saga). */
+  stock: StockClient;
+  /** How long `POST payment` holds the stock of a started payment (default 1200 s). */
+  paymentHoldSeconds?: number;
   loginGuard: LoginGuard;
   view: StoreView;
   now?: () => Date;

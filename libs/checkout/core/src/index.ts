@@ -10,3 +10,5 @@ export * from './login-guard';
 export * from './order-history';
 export * from './order-history.use-cases';
 export * from './subscription.use-cases';
+export * from './payment.use-cases';
+export * from './postal-code';

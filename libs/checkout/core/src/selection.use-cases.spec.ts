@@ -3,6 +3,8 @@ import { parseStoreConfig } from '@commerce/shared-config';
 import { DomainError } from '@commerce/shared-errors';
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
+import type { PaymentClient } from '@commerce/payment-contracts';
+import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
@@ -50,6 +52,8 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   cart: { getSelection: async () => selection } as unknown as CartClient,
   account: {} as AccountClient,
   orders: {} as OrderClient,
+  payment: {} as PaymentClient,
+  stock: {} as StockClient,
   loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
   view: new StoreView(store),
 });

@@ -53,7 +53,8 @@ async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promis
   return created.id;
 }
 
-async function saveSession(deps: CheckoutDeps, handle: SessionHandle, patch: Partial<CheckoutSession>) {
+/** Merges a change into the request's session and stores it under its token. */
+export async function saveSession(deps: CheckoutDeps, handle: SessionHandle, patch: Partial<CheckoutSession>) {
   handle.session = { ...handle.session, ...patch };
   await deps.sessions.set(handle.token, handle.session);
 }

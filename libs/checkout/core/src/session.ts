@@ -10,6 +10,10 @@ export interface CheckoutSession {
   state: string | null;
   language: string;
   createdAt: string;
+  /** The payment attempt last started on this token (`POST payment`); a payment result must be this one's. */
+  paymentAttemptId?: string;
+  /** The order last placed under this token, for `GET receipt`. */
+  lastOrderId?: string;
 }
 
 /** Port: the session store, by token, with a sliding TTL (Redis or in memory). */

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { OrderClient } from '@commerce/order-contracts';
+import type { PaymentClient } from '@commerce/payment-contracts';
+import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
@@ -24,6 +26,8 @@ function deps() {
     cart: {} as CartClient,
     account: {} as AccountClient,
     orders: {} as OrderClient,
+    payment: {} as PaymentClient,
+    stock: {} as StockClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };

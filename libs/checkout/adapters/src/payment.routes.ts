@@ -1,0 +1,36 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps } from '@commerce/checkout-core';
+import { requestBody, sessionRoute, type SessionOf } from './route-handler';
+
+/** The edge's own variable of the checkout saga, for the checkout-api and all-in-one config schemas. */
+export const paymentHoldEnv = () => ({
+  /** How long `POST payment` holds the stock of a started payment (an unpaid attempt releases it then). */
+  PAYMENT_HOLD_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(1200),
+});
+
+/** The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. */
+export function mountPaymentRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
+  const on = sessionRoute(deps, sessionOf);
+  router.post(
+    '/payment',
+    on((h, _p, ctx) => startPayment(deps, h, requestBody(ctx))),
+  );
+  router.post(
+    '/payment-result',
+    on((h, _p, ctx) => paymentResult(deps, h, requestBody(ctx))),
+  );
+  router.get(
+    '/receipt',
+    on((h) => receipt(deps, h)),
+  );
+  router.post(
+    '/address-search',
+    on((h, _p, ctx) => addressSearch(deps, h, requestBody(ctx))),
+  );
+}

@@ -1,0 +1,257 @@
+import { randomUUID, createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import type { AttemptDto, PaymentAddress } from '@commerce/payment-contracts';
+import type { OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
+import type { SelectionDto } from '@commerce/cart-contracts';
+import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
+import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
+import { ADDRESS_FIELDS } from './envelope';
+import { orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
+import { normalisePostalCode } from './postal-code';
+import { currentSelection, envelope, saveSession, setCountry } from './selection.use-cases';
+import type { CheckoutSession } from './session';
+
+const DEFAULT_HOLD_SECONDS = 1200;
+const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
+
+const pageUrl = z
+  .string()
+  .max(2000)
+  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), { message: 'must be an http(s) URL' });
+const field = z.string().max(200);
+const AddressBody = z.object(
+  Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, field.optional()])) as Record<
+    (typeof ADDRESS_FIELDS)[number],
+    z.ZodOptional<z.ZodString>
+  >,
+);
+const PaymentBody = z.object({
+  paymentReturnPage: pageUrl,
+  paymentFailedPage: pageUrl,
+  termsAndConditions: z.boolean(),
+  address: AddressBody,
+});
+/** The provider's variables as the visitor brought them: strings (a number a client parsed is taken as its text). */
+const PaymentResultBody = z.object({
+  paymentMethodFields: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()]).transform(String)),
+});
+const AddressSearchBody = z.object({ identityNumber: z.string().min(1).max(64), paymentMethod: z.string().min(1).max(100) });
+
+const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw new ValidationError(fieldsFromIssues(result.error.issues));
+  return result.data;
+};
+
+const REQUIRED = ['email', 'firstName', 'lastName', 'address1', 'city', 'zipCode', 'country'] as const;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The address of `POST payment` for a method that needs it whole: required fields, an e-mail, the state
+ * of a country with states, the postal code in the country's format (normalised). 400 naming `address.<field>`.
+ */
+function checkedAddress(deps: CheckoutDeps, given: z.infer<typeof AddressBody>, country: string, whole: boolean): PaymentAddress {
+  const address: Record<string, string> = {};
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) address[k] = v.trim();
+  address['country'] = country;
+  if (!whole) return address as unknown as PaymentAddress;
+  const problems: Record<string, string> = {};
+  for (const f of REQUIRED) if (!address[f]) problems[`address.${f}`] = 'required';
+  if (address['email'] && !EMAIL.test(address['email'])) problems['address.email'] = 'not an e-mail address';
+  const states = deps.view.country(country)?.states ?? [];
+  if (states.length > 0) {
+    const state = (address['state'] ?? '').toUpperCase();
+    if (!states.some((s) => s.state === state)) problems['address.state'] = state ? `not a state of ${country}` : 'required';
+    else address['state'] = state;
+  }
+  if (address['zipCode']) {
+    const zip = normalisePostalCode(country, address['zipCode']);
+    if (zip.ok) address['zipCode'] = zip.zipCode;
+    else problems['address.zipCode'] = `must be in the format ${zip.format}`;
+  }
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  return address as unknown as PaymentAddress;
+}
+
+/** What identifies the checkout session in the order without being its token. */
+const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('base64url').slice(0, 32);
+
+/**
+ * The lines over the stock taken out of the selection (the spec: "the unavailable items are removed"), and
+ * the 410 answer: the selection as it is now, with `unavailable`.
+ */
+async function unavailableAnswer(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  selection: SelectionDto,
+  unavailable: Array<{ item: string; unavailable: number; originalQuantity: number }>,
+) {
+  const lines = unavailable.flatMap((u) => {
+    const line = selection.items.find((l) => l.item === u.item);
+    return line ? [{ op: 'setLine' as const, line: line.line, quantity: Math.max(0, line.quantity - u.unavailable) }] : [];
+  });
+  const changed = await deps.cart.changeSelection(selection.id, { lines });
+  const { token: _token, ...answer } = await envelope(deps, handle, changed);
+  return new ItemsUnavailableError({ ...answer, unavailable });
+}
+
+/**
+ * The placed order of a paid attempt, exactly once however often it is asked: the order service places
+ * one order per attempt, the catalog commits the attempt's hold once, the cart closes the selection (a
+ * no-op the second time). The session then has no selection (a fresh empty one on the next call) and
+ * remembers the order for `GET receipt`; it keeps its token and login.
+ */
+async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt: AttemptDto) {
+  const draft = attempt.orderDraft as PlaceOrderCommand;
+  const reported = attempt.customerAddress;
+  // An embedded form reports the customer's address with the result: the order ships there.
+  const command: PlaceOrderCommand = reported
+    ? {
+        ...draft,
+        address: { ...draft.address, ...withCompany(reported, draft.address.countryName) },
+        shippingAddress: { ...draft.shippingAddress, ...withCompany(reported, draft.shippingAddress.countryName) },
+      }
+    : draft;
+  const order = await deps.orders.placeOrder(command);
+  await Promise.all([deps.stock.commitStock(attempt.attemptId), deps.cart.closeSelection(attempt.selectionId)]);
+  const patch: Partial<CheckoutSession> = { lastOrderId: order.id };
+  const session: CheckoutSession = { ...handle.session, ...patch };
+  if (session.selectionId === attempt.selectionId) delete session.selectionId;
+  handle.session = session;
+  await deps.sessions.set(handle.token, session);
+  return orderAnswer(handle, order);
+}
+
+const withCompany = (a: PaymentAddress, countryName: string) => ({
+  email: a.email ?? '',
+  firstName: a.firstName ?? '',
+  lastName: a.lastName ?? '',
+  company: a.company ?? '',
+  address1: a.address1 ?? '',
+  address2: a.address2 ?? '',
+  city: a.city ?? '',
+  state: a.state ?? '',
+  zipCode: a.zipCode ?? '',
+  country: a.country,
+  countryName,
+  phoneNumber: a.phoneNumber ?? '',
+});
+
+/** `{token, order, status, …}`: the token and the order-history entry (DESIGN §6). */
+const orderAnswer = (handle: SessionHandle, order: OrderDto) => ({ token: handle.token, ...orderToHistoryEntry(order) });
+
+/**
+ * `POST payment`: terms accepted, a shippable country, the address in its country's format, the stock held
+ * for the attempt (410 with `unavailable` otherwise), then the attempt started with the payment service,
+ * whose provider decides the action: `redirect`, `form`, `success` (the order is placed at once) or `failed`.
+ */
+export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const input = parse(PaymentBody, body);
+  if (!input.termsAndConditions) throw new CheckoutRefusedError('termsAndConditions', 'not accepted');
+  const country = (input.address.country ?? handle.session.country ?? '').trim().toUpperCase();
+  if (!country) throw new ValidationError({ 'address.country': 'required' });
+  if (!deps.view.country(country)) throw new NotFoundError('country');
+  // The address's country is where prices are computed (the embedded flow sends only it).
+  if (country !== handle.session.country) await setCountry(deps, handle, country, undefined);
+  if (!deps.view.country(country)?.shipTo) throw new CheckoutRefusedError('country', 'not shippable');
+
+  let selection = await currentSelection(deps, handle);
+  if (!selection.id || selection.items.length === 0) throw new CheckoutRefusedError('selection', 'empty');
+  const offered = deps.view.availablePaymentMethods(country);
+  let method = offered.find((m) => m.paymentMethod === selection.paymentMethod);
+  if (!method) {
+    // None chosen (or not offered here): the country's first method, set on the selection so that its handling cost is priced.
+    method = offered[0];
+    if (!method) throw new CheckoutRefusedError('paymentMethod', 'none available in this country');
+    selection = await deps.cart.changeSelection(selection.id, { set: { paymentMethod: method.paymentMethod } });
+  }
+  const address = checkedAddress(deps, input.address, country, !method.providesCustomerAddressAfterPayment);
+
+  const attemptId = randomUUID();
+  const placing: OrderPlacing = {
+    paymentAttemptId: attemptId,
+    address: withCompany(address, ''),
+    sessionId: sessionIdOf(handle.token),
+  };
+  const orderDraft = placeOrderCommandOf(deps.view, handle.session, selection, placing, now(deps));
+  const held = await deps.stock.holdStock({
+    attemptId,
+    selectionId: selection.id,
+    lines: selection.items.map((l) => ({ item: l.item, quantity: l.quantity })),
+    ttlSeconds: deps.paymentHoldSeconds ?? DEFAULT_HOLD_SECONDS,
+  });
+  if (!held.held) throw await unavailableAnswer(deps, handle, selection, held.unavailable);
+
+  let started;
+  try {
+    started = await deps.payment.startAttempt({
+      attemptId,
+      paymentMethod: method.paymentMethod,
+      selectionId: selection.id,
+      amountMinor: orderDraft.totals.grandTotal,
+      currency: orderDraft.currency,
+      address,
+      returnUrl: input.paymentReturnPage,
+      failedUrl: input.paymentFailedPage,
+      orderDraft,
+    });
+  } catch (error) {
+    await deps.stock.releaseStock(attemptId);
+    throw error;
+  }
+  await saveSession(deps, handle, { paymentAttemptId: attemptId });
+  const { action } = started;
+  switch (action.action) {
+    case 'success':
+      return { action: 'success', ...(await completeOrder(deps, handle, started.attempt)) };
+    case 'failed':
+      await deps.stock.releaseStock(attemptId);
+      return { token: handle.token, action: 'failed' };
+    default:
+      return { token: handle.token, ...action };
+  }
+}
+
+/**
+ * `POST payment-result` `{paymentMethodFields}`: verified with the payment service (signature, amount and
+ * currency against the attempt); on success the order (one per attempt, however often this is posted),
+ * 406 `{payment: "failed"}` when the provider declined (the hold is released).
+ */
+export async function paymentResult(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const { paymentMethodFields } = parse(PaymentResultBody, body);
+  const result = await deps.payment.verifyResult(paymentMethodFields);
+  // Only the token that started the payment learns its order (the fields alone carry no secret of the visitor's).
+  if (result.attempt.attemptId !== handle.session.paymentAttemptId) throw new NotFoundError('payment');
+  if (result.outcome !== 'authorized') {
+    await deps.stock.releaseStock(result.attempt.attemptId);
+    throw new CheckoutRefusedError('payment', 'failed');
+  }
+  return completeOrder(deps, handle, result.attempt);
+}
+
+/** `GET receipt`: the order last placed under the token, in the payment result's shape; 404 `{order}` before any. */
+export async function receipt(deps: CheckoutDeps, handle: SessionHandle) {
+  const order = handle.session.lastOrderId ? await deps.orders.getOrder(handle.session.lastOrderId) : null;
+  if (!order) throw new NotFoundError('order');
+  return orderAnswer(handle, order);
+}
+
+/** `POST address-search` `{identityNumber, paymentMethod}`: the registered address, for an invoice method in its one country. */
+export async function addressSearch(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+  const { identityNumber, paymentMethod } = parse(AddressSearchBody, body);
+  if (!deps.view.availablePaymentMethods(handle.session.country).some((m) => m.paymentMethod === paymentMethod))
+    throw new NotFoundError('paymentMethod');
+  const found = await deps.payment.addressSearch(paymentMethod, handle.session.country, identityNumber);
+  return {
+    token: handle.token,
+    address: {
+      firstName: found.firstName ?? '',
+      lastName: found.lastName ?? '',
+      address1: found.address1 ?? '',
+      zipCode: found.zipCode ?? '',
+      city: found.city ?? '',
+      country: found.country,
+    },
+  };
+}

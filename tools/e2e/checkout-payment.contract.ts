@@ -1,0 +1,385 @@
+import { readFileSync } from 'node:fs';
+import type { SoapProduct } from '@commerce/backoffice-contracts';
+import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
+import { checkoutCall, type Endpoints } from './skeleton.scenario';
+import { expectMatchesSchema } from './openapi-validator';
+
+/** Where the test providers' pages claim to be (`PAYMENT_PUBLIC_URL`); the test swaps in the server's origin. */
+export const PAYMENT_PUBLIC_URL = 'http://shop.test';
+const RETURN = 'https://storefront.test/thanks';
+const FAILED = 'https://storefront.test/failed';
+
+/** A product of the demo shop's shape with its own stock per size: one per test need, so tests never share stock. */
+function product(id: string, name: string, sizes: Record<string, number>): SoapProduct {
+  return {
+    id,
+    status: 'active',
+    sku: id,
+    description: name,
+    folder: { id: 'C-W-SHIRTS', description: 'Shirts' },
+    variations: [
+      {
+        id: `${id}-V1`,
+        description: 'White',
+        sku: '-WHT',
+        status: 'active',
+        sizes: Object.entries(sizes).map(([size, qty], i) => ({
+          id: `ST-LETTERS-${size}`,
+          description: size,
+          sku: `${id}-${size}`,
+          ean: `73519990${String(i).padStart(5, '0')}`,
+          qty: String(qty),
+        })),
+        displays: [
+          {
+            store: '1',
+            categories: [{ id: 'C-W-SHIRTS' }],
+            markets: [{ id: '1' }, { id: '2' }, { id: '3' }],
+            minimumorderamount: '1',
+            orderdenominator: '1',
+          },
+        ],
+      },
+    ],
+  } as SoapProduct;
+}
+
+/** The demo catalog plus the test's products, priced in every pricelist. */
+export function paymentDemoCatalog(race: number): DemoCatalog {
+  const demo = parseDemoCatalog(JSON.parse(readFileSync('infra/config/demo-catalog.json', 'utf8')));
+  const extra = [
+    product('P-PAY', 'Checkout Tee', { S: 3, M: 100_000 }),
+    product('P-LAST', 'Last Scarf', { S: 1 }),
+    product('P-RACE', 'Race Cap', { S: race }),
+    product('P-DUP', 'Duplicate Sock', { S: 5 }),
+  ];
+  return {
+    ...demo,
+    products: [...demo.products, ...extra],
+    pricelists: demo.pricelists.map((p) => ({ ...p, items: [...(p.items ?? []), ...extra.map((e) => ({ id: e.id, price: '200.00' }))] })),
+  };
+}
+
+export interface PaymentApiHarness {
+  /** The all-in-one's base URL. */
+  url: string;
+  close(): Promise<void>;
+  /** How many `OrderPlaced` events the order service wrote for an order number (real engines only). */
+  orderEvents?: (order: string) => Promise<number>;
+}
+
+/** The checkout saga through the public checkout API and the payment pages of the all-in-one. */
+export function checkoutPaymentContract(
+  name: string,
+  start: () => Promise<PaymentApiHarness>,
+  options: { race: { visitors: number; stock: number } },
+) {
+  describe(`the checkout saga on ${name}`, () => {
+    let h: PaymentApiHarness;
+    let endpoints: Endpoints;
+    const items = new Map<string, string>();
+
+    beforeAll(async () => {
+      h = await start();
+      endpoints = { checkout: `${h.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } };
+      for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock']) {
+        const found = await checkoutCall(endpoints, 'POST', '/uri', { body: { uri, for: ['product'] } });
+        for (const item of found.body['product'].items as Array<{ item: string; name: string }>)
+          items.set(`${uri}/${item.name}`, item.item);
+      }
+    }, 180_000);
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const call = async (method: string, path: string, token: string | undefined, body?: unknown) =>
+      checkoutCall(endpoints, method, path, { ...(token ? { token } : {}), ...(body === undefined ? {} : { body }) });
+    const browse = (url: string, init?: RequestInit) => fetch(url.replace(PAYMENT_PUBLIC_URL, h.url), { redirect: 'manual', ...init });
+    const postForm = (url: string, form: Record<string, string>) =>
+      browse(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const queryOf = (location: string) => Object.fromEntries(new URL(location).searchParams);
+    const address = (over: Record<string, string> = {}) => ({
+      email: 'anna@example.com',
+      firstName: 'Anna',
+      lastName: 'Andersson',
+      address1: 'Storgatan 1',
+      city: 'Stockholm',
+      zipCode: '11451',
+      country: 'SE',
+      phoneNumber: '+46701234567',
+      ...over,
+    });
+    const payment = (over: Record<string, unknown> = {}) => ({
+      paymentReturnPage: RETURN,
+      paymentFailedPage: FAILED,
+      termsAndConditions: true,
+      address: address(),
+      ...over,
+    });
+
+    /** A new visitor in Sweden with `quantity` of an item and a payment method; its token. */
+    async function visitor(item: string, quantity = 1, method = 'test-card'): Promise<string> {
+      const first = await call('POST', `/items/${items.get(item)}`, undefined, { quantity });
+      expect(first.status).toBe(200);
+      const token = first.body['token'] as string;
+      expect((await call('PUT', '/countries/SE', token)).status).toBe(200);
+      expect((await call('PUT', `/payment-methods/${method}`, token)).status).toBe(200);
+      return token;
+    }
+
+    /** How many of an item can still be bought: a payment for far more answers 410 with `available` (nothing is held). */
+    async function availableOf(item: string): Promise<number> {
+      const token = await visitor(item, 10_000);
+      const res = await call('POST', '/payment', token, payment());
+      expect(res.status).toBe(410);
+      return res.body['unavailable'][0].available as number;
+    }
+
+    /** Pays on the hosted test page: the signed parameters the visitor returns with. */
+    async function payHosted(token: string, decision: 'approve' | 'decline') {
+      const started = await call('POST', '/payment', token, payment());
+      expect(started.status).toBe(200);
+      expectMatchesSchema('PaymentAction', started.body);
+      expect(started.body).toMatchObject({ token, action: 'redirect' });
+      const page = await browse(started.body['url']);
+      expect(page.status).toBe(200);
+      const back = await postForm(`${started.body['url']}/decision`, { decision });
+      expect(back.status).toBe(303);
+      return back.headers.get('location')!;
+    }
+
+    it('refuses terms not accepted, a missing or malformed address, a country not shipped to and an empty selection', async () => {
+      const token = await visitor('checkout-tee/M');
+      const refuse = async (body: unknown, status: number, errors: Record<string, string>) => {
+        const res = await call('POST', '/payment', token, body);
+        expect({ status: res.status, errors: res.body['errors'] }).toEqual({ status, errors });
+        expect(res.body['token']).toBe(token);
+        expectMatchesSchema('ErrorEnvelope', res.body);
+      };
+      await refuse(payment({ termsAndConditions: false }), 406, { termsAndConditions: 'not accepted' });
+      await refuse(payment({ address: address({ zipCode: '1145' }) }), 400, { 'address.zipCode': 'must be in the format NNN NN' });
+      await refuse(payment({ address: address({ email: '', city: '' }) }), 400, {
+        'address.email': 'required',
+        'address.city': 'required',
+      });
+      await refuse(payment({ address: address({ country: 'DE', zipCode: '1011' }) }), 400, {
+        'address.zipCode': 'must be in the format NNNNN',
+      });
+      await refuse(payment({ paymentReturnPage: 'javascript:alert(1)' }), 400, { paymentReturnPage: 'must be an http(s) URL' });
+      await refuse(payment({ address: address({ country: 'NO', zipCode: '0150' }) }), 406, { country: 'not shippable' });
+      const empty = (await call('GET', '/selection', undefined)).body['token'];
+      const res = await call('POST', '/payment', empty, payment());
+      expect({ status: res.status, errors: res.body['errors'] }).toEqual({ status: 406, errors: { selection: 'empty' } });
+    });
+
+    it('hosted page, approved: the order is placed once (status untouched, Pending), the session keeps its token and gets an empty selection', async () => {
+      const token = await visitor('checkout-tee/M', 2);
+      const location = await payHosted(token, 'approve');
+      expect(location.startsWith(`${RETURN}?`)).toBe(true);
+      const fields = queryOf(location);
+      const result = await call('POST', '/payment-result', token, { paymentMethodFields: fields });
+      expect(result.status).toBe(200);
+      expectMatchesSchema('PaymentResult', result.body);
+      expect(result.body).toMatchObject({
+        token,
+        status: 'untouched',
+        statusDescription: 'Pending',
+        paymentMethod: 'test-card',
+        currency: 'SEK',
+        address: { firstName: 'Anna', zipCode: '114 51', country: 'SE', countryName: 'Sweden' },
+        items: [{ item: items.get('checkout-tee/M'), quantity: 2 }],
+        shipments: [],
+      });
+      expect(result.body['order']).toMatch(/^\d+$/);
+      // Duplicates, concurrent ones included, answer the same order.
+      const again = await Promise.all([1, 2, 3, 4, 5].map(() => call('POST', '/payment-result', token, { paymentMethodFields: fields })));
+      for (const r of again) expect({ status: r.status, order: r.body['order'] }).toEqual({ status: 200, order: result.body['order'] });
+      const receipt = await call('GET', '/receipt', token);
+      expect(receipt.status).toBe(200);
+      expect(receipt.body).toEqual(result.body);
+      const selection = await call('GET', '/selection', token);
+      expect(selection.body['token']).toBe(token);
+      expect(selection.body['selection'].items).toEqual([]);
+      // The next selection of the token is a new one; the order keeps its lines.
+      expect((await call('POST', `/items/${items.get('checkout-tee/M')}`, token)).body['selection'].items).toHaveLength(1);
+    });
+
+    it('hosted page, declined: payment-result answers 406 {payment: failed}, places nothing and frees the stock', async () => {
+      const token = await visitor('last-scarf/S');
+      const location = await payHosted(token, 'decline');
+      expect(location.startsWith(`${FAILED}?`)).toBe(true);
+      const result = await call('POST', '/payment-result', token, { paymentMethodFields: queryOf(location) });
+      expect({ status: result.status, errors: result.body['errors'] }).toEqual({ status: 406, errors: { payment: 'failed' } });
+      expect((await call('GET', '/receipt', token)).status).toBe(404);
+      expect((await call('GET', '/selection', token)).body['selection'].items).toHaveLength(1);
+      expect(await availableOf('last-scarf/S')).toBe(1);
+    });
+
+    it('a tampered amount, currency or signature fails and places nothing; another token cannot collect the order', async () => {
+      const token = await visitor('checkout-tee/M');
+      const fields = queryOf(await payHosted(token, 'approve'));
+      for (const tampered of [
+        { paymentAmount: '1' },
+        { currencyCode: 'EUR' },
+        { merchantSig: 'AAAA' },
+        { authResult: 'AUTHORISED', pspReference: 'TPX' },
+      ]) {
+        const res = await call('POST', '/payment-result', token, { paymentMethodFields: { ...fields, ...tampered } });
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(Object.keys(res.body['errors'])).toEqual(['paymentMethodFields']);
+      }
+      expect((await call('GET', '/receipt', token)).status).toBe(404);
+      const stranger = (await call('GET', '/selection', undefined)).body['token'];
+      const stolen = await call('POST', '/payment-result', stranger, { paymentMethodFields: fields });
+      expect({ status: stolen.status, errors: stolen.body['errors'] }).toEqual({ status: 404, errors: { payment: 'not found' } });
+      expect((await call('POST', '/payment-result', token, { paymentMethodFields: fields })).status).toBe(200);
+    });
+
+    it('form variant: a form the browser posts to the payment page; the result places the order', async () => {
+      const token = await visitor('checkout-tee/M', 1, 'test-card-form');
+      const started = await call('POST', '/payment', token, payment());
+      expectMatchesSchema('PaymentAction', started.body);
+      expect(started.body['action']).toBe('form');
+      const html = started.body['formHtml'] as string;
+      const action = /action="([^"]+)"/.exec(html)![1]!;
+      const form = Object.fromEntries([...html.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+      const page = await postForm(action, form);
+      expect(page.status).toBe(200);
+      const decision = /action="([^"]+)"/.exec(await page.text())![1]!;
+      const back = await postForm(decision, { decision: 'approve' });
+      const result = await call('POST', '/payment-result', token, { paymentMethodFields: queryOf(back.headers.get('location')!) });
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ status: 'untouched', paymentMethod: 'test-card-form' });
+    });
+
+    it('embedded form: only the country at payment, a script snippet, and the customer address arriving with the result', async () => {
+      const token = await visitor('checkout-tee/M', 1, 'test-embedded');
+      const selection = await call('GET', '/selection', token);
+      expect(selection.body['paymentFields']).toEqual([{ field: 'country', required: true, value: '' }]);
+      const started = await call('POST', '/payment', token, payment({ address: { country: 'SE' } }));
+      expect(started.status).toBe(200);
+      expect(started.body['action']).toBe('form');
+      const src = JSON.parse(/f\.src=("[^"]+")/.exec(started.body['formHtml'])![1]!) as string;
+      expect((await browse(src)).status).toBe(200);
+      const customer = {
+        email: 'eva@example.com',
+        firstName: 'Eva',
+        lastName: 'Ek',
+        address1: 'Ågatan 3',
+        city: 'Lund',
+        zipCode: '222 22',
+        phoneNumber: '',
+      };
+      const back = await postForm(`${src}/complete`, { ...customer, decision: 'approve' });
+      const fields = queryOf(back.headers.get('location')!);
+      expect(Object.keys(fields)).toEqual(['embedded_order_id']);
+      const result = await call('POST', '/payment-result', token, { paymentMethodFields: fields });
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ paymentMethod: 'test-embedded', address: { ...customer, country: 'SE', countryName: 'Sweden' } });
+    });
+
+    it('invoice: success at once with the order; address-search for the invoice method in its country only', async () => {
+      const token = await visitor('checkout-tee/M', 1, 'test-invoice');
+      const found = await call('POST', '/address-search', token, { identityNumber: '19800101-1234', paymentMethod: 'test-invoice' });
+      expect(found.body).toEqual({
+        token,
+        address: { firstName: 'Anna', lastName: 'Andersson', address1: 'Storgatan 1', zipCode: '114 51', city: 'Stockholm', country: 'SE' },
+      });
+      const unknown = await call('POST', '/address-search', token, { identityNumber: '19990101-0000', paymentMethod: 'test-invoice' });
+      expect({ status: unknown.status, errors: unknown.body['errors'] }).toEqual({ status: 404, errors: { identityNumber: 'not found' } });
+      const card = await call('POST', '/address-search', token, { identityNumber: '19800101-1234', paymentMethod: 'test-card' });
+      expect({ status: card.status, errors: card.body['errors'] }).toEqual({
+        status: 406,
+        errors: { paymentMethod: 'has no address search' },
+      });
+      const res = await call('POST', '/payment', token, payment());
+      expect(res.status).toBe(200);
+      expectMatchesSchema('PaymentAction', res.body);
+      expect(res.body).toMatchObject({
+        token,
+        action: 'success',
+        status: 'untouched',
+        statusDescription: 'Pending',
+        paymentMethod: 'test-invoice',
+      });
+      expect((await call('GET', '/receipt', token)).body['order']).toBe(res.body['order']);
+      // In Germany the invoice method is not offered, so neither is its address search.
+      const german = (await call('PUT', '/countries/DE', undefined)).body['token'];
+      const de = await call('POST', '/address-search', german, { identityNumber: '19800101-1234', paymentMethod: 'test-invoice' });
+      expect({ status: de.status, errors: de.body['errors'] }).toEqual({ status: 404, errors: { paymentMethod: 'not found' } });
+    });
+
+    it('invoice above the credit limit: failed, and the held stock is free again', async () => {
+      const token = await visitor('checkout-tee/M', 300, 'test-invoice');
+      const res = await call('POST', '/payment', token, payment());
+      expect(res.body).toEqual({ token, action: 'failed' });
+      expect((await call('GET', '/receipt', token)).status).toBe(404);
+    });
+
+    it('410 when the stock is short: the unavailable quantities are listed and removed from the selection', async () => {
+      const token = await visitor('checkout-tee/S', 5);
+      await call('POST', `/items/${items.get('checkout-tee/M')}`, token, { quantity: 1 });
+      const res = await call('POST', '/payment', token, payment());
+      expect(res.status).toBe(410);
+      expectMatchesSchema('UnavailableEnvelope', res.body);
+      expect(res.body['errors']).toEqual({ items: 'unavailable' });
+      expect(res.body['unavailable']).toEqual([
+        {
+          item: items.get('checkout-tee/S'),
+          product: items.get('checkout-tee/S')!.split('-')[0],
+          originalQuantity: 5,
+          unavailable: 2,
+          available: 3,
+        },
+      ]);
+      const quantities = (res.body['selection'].items as Array<{ item: string; quantity: number }>).map((i) => [i.item, i.quantity]);
+      expect(quantities).toEqual([
+        [items.get('checkout-tee/S'), 3],
+        [items.get('checkout-tee/M'), 1],
+      ]);
+      expect(await call('GET', '/selection', token).then((r) => r.body['selection'].items.length)).toBe(2);
+    });
+
+    it('two visitors and the last item: the second gets 410 while the first pays, and the item once the first declines', async () => {
+      const first = await visitor('last-scarf/S');
+      const second = await visitor('last-scarf/S');
+      const started = await call('POST', '/payment', first, payment());
+      expect(started.body['action']).toBe('redirect');
+      const blocked = await call('POST', '/payment', second, payment());
+      expect(blocked.status).toBe(410);
+      expect(blocked.body['unavailable'][0]).toMatchObject({ originalQuantity: 1, unavailable: 1, available: 0 });
+      // The second's selection lost the item; the first declines and the scarf is free again.
+      const back = await postForm(`${started.body['url']}/decision`, { decision: 'decline' });
+      await call('POST', '/payment-result', first, { paymentMethodFields: queryOf(back.headers.get('location')!) });
+      await call('POST', `/items/${items.get('last-scarf/S')}`, second);
+      expect((await call('POST', '/payment', second, payment())).body['action']).toBe('redirect');
+    });
+
+    it('concurrent identical payment results: one order, one stock decrement', async () => {
+      const token = await visitor('duplicate-sock/S', 2);
+      const fields = queryOf(await payHosted(token, 'approve'));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => call('POST', '/payment-result', token, { paymentMethodFields: fields })),
+      );
+      const orders = new Set(results.map((r) => `${r.status} ${r.body['order']}`));
+      expect(orders.size).toBe(1);
+      expect([...orders][0]).toMatch(/^200 \d+$/);
+      expect(await availableOf('duplicate-sock/S')).toBe(3);
+      if (h.orderEvents) expect(await h.orderEvents(results[0]!.body['order'])).toBe(1);
+    }, 120_000);
+
+    it(`${options.race.visitors} concurrent checkouts for a stock of ${options.race.stock}: exactly ${options.race.stock} orders, never below 0`, async () => {
+      const tokens = await Promise.all(Array.from({ length: options.race.visitors }, () => visitor('race-cap/S', 1, 'test-invoice')));
+      const results = await Promise.all(tokens.map((t) => call('POST', '/payment', t, payment())));
+      const statuses = results.map((r) => (r.status === 200 ? r.body['action'] : r.status));
+      expect(statuses.filter((s) => s === 'success')).toHaveLength(options.race.stock);
+      expect(statuses.filter((s) => s === 410)).toHaveLength(options.race.visitors - options.race.stock);
+      expect(new Set(results.filter((r) => r.status === 200).map((r) => r.body['order'])).size).toBe(options.race.stock);
+      expect(await availableOf('race-cap/S')).toBe(0);
+    }, 300_000);
+  });
+}

@@ -1,0 +1,64 @@
+import { Client } from 'pg';
+import { createLogger } from '@commerce/shared-logging';
+import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
+import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
+import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { checkoutPaymentContract, paymentDemoCatalog, PAYMENT_PUBLIC_URL } from './checkout-payment.contract';
+
+// The checkout saga on real Postgres (a database of its own: the all-in-one names its schemas) and Redis
+// sessions. The bus stays in memory: an all-in-one on the shared Kafka would join the consumer groups of
+// other processes using it. The order service's `OrderPlaced` events are counted in its outbox.
+describeWithEngines('the checkout saga on Postgres and Redis', ['postgres', 'redis'], ({ url }) => {
+  const database = uniqueName('checkout_saga');
+  const admin = () => new Client({ connectionString: url('postgres') });
+  const databaseUrl = () => {
+    const u = new URL(url('postgres'));
+    u.pathname = `/${database}`;
+    return u.toString();
+  };
+
+  checkoutPaymentContract(
+    'Postgres and Redis',
+    async () => {
+      const client = admin();
+      await client.connect();
+      await client.query(`create database ${database}`);
+      await client.end();
+      const config = AllInOneConfigSchema.parse({
+        PORT: '0',
+        DATABASE_URL: databaseUrl(),
+        REDIS_URL: url('redis'),
+        KAFKA_BROKERS: 'memory',
+        LOG_LEVEL: 'silent',
+        GEOIP_DB: 'off',
+        PAYMENT_PUBLIC_URL,
+        ARGON2_MEMORY_KIB: '1024',
+        ARGON2_ITERATIONS: '1',
+      });
+      const running = await startAllInOne(config, createLogger('payment-int', 'silent'), paymentDemoCatalog(10));
+      const events = new Client({ connectionString: databaseUrl() });
+      await events.connect();
+      return {
+        url: running.url,
+        orderEvents: async (order) =>
+          Number(
+            (
+              await events.query(
+                `select count(*)::int as n from "order".outbox where envelope->>'type' = 'OrderPlaced' and envelope->'payload'->'order'->>'order' = $1`,
+                [order],
+              )
+            ).rows[0].n,
+          ),
+        close: async () => {
+          await events.end();
+          await running.close();
+          const client = admin();
+          await client.connect();
+          await client.query(`drop database if exists ${database} with (force)`);
+          await client.end();
+        },
+      };
+    },
+    { race: { visitors: 100, stock: 10 } },
+  );
+});
