@@ -63,15 +63,25 @@ async function separateProcesses(): Promise<Running> {
     ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
   };
   const services: ServiceProcess[] = [];
-  const [catalog, cart, soap] = await Promise.all([
+  const [catalog, cart, soap, order, payment] = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
     startApp('cart', infra),
     startApp('backoffice-soap', infra),
+    // The edge needs every service's URL to start, though this benchmark never reaches these two.
+    startApp('order', infra),
+    startApp('payment', infra),
   ]);
   // The account service asks the catalog for the stock of items someone waits for.
   const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url });
-  services.push(catalog, cart, account, soap);
-  const edge = await startApp('checkout-api', { ...infra, CATALOG_URL: catalog.url, CART_URL: cart.url, ACCOUNT_URL: account.url });
+  services.push(catalog, cart, account, soap, order, payment);
+  const edge = await startApp('checkout-api', {
+    ...infra,
+    CATALOG_URL: catalog.url,
+    CART_URL: cart.url,
+    ACCOUNT_URL: account.url,
+    ORDER_URL: order.url,
+    PAYMENT_URL: payment.url,
+  });
   services.push(edge);
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },

@@ -50,6 +50,7 @@ describe('a service that cannot start', () => {
       CART_URL: 'http://127.0.0.1:1',
       ACCOUNT_URL: 'http://127.0.0.1:1',
       ORDER_URL: 'http://127.0.0.1:1',
+      PAYMENT_URL: 'http://127.0.0.1:1',
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('checkout-api: session store: cannot reach redis://127.0.0.1:1 (ECONNREFUSED)');
