@@ -1,16 +1,24 @@
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { OrderPlaced } from '@commerce/order-contracts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp, mountRouters } from '@commerce/shared-http';
+import { createOrderHttpClient, OrderPlaced, type OrderClient } from '@commerce/order-contracts';
 import { buildOrderService, type OrderService } from './order.service';
 import { placeOrderCommand } from './testing/place-order.fixture';
 
 const logger = createLogger('order-test', 'silent');
 
-/** The order service's behaviour through its client, run on PGlite (unit) and on Postgres (int). */
-export function orderContract(name: string, db: () => Promise<Db>) {
-  describe(`order service on ${name}`, () => {
+/**
+ * The order service's behaviour through its client, run on PGlite (unit) and on Postgres (int), in process
+ * or over its internal HTTP API (`createOrderHttpClient`, as the edge calls it in a deployment).
+ */
+export function orderContract(name: string, db: () => Promise<Db>, options: { overHttp?: boolean } = {}) {
+  describe(`order service on ${name}${options.overHttp ? ' over HTTP' : ''}`, () => {
     let service: OrderService;
+    let client: OrderClient;
+    let server: Server | undefined;
     let bus: MemoryBus;
     let schemaDb: Db;
 
@@ -18,8 +26,18 @@ export function orderContract(name: string, db: () => Promise<Db>) {
       schemaDb = await db();
       bus = createMemoryBus({ logger, retryBaseMs: 1 });
       service = await buildOrderService({ db: schemaDb, bus, logger });
+      client = service.client;
+      if (options.overHttp) {
+        const app = createHttpApp({ service: 'order', logger, metrics: false });
+        mountRouters(app, [service.router]);
+        const listening = createServer(app.callback());
+        server = listening;
+        await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r));
+        client = createOrderHttpClient(`http://127.0.0.1:${(listening.address() as AddressInfo).port}`);
+      }
     }, 60_000);
     afterAll(async () => {
+      await new Promise((r) => (server ? server.close(r) : r(undefined)));
       await service?.stop();
       await bus?.close();
     });
@@ -31,7 +49,7 @@ export function orderContract(name: string, db: () => Promise<Db>) {
 
     it('places an order as untouched (Pending) with the snapshot it was given, and records OrderPlaced in the outbox', async () => {
       const command = placeOrderCommand({ customerId: 'c-place' });
-      const order = await service.client.placeOrder(command);
+      const order = await client.placeOrder(command);
       expect(order).toMatchObject({
         status: 'untouched',
         statusDescription: 'Pending',
@@ -44,7 +62,7 @@ export function orderContract(name: string, db: () => Promise<Db>) {
         invoices: [],
       });
       expect(order.order).toMatch(/^\d+$/);
-      expect(await service.client.getOrder(order.id)).toEqual(order);
+      expect(await client.getOrder(order.id)).toEqual(order);
       const events = await outboxOf(order.id);
       expect(events.map((e) => e.type)).toEqual(['OrderPlaced']);
       expect(OrderPlaced.parse(events[0]!).payload.order).toEqual(order);
@@ -52,59 +70,59 @@ export function orderContract(name: string, db: () => Promise<Db>) {
 
     it('answers the same order for every placing of one payment attempt, concurrent ones included, with one event', async () => {
       const command = placeOrderCommand({ customerId: 'c-dup' });
-      const orders = await Promise.all(Array.from({ length: 20 }, () => service.client.placeOrder(command)));
+      const orders = await Promise.all(Array.from({ length: 20 }, () => client.placeOrder(command)));
       expect(new Set(orders.map((o) => o.id)).size).toBe(1);
       expect(new Set(orders.map((o) => o.order)).size).toBe(1);
-      expect(await service.client.placeOrder({ ...command, message: 'a later, different command' })).toEqual(orders[0]);
+      expect(await client.placeOrder({ ...command, message: 'a later, different command' })).toEqual(orders[0]);
       expect(await outboxOf(orders[0]!.id)).toHaveLength(1);
-      expect((await service.client.listCustomerOrders('c-dup', 0, null)).totalSize).toBe(1);
-      expect(await service.client.getOrderByPaymentAttempt(command.paymentAttemptId)).toEqual(orders[0]);
+      expect((await client.listCustomerOrders('c-dup', 0, null)).totalSize).toBe(1);
+      expect(await client.getOrderByPaymentAttempt(command.paymentAttemptId)).toEqual(orders[0]);
     });
 
     it('numbers orders per store, increasing and unique, and gives a number back when a duplicate placing rolls back', async () => {
       const store = `store-${Date.now()}`;
-      const first = await service.client.placeOrder(placeOrderCommand({ store }));
+      const first = await client.placeOrder(placeOrderCommand({ store }));
       const command = placeOrderCommand({ store });
-      await Promise.all([service.client.placeOrder(command), service.client.placeOrder(command)]);
-      const third = await service.client.placeOrder(placeOrderCommand({ store }));
-      const numbers = [first.order, (await service.client.getOrderByPaymentAttempt(command.paymentAttemptId))!.order, third.order].map(Number);
+      await Promise.all([client.placeOrder(command), client.placeOrder(command)]);
+      const third = await client.placeOrder(placeOrderCommand({ store }));
+      const numbers = [first.order, (await client.getOrderByPaymentAttempt(command.paymentAttemptId))!.order, third.order].map(Number);
       expect(numbers).toEqual([1, 2, 3]);
-      const elsewhere = await service.client.placeOrder(placeOrderCommand({ store: `${store}-b` }));
+      const elsewhere = await client.placeOrder(placeOrderCommand({ store: `${store}-b` }));
       expect(elsewhere.order).toBe('1');
     });
 
     it('lists a customer’s orders newest first, paged, with the total, and no one else’s', async () => {
       const customer = `c-list-${Date.now()}`;
       const placed = [];
-      for (let i = 0; i < 5; i++) placed.push(await service.client.placeOrder(placeOrderCommand({ customerId: customer })));
-      await service.client.placeOrder(placeOrderCommand({ customerId: `${customer}-other` }));
-      const all = await service.client.listCustomerOrders(customer, 0, null);
+      for (let i = 0; i < 5; i++) placed.push(await client.placeOrder(placeOrderCommand({ customerId: customer })));
+      await client.placeOrder(placeOrderCommand({ customerId: `${customer}-other` }));
+      const all = await client.listCustomerOrders(customer, 0, null);
       expect(all.totalSize).toBe(5);
       expect(all.orders.map((o) => o.id)).toEqual(placed.map((o) => o.id).reverse());
-      const page = await service.client.listCustomerOrders(customer, 1, 2);
+      const page = await client.listCustomerOrders(customer, 1, 2);
       expect(page).toEqual({ orders: all.orders.slice(1, 3), totalSize: 5 });
-      expect(await service.client.listCustomerOrders(customer, 10, 2)).toEqual({ orders: [], totalSize: 5 });
-      expect(await service.client.listCustomerOrders('nobody', 0, 10)).toEqual({ orders: [], totalSize: 0 });
+      expect(await client.listCustomerOrders(customer, 10, 2)).toEqual({ orders: [], totalSize: 5 });
+      expect(await client.listCustomerOrders('nobody', 0, 10)).toEqual({ orders: [], totalSize: 0 });
     });
 
     it('refuses an invalid command naming the fields, and places nothing', async () => {
       const command = placeOrderCommand();
       const bad = { ...command, currency: 'kronor', lines: [] } as never;
-      await expect(service.client.placeOrder(bad)).rejects.toMatchObject({
+      await expect(client.placeOrder(bad)).rejects.toMatchObject({
         kind: 'invalid',
         fields: { currency: expect.any(String), lines: expect.any(String) },
       });
-      expect(await service.client.getOrderByPaymentAttempt(command.paymentAttemptId)).toBeNull();
+      expect(await client.getOrderByPaymentAttempt(command.paymentAttemptId)).toBeNull();
     });
 
     it('refuses paging that is not a whole number in range', async () => {
-      await expect(service.client.listCustomerOrders('c', -1, 10)).rejects.toMatchObject({ kind: 'invalid', fields: { from: expect.any(String) } });
-      await expect(service.client.listCustomerOrders('c', 0, 1.5)).rejects.toMatchObject({ kind: 'invalid', fields: { size: expect.any(String) } });
+      await expect(client.listCustomerOrders('c', -1, 10)).rejects.toMatchObject({ kind: 'invalid', fields: { from: expect.any(String) } });
+      await expect(client.listCustomerOrders('c', 0, 1.5)).rejects.toMatchObject({ kind: 'invalid', fields: { size: expect.any(String) } });
     });
 
     it('answers null for an order that does not exist, whatever the id looks like', async () => {
-      expect(await service.client.getOrder('00000000-0000-4000-8000-000000000000')).toBeNull();
-      expect(await service.client.getOrder('not-a-uuid')).toBeNull();
+      expect(await client.getOrder('00000000-0000-4000-8000-000000000000')).toBeNull();
+      expect(await client.getOrder('not-a-uuid')).toBeNull();
     });
   });
 }

@@ -2,10 +2,13 @@ import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { orderContract } from './order.contract';
 
-let engine: DbEngine;
+let engine: DbEngine | undefined;
 afterAll(() => engine?.close());
 
-orderContract('PGlite', async () => {
-  engine = await createDbEngine('pglite://memory');
+const db = async () => {
+  engine ??= await createDbEngine('pglite://memory');
   return engine.forSchema(uniqueName('order'));
-});
+};
+
+orderContract('PGlite', db);
+orderContract('PGlite', db, { overHttp: true });
