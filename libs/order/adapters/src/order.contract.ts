@@ -1,5 +1,6 @@
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
+import { rowsRead } from '@commerce/shared-testing';
 import { createLogger } from '@commerce/shared-logging';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,6 +105,34 @@ export function orderContract(name: string, db: () => Promise<Db>, options: { ov
       expect(await client.listCustomerOrders(customer, 10, 2)).toEqual({ orders: [], totalSize: 5 });
       expect(await client.listCustomerOrders('nobody', 0, 10)).toEqual({ orders: [], totalSize: 0 });
     });
+
+    if (!options.overHttp) {
+      it('reads a page of history, not the history: the same rows at 10 orders and at 10,010', async () => {
+        const few = `c-few-${Date.now()}`;
+        const many = `c-many-${Date.now()}`;
+        for (let i = 0; i < 10; i++) await client.placeOrder(placeOrderCommand({ customerId: few }));
+        const first = await client.placeOrder(placeOrderCommand({ customerId: many }));
+        for (let i = 0; i < 9; i++) await client.placeOrder(placeOrderCommand({ customerId: many }));
+        // 10,000 older orders of the same shape at once (placing them one by one would take minutes here).
+        await schemaDb.knex.raw(
+          `insert into ??.orders (id, store, number, payment_attempt_id, customer_id, placed_at, status, version, snapshot)
+           select gen_random_uuid(), 'bulk-' || o.id, g, 'bulk-' || o.id || '-' || g, o.customer_id,
+                  o.placed_at - make_interval(secs => g), 'untouched', 1, o.snapshot
+           from ??.orders o, generate_series(1, 10000) g where o.id = ?`,
+          [schemaDb.schema, schemaDb.schema, first.id],
+        );
+        await schemaDb.knex.raw('update ??.customer_order_counts set orders = orders + 10000 where customer_id = ?', [schemaDb.schema, many]);
+        await schemaDb.knex.raw('analyze ??.orders', [schemaDb.schema]);
+
+        const page = (customer: string) => client.listCustomerOrders(customer, 0, 10);
+        expect((await page(many)).totalSize).toBe(10_010);
+        expect((await page(many)).orders.map((o) => o.id)).toContain(first.id);
+        const atTen = await rowsRead(schemaDb, 'orders', () => page(few));
+        const atTenThousand = await rowsRead(schemaDb, 'orders', () => page(many));
+        expect(atTen).toBe(10);
+        expect(atTenThousand).toBe(10);
+      }, 120_000);
+    }
 
     it('refuses an invalid command naming the fields, and places nothing', async () => {
       const command = placeOrderCommand();

@@ -1,2 +1,3 @@
 export * from './engines';
 export * from './mail-catcher';
+export * from './rows-read';

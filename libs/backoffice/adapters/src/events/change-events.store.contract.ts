@@ -1,6 +1,6 @@
 import type { NewChangeEvent } from '@commerce/backoffice-core';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
-import { uniqueName } from '@commerce/shared-testing';
+import { rowsRead as readRows, uniqueName } from '@commerce/shared-testing';
 import { backofficeMigrations } from '../backoffice.migrations';
 import { createChangeEventStore, pruneChangeEvents, type ChangeEventStore } from './change-events.store';
 
@@ -12,21 +12,6 @@ const ev = (type: NewChangeEvent['type'], entry: string, market?: string): NewCh
   ...(market ? { market } : {}),
   data: { [type === 'stock' ? 'stock' : type]: { id: entry } },
 });
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows a plan's scans of one table produced or filtered away, over all their loops. */
-function rowsFrom(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsFrom(child, table), 0);
-}
 
 /** The change-event feed's behaviour, run on PGlite (unit) and on Postgres (int) so the two cannot drift. */
 export function changeEventStoreContract(engine: () => DbEngine): void {
@@ -147,29 +132,8 @@ export function changeEventStoreContract(engine: () => DbEngine): void {
     await expect(store.markDone('someone-new', [ids[0]!])).resolves.toEqual({ unknown: [ids[0]] });
   });
 
-  /**
-   * The rows the database reads from change_events to answer `list`, from the plan it executes (EXPLAIN
-   * ANALYZE of the very queries the store sends): what a page costs, without timing anything.
-   */
-  const rowsRead = async (list: () => Promise<unknown>): Promise<number> => {
-    const sent: Array<{ sql: string; bindings: readonly unknown[] }> = [];
-    const listen = (q: { sql: string; bindings?: readonly unknown[] }) => sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
-    db.knex.on('query', listen);
-    try {
-      await list();
-    } finally {
-      db.knex.off('query', listen);
-    }
-    let rows = 0;
-    for (const q of sent.filter((q) => /from "[^"]+"\."change_events"/.test(q.sql))) {
-      // knex sends $1, $2, … in order; raw takes ? placeholders.
-      const result = await db.knex.raw(`explain (analyze, format json) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as never[]);
-      const plan = (result as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows[0]?.['QUERY PLAN'];
-      const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as Array<{ Plan: PlanNode }>;
-      rows += rowsFrom(parsed[0]!.Plan, 'change_events');
-    }
-    return rows;
-  };
+  /** The rows the database reads from change_events to answer `list` (what a page costs, without timing anything). */
+  const rowsRead = (list: () => Promise<unknown>) => readRows(db, 'change_events', list);
 
   it('reads a page of events, not the backlog, with 100,000 events pending or 100,000 done', async () => {
     await append(...Array.from({ length: 150 }, (_, i) => ev(i % 2 ? 'order' : 'customer', `x${i}`)));
