@@ -313,6 +313,22 @@ export function checkoutPaymentContract(
       expect({ status: de.status, errors: de.body['errors'] }).toEqual({ status: 404, errors: { paymentMethod: 'not found' } });
     });
 
+    it("a logged-in customer's order is first in POST orders, with the fields the success answer had", async () => {
+      const anonymous = await visitor('checkout-tee/M', 1, 'test-invoice');
+      const email = `saga-history-${Date.now()}@example.com`;
+      const registered = await call('POST', '/register', anonymous, { email, password: 'correct horse battery' });
+      expect(registered.status).toBe(200);
+      const token = registered.body['token'] as string;
+      const paid = await call('POST', '/payment', token, payment({ address: address({ email }) }));
+      expect(paid.body).toMatchObject({ action: 'success', status: 'untouched' });
+      const history = await call('POST', '/orders', token, { from: 0, size: 10 });
+      expect(history.status).toBe(200);
+      expectMatchesSchema('OrdersEnvelope', history.body);
+      const { token: _token, action: _action, ...answered } = paid.body;
+      expect(history.body['orders']).toEqual([answered]);
+      expect(history.body['ordersPaging']).toEqual({ from: 0, size: 10, totalSize: 1 });
+    });
+
     it('invoice above the credit limit: failed, and the held stock is free again', async () => {
       const token = await visitor('checkout-tee/M', 300, 'test-invoice');
       const res = await call('POST', '/payment', token, payment());
