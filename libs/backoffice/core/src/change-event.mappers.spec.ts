@@ -1,5 +1,5 @@
 import { AccountUpsertReceived, CustomerUpsertReceived, MarketUpsertReceived, ProductUpsertReceived } from '@commerce/backoffice-contracts';
-import { ProductUpserted } from '@commerce/catalog-contracts';
+import { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
 import { CustomerChanged, CustomerRegistered } from '@commerce/account-contracts';
 import { CHANGE_EVENT_MAPPERS, changeEventsOf, changeEventTopics, offsetDate, type MapperContext } from './change-event.mappers';
 
@@ -10,11 +10,17 @@ const context = (echo: boolean, soapRequests: string[] = []): MapperContext => (
 
 describe('the change-event mappers', () => {
   it('subscribe to the catalog, the orders and the customers always and to the SOAP upserts only when echoing', () => {
-    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false).sort()).toEqual(['account.customer.v1', 'catalog.product.v1', 'order.order.v1']);
+    expect(changeEventTopics(CHANGE_EVENT_MAPPERS, false).sort()).toEqual([
+      'account.customer.v1',
+      'catalog.product.v1',
+      'catalog.stock.v1',
+      'order.order.v1',
+    ]);
     expect(changeEventTopics(CHANGE_EVENT_MAPPERS, true).sort()).toEqual([
       'account.customer.v1',
       'backoffice.upsert.v1',
       'catalog.product.v1',
+      'catalog.stock.v1',
       'order.order.v1',
     ]);
   });
@@ -69,6 +75,62 @@ describe('the change-event mappers', () => {
     ]);
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(false, ['req-1']))).toEqual([]);
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(true, ['req-1']))).toHaveLength(1);
+  });
+
+  it('map StockChanged to one stock event per item with its quantities, unless a SOAP request of ours caused it', async () => {
+    const event = StockChanged.create(
+      '7',
+      {
+        productId: '7',
+        externalId: 'P7',
+        items: [
+          {
+            variation: 'P7-V1',
+            size: 'S-M',
+            sku: 'SK-M',
+            ean: '735',
+            qty: 5,
+            warehouses: [
+              { id: 'W-STO', qty: 3 },
+              { id: 'W-BER', qty: 2 },
+            ],
+          },
+          { variation: 'P7-V1', size: 'S-L', sku: 'SK-L', ean: '736', qty: 0 },
+        ],
+      },
+      'req-2',
+    );
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(false))).toEqual([
+      {
+        type: 'stock',
+        entry: 'P7',
+        mission: 'update',
+        date: offsetDate(event.occurredAt),
+        data: {
+          stock: {
+            product: { id: 'P7' },
+            variation: { id: 'P7-V1' },
+            size: { id: 'S-M' },
+            sku: 'SK-M',
+            ean: '735',
+            qty: '5',
+            warehouseitems: [
+              { id: 'W-STO', qty: '3' },
+              { id: 'W-BER', qty: '2' },
+            ],
+          },
+        },
+      },
+      {
+        type: 'stock',
+        entry: 'P7',
+        mission: 'update',
+        date: offsetDate(event.occurredAt),
+        data: { stock: { product: { id: 'P7' }, variation: { id: 'P7-V1' }, size: { id: 'S-L' }, sku: 'SK-L', ean: '736', qty: '0' } },
+      },
+    ]);
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(false, ['req-2']))).toEqual([]);
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(true, ['req-2']))).toHaveLength(2);
   });
 
   it('map SOAP upserts only when echoing: market and account by market, no password hash, products none', async () => {

@@ -5,7 +5,7 @@ import {
   type ChangeEventType,
   type ReceivableEntity,
 } from '@commerce/backoffice-contracts';
-import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
+import { CatalogTopics, ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { NewChangeEvent } from './change-feed.port';
 import { offsetDate } from './offset-date';
@@ -106,10 +106,36 @@ export const productUpsertedStockMapper: ChangeEventMapper = {
   },
 };
 
+/**
+ * `catalog.stock.v1` StockChanged: one `stock` event per item whose stock changed, with its quantities in
+ * the WSDL's Stock shape (product, variation and size by the ERP's ids, sku, ean, `qty`, and the
+ * per-warehouse `warehouseitems` when the ERP's upsert set them). Echo rule as for ProductUpserted.
+ */
+export const stockChangedMapper: ChangeEventMapper = {
+  topic: CatalogTopics.STOCK,
+  matches: (envelope) => StockChanged.matches(envelope),
+  async map(envelope, context) {
+    const { externalId, items } = StockChanged.parse(envelope).payload;
+    if (!context.echo && (await context.causedBySoap(envelope))) return [];
+    return items.map((item) =>
+      event('stock', externalId, envelope, {
+        product: { id: externalId },
+        variation: { id: item.variation },
+        size: { id: item.size },
+        sku: item.sku,
+        ean: item.ean,
+        qty: String(item.qty),
+        ...(item.warehouses ? { warehouseitems: item.warehouses.map((w) => ({ id: w.id, qty: String(w.qty) })) } : {}),
+      }),
+    );
+  },
+};
+
 /** Every owner event the feed is built from. */
 export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [
   soapUpsertEchoMapper,
   productUpsertedStockMapper,
+  stockChangedMapper,
   orderChangeEventMapper,
   customerChangeEventMapper,
 ];

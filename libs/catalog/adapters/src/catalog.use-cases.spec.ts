@@ -17,7 +17,14 @@ const setup = () => catalogHarness(engine);
 const SE = { market: '1', pricelist: 'SE' };
 const US = { market: '3', pricelist: 'US' };
 
-const outboxCount = async (db: Db) => Number((await db.table('outbox').count({ n: '*' }))[0]!['n']);
+/** ProductUpserted rows in the outbox (StockChanged rows are counted by their own test). */
+const outboxCount = async (db: Db) => Number((await db.table('outbox').where({ topic: 'catalog.product.v1' }).count({ n: '*' }))[0]!['n']);
+const stockEvents = async (db: Db) =>
+  (
+    (await db.table('outbox').where({ topic: 'catalog.stock.v1' }).orderBy('seq').select('envelope')) as Array<{
+      envelope: { payload: unknown };
+    }>
+  ).map((r) => r.envelope.payload);
 
 describe('applying a product upsert from the ERP', () => {
   it('gives every variation its own checkout product with items <productId>-<sizeId> and summed stock', async () => {
@@ -90,6 +97,54 @@ describe('applying a product upsert from the ERP', () => {
     expect((await catalog.getItem(brown.items[0]!.item, {}))!.stock).toBe(9);
   });
 
+  it('publishes the quantities of the items whose stock changed on catalog.stock.v1, and none when it did not', async () => {
+    const { db, catalog } = await setup();
+    await catalog.applyProductUpsert(soapProduct());
+    const first = (await stockEvents(db)) as Array<{ externalId: string; items: Array<{ variation: string; size: string; qty: number }> }>;
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ externalId: 'P-1' });
+    // Every item is new: all of them, with what the ERP calls them.
+    expect(first[0]!.items.map((i) => `${i.variation}/${i.size}`)).toEqual(expect.arrayContaining(['V-BRN/S-S', 'V-BRN/S-M']));
+    await catalog.applyProductUpsert({
+      id: 'P-1',
+      variations: [
+        {
+          id: 'V-BRN',
+          sizes: [
+            {
+              id: 'S-S',
+              warehouseitems: [
+                { id: 'W1', qty: '7' },
+                { id: 'W2', qty: '2' },
+              ],
+            },
+            { id: 'S-M' },
+          ],
+        },
+      ],
+    });
+    const [, second] = await stockEvents(db);
+    expect(second).toEqual({
+      productId: expect.any(String),
+      externalId: 'P-1',
+      items: [
+        {
+          variation: 'V-BRN',
+          size: 'S-S',
+          sku: expect.any(String),
+          ean: expect.any(String),
+          qty: 9,
+          warehouses: [
+            { id: 'W1', qty: 7 },
+            { id: 'W2', qty: 2 },
+          ],
+        },
+      ],
+    });
+    await catalog.applyProductUpsert({ id: 'P-1', description: 'Renamed', variations: [{ id: 'V-BRN', sizes: [{ id: 'S-S' }] }] });
+    expect(await stockEvents(db)).toHaveLength(2);
+  });
+
   it('hides a product whose status is not active, and an empty status shows it', async () => {
     const { catalog } = await setup();
     const { productId } = await catalog.applyProductUpsert(soapProduct({ status: 'inactive' }));
@@ -125,7 +180,12 @@ describe('applying a product upsert from the ERP', () => {
       soapProduct({ id: 'P-2', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }),
       // P-1 again in the same batch: its new stock and a renamed brand, seen by what follows.
       { id: 'P-1', brand: { id: 'B-NW', description: 'Nordwear Studio' }, variations: [{ id: 'V-BRN', sizes: [{ id: 'S-S', qty: '9' }] }] },
-      soapProduct({ id: 'P-3', description: 'Café Sweater Oat', brand: { id: 'B-NW' }, variations: [{ id: 'V-Y', sizes: [{ id: 'S-S', qty: '2' }] }] }),
+      soapProduct({
+        id: 'P-3',
+        description: 'Café Sweater Oat',
+        brand: { id: 'B-NW' },
+        variations: [{ id: 'V-Y', sizes: [{ id: 'S-S', qty: '2' }] }],
+      }),
     ];
     const one = await setup();
     const single = [];

@@ -105,6 +105,17 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
       expect(await stockOf('CAFE-BRN-M')).toBe(0);
       expect(await h.takeEvents()).toHaveLength(1);
+      // The items' new quantities on catalog.stock.v1 (the SOAP feed's stock events), once.
+      const stockEvents = (
+        (await h.db.table('outbox').where({ topic: 'catalog.stock.v1' }).orderBy('seq').select('envelope')) as Array<{ envelope: unknown }>
+      ).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: { items: unknown[] } });
+      expect(stockEvents.at(-1)!.payload.items).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 1 }),
+          expect.objectContaining({ sku: 'CAFE-BRN-M', qty: 0 }),
+        ]),
+      );
+      expect(stockEvents.at(-1)!.payload.items).toHaveLength(2);
       // The committed quantities are gone from the stock, not held twice.
       expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(true);
       expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);

@@ -1,6 +1,6 @@
 import { enqueue } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
-import { ProductUpserted, type HoldStockResult, type StockClient, type UnavailableEntry } from '@commerce/catalog-contracts';
+import { ProductUpserted, StockChanged, type HoldStockResult, type StockClient, type UnavailableEntry } from '@commerce/catalog-contracts';
 
 interface ItemRow {
   id: string;
@@ -128,19 +128,43 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           .where({ attempt_id: attemptId })
           .whereNot({ state: 'committed' })
           .update({ state: 'committed', updated_at: now() });
-        // The products' `inStock` and `stock` follow: the indexer re-reads them.
-        const products = (await trx
-          .distinct('p.id', 'p.external_id')
-          .from(`${q('variants')} as v`)
+        // The products' `inStock` and `stock` follow: the indexer re-reads them. The items' new quantities
+        // go on catalog.stock.v1 (the SOAP feed's stock events), per product.
+        const changed = (await trx
+          .select('i.stock', 'i.sku', 'i.ean', 'v.external_id as variation', 's.external_id as size', 'p.id as product_id', 'p.external_id')
+          .from(`${q('items')} as i`)
+          .join(`${q('variants')} as v`, 'v.id', 'i.variant_id')
           .join(`${q('products')} as p`, 'p.id', 'v.product_id')
+          .join(`${q('sizes')} as s`, 's.id', 'i.size_id')
           .whereIn(
-            'v.id',
-            items.map((i) => i.variant_id),
-          )) as Array<{ id: number; external_id: string }>;
+            'i.id',
+            items.map((i) => i.id),
+          )
+          .orderBy(['p.id', 'i.id'])) as Array<{
+          stock: number;
+          sku: string;
+          ean: string;
+          variation: string;
+          size: string;
+          product_id: number;
+          external_id: string;
+        }>;
+        const products = new Map<
+          number,
+          { externalId: string; items: Array<{ variation: string; size: string; sku: string; ean: string; qty: number }> }
+        >();
+        for (const r of changed) {
+          const product = products.get(r.product_id) ?? { externalId: r.external_id, items: [] };
+          product.items.push({ variation: r.variation, size: r.size, sku: r.sku, ean: r.ean, qty: r.stock });
+          products.set(r.product_id, product);
+        }
         await enqueue(
           db,
           trx,
-          products.map((p) => ProductUpserted.create(String(p.id), { productId: String(p.id), externalId: p.external_id })),
+          [...products].flatMap(([id, p]) => [
+            ProductUpserted.create(String(id), { productId: String(id), externalId: p.externalId }),
+            StockChanged.create(String(id), { productId: String(id), externalId: p.externalId, items: p.items }),
+          ]),
         );
         return holds.length;
       });

@@ -13,3 +13,29 @@ export const ProductUpserted = defineEvent({
   version: 1,
   schema: z.object({ productId: z.string(), externalId: z.string() }),
 });
+
+/**
+ * The stock of some of a product's items changed (an ERP upsert, or an order placed against a hold):
+ * each item's size and variation by the ERP's ids, its `qty` (the sum over its warehouses, what the
+ * checkout shows) and, when the change came from the ERP, its per-warehouse quantities. The SOAP feed
+ * shows one `stock` event per item from it.
+ */
+export const StockChanged = defineEvent({
+  topic: CatalogTopics.STOCK,
+  type: 'StockChanged',
+  version: 1,
+  schema: z.object({
+    productId: z.string(),
+    externalId: z.string(),
+    items: z.array(
+      z.object({
+        variation: z.string(),
+        size: z.string(),
+        sku: z.string(),
+        ean: z.string(),
+        qty: z.number().int(),
+        warehouses: z.array(z.object({ id: z.string(), qty: z.number().int() })).optional(),
+      }),
+    ),
+  }),
+});

@@ -1,4 +1,5 @@
 import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
+import { StockChanged } from '@commerce/catalog-contracts';
 import { InvalidProductError } from './catalog.errors';
 import { systemClock, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
 import { readProductBatch, type ProductBatch } from './product-batch';
@@ -103,6 +104,7 @@ async function applyOne(batch: ProductBatch, soap: SoapProduct, numbers: Map<str
   };
 
   const variants = new Map((existing?.variants ?? []).map((v) => [v.externalId, v]));
+  const stock = new Map<string, StockItem>(); // items whose stock this upsert changed
   for (const [vi, soapVariant] of (soap.variations ?? []).entries()) {
     const before = variants.get(soapVariant.id);
     const variant: Variant = {
@@ -126,7 +128,10 @@ async function applyOne(batch: ProductBatch, soap: SoapProduct, numbers: Map<str
     for (const [si, soapSize] of (soapVariant.sizes ?? []).entries()) {
       const size = await resolveSize(batch, soapSize.id, soapSize.description, effects);
       const prior = items.get(soapSize.id);
-      items.set(soapSize.id, mergeItem(variant, size, soapSize, prior, numbers, `variations.${vi}.sizes.${si}`, items.size));
+      const item = mergeItem(variant, size, soapSize, prior, numbers, `variations.${vi}.sizes.${si}`, items.size);
+      items.set(soapSize.id, item);
+      if (!prior || prior.stock !== item.stock || !deepEqual(prior.warehouseStock, item.warehouseStock))
+        stock.set(item.id, stockOf(variant, item));
     }
     variant.items = [...items.values()].sort((a, b) => a.position - b.position);
     variants.set(variant.externalId, variant);
@@ -148,7 +153,31 @@ async function applyOne(batch: ProductBatch, soap: SoapProduct, numbers: Map<str
     batch.saveProduct(product);
   }
   batch.publish(productUpsertedEvents([...effects.alsoAffected, { id: product.id, externalId: product.externalId }]));
+  if (stock.size > 0) {
+    batch.publish([
+      StockChanged.create(String(product.id), {
+        productId: String(product.id),
+        externalId: product.externalId,
+        items: [...stock.values()],
+      }),
+    ]);
+  }
   return { productId: product.id, changed: true };
+}
+
+type StockItem = ReturnType<typeof StockChanged.create>['payload']['items'][number];
+
+/** An item's stock as the ERP names it (catalog.stock.v1). */
+function stockOf(variant: Variant, item: Item): StockItem {
+  const warehouses = Object.entries(item.warehouseStock).map(([id, qty]) => ({ id, qty }));
+  return {
+    variation: variant.externalId,
+    size: item.sizeExternalId,
+    sku: item.sku,
+    ean: item.ean,
+    qty: item.stock,
+    ...(warehouses.length > 0 ? { warehouses } : {}),
+  };
 }
 
 const sameProduct = (a: Product, b: Product): boolean => deepEqual({ ...a, modifiedAt: '' }, { ...b, modifiedAt: '' });

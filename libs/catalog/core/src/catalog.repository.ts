@@ -1,4 +1,4 @@
-import type { ProductUpserted } from '@commerce/catalog-contracts';
+import type { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
 import type {
   CatalogRef,
   Category,
@@ -15,7 +15,7 @@ import type {
 } from './product';
 
 /** An event the catalog publishes; written to the outbox in the transaction of the change. */
-export type CatalogEvent = ReturnType<typeof ProductUpserted.create>;
+export type CatalogEvent = ReturnType<typeof ProductUpserted.create> | ReturnType<typeof StockChanged.create>;
 
 /** A product's two ids: what `ProductUpserted` carries. */
 export interface ProductKey {

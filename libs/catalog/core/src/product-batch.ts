@@ -25,7 +25,7 @@ export interface ProductBatch {
   variantUriTaken(uri: string, exceptVariantId: number): Promise<boolean>;
   saveProduct(product: Product): void;
   publish(events: CatalogEvent[]): void;
-  /** Writes the products and records the events (one per product, in the order first recorded). */
+  /** Writes the products and records the events (one ProductUpserted per product, in the order first recorded). */
   flush(): Promise<void>;
 }
 
@@ -123,7 +123,11 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
       staged.set(product.id, product);
     },
     publish(list) {
-      for (const e of list) if (!events.has(e.key)) events.set(e.key, e);
+      // One ProductUpserted per product (the indexer re-reads it); every StockChanged (its items differ).
+      for (const e of list) {
+        const key = e.type === 'StockChanged' ? e.id : `${e.type}:${e.key}`;
+        if (!events.has(key)) events.set(key, e);
+      }
     },
     async flush() {
       await uow.saveProducts([...staged.values()]);

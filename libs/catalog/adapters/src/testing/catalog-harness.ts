@@ -1,3 +1,4 @@
+import { CatalogTopics } from '@commerce/catalog-contracts';
 import type { SoapPricelist } from '@commerce/backoffice-contracts';
 import { catalogUseCases, defaultCatalogSettings, type CatalogSettings, type CatalogUseCases, type Clock } from '@commerce/catalog-core';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
@@ -42,12 +43,18 @@ export async function catalogHarness(engine: DbEngine, settings: CatalogSettings
     search,
     clock,
     async takeEvents() {
-      const rows = (await db.table('outbox').where('seq', '>', seen).orderBy('seq')) as Array<{ seq: number | string; envelope: unknown }>;
+      const rows = (await db.table('outbox').where('seq', '>', seen).orderBy('seq')) as Array<{
+        seq: number | string;
+        topic: string;
+        envelope: unknown;
+      }>;
       if (rows.length > 0) seen = Number(rows[rows.length - 1]!.seq);
-      return rows.map((r) => {
-        const envelope = (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: { productId: string } };
-        return envelope.payload.productId;
-      });
+      return rows
+        .filter((r) => r.topic === CatalogTopics.PRODUCT)
+        .map((r) => {
+          const envelope = (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: { productId: string } };
+          return envelope.payload.productId;
+        });
     },
     async reindex() {
       await catalog.reindexAll();
