@@ -6,18 +6,24 @@
 //     each as a ratio to a bare Koa handler measured in the same run;
 //   - the same request with a page of 1 and of 100 products (facets must cost by matches, not by page);
 //   - reindex time of the whole catalog;
-//   - SOAP products_Update → searchable through POST products.
+//   - SOAP products_Update → searchable through POST products, one product at a time, and in batches of
+//     BENCH_SOAP_BATCH (1,000) new products (issue 8): products acknowledged per second, and the time from
+//     the acknowledgement until the batch's last product is searchable;
+//   - with DATABASE_URL set (Postgres), the same POST products load on separate processes: the catalog
+//     service on Postgres (a schema of its own) and the checkout-api edge in front of it, as deployed.
 //
-//   npm run bench:catalog                      (eval "$(tools/infra/up)" first for the Meilisearch rows)
+//   npm run bench:catalog                      (eval "$(tools/infra/env)" first for the Meilisearch and
+//                                               separate-process rows)
 //   BENCH_PRODUCTS=2000 BENCH_SECONDS=5 npm run bench:catalog
 //   BENCH_WORK=/tmp/bench-2000 …   keeps the prepared catalog there and reuses it on the next run (applying
 //                                  10,000 products takes minutes); delete the folder after a catalog change
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { entityToXml } from '@commerce/backoffice-adapters';
 import { buildCatalogService, createSearchIndex, parseDemoCatalog, reindexAll } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { createEventBus } from '@commerce/shared-bus';
@@ -25,12 +31,24 @@ import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { generateCatalog } from '../demo/catalog-generator';
-import { checkoutCall, postSoap, searchUntilFound, skeletonPricelistXml, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
+import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+import {
+  checkoutCall,
+  postSoap,
+  searchUntilFound,
+  skeletonPricelistXml,
+  skeletonProductXml,
+  uniqueWord,
+  type Endpoints,
+} from '../e2e/skeleton.scenario';
 
 const productCount = Number(process.env['BENCH_PRODUCTS'] ?? 10_000);
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const soapRounds = Number(process.env['BENCH_SOAP_ROUNDS'] ?? 10);
+const soapBatch = Number(process.env['BENCH_SOAP_BATCH'] ?? 1000);
+const soapBatches = Number(process.env['BENCH_SOAP_BATCHES'] ?? 3);
+const postgresUrl = process.env['DATABASE_URL']?.startsWith('postgres') ? process.env['DATABASE_URL'] : undefined;
 const root = resolve(__dirname, '../..');
 const keep = process.env['BENCH_WORK'];
 const work = keep ? resolve(keep) : join(tmpdir(), `commerce-bench-catalog-${process.pid}`);
@@ -83,77 +101,256 @@ async function load(url: string, options: { connections: number; method?: 'GET' 
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
-/** Writes the store (demo store + the generated category tree) and applies the catalog into a PGlite folder. */
-async function prepare(): Promise<{ databaseUrl: string; storePath: string; applyMs: number; generateMs: number; variants: number }> {
-  const kept = join(work, 'prepared.json');
-  if (keep && existsSync(kept)) {
-    const prepared = JSON.parse(readFileSync(kept, 'utf8')) as Awaited<ReturnType<typeof prepare>> & { products: number };
-    if (prepared.products !== productCount) throw new Error(`${work} holds ${prepared.products} products, not ${productCount}: delete it`);
-    return prepared;
-  }
-  const started = Date.now();
-  const generated = generateCatalog({ products: productCount, brands: 20, leafCategories: 50 });
-  const { categories, swatches, ...entities } = generated;
-  const store = { ...JSON.parse(readFileSync(join(root, 'infra/config/demo-store.json'), 'utf8')), categories, swatches };
-  mkdirSync(work, { recursive: true });
-  const storePath = join(work, 'store.json');
-  writeFileSync(storePath, JSON.stringify(store));
-  const databaseUrl = `pglite://${join(work, 'pg')}`;
+interface Prepared {
+  products: number;
+  databaseUrl: string;
+  storePath: string;
+  applyMs: number;
+  generateMs: number;
+  variants: number;
+  /** The same catalog applied into Postgres, for the separate-process rows (DATABASE_URL set). */
+  postgres?: { url: string; schema: string; applyMs: number };
+}
 
+/** Applies the generated entities into one database schema through the catalog service's seed (batched). */
+async function applyCatalog(databaseUrl: string, schema: string, store: unknown, entities: Record<string, unknown>): Promise<number> {
   const engine = await createDbEngine(databaseUrl, { logger });
   const bus = await createEventBus('memory', { clientId: 'bench', logger });
   const search = await createSearchIndex('embedded', { logger });
   const catalog = await buildCatalogService({
-    db: engine.forSchema('catalog'),
+    db: engine.forSchema(schema),
     bus,
     search,
     logger,
     settings: catalogSettings(parseStoreConfig(store)),
   });
   await catalog.start();
-  const applied = Date.now();
+  const started = Date.now();
   await catalog.seed(parseDemoCatalog(entities));
-  const applyMs = Date.now() - applied;
+  const applyMs = Date.now() - started;
   // Everything published now, so the servers below do not re-index the catalog from its events.
   await catalog.relay.flush();
   await catalog.stop();
   await bus.close();
   await engine.close();
-  const prepared = { databaseUrl, storePath, applyMs, generateMs: applied - started, variants: entities.products.reduce((n, p) => n + (p['variations'] as unknown[]).length, 0) };
-  if (keep) writeFileSync(kept, JSON.stringify({ ...prepared, products: productCount }));
+  return applyMs;
+}
+
+const generate = () => {
+  const { categories, swatches, ...entities } = generateCatalog({ products: productCount, brands: 20, leafCategories: 50 });
+  const store = { ...JSON.parse(readFileSync(join(root, 'infra/config/demo-store.json'), 'utf8')), categories, swatches };
+  return { store, entities };
+};
+
+/**
+ * Writes the store (demo store + the generated category tree) and applies the catalog into a PGlite
+ * folder, and into a Postgres schema when DATABASE_URL names Postgres; BENCH_WORK keeps both for reuse.
+ */
+async function prepare(): Promise<Prepared> {
+  const kept = join(work, 'prepared.json');
+  let prepared: Prepared | undefined;
+  if (keep && existsSync(kept)) {
+    prepared = JSON.parse(readFileSync(kept, 'utf8')) as Prepared;
+    if (prepared.products !== productCount) throw new Error(`${work} holds ${prepared.products} products, not ${productCount}: delete it`);
+  }
+  let generated: ReturnType<typeof generate> | undefined;
+  if (!prepared) {
+    const started = Date.now();
+    generated = generate();
+    mkdirSync(work, { recursive: true });
+    const storePath = join(work, 'store.json');
+    writeFileSync(storePath, JSON.stringify(generated.store));
+    const databaseUrl = `pglite://${join(work, 'pg')}`;
+    const generateMs = Date.now() - started;
+    const applyMs = await applyCatalog(databaseUrl, 'catalog', generated.store, generated.entities);
+    const variants = (generated.entities.products as Array<Record<string, unknown>>).reduce(
+      (n, p) => n + (p['variations'] as unknown[]).length,
+      0,
+    );
+    prepared = { products: productCount, databaseUrl, storePath, applyMs, generateMs, variants };
+  }
+  if (postgresUrl && (prepared.postgres?.url !== postgresUrl || !(await schemaHasProducts(postgresUrl, prepared.postgres.schema)))) {
+    generated ??= generate();
+    const schema = `bench_catalog_${process.pid}_${Date.now().toString(36)}`;
+    prepared.postgres = { url: postgresUrl, schema, applyMs: await applyCatalog(postgresUrl, schema, generated.store, generated.entities) };
+  }
+  if (keep) writeFileSync(kept, JSON.stringify(prepared));
   return prepared;
 }
 
-async function timeReindex(databaseUrl: string, meiliUrl: string): Promise<number> {
+async function schemaHasProducts(url: string, schema: string): Promise<boolean> {
+  const engine = await createDbEngine(url, { logger });
+  try {
+    const rows = await engine
+      .knex('information_schema.tables')
+      .where({ table_schema: schema, table_name: 'products' })
+      .select('table_name');
+    if (rows.length === 0) return false;
+    return Number((await engine.knex(`${schema}.products`).count({ n: '*' }))[0]?.['n'] ?? 0) === productCount;
+  } finally {
+    await engine.close();
+  }
+}
+
+const meiliKey = process.env['MEILI_MASTER_KEY'];
+
+async function timeReindex(databaseUrl: string, schema: string, meiliUrl: string, indexName?: string): Promise<number> {
   const engine = await createDbEngine(databaseUrl, { logger });
-  const search = await createSearchIndex(meiliUrl, { logger, ...(process.env['MEILI_MASTER_KEY'] ? { apiKey: process.env['MEILI_MASTER_KEY'] } : {}) });
+  const search = await createSearchIndex(meiliUrl, {
+    logger,
+    ...(meiliKey ? { apiKey: meiliKey } : {}),
+    ...(indexName ? { indexName } : {}),
+  });
   const started = Date.now();
-  await reindexAll({ db: engine.forSchema('catalog'), search });
+  await reindexAll({ db: engine.forSchema(schema), search });
   const ms = Date.now() - started;
   await search.close?.();
   await engine.close();
   return ms;
 }
 
-async function benchSearch(mode: 'embedded' | 'meilisearch', prepared: Awaited<ReturnType<typeof prepare>>) {
-  const server = await startServer('catalog', {
-    BENCH_DATABASE_URL: prepared.databaseUrl,
-    BENCH_STORE_CONFIG: prepared.storePath,
-    MEILI_URL: mode === 'embedded' ? 'embedded' : process.env['MEILI_URL'],
-  });
-  try {
-    const endpoints: Endpoints = {
-      checkout: `${server.url}/api/checkout`,
-      soap: `${server.url}/ams/system/service/module/soap/api`,
-      soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
+type Mode = 'embedded' | 'meilisearch';
+type Target = 'all-in-one' | 'separate';
+
+/** The servers of one row: the all-in-one on the PGlite catalog, or the catalog and the edge as processes on Postgres. */
+async function startTarget(
+  mode: Mode,
+  target: Target,
+  prepared: Prepared,
+): Promise<{ endpoints: Endpoints; engines: string; close: () => Promise<void> }> {
+  const meili = mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!;
+  if (target === 'all-in-one') {
+    const server = await startServer('catalog', {
+      BENCH_DATABASE_URL: prepared.databaseUrl,
+      BENCH_STORE_CONFIG: prepared.storePath,
+      MEILI_URL: meili,
+    });
+    return {
+      endpoints: {
+        checkout: `${server.url}/api/checkout`,
+        soap: `${server.url}/ams/system/service/module/soap/api`,
+        soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
+      },
+      engines: server.engines ?? mode,
+      close: () => stop(server),
     };
+  }
+  const pg = prepared.postgres!;
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const indexName = `bench_products_${suffix}`;
+  const infra = { DATABASE_URL: pg.url, STORE_CONFIG: prepared.storePath, LOG_LEVEL: 'silent' };
+  const services: ServiceProcess[] = [];
+  try {
+    // The catalog's own events stay in its process (memory bus): no consumer group is shared with other
+    // users of the Kafka these engines may serve.
+    services.push(
+      await startApp(
+        'catalog',
+        {
+          ...infra,
+          DATABASE_SCHEMA: pg.schema,
+          KAFKA_BROKERS: 'memory',
+          MEILI_URL: meili,
+          MEILI_INDEX: indexName,
+          ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}),
+          ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
+        },
+        300_000,
+      ),
+    );
+    services.push(await startApp('cart', { ...infra, DATABASE_SCHEMA: `bench_cart_${suffix}` }));
+    services.push(await startApp('account', { ...infra, DATABASE_SCHEMA: `bench_account_${suffix}` }));
+    const [catalog, cart, account] = services as [ServiceProcess, ServiceProcess, ServiceProcess];
+    const edge = await startApp('checkout-api', {
+      ...infra,
+      REDIS_URL: process.env['REDIS_URL'] ?? 'memory',
+      CATALOG_URL: catalog.url,
+      CART_URL: cart.url,
+      ACCOUNT_URL: account.url,
+      // POST products never calls the order service; the edge only needs its address.
+      ORDER_URL: 'http://127.0.0.1:9',
+    });
+    services.push(edge);
+  } catch (error) {
+    await Promise.all(services.map(stopApp));
+    throw error;
+  }
+  const edge = services[3]!;
+  return {
+    endpoints: { checkout: `${edge.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } },
+    engines: `separate processes: catalog on Postgres, ${mode === 'embedded' ? 'embedded search' : 'Meilisearch'}; checkout-api edge, ${process.env['REDIS_URL'] ? 'Redis' : 'in-memory'} sessions`,
+    close: async () => {
+      await Promise.all(services.map(stopApp));
+      const engine = await createDbEngine(pg.url, { logger });
+      for (const kind of ['cart', 'account']) await engine.knex.raw(`drop schema if exists bench_${kind}_${suffix} cascade`);
+      await engine.close();
+      if (mode === 'meilisearch')
+        await fetch(`${meili.replace(/\/+$/, '')}/indexes/${indexName}`, {
+          method: 'DELETE',
+          headers: meiliKey ? { authorization: `Bearer ${meiliKey}` } : {},
+        }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * SOAP `products_Update` with `soapBatch` new products (issue 8's benchmark): their prices first (not
+ * timed), then the products; acknowledged products per second, and the time from the acknowledgement
+ * until every variant of the batch is found by `POST products` (its name carries a word of its own).
+ */
+async function soapBatchRound(endpoints: Endpoints, seed: number): Promise<{ ackMs: number; searchableMs: number; variants: number }> {
+  const word = uniqueWord();
+  const { pricelists, products } = generateCatalog({ products: soapBatch, brands: 20, leafCategories: 50, seed });
+  // New ids (P-… → <word>P-…), and the word in every name.
+  const renamed = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/"P-(\d)/g, `"${word}P-$1`)) as T;
+  const batch = renamed(products).map((p): Record<string, unknown> => ({ ...p, description: `${String(p['description'])} ${word}` }));
+  const variants = batch.reduce((n, p) => n + (p['variations'] as unknown[]).length, 0);
+  const prices = await postSoap(
+    endpoints,
+    'pricelists_Update',
+    `<pricelists>${renamed(pricelists)
+      .map((p) => `<pricelist>${entityToXml('Pricelist', p)}</pricelist>`)
+      .join('')}</pricelists>`,
+  );
+  if (prices.status !== 200) throw new Error(`SOAP pricelists_Update answered ${prices.status}: ${prices.text.slice(0, 300)}`);
+  const xml = `<products>${batch.map((p) => `<product>${entityToXml('Product', p)}</product>`).join('')}</products>`;
+  const started = Date.now();
+  const soap = await postSoap(endpoints, 'products_Update', xml);
+  const ackMs = Date.now() - started;
+  if (soap.status !== 200) throw new Error(`SOAP products_Update answered ${soap.status}: ${soap.text.slice(0, 300)}`);
+  const acked = Date.now();
+  for (;;) {
+    const found = await checkoutCall(endpoints, 'POST', '/products', { body: { search: word, limit: 1 } });
+    if (found.body['productCount'] >= variants) break;
+    if (Date.now() - acked > 300_000)
+      throw new Error(`batch ${word}: ${found.body['productCount']} of ${variants} variants searchable after 300 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { ackMs, searchableMs: Date.now() - acked, variants };
+}
+
+async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
+  const server = await startTarget(mode, target, prepared);
+  try {
+    const { endpoints } = server;
     // Two brands and a category that the search word meets, read from the facets themselves.
     const all = await checkoutCall(endpoints, 'POST', '/products', { body: { search: 'shirt', limit: 1 } });
     const token = all.body['token'] as string;
-    const facet = (field: string) => ((all.body['filter'] as Array<{ field: string; values: Array<{ value: string }> }>).find((f) => f.field === field)?.values ?? []).map((v) => Number(v.value));
-    const body = (limit: number) => JSON.stringify({ search: 'shirt', brands: facet('brands').slice(0, 2), categories: facet('categories').slice(0, 3), skipFirst: 0, limit });
+    const facet = (field: string) =>
+      ((all.body['filter'] as Array<{ field: string; values: Array<{ value: string }> }>).find((f) => f.field === field)?.values ?? []).map(
+        (v) => Number(v.value),
+      );
+    const body = (limit: number) =>
+      JSON.stringify({
+        search: 'shirt',
+        brands: facet('brands').slice(0, 2),
+        categories: facet('categories').slice(0, 3),
+        skipFirst: 0,
+        limit,
+      });
     const check = await checkoutCall(endpoints, 'POST', '/products', { token, body: JSON.parse(body(24)) });
-    if (check.status !== 200 || !(check.body['productCount'] > 0)) throw new Error(`the benchmark query finds nothing: ${JSON.stringify(check.body).slice(0, 300)}`);
+    if (check.status !== 200 || !(check.body['productCount'] > 0))
+      throw new Error(`the benchmark query finds nothing: ${JSON.stringify(check.body).slice(0, 300)}`);
     const url = `${endpoints.checkout}/products`;
     const one = await load(url, { connections: 1, method: 'POST', body: body(24), token });
     const many = await load(url, { connections, method: 'POST', body: body(24), token });
@@ -161,22 +358,47 @@ async function benchSearch(mode: 'embedded' | 'meilisearch', prepared: Awaited<R
     const page100 = await load(url, { connections: 1, method: 'POST', body: body(100), token });
 
     const lags: number[] = [];
-    for (let i = 0; i < soapRounds; i++) {
-      const word = uniqueWord();
-      const started = Date.now();
-      for (const [operation, xml] of [
-        ['pricelists_Update', skeletonPricelistXml(`bench-${word}`)],
-        ['products_Update', skeletonProductXml(`bench-${word}`, `Bench ${word}`)],
-      ] as const) {
-        const soap = await postSoap(endpoints, operation, xml);
-        if (soap.status !== 200) throw new Error(`SOAP ${operation} answered ${soap.status}: ${soap.text}`);
+    const batches: Array<Awaited<ReturnType<typeof soapBatchRound>>> = [];
+    if (target === 'all-in-one') {
+      for (let i = 0; i < soapRounds; i++) {
+        const word = uniqueWord();
+        const started = Date.now();
+        for (const [operation, xml] of [
+          ['pricelists_Update', skeletonPricelistXml(`bench-${word}`)],
+          ['products_Update', skeletonProductXml(`bench-${word}`, `Bench ${word}`)],
+        ] as const) {
+          const soap = await postSoap(endpoints, operation, xml);
+          if (soap.status !== 200) throw new Error(`SOAP ${operation} answered ${soap.status}: ${soap.text}`);
+        }
+        await searchUntilFound(endpoints, word);
+        lags.push(Date.now() - started);
       }
-      await searchUntilFound(endpoints, word);
-      lags.push(Date.now() - started);
+      for (let i = 0; i < soapBatches; i++) batches.push(await soapBatchRound(endpoints, 7000 + i));
     }
-    return { engines: server.engines ?? mode, matches: check.body['productCount'] as number, one, many, page1, page100, lagP50: percentile(lags, 50), lagMax: Math.max(...lags) };
+    return {
+      engines: server.engines,
+      matches: check.body['productCount'] as number,
+      one,
+      many,
+      page1,
+      page100,
+      lag: lags.length ? `${percentile(lags, 50)} / ${Math.max(...lags)}` : '—',
+      batch: batches.length
+        ? `${(
+            soapBatch /
+            (percentile(
+              batches.map((b) => b.ackMs),
+              50,
+            ) /
+              1000)
+          ).toFixed(0)} / ${percentile(
+            batches.map((b) => b.searchableMs),
+            50,
+          )} / ${Math.max(...batches.map((b) => b.searchableMs))}`
+        : '—',
+    };
   } finally {
-    await stop(server);
+    await server.close();
   }
 }
 
@@ -186,30 +408,60 @@ async function main() {
   const bare = { one: await load(bareServer.url, { connections: 1 }), many: await load(bareServer.url, { connections }) };
   await stop(bareServer);
 
-  const modes: Array<'embedded' | 'meilisearch'> = ['embedded'];
+  const modes: Mode[] = ['embedded'];
   if (process.env['MEILI_URL'] && process.env['MEILI_URL'] !== 'embedded') modes.push('meilisearch');
+  const targets: Target[] = prepared.postgres ? ['all-in-one', 'separate'] : ['all-in-one'];
+  const only = process.env['BENCH_ONLY']; // e.g. `separate` or `all-in-one:embedded`
   const rows = [];
-  for (const mode of modes) {
-    const reindexMs = await timeReindex(prepared.databaseUrl, mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!);
-    rows.push({ mode, reindexMs, ...(await benchSearch(mode, prepared)) });
+  for (const target of targets) {
+    for (const mode of modes) {
+      if (only && !`${target}:${mode}`.includes(only)) continue;
+      // The all-in-one writes into the catalog it serves (the SOAP rows): give it a copy, so BENCH_WORK stays as prepared.
+      const run = target === 'all-in-one' ? { ...prepared, databaseUrl: copyPglite(prepared.databaseUrl) } : prepared;
+      try {
+        const reindexMs =
+          target === 'all-in-one'
+            ? await timeReindex(run.databaseUrl, 'catalog', mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!)
+            : undefined;
+        rows.push({ mode, target, reindexMs, ...(await benchSearch(mode, target, run)) });
+      } finally {
+        if (run !== prepared) rmSync(run.databaseUrl.replace('pglite://', ''), { recursive: true, force: true });
+      }
+    }
   }
-  if (!keep) rmSync(work, { recursive: true, force: true });
+  if (!keep) {
+    rmSync(work, { recursive: true, force: true });
+    if (prepared.postgres) await dropSchema(prepared.postgres.url, prepared.postgres.schema);
+  }
 
   const ratio = (r: Load, b: Load) => (r.rps / b.rps).toFixed(3);
   const out = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
-    `Command: BENCH_PRODUCTS=${productCount} BENCH_SECONDS=${seconds} BENCH_CONNECTIONS=${connections} npm run bench:catalog`,
-    `Catalog: ${productCount} products, ${prepared.variants} variants (checkout products), generated in ${prepared.generateMs} ms, applied in ${(prepared.applyMs / 1000).toFixed(1)} s`,
+    `Command: BENCH_PRODUCTS=${productCount} BENCH_SECONDS=${seconds} BENCH_CONNECTIONS=${connections} BENCH_SOAP_BATCH=${soapBatch} npm run bench:catalog`,
+    `Catalog: ${productCount} products, ${prepared.variants} variants (checkout products), applied in ${(prepared.applyMs / 1000).toFixed(1)} s into PGlite` +
+      (prepared.postgres ? `, ${(prepared.postgres.applyMs / 1000).toFixed(1)} s into Postgres` : ''),
     '',
-    `| server | engines | matches | 1 conn req/s | p50 / p99 ms | ${connections} conn req/s | p50 / p99 ms | req/s ÷ bare (1 / ${connections}) | page 1 vs 100 req/s | reindex s | SOAP → searchable p50 / max ms |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    `| bare Koa handler | — | — | ${bare.one.rps.toFixed(0)} | ${bare.one.p50} / ${bare.one.p99} | ${bare.many.rps.toFixed(0)} | ${bare.many.p50} / ${bare.many.p99} | 1 / 1 | — | — | — |`,
+    `| server | engines | matches | 1 conn req/s | p50 / p99 ms | ${connections} conn req/s | p50 / p99 ms | req/s ÷ bare (1 / ${connections}) | page 1 vs 100 req/s | reindex s | SOAP → searchable p50 / max ms | SOAP batch of ${soapBatch}: products/s acknowledged / last searchable p50 / max ms |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| bare Koa handler | — | — | ${bare.one.rps.toFixed(0)} | ${bare.one.p50} / ${bare.one.p99} | ${bare.many.rps.toFixed(0)} | ${bare.many.p50} / ${bare.many.p99} | 1 / 1 | — | — | — | — |`,
     ...rows.map(
       (r) =>
-        `| POST products (${r.mode}) | ${r.engines} | ${r.matches} | ${r.one.rps.toFixed(0)} | ${r.one.p50} / ${r.one.p99} | ${r.many.rps.toFixed(0)} | ${r.many.p50} / ${r.many.p99} | ${ratio(r.one, bare.one)} / ${ratio(r.many, bare.many)} | ${r.page1.rps.toFixed(0)} vs ${r.page100.rps.toFixed(0)} | ${(r.reindexMs / 1000).toFixed(1)} | ${r.lagP50} / ${r.lagMax} |`,
+        `| POST products (${r.target}, ${r.mode}) | ${r.engines} | ${r.matches} | ${r.one.rps.toFixed(0)} | ${r.one.p50} / ${r.one.p99} | ${r.many.rps.toFixed(0)} | ${r.many.p50} / ${r.many.p99} | ${ratio(r.one, bare.one)} / ${ratio(r.many, bare.many)} | ${r.page1.rps.toFixed(0)} vs ${r.page100.rps.toFixed(0)} | ${r.reindexMs === undefined ? '—' : (r.reindexMs / 1000).toFixed(1)} | ${r.lag} | ${r.batch} |`,
     ),
   ];
   console.log(out.join('\n'));
+}
+
+function copyPglite(databaseUrl: string): string {
+  const copy = join(tmpdir(), `commerce-bench-catalog-run-${process.pid}-${Date.now().toString(36)}`);
+  cpSync(databaseUrl.replace('pglite://', ''), copy, { recursive: true });
+  return `pglite://${copy}`;
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const engine = await createDbEngine(url, { logger });
+  await engine.knex.raw('drop schema if exists ?? cascade', [schema]);
+  await engine.close();
 }
 
 main().catch((e: unknown) => {

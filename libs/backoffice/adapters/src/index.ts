@@ -6,6 +6,7 @@ export { createSoapRouter, DEFAULT_CORRELATION_PREFIX, type SoapRouterDeps } fro
 export { buildWsdl, WSDL_OPERATIONS, type WsdlOperation } from './soap/backoffice.wsdl';
 export { SPEC_OPERATIONS, type SoapOperationName } from './soap/soap-operations';
 export { soapTypes, type SoapField, type SoapTypes } from './soap/soap-types';
+export { entityToXml } from './soap/soap-xml.mapper';
 export { soapRequest as soapRequestXml, soapAction, soapHeaders, type SoapRequestOptions } from './testing/soap-request';
 export * from './events/change-events.store';
 export * from './events/change-events.consumer';
