@@ -240,6 +240,8 @@ async function startTarget(
   const indexName = `bench_products_${suffix}`;
   const infra = { DATABASE_URL: pg.url, STORE_CONFIG: prepared.storePath, LOG_LEVEL: 'silent' };
   const services: ServiceProcess[] = [];
+  // Meilisearch is not rebuilt at start (its index outlives the process): fill this run's index first.
+  if (mode === 'meilisearch') await timeReindex(pg.url, pg.schema, meili, indexName);
   try {
     // The catalog's own events stay in its process (memory bus): no consumer group is shared with other
     // users of the Kafka these engines may serve.
@@ -259,7 +261,7 @@ async function startTarget(
       ),
     );
     services.push(await startApp('cart', { ...infra, DATABASE_SCHEMA: `bench_cart_${suffix}` }));
-    services.push(await startApp('account', { ...infra, DATABASE_SCHEMA: `bench_account_${suffix}` }));
+    services.push(await startApp('account', { ...infra, DATABASE_SCHEMA: `bench_account_${suffix}`, CATALOG_URL: services[0]!.url }));
     const [catalog, cart, account] = services as [ServiceProcess, ServiceProcess, ServiceProcess];
     const edge = await startApp('checkout-api', {
       ...infra,
@@ -424,6 +426,7 @@ async function main() {
             ? await timeReindex(run.databaseUrl, 'catalog', mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!)
             : undefined;
         rows.push({ mode, target, reindexMs, ...(await benchSearch(mode, target, run)) });
+        console.error(`measured ${target} ${mode}: ${JSON.stringify(rows.at(-1))}`);
       } finally {
         if (run !== prepared) rmSync(run.databaseUrl.replace('pglite://', ''), { recursive: true, force: true });
       }
