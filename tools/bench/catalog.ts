@@ -240,6 +240,9 @@ async function startTarget(
   const indexName = `bench_products_${suffix}`;
   const infra = { DATABASE_URL: pg.url, STORE_CONFIG: prepared.storePath, LOG_LEVEL: 'silent' };
   const services: ServiceProcess[] = [];
+  const dropRunSchemas = async () => {
+    for (const kind of ['cart', 'account']) await dropSchema(pg.url, `bench_${kind}_${suffix}`);
+  };
   // Meilisearch is not rebuilt at start (its index outlives the process): fill this run's index first.
   if (mode === 'meilisearch') await timeReindex(pg.url, pg.schema, meili, indexName);
   try {
@@ -275,6 +278,7 @@ async function startTarget(
     services.push(edge);
   } catch (error) {
     await Promise.all(services.map(stopApp));
+    await dropRunSchemas();
     throw error;
   }
   const edge = services[3]!;
@@ -283,9 +287,7 @@ async function startTarget(
     engines: `separate processes: catalog on Postgres, ${mode === 'embedded' ? 'embedded search' : 'Meilisearch'}; checkout-api edge, ${process.env['REDIS_URL'] ? 'Redis' : 'in-memory'} sessions`,
     close: async () => {
       await Promise.all(services.map(stopApp));
-      const engine = await createDbEngine(pg.url, { logger });
-      for (const kind of ['cart', 'account']) await engine.knex.raw(`drop schema if exists bench_${kind}_${suffix} cascade`);
-      await engine.close();
+      await dropRunSchemas();
       if (mode === 'meilisearch')
         await fetch(`${meili.replace(/\/+$/, '')}/indexes/${indexName}`, {
           method: 'DELETE',
