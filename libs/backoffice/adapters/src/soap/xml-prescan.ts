@@ -12,7 +12,7 @@ export interface XmlLimits {
   maxNameLength: number;
 }
 
-export const DEFAULT_XML_LIMITS: XmlLimits = { maxDepth: 64, maxElements: 300_000, maxAttributes: 32, maxNameLength: 128 };
+export const DEFAULT_XML_LIMITS: XmlLimits = { maxDepth: 64, maxElements: 600_000, maxAttributes: 32, maxNameLength: 128 };
 
 /** Names that would become keys of the parsed object and reach Object.prototype's machinery. */
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
