@@ -272,8 +272,9 @@ async function startTarget(
       CATALOG_URL: catalog.url,
       CART_URL: cart.url,
       ACCOUNT_URL: account.url,
-      // POST products never calls the order service; the edge only needs its address.
+      // POST products never calls the order or payment service; the edge only needs their addresses.
       ORDER_URL: 'http://127.0.0.1:9',
+      PAYMENT_URL: 'http://127.0.0.1:9',
     });
     services.push(edge);
   } catch (error) {
