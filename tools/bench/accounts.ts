@@ -9,9 +9,9 @@
 //   BENCH_SECONDS=20 npm run bench:accounts
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { ARGON2_DEFAULTS, createArgon2Hasher } from '@commerce/account-adapters';
+import { machineLine } from './bench-env';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const registerConnections = Number(process.env['BENCH_REGISTER_CONNECTIONS'] ?? 20);
@@ -134,7 +134,7 @@ async function main() {
   }
   console.log(
     [
-      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row; embedded all-in-one`,
+      `${machineLine()}; ${seconds} s a row; embedded all-in-one`,
       `argon2id m=${ARGON2_DEFAULTS.memoryKiB} KiB, t=${ARGON2_DEFAULTS.iterations}, p=${ARGON2_DEFAULTS.parallelism}: one hash ${cost.hash.toFixed(1)} ms, one verification ${cost.verify.toFixed(1)} ms (medians of 20, in process)`,
       '',
       '| request | connections | req/s | p50 ms | p99 ms | requests |',

@@ -19,7 +19,8 @@
 //                                  10,000 products takes minutes); delete the folder after a catalog change
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { machineLine } from './bench-env';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -442,7 +443,7 @@ async function main() {
 
   const ratio = (r: Load, b: Load) => (r.rps / b.rps).toFixed(3);
   const out = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+    machineLine(),
     `Command: BENCH_PRODUCTS=${productCount} BENCH_SECONDS=${seconds} BENCH_CONNECTIONS=${connections} BENCH_SOAP_BATCH=${soapBatch} npm run bench:catalog`,
     `Catalog: ${productCount} products, ${prepared.variants} variants (checkout products), applied in ${(prepared.applyMs / 1000).toFixed(1)} s into PGlite` +
       (prepared.postgres ? `, ${(prepared.postgres.applyMs / 1000).toFixed(1)} s into Postgres` : ''),

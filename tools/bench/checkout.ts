@@ -8,7 +8,7 @@
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cpus, totalmem } from 'node:os';
+import { benchSetups, machineLine } from './bench-env';
 import {
   checkoutCall,
   postSoap,
@@ -172,17 +172,9 @@ async function measure(running: Running) {
 }
 
 async function main() {
-  const only = process.env['BENCH_ONLY'];
-  const setups: Array<() => Promise<Running>> = only === 'separate' ? [] : [embedded];
-  if (
-    only !== 'embedded' &&
-    process.env['DATABASE_URL']?.startsWith('postgres') &&
-    process.env['REDIS_URL'] &&
-    process.env['KAFKA_BROKERS']
-  )
-    setups.push(separateProcesses);
+  const setups = benchSetups(embedded, separateProcesses);
   const lines = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row`,
+    `${machineLine()}; ${seconds} s a row`,
     '',
     '| engines | visitors at once | checkouts/s | p50 ms | p99 ms | checkouts |',
     '|---|---|---|---|---|---|',

@@ -7,8 +7,8 @@
 //   BENCH_ONLY=embedded|real              one setup only
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
+import { machineLine } from './bench-env';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,10').split(',').map(Number);
@@ -78,7 +78,7 @@ async function run(mode: string) {
 }
 
 async function main() {
-  console.log(`order history benchmark: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${seconds} s a case`);
+  console.log(`order history benchmark: ${machineLine()}; ${seconds} s a case`);
   const only = process.env['BENCH_ONLY'];
   if (!only || only === 'embedded') await run('embedded');
   const real = process.env['DATABASE_URL'] && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS'];

@@ -6,9 +6,9 @@
 //   BENCH_SECONDS=20 BENCH_CONNECTIONS=32 npm run bench
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { checkoutCall, postSoap, searchUntilFound, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
+import { machineLine } from './bench-env';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 20);
@@ -82,7 +82,7 @@ async function main() {
   for (const mode of modes) rows.push({ mode, ...(await benchEdge(mode)) });
 
   const out = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+    machineLine(),
     `Command: BENCH_SECONDS=${seconds} BENCH_CONNECTIONS=${connections} npm run bench`,
     '',
     '| server | engines | req/s | p50 ms | p99 ms | req/s ÷ bare Koa | SOAP → searchable p50 / max ms |',

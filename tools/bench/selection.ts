@@ -9,7 +9,7 @@
 //                                                         the separate services (node --cpu-prof) into that folder
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { cpus, totalmem } from 'node:os';
+import { benchSetups, machineLine } from './bench-env';
 import autocannon from 'autocannon';
 import {
   checkoutCall,
@@ -144,17 +144,9 @@ async function main() {
   } finally {
     await kill(bare.child);
   }
-  const only = process.env['BENCH_ONLY'];
-  const setups: Array<() => Promise<Running>> = only === 'separate' ? [] : [embedded];
-  if (
-    only !== 'embedded' &&
-    process.env['DATABASE_URL']?.startsWith('postgres') &&
-    process.env['REDIS_URL'] &&
-    process.env['KAFKA_BROKERS']
-  )
-    setups.push(separateProcesses);
+  const setups = benchSetups(embedded, separateProcesses);
   const lines = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${seconds} s a row`,
+    `${machineLine()}; ${seconds} s a row`,
     '',
     '| request | engines | connections | req/s | p50 ms | p99 ms | req/s ÷ bare Koa |',
     '|---|---|---|---|---|---|---|',

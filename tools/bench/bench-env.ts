@@ -1,0 +1,15 @@
+import { cpus, totalmem } from 'node:os';
+
+/** The machine a benchmark ran on, for the first line of its table. */
+export const machineLine = (): string =>
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+
+/** Real engines named by env: Postgres, Redis and Kafka, as `tools/infra/up` prints them. */
+export const realEnginesNamed = (): boolean =>
+  Boolean(process.env['DATABASE_URL']?.startsWith('postgres') && process.env['REDIS_URL'] && process.env['KAFKA_BROKERS']);
+
+/** The setups to run: embedded, and separate processes when real engines are named; `BENCH_ONLY` picks one. */
+export function benchSetups<T>(embedded: T, separate: T): T[] {
+  const only = process.env['BENCH_ONLY'];
+  return [...(only === 'separate' ? [] : [embedded]), ...(only !== 'embedded' && realEnginesNamed() ? [separate] : [])];
+}
