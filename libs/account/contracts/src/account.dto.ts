@@ -74,3 +74,6 @@ export interface BackInStockSubscriptionDto {
   /** `<productId>-<sizeId>`; the edge has checked that the catalog has it. */
   item: string;
 }
+
+/** An address with every field empty (a new customer's, or the base a partial update fills). */
+export const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;

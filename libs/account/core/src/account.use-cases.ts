@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
-import { ADDRESS_FIELDS, CustomerChanged, CustomerRegistered, type CustomerEventPayload } from '@commerce/account-contracts';
+import { emptyAddress, CustomerChanged, CustomerRegistered, type CustomerEventPayload } from '@commerce/account-contracts';
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
 import { AddressFields, Email, Password, Register, definedOnly, parse } from './account.validation';
 import { toCustomerDto, type Customer } from './customer';
@@ -30,7 +30,6 @@ export interface AccountDeps {
   now?: () => Date;
 }
 
-const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;
 
 /** What `account.customer.v1` carries: the ERP's id of a customer it sent (`customer:<id>`), never a password. */
 const eventPayload = (customer: Customer): CustomerEventPayload => ({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ReceivedAccount, ReceivedBuyer, SoapCustomer } from '@commerce/backoffice-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
-import { ADDRESS_FIELDS } from '@commerce/account-contracts';
+import { emptyAddress } from '@commerce/account-contracts';
 import type { BackofficeRepository } from './customer.repository';
 
 /** The spec's address fields of a SOAP customer or buyer, by our names; only those the ERP sent. */
@@ -22,7 +22,6 @@ function addressOf(soap: SoapCustomer | ReceivedBuyer): Partial<AddressDto> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<AddressDto>;
 }
 
-const emptyAddress = (): AddressDto => Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, ''])) as AddressDto;
 
 export interface BackofficeCustomer {
   /** `customer:<id>` or `buyer:<id>`: the ERP's ids of customers and buyers are two namespaces. */
