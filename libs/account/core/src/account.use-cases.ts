@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { AccountClient, AddressChange, AddressDto, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
+import type { AccountClient, AddressChange, CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { emptyAddress, CustomerChanged, CustomerRegistered, type CustomerEventPayload } from '@commerce/account-contracts';
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
 import { AddressFields, Email, Password, Register, definedOnly, parse } from './account.validation';
