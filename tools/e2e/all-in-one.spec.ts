@@ -3,6 +3,7 @@ import { checkoutCall, postSoap, runBadInputScenario, runSkeletonScenario, type 
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
+import { runBuyerPricingScenario } from './buyer-pricing.scenario';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
 // embedded search), through the public HTTP and SOAP interfaces of the all-in-one.
@@ -70,6 +71,10 @@ describe('all-in-one on embedded adapters', () => {
       mission: 'update',
       data: { customer: { firstname: 'Sam', zipcode: '111 51', email: shopper } },
     });
+  }, 90_000);
+
+  it("prices a logged-in buyer in the buyer's market and pricelist; PUT countries keeps them, logout drops them", async () => {
+    await runBuyerPricingScenario(endpoints);
   }, 90_000);
 
   it('answers bad input with the error envelope and writes nothing', async () => {

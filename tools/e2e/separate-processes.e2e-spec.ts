@@ -1,6 +1,7 @@
 import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
+import { runBuyerPricingScenario } from './buyer-pricing.scenario';
 import { startApp, stopApp, type ServiceProcess } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
@@ -149,6 +150,10 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
     await runLoginScenario(endpoints.checkout);
   });
+
+  it("prices a logged-in buyer in the buyer's market and pricelist (the catalog's pricelist over HTTP); logout drops them", async () => {
+    await runBuyerPricingScenario(endpoints);
+  }, 120_000);
 
   it('answers the order history through the order service over HTTP: 403 anonymous, the (empty) history when logged in', async () => {
     const anonymous = await checkoutCall(endpoints, 'POST', '/orders');

@@ -8,5 +8,6 @@ export function createInProcessCatalogClient(useCases: CatalogClient): CatalogCl
     getItem: (id, context) => useCases.getItem(id, context),
     listCategories: () => useCases.listCategories(),
     resolveUri: (query, context) => useCases.resolveUri(query, context),
+    getPricelist: (id) => useCases.getPricelist(id),
   };
 }

@@ -813,6 +813,11 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       const category = (await t('categories').where({ uri }).first('id')) as { id: number } | undefined;
       return { variantId: variant?.id ?? null, categoryId: category?.id ?? null };
     },
+
+    async findPricelist(externalId) {
+      const r = await t('pricelists').where({ external_id: externalId }).first();
+      return r ? toPricelist(r) : null;
+    },
   };
 }
 

@@ -131,6 +131,12 @@ export interface ItemInfoDto {
   stock: number;
 }
 
+/** A pricelist the ERP sent (`pricelists_Update`): what the edge needs to price a B2B buyer's session in it. */
+export interface PricelistDto {
+  pricelist: string;
+  currency: string;
+}
+
 /**
  * The context prices are shown in: the market and pricelist of the visitor's country (the edge derives
  * them from the store configuration). A variant not displayed in the market, or not priced in the
@@ -152,4 +158,6 @@ export interface CatalogClient {
   listCategories(): Promise<CategoryDto[]>;
   /** `POST uri`: only the kinds named in `for`, in that order of preference; null when none is found. */
   resolveUri(query: UriQuery, context: PriceContext): Promise<UriResultDto | null>;
+  /** A pricelist by the ERP's id, with its currency; null when the ERP has not sent it. */
+  getPricelist(pricelistId: string): Promise<PricelistDto | null>;
 }

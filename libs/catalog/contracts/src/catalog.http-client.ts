@@ -1,6 +1,6 @@
 import { DomainError } from '@commerce/shared-errors';
 import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { CatalogClient, CategoryDto, ItemInfoDto, PriceContext, ProductDto, ProductListDto, UriResultDto } from './catalog.dto';
+import type { CatalogClient, CategoryDto, ItemInfoDto, PriceContext, PricelistDto, ProductDto, ProductListDto, UriResultDto } from './catalog.dto';
 
 const contextQuery = (context: PriceContext): string => {
   const params = new URLSearchParams(Object.entries(context).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -26,5 +26,6 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
     },
     // A 404 without a code is "nothing found"; the router answers so for a URI that leads nowhere.
     resolveUri: (query, context) => call<UriResultDto>('POST', '/internal/catalog/uri', { query, context }),
+    getPricelist: (id) => call<PricelistDto>('GET', `/internal/catalog/pricelists/${encodeURIComponent(id)}`),
   };
 }

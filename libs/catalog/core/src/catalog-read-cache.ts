@@ -80,6 +80,7 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
     listProductIds: (afterId, limit) => catalog.listProductIds(afterId, limit),
     countProducts: () => catalog.countProducts(),
     findUri: (uri) => catalog.findUri(uri),
+    findPricelist: (externalId) => catalog.findPricelist(externalId),
     async loadProducts(productIds) {
       const found = await byKey(
         views,

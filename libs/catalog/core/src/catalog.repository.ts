@@ -112,6 +112,8 @@ export interface CatalogRepository {
   findRefs(kind: RefKind, ids: number[]): Promise<CatalogRef[]>;
   /** What a URI (a variant's `uri` or a category's full path) leads to (POST uri). */
   findUri(uri: string): Promise<UriTarget>;
+  /** A pricelist by the ERP's id (a B2B buyer's, to price its session in); null when never sent. */
+  findPricelist(externalId: string): Promise<Pricelist | null>;
 }
 
 export interface Clock {

@@ -49,6 +49,10 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     getItem: (id, context) => getItem(deps, id, context),
     listCategories: () => listCategories(deps),
     resolveUri: (query, context) => resolveUri(deps, query, context),
+    getPricelist: async (id) => {
+      const found = await deps.catalog.findPricelist(id);
+      return found ? { pricelist: found.externalId, currency: found.currency } : null;
+    },
     applyProductUpsert: (product) => applyProductUpsert(deps, product),
     applyProductUpserts: (products) => applyProductUpserts(deps, products),
     applySizeUpsert: (size) => applySizeUpsert(deps, size),

@@ -61,6 +61,7 @@ function fakes() {
     },
     listCategories: async () => [],
     resolveUri: async () => null,
+    getPricelist: async () => null,
     searchProducts: async (query, context) => (catalogCalls.push({ query, context }), { products: [], productCount: 0, filter: [] }),
   };
   const cart: CartClient = {

@@ -89,9 +89,23 @@ export class StoreView {
     return this.marketOf(country).currency;
   }
 
-  priceContext(session: Pick<CheckoutSession, 'country' | 'language'>): PriceContext {
+  /** The session's currency: a buyer's pricelist's (decision 46), else its country's market's. */
+  sessionCurrency(session: Pick<CheckoutSession, 'country' | 'buyer'>): string {
+    return session.buyer?.currency ?? this.currencyOf(session.country);
+  }
+
+  hasCurrency(currency: string): boolean {
+    return this.store.currencies.some((c) => c.currency === currency);
+  }
+
+  /** Where the session's prices and visibility come from: a buyer's market and pricelist, else its country's market's. */
+  priceContext(session: Pick<CheckoutSession, 'country' | 'language' | 'buyer'>): PriceContext {
     const market = this.marketOf(session.country);
-    return { market: market.market, pricelist: market.pricelist, language: session.language };
+    return {
+      market: session.buyer?.market ?? market.market,
+      pricelist: session.buyer?.pricelist ?? market.pricelist,
+      language: session.language,
+    };
   }
 
   readonly currencyFormat: (currency: string) => CurrencyFormat;
@@ -135,7 +149,7 @@ export class StoreView {
   }
 
   paymentMethods(session: CheckoutSession) {
-    const format = this.currencyFormat(this.currencyOf(session.country));
+    const format = this.currencyFormat(this.sessionCurrency(session));
     return this.availablePaymentMethods(session.country).map((m) => ({
       paymentMethod: m.paymentMethod,
       name: m.name,
@@ -155,7 +169,7 @@ export class StoreView {
 
 /** An empty selection for a visitor who has not added anything yet: no cart write for a mere look. */
 export function emptySelection(view: StoreView, session: CheckoutSession): SelectionDto {
-  const currency = view.currencyOf(session.country);
+  const currency = view.sessionCurrency(session);
   const zero = formatMoney(0, view.currencyFormat(currency));
   return {
     id: '',

@@ -4,6 +4,7 @@ import type { CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
 import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import { TooManyAttemptsError } from './login-guard';
+import type { BuyerPricing } from './session';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
 
 const parse = parseInput;
@@ -33,13 +34,34 @@ async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
  * shown in this session's country and market.
  */
 async function logIn(deps: CheckoutDeps, handle: SessionHandle, customer: CustomerDto) {
+  const buyer = await buyerPricingOf(deps, customer);
   await renewSession(deps, handle);
   const saved = await deps.cart.claimSelection(customer.id, handle.session.selectionId ?? null);
-  const { selectionId: _anonymous, ...rest } = handle.session;
-  handle.session = { ...rest, customerId: customer.id, sessionEpoch: customer.sessionEpoch, ...(saved ? { selectionId: saved.id } : {}) };
+  const { selectionId: _anonymous, buyer: _previous, ...rest } = handle.session;
+  handle.session = {
+    ...rest,
+    customerId: customer.id,
+    sessionEpoch: customer.sessionEpoch,
+    ...(buyer ? { buyer } : {}),
+    ...(saved ? { selectionId: saved.id } : {}),
+  };
   handle.customer = customer;
   await deps.sessions.set(handle.token, handle.session);
   return saved ? selectionInSession(deps, handle, saved) : sessionEnvelope(deps, handle);
+}
+
+/**
+ * A B2B buyer's market and pricelist (decision 46), read once at login: the pricelist with its currency from
+ * the catalog. A pricelist the catalog does not have yet, or in a currency the store does not configure, is
+ * left out (the buyer sees the country's prices until a later login); the market applies on its own.
+ */
+export async function buyerPricingOf(deps: CheckoutDeps, customer: CustomerDto): Promise<BuyerPricing | undefined> {
+  const pricelist = customer.pricelist ? await deps.catalog.getPricelist(customer.pricelist) : null;
+  const pricing: BuyerPricing = {
+    ...(customer.market ? { market: customer.market } : {}),
+    ...(pricelist && deps.view.hasCurrency(pricelist.currency) ? { pricelist: pricelist.pricelist, currency: pricelist.currency } : {}),
+  };
+  return Object.keys(pricing).length > 0 ? pricing : undefined;
 }
 
 async function assertNotBlocked(deps: CheckoutDeps, field: string, account: string | null, address: string) {

@@ -123,6 +123,45 @@ describe('an order in the checkout API', () => {
   });
 });
 
+describe("a B2B buyer's session (decision 46)", () => {
+  const buyer: CheckoutSession = {
+    country: 'SE',
+    state: null,
+    language: 'sv',
+    createdAt: '',
+    customerId: 'c1',
+    buyer: { market: 'B2B', pricelist: 'PL-B2B', currency: 'EUR' },
+  };
+
+  it("prices in the buyer's market and pricelist and its currency; shipping and tax follow the country", () => {
+    expect(view.priceContext(buyer)).toEqual({ market: 'B2B', pricelist: 'PL-B2B', language: 'sv' });
+    expect(view.sessionCurrency(buyer)).toBe('EUR');
+    const { buyer: _dropped, ...anonymous } = buyer;
+    expect(view.priceContext(anonymous)).toEqual({ market: '1', pricelist: '1', language: 'sv' });
+    expect(view.sessionCurrency(anonymous)).toBe('SEK');
+    // Only a market: the pricelist and currency stay the country's.
+    expect(view.priceContext({ ...anonymous, buyer: { market: 'B2B' } })).toEqual({ market: 'B2B', pricelist: '1', language: 'sv' });
+    expect(view.sessionCurrency({ ...anonymous, buyer: { market: 'B2B' } })).toBe('SEK');
+  });
+
+  it("writes the buyer's market, pricelist and currency into POST payment's order draft", () => {
+    const s = selection({ currency: 'EUR', vouchers: [] });
+    const draft = placeOrderCommandOf(view, buyer, s, { paymentAttemptId: 'att-1', address }, now);
+    expect(draft).toMatchObject({ market: 'B2B', pricelist: 'PL-B2B', currency: 'EUR', country: 'SE', customerId: 'c1' });
+    expect(draft.currencyFormat).toMatchObject({ currency: 'EUR' });
+    // The Swedish VAT is in the prices, as for everyone shipping to Sweden.
+    expect(draft.lines[0]).toMatchObject({ taxPercent: 25 });
+  });
+
+  it("does not apply a voucher of another market: the buyer's market decides", () => {
+    // SVERIGE15 is for market 1, the Swedish visitor's.
+    const s = selection({ vouchers: ['SVERIGE15'] });
+    const { buyer: _dropped, ...visitor } = buyer;
+    expect(priceSelection(view, visitor, s, now).selection.discounts.vouchers).toEqual([expect.objectContaining({ voucher: 'SVERIGE15' })]);
+    expect(priceSelection(view, { ...visitor, buyer: { market: 'B2B' } }, s, now).selection.discounts.vouchers).toEqual([]);
+  });
+});
+
 const formatOf = (major: number, currency: string) => {
   const f = view.currencyFormat(currency);
   return `${f.prefix}${major.toFixed(f.decimalDigits).replace('.', f.decimalPoint)}${f.suffix}`;

@@ -20,7 +20,7 @@ export function voucherProblem(
   selection: SelectionDto,
   now: Date,
 ): string | null {
-  const market = view.marketOf(session.country);
+  const market = view.priceContext(session).market ?? '';
   const format = view.currencyFormat(selection.currency);
   const dayEnd = (d: string) => (d.length === 10 ? Date.parse(`${d}T23:59:59.999Z`) : Date.parse(d));
   if (
@@ -29,7 +29,7 @@ export function voucherProblem(
   )
     return 'not valid yet';
   if (voucher.validTo && now.getTime() > dayEnd(voucher.validTo)) return 'expired';
-  if (voucher.markets.length > 0 && !voucher.markets.includes(market.market)) return 'not valid in this country';
+  if (voucher.markets.length > 0 && !voucher.markets.includes(market)) return 'not valid in this country';
   if (voucher.type === 'amount' && voucher.amounts[selection.currency] === undefined) return 'not valid in this currency';
   const minimum = voucher.minimumOrder[selection.currency];
   if (minimum !== undefined) {

@@ -43,7 +43,7 @@ export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle
 /** The session's selection id, creating the selection in the session's market on the first write. */
 async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
   const created = await deps.cart.createSelection({
-    currency: deps.view.currencyOf(handle.session.country),
+    currency: deps.view.sessionCurrency(handle.session),
     country: handle.session.country,
     language: handle.session.language,
     // Logged in: a saved selection (the cart answers the one another device made meanwhile, if any).
@@ -212,7 +212,8 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
     country: country.country,
     state: state?.state ?? null,
     language: handle.session.language,
-    currency: deps.view.currencyOf(country.country),
+    // A buyer's pricelist stays when the country changes (decision 46): only shipping and tax follow the country.
+    currency: deps.view.sessionCurrency(handle.session),
   };
   const { prices, removed } =
     before.market !== after.market || before.pricelist !== after.pricelist
@@ -256,9 +257,11 @@ export async function selectionInSession(deps: CheckoutDeps, handle: SessionHand
     country: session.country,
     state: session.state,
     language: session.language,
-    currency: deps.view.currencyOf(session.country),
+    currency: deps.view.sessionCurrency(session),
   };
-  const sameMarket = deps.view.marketOf(selection.country).market === deps.view.marketOf(session.country).market;
+  // A buyer's lines are always repriced: the saved selection may hold lines priced in the country's pricelist
+  // (the anonymous lines merged at login, or lines from before the ERP gave the buyer its own pricelist).
+  const sameMarket = !session.buyer && deps.view.marketOf(selection.country).market === deps.view.marketOf(session.country).market;
   if (
     sameMarket &&
     selection.country === set.country &&
@@ -312,7 +315,7 @@ export async function setPaymentMethod(deps: CheckoutDeps, handle: SessionHandle
 
 /** `PUT shipping-methods/{id}`: a method offered to the session's country in its currency, else 404 `{shippingMethod}`. */
 export async function setShippingMethod(deps: CheckoutDeps, handle: SessionHandle, shippingMethod: string) {
-  const currency = deps.view.currencyOf(handle.session.country);
+  const currency = deps.view.sessionCurrency(handle.session);
   if (!deps.view.availableShippingMethods(handle.session.country, currency).some((m) => m.shippingMethod === shippingMethod))
     throw new NotFoundError('shippingMethod');
   return change(deps, handle, { set: { shippingMethod } });

@@ -6,6 +6,11 @@ export interface CheckoutSession {
   customerId?: string;
   /** The customer's `sessionEpoch` at login: a password reset raises it, and this session is then logged out. */
   sessionEpoch?: number;
+  /**
+   * A logged-in B2B buyer's own market and pricelist (the pricelist with its currency), read at login (decision
+   * 46): prices, visibility and the currency follow them instead of the country's. Logout drops them.
+   */
+  buyer?: BuyerPricing;
   country: string | null;
   state: string | null;
   language: string;
@@ -14,6 +19,13 @@ export interface CheckoutSession {
   paymentAttemptId?: string;
   /** The order last placed under this token, for `GET receipt`. */
   lastOrderId?: string;
+}
+
+/** What a buyer is priced in besides its country; `currency` is set exactly when `pricelist` is (the pricelist's). */
+export interface BuyerPricing {
+  market?: string;
+  pricelist?: string;
+  currency?: string;
 }
 
 /** Port: the session store, by token, with a sliding TTL (Redis or in memory). */

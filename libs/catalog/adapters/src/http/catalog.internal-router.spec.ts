@@ -86,6 +86,12 @@ describe('catalog internal HTTP API and its client', () => {
     expect(await res.body.json()).toEqual({ errors: { item: 'product item not found' } });
   });
 
+  it('gets a pricelist with its currency, null for one the ERP has not sent', async () => {
+    expect(await client.getPricelist('SE')).toEqual({ pricelist: 'SE', currency: 'SEK' });
+    expect(await client.getPricelist('SE')).toEqual(await service.client.getPricelist('SE'));
+    expect(await client.getPricelist('no-such-pricelist')).toBeNull();
+  });
+
   it('lists categories and resolves a URI exactly as in process', async () => {
     expect(await client.listCategories()).toEqual(await service.client.listCategories());
     const context = { market: '1', pricelist: 'SE' };

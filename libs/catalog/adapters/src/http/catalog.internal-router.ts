@@ -71,5 +71,11 @@ export function createCatalogInternalRouter(catalog: CatalogClient): Router {
     ctx.body = item;
   });
 
+  router.get('/pricelists/:id', async (ctx) => {
+    const pricelist = await catalog.getPricelist(ctx.params['id']!);
+    if (!pricelist) return notFound(ctx, { fields: { pricelist: 'not found' } });
+    ctx.body = pricelist;
+  });
+
   return router;
 }
