@@ -54,7 +54,10 @@ export async function runBuyerPricingScenario(endpoints: Endpoints): Promise<voi
   expect(visitor.body['products']).toEqual([expect.objectContaining({ variantName: 'Black', priceAsNumber: 199 })]);
   const black: string = visitor.body['products'][0].items[0].item;
   const added = await checkoutCall(endpoints, 'POST', `/items/${black}`, { token: visitor.body['token'] });
-  expect(added.body['selection']).toMatchObject({ currency: 'SEK', items: [expect.objectContaining({ item: black, priceEachAsNumber: 199 })] });
+  expect(added.body['selection']).toMatchObject({
+    currency: 'SEK',
+    items: [expect.objectContaining({ item: black, priceEachAsNumber: 199 })],
+  });
 
   // The buyer logs in on that token (the account service applies accounts_Update asynchronously): EUR, its pricelist's price.
   const logIn = (token?: string) =>

@@ -216,6 +216,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         mailer,
         frontendUrl: store.frontendUrl,
       });
+      // Starts the reset-mail relay (no bus here: no consumers).
+      await accountService.start();
       closers.push(() => accountService.stop());
       let account: AccountClient = accountService.client;
       if (mode === 'over HTTP') {

@@ -96,4 +96,25 @@ export const accountMigrations: Migration[] = [
       });
     },
   },
+  {
+    name: '004_reset_mails',
+    async up(knex, schema) {
+      // Password-reset mails asked for: written before the answer, sent by the relay, marked once done (decision 47).
+      await knex.schema.withSchema(schema).createTable('reset_mails', (t) => {
+        t.uuid('id').primary();
+        t.string('email', 254).notNullable();
+        t.string('link_path', 512).notNullable();
+        t.timestamp('requested_at', { useTz: true }).notNullable();
+        t.integer('attempts').notNullable().defaultTo(0);
+        // When a relay may take it: now for a new request, a lease while one sends it, the backoff after a failure.
+        t.timestamp('next_attempt_at', { useTz: true }).notNullable();
+        t.text('last_error').nullable();
+        t.timestamp('done_at', { useTz: true }).nullable();
+        // 'sent', 'no customer' or 'expired'.
+        t.string('outcome', 20).nullable();
+      });
+      await knex.raw('create index reset_mails_due on ??.reset_mails (next_attempt_at) where done_at is null', [schema]);
+      await knex.raw('create index reset_mails_done on ??.reset_mails (done_at) where done_at is not null', [schema]);
+    },
+  },
 ];

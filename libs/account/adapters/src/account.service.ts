@@ -5,30 +5,31 @@ import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-
 import type { Logger } from '@commerce/shared-logging';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
-import { accountUseCases, type Mailer } from '@commerce/account-core';
+import { accountUseCases, deliverResetMail, type AccountDeps, type Mailer } from '@commerce/account-core';
 import { accountMigrations } from './account.migrations';
 import { createCustomerRepository } from './customer.knex-repository';
 import { createResetTokenRepository } from './reset-token.knex-repository';
 import { createSubscriptionRepository } from './subscription.knex-repository';
 import { createAccountInternalRouter } from './account.internal-routes';
 import { ARGON2_DEFAULTS, createArgon2Hasher, type Argon2Params } from './argon2.password-hasher';
-import { createBackgroundRunner } from './background';
 import { backInStockConsumer } from './consumers/back-in-stock.consumer';
 import { accountUpsertConsumer } from './consumers/upsert-received.consumer';
 import { createBackofficeRepository } from './backoffice.knex-repository';
+import { createResetMailRelay, type ResetMailRelayOptions } from './reset-mail.relay';
 
 export interface AccountService {
   /** The use cases as a typed client: the in-process implementation of AccountClient. */
   client: AccountClient;
   router: Router;
   /**
-   * Subscribes the consumers (the back office's customers, accounts, sales reps and terms; back-in-stock
-   * mails from the catalog's product events) and starts the outbox relay (`account.customer.v1`).
+   * Starts the reset-mail relay; with a bus, subscribes the consumers (the back office's customers, accounts,
+   * sales reps and terms; back-in-stock mails from the catalog's product events) and starts the outbox relay
+   * (`account.customer.v1`).
    */
   start(): Promise<void>;
-  /** Stops the consumers and waits for mails still being sent. */
+  /** Stops the consumers and the relays, waiting for mails still being sent. */
   stop(): Promise<void>;
-  /** Resolves when work started after an answer (reset mails) is done; for tests. */
+  /** Resolves when every reset mail due now has been dealt with (sent, or waiting for a retry); for tests. */
   settled(): Promise<void>;
 }
 
@@ -44,6 +45,8 @@ export interface AccountServiceDeps {
   /** For back-in-stock mails: the catalog's product events and the stock of an item. */
   bus?: EventBus;
   catalog?: Pick<CatalogClient, 'getItem'>;
+  /** Retry and poll timing of the reset mails (tests shorten it). */
+  resetMails?: Omit<ResetMailRelayOptions, 'logger' | 'now'>;
   now?: () => Date;
 }
 
@@ -52,9 +55,13 @@ export async function buildAccountService(deps: AccountServiceDeps): Promise<Acc
   await migrate(deps.db, accountMigrations);
   const hasher = createArgon2Hasher(deps.argon2 ?? ARGON2_DEFAULTS);
   const dummyHash = await hasher.hash(randomBytes(24).toString('base64url'));
-  const background = createBackgroundRunner(deps.logger);
   const subscriptions = createSubscriptionRepository(deps.db);
-  const client = accountUseCases({
+  const resetMails = createResetMailRelay(deps.db, (request) => deliverResetMail(accountDeps, request), {
+    ...deps.resetMails,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const accountDeps: AccountDeps = {
     customers: createCustomerRepository(deps.db),
     resetTokens: createResetTokenRepository(deps.db),
     subscriptions,
@@ -62,15 +69,17 @@ export async function buildAccountService(deps: AccountServiceDeps): Promise<Acc
     dummyHash,
     mailer: deps.mailer,
     passwordReset: { frontendUrl: deps.frontendUrl, ttlMinutes: deps.resetTtlMinutes ?? 60 },
-    background: (work) => background.run(work),
+    resetMails,
     ...(deps.now ? { now: deps.now } : {}),
-  });
+  };
+  const client = accountUseCases(accountDeps);
   let consumers: Subscription[] = [];
   const relay = deps.bus ? new OutboxRelay(deps.db, deps.bus, { ...(deps.logger ? { logger: deps.logger } : {}) }) : undefined;
   return {
     client,
     router: createAccountInternalRouter(client),
     async start() {
+      resetMails.start();
       if (!deps.bus || !deps.logger) return;
       const db = deps.db;
       consumers = [
@@ -89,8 +98,8 @@ export async function buildAccountService(deps: AccountServiceDeps): Promise<Acc
       await Promise.all(consumers.map((c) => c.stop()));
       consumers = [];
       await relay?.stop();
-      await background.drain();
+      await resetMails.stop();
     },
-    settled: () => background.drain(),
+    settled: () => resetMails.drain(),
   };
 }

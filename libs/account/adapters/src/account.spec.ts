@@ -1,6 +1,7 @@
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { accountContract } from './account.contract';
+import { resetMailContract } from './reset-mail.contract';
 import { ARGON2_DEFAULTS, createArgon2Hasher } from './argon2.password-hasher';
 import { buildAccountService } from './account.service';
 
@@ -8,9 +9,11 @@ let engine: DbEngine;
 afterAll(() => engine?.close());
 
 accountContract('PGlite', async () => {
-  engine = await createDbEngine('pglite://memory');
+  engine ??= await createDbEngine('pglite://memory');
   return engine.forSchema(uniqueName('account'));
 });
+
+resetMailContract('PGlite', async () => (engine ??= await createDbEngine('pglite://memory')).forSchema(uniqueName('account_mail')));
 
 describe('login timing with the production argon2id cost', () => {
   it('costs the same for an unknown e-mail as for a wrong password: medians within 5 ms over 200 tries each', async () => {

@@ -10,3 +10,4 @@ export * from './mailer';
 export * from './consumers/back-in-stock.consumer';
 export * from './backoffice.knex-repository';
 export * from './consumers/upsert-received.consumer';
+export * from './reset-mail.relay';

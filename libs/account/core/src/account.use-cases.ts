@@ -5,7 +5,14 @@ import { emptyAddress, CustomerChanged, CustomerRegistered, type CustomerEventPa
 import { CustomerNotFoundError, EmailTakenError, PasswordIncorrectError, PasswordNotValidError } from './account.errors';
 import { AddressFields, Email, Password, Register, definedOnly, parse } from './account.validation';
 import { toCustomerDto, type Customer } from './customer';
-import type { CustomerRepository, Mailer, PasswordHasher, ResetTokenRepository, SubscriptionRepository } from './customer.repository';
+import type {
+  CustomerRepository,
+  Mailer,
+  PasswordHasher,
+  ResetMailQueue,
+  ResetTokenRepository,
+  SubscriptionRepository,
+} from './customer.repository';
 import { normalizePassword, passwordProblem } from './password-policy';
 import { requestPasswordReset, resetPassword, type PasswordResetSettings } from './password-reset.use-cases';
 import { subscribeBackInStock, subscribeNewsletter } from './subscriptions.use-cases';
@@ -23,13 +30,12 @@ export interface AccountDeps {
   mailer: Mailer;
   passwordReset: PasswordResetSettings;
   /**
-   * Runs work after the answer has gone (the reset mail): what an answer's timing could tell is the same
-   * whether the e-mail is known or not. The adapter logs a failure and waits for the work at shutdown.
+   * Reset-mail requests: written before the answer for any well-formed e-mail (the answer does the same work
+   * whether the e-mail is known or not) and sent afterwards by the adapter's relay, retried until sent.
    */
-  background: (work: () => Promise<void>) => void;
+  resetMails: ResetMailQueue;
   now?: () => Date;
 }
-
 
 /** What `account.customer.v1` carries: the ERP's id of a customer it sent (`customer:<id>`), never a password. */
 const eventPayload = (customer: Customer): CustomerEventPayload => ({

@@ -55,6 +55,27 @@ export interface ResetTokenRepository {
   complete(id: string, secretHash: string, now: Date, passwordHash: string): Promise<string | null>;
 }
 
+/** A password-reset mail asked for and not sent yet: written before the answer, sent by a relay (decision 47). */
+export interface ResetMailRequest {
+  id: string;
+  /** As the visitor typed it (well-formed); whether a customer has it is looked up when the mail is sent. */
+  email: string;
+  /** The checked `linkUri` ('' for the frontend URL itself). */
+  linkPath: string;
+  requestedAt: Date;
+  /** Sends tried so far, this one included. */
+  attempts: number;
+}
+
+/** What became of a reset-mail request: mailed, nobody has the e-mail, or too old to be worth a mail. */
+export type ResetMailOutcome = 'sent' | 'no customer' | 'expired';
+
+/** Port: the durable queue of reset mails (a table in the account schema, and its relay). */
+export interface ResetMailQueue {
+  /** Committed when it resolves: a crash after the answer loses nothing. */
+  enqueue(request: { email: string; linkPath: string; requestedAt: Date }): Promise<void>;
+}
+
 /** Port: newsletter consents and back-in-stock requests. */
 export interface SubscriptionRepository {
   /** Idempotent by e-mail; `consentedAt` is kept from the first subscription, country and language updated when given. */

@@ -4,6 +4,7 @@ import { ValidationError } from '@commerce/shared-errors';
 import type { CustomerDto } from '@commerce/account-contracts';
 import { CustomerNotFoundError, PasswordNotValidError, ResetLinkNotValidError, ResetNotConfiguredError } from './account.errors';
 import type { AccountDeps } from './account.use-cases';
+import type { ResetMailOutcome, ResetMailRequest } from './customer.repository';
 import { Email, Password, parse } from './account.validation';
 import { toCustomerDto } from './customer';
 import { normalizePassword, passwordProblem } from './password-policy';
@@ -18,6 +19,7 @@ export interface PasswordResetSettings {
 const SECRET_BYTES = 32;
 const LINK_URI_MAX = 512;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const nowOf = (deps: AccountDeps) => (deps.now ?? (() => new Date()))();
 
 /**
  * `linkUri` is a path on the configured frontend, nothing else: no scheme, no host (`//`), no `..`
@@ -42,34 +44,43 @@ export function resetLink(frontendUrl: string, linkUri: string, id: string, secr
 const LinkUri = z.string().optional();
 
 /**
- * `POST password-reset-email/{email}`: the link's path is checked and the answer given before the e-mail
- * is even looked up, so its status, body and timing are the same for an e-mail no customer has. When one
- * has it, a link with a new 256-bit secret (kept as its SHA-256, valid `ttlMinutes`) is mailed afterwards.
+ * `POST password-reset-email/{email}`: the link's path is checked, then the request is written for any
+ * well-formed e-mail, known or not (decision 47): the answer's status, body and work are the same for an
+ * e-mail no customer has, and once it is given a crash loses nothing. The relay sends the mail afterwards.
  */
 export async function requestPasswordReset(deps: AccountDeps, email: string, linkUri?: string): Promise<void> {
   const path = parse(z.object({ linkUri: LinkUri }), { linkUri }).linkUri ?? '';
   const problem = linkUriProblem(path);
   if (problem) throw new ValidationError({ linkUri: problem });
-  const frontendUrl = deps.passwordReset.frontendUrl;
-  if (!frontendUrl) throw new ResetNotConfiguredError();
-  deps.background(() => mailResetLink(deps, email, frontendUrl, path));
+  if (!deps.passwordReset.frontendUrl) throw new ResetNotConfiguredError();
+  const address = Email.safeParse(email);
+  // A malformed e-mail is nobody's: nothing to write, and nothing that tells a known e-mail from an unknown one.
+  if (address.success) await deps.resetMails.enqueue({ email: address.data, linkPath: path, requestedAt: nowOf(deps) });
 }
 
-async function mailResetLink(deps: AccountDeps, email: string, frontendUrl: string, path: string): Promise<void> {
-  const address = Email.safeParse(email);
-  const customer = address.success ? await deps.customers.findByEmail(address.data) : null;
-  if (!customer) return;
+/**
+ * Sends the mail of one request (the relay calls it, and retries it when it throws): a request older than a
+ * link's lifetime is dropped; else, when a customer has the e-mail, a link with a new 256-bit secret (kept as
+ * its SHA-256, valid `ttlMinutes` from now) is mailed. The secret exists only in this call and the mail, so a
+ * retry makes a new link; the link of a send that failed is never seen and expires unused.
+ */
+export async function deliverResetMail(deps: AccountDeps, request: ResetMailRequest): Promise<ResetMailOutcome> {
+  const now = nowOf(deps);
+  const ttl = deps.passwordReset.ttlMinutes;
+  if (request.requestedAt.getTime() + ttl * 60_000 <= now.getTime()) return 'expired';
+  const frontendUrl = deps.passwordReset.frontendUrl;
+  if (!frontendUrl) throw new ResetNotConfiguredError();
+  const customer = await deps.customers.findByEmail(request.email);
+  if (!customer) return 'no customer';
   const id = randomUUID();
   const secret = randomBytes(SECRET_BYTES).toString('base64url');
-  const now = (deps.now ?? (() => new Date()))();
-  const ttl = deps.passwordReset.ttlMinutes;
   await deps.resetTokens.save({
     id,
     customerId: customer.id,
     secretHash: sha256(secret),
     expiresAt: new Date(now.getTime() + ttl * 60_000),
   });
-  const link = resetLink(frontendUrl, path, id, secret);
+  const link = resetLink(frontendUrl, request.linkPath, id, secret);
   await deps.mailer.send({
     to: customer.address.email,
     subject: 'Reset your password',
@@ -83,6 +94,7 @@ async function mailResetLink(deps: AccountDeps, email: string, frontendUrl: stri
       `The link works once, for ${ttl} minutes. If you did not ask for it, ignore this mail: your password stays as it is.`,
     ].join('\n'),
   });
+  return 'sent';
 }
 
 /**
@@ -91,7 +103,7 @@ async function mailResetLink(deps: AccountDeps, email: string, frontendUrl: stri
  * epoch raised (every other login ends) and the customer's other links dropped.
  */
 export async function resetPassword(deps: AccountDeps, id: string, secret: string, newPassword: string): Promise<CustomerDto> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = nowOf(deps);
   const Link = z.object({ id: z.string().uuid(), i: z.string().min(1).max(256) });
   const link = Link.safeParse({ id, i: secret });
   const password = parse(z.object({ newPassword: Password }), { newPassword }).newPassword;

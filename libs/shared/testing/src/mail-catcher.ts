@@ -43,9 +43,13 @@ const waitFor = async <T>(find: () => Promise<T | undefined> | T | undefined, wh
   }
 };
 
-/** A real SMTP server on a free port of loopback that keeps every mail it receives. */
-export async function startSmtpCatcher(): Promise<{
+/**
+ * A real SMTP server on loopback that keeps every mail it receives: on a free port, or on `port` (a server
+ * closed and started again on its port is an SMTP server that was down and is up again).
+ */
+export async function startSmtpCatcher(options: { port?: number } = {}): Promise<{
   url: string;
+  port: number;
   mails: CaughtMail[];
   /** The first mail to `address` (case-insensitive) received from now on or before; waits up to `timeoutMs`. */
   mailTo(address: string, timeoutMs?: number): Promise<CaughtMail>;
@@ -66,10 +70,11 @@ export async function startSmtpCatcher(): Promise<{
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     url: `smtp://127.0.0.1:${port}`,
+    port,
     mails,
     mailTo: (address, timeoutMs = 10_000) =>
       waitFor(() => mails.find((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase())), `to ${address}`, timeoutMs),
