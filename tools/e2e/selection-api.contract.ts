@@ -173,6 +173,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     const mode = engines().cartOverHttp ? 'over HTTP' : 'in process';
     const servers: Server[] = [];
     let base: string;
+    /** A second edge (its own router, so its own caches) on the same session store and cart: another replica. */
+    let replica: string;
     let sessions: SessionStore;
     let closeGuard = async (): Promise<void> => undefined;
     let closeOrders = async (): Promise<void> => undefined;
@@ -267,15 +269,20 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         // Documentation ranges: 198.51.100.0/24 DE, 192.0.2.0/24 SE, 203.0.113.0/25 US, 2001:db8::/32 DK.
         geoip: loadIpCountryTable(join(__dirname, '../../libs/checkout/adapters/src/__fixtures__/geoip')),
       };
-      const app = createHttpApp({
-        service: 'checkout',
-        logger,
-        metrics: false,
-        errorBody: checkoutErrorBody,
-        beforeBody: [checkoutSessionMiddleware(deps)],
-      });
-      mountRouters(app, [createCheckoutRouter(deps)]);
-      base = `${await listen(app.callback())}/api/checkout`;
+      // An edge: its own router, so its own caches; two of them on one session store and cart are two replicas.
+      const edge = async () => {
+        const app = createHttpApp({
+          service: 'checkout',
+          logger,
+          metrics: false,
+          errorBody: checkoutErrorBody,
+          beforeBody: [checkoutSessionMiddleware(deps)],
+        });
+        mountRouters(app, [createCheckoutRouter(deps)]);
+        return `${await listen(app.callback())}/api/checkout`;
+      };
+      base = await edge();
+      replica = await edge();
     }, 60_000);
 
     afterAll(async () => {
@@ -286,12 +293,10 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       for (const close of closers.reverse()) await close();
     });
 
-    const call = async (
-      method: string,
-      path: string,
-      options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-    ): Promise<Call> => {
-      const res = await fetch(`${base}${path}`, {
+    type CallOptions = { token?: string; body?: unknown; headers?: Record<string, string> };
+    const call = (method: string, path: string, options: CallOptions = {}) => callAt(base, method, path, options);
+    const callAt = async (edge: string, method: string, path: string, options: CallOptions = {}): Promise<Call> => {
+      const res = await fetch(`${edge}${path}`, {
         method,
         headers: {
           ...(options.token ? { 'API-Token': options.token } : {}),
@@ -570,6 +575,60 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           ['3-1', 9],
           ['3-2', 9],
         ]);
+      });
+    });
+
+    describe('two edge replicas on one session store (GET selection answers from a cache, decision 48)', () => {
+      it('never answers a selection older than a change made through either replica', async () => {
+        const first = await callAt(base, 'POST', '/items/3-1');
+        const token = first.body['token'];
+        const line = first.body['selection'].items[0].line;
+        const get = async (edge: string) => (await callAt(edge, 'GET', '/selection', { token })).body;
+        // Each replica renders the selection once and answers that rendering again while nothing changes.
+        for (const edge of [base, replica]) {
+          const rendered = await get(edge);
+          expect(quantities({ body: rendered } as Call)).toEqual([['3-1', 1]]);
+          expect(await get(edge)).toEqual(rendered);
+        }
+        let expected = 1;
+        for (const [writer, reader] of [
+          [base, replica],
+          [replica, base],
+          [base, replica],
+          [replica, base],
+        ] as const) {
+          const changed = await callAt(writer, 'POST', `/lines/${line}/quantity/1`, { token });
+          expected += 1;
+          expect(quantities(changed)).toEqual([['3-1', expected]]);
+          const seen = await get(reader);
+          expect(quantities({ body: seen } as Call)).toEqual([['3-1', expected]]);
+          expect(seen['selection'].totals).toEqual(changed.body['selection'].totals);
+          expect(await get(writer)).toEqual(seen);
+        }
+        // The session's view (country, language) is part of what is kept: each replica follows a change made on the other.
+        await callAt(replica, 'PUT', '/countries/DE', { token });
+        for (const edge of [base, replica]) {
+          const seen = await get(edge);
+          expect(seen['location'].country).toBe('DE');
+          expect(seen['selection'].currency).toBe('EUR');
+        }
+        await callAt(base, 'PUT', '/languages/sv', { token });
+        expect((await get(replica))['language'].language).toBe('sv');
+        await callAt(replica, 'DELETE', `/lines/${line}`, { token });
+        expect((await get(base))['selection'].items).toEqual([]);
+      });
+
+      it('answers the cached rendering with this request\'s token, indented with ?pretty', async () => {
+        const first = await call('POST', '/items/3-1');
+        const token = first.body['token'];
+        const plain = await call('GET', '/selection', { token });
+        const res = await fetch(`${base}/selection?pretty`, { headers: { 'API-Token': token } });
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        const text = await res.text();
+        expect(text).toContain('\n  "token": ');
+        expect(JSON.parse(text)).toEqual(plain.body);
+        expect(plain.body['token']).toBe(token);
+        expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
       });
     });
 

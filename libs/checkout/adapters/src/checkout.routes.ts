@@ -7,6 +7,7 @@ import { mountLoginRoutes } from './login.routes';
 import { mountOrderHistoryRoutes } from './order-history.routes';
 import { mountPaymentRoutes } from './payment.routes';
 import { cachingCatalogClient } from './product-cache';
+import { versionedCart } from './selection-answer-cache';
 import { clientAddress } from './client-address';
 import type { IpCountryLookup } from './geoip';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
@@ -87,21 +88,32 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
 
   router.use(async (ctx, next) => {
     await next();
-    if (ctx.query['pretty'] !== undefined && ctx.body && typeof ctx.body === 'object') {
+    if (ctx.query['pretty'] === undefined || !ctx.body) return;
+    // A rendered answer (decision 48) is already JSON text.
+    const body: unknown = typeof ctx.body === 'string' && ctx.response.is('json') ? JSON.parse(ctx.body) : ctx.body;
+    if (typeof body === 'object') {
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(ctx.body, null, 2);
+      ctx.body = JSON.stringify(body, null, 2);
     }
   });
 
-  mountSelectionRoutes(router, { ...deps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: deps.productCacheMs ?? 2000 }) }, sessionOf);
+  // Every route that changes a selection raises its version, so that no replica answers an older rendering.
+  const routeDeps: CheckoutHttpDeps = { ...deps, cart: versionedCart(deps.cart, deps.sessions) };
+  const productCacheMs = deps.productCacheMs ?? 2000;
+  mountSelectionRoutes(
+    router,
+    { ...routeDeps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: productCacheMs }) },
+    sessionOf,
+    productCacheMs,
+  );
 
-  mountProductRoutes(router, deps, sessionOf);
+  mountProductRoutes(router, routeDeps, sessionOf);
 
-  mountLoginRoutes(router, deps, sessionOf);
+  mountLoginRoutes(router, routeDeps, sessionOf);
 
-  mountOrderHistoryRoutes(router, deps, sessionOf);
+  mountOrderHistoryRoutes(router, routeDeps, sessionOf);
 
-  mountPaymentRoutes(router, deps, sessionOf);
+  mountPaymentRoutes(router, routeDeps, sessionOf);
 
   return router;
 }

@@ -6,3 +6,4 @@ export * from './login.routes';
 export * from './login-guard.adapter';
 export * from './geoip';
 export * from './payment.routes';
+export * from './selection-answer-cache';

@@ -7,6 +7,10 @@ export interface ProductCacheOptions {
   now?: () => number;
 }
 
+/** When the cache entry a product came from expires: an answer built from it must not outlive it. */
+const expiries = new WeakMap<ProductDto, number>();
+export const productCachedUntil = (product: ProductDto): number | undefined => expiries.get(product);
+
 /**
  * The catalog client with `getProduct` cached for a short time per product and context (market,
  * pricelist, language). Every selection envelope carries the products of its items, and building a
@@ -26,7 +30,9 @@ export function cachingCatalogClient(catalog: CatalogClient, options: ProductCac
     if (hit && hit.until > now()) return hit.value;
     entries.delete(key);
     const value = catalog.getProduct(id, context);
-    entries.set(key, { until: now() + options.ttlMs, value });
+    const until = now() + options.ttlMs;
+    entries.set(key, { until, value });
+    value.then((product) => product && expiries.set(product, until), () => undefined);
     value.catch(() => entries.get(key)?.value === value && entries.delete(key));
     // Oldest first out: a Map iterates in insertion order.
     while (entries.size > max) entries.delete(entries.keys().next().value!);

@@ -1,6 +1,7 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
 import type { CheckoutDeps, SessionHandle } from '@commerce/checkout-core';
+import { RawJson } from './selection-answer-cache';
 
 /** The parsed JSON body (the shared body parser reads JSON only). */
 export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
@@ -13,5 +14,9 @@ export const sessionRoute =
   (deps: CheckoutDeps, sessionOf: SessionOf) =>
   (handler: RouteHandler) =>
   async (ctx: RouterContext): Promise<void> => {
-    ctx.body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
+    const body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
+    if (body instanceof RawJson) {
+      ctx.body = body.json;
+      ctx.type = 'application/json';
+    } else ctx.body = body;
   };

@@ -3,7 +3,6 @@ import {
   addItem,
   addVoucher,
   changeLine,
-  getSelection,
   removeVoucher,
   setCountry,
   setLanguage,
@@ -14,14 +13,20 @@ import {
   type CheckoutDeps,
 } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
+import { cachedSelectionAnswer } from './selection-answer-cache';
 
-/** The selection's routes (DESIGN §6): parse the path and body, call the use case, answer the envelope. */
-export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
+/**
+ * The selection's routes (DESIGN §6): parse the path and body, call the use case, answer the envelope.
+ * `GET selection` reuses a rendered answer for up to `answerCacheMs` (decision 48; 0: off); `deps.cart`
+ * must then raise the selection's version on every change (`versionedCart`).
+ */
+export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf, answerCacheMs = 0): void {
   const on = sessionRoute(deps, sessionOf);
+  const selectionAnswer = cachedSelectionAnswer(deps, { ttlMs: answerCacheMs });
 
   router.get(
     '/selection',
-    on((h) => getSelection(deps, h)),
+    on((h) => selectionAnswer(h)),
   );
 
   router.post(

@@ -8,5 +8,7 @@ export function checkoutSessions(store: SessionStore): SessionPort {
     set: (token, session) => store.set(token, { ...session }),
     delete: (token) => store.delete(token),
     newToken: newSessionToken,
+    selectionVersion: (id) => store.counter(`selection:${id}`),
+    selectionChanged: async (id) => void (await store.raise(`selection:${id}`)),
   };
 }

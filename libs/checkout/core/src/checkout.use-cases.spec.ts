@@ -119,6 +119,8 @@ function fakes() {
       set: async (t, s) => void sessions.set(t, s),
       delete: async (t) => void sessions.delete(t),
       newToken: () => `token${++tokens}`,
+      selectionVersion: async () => 0,
+      selectionChanged: async () => undefined,
     },
     catalog,
     cart,

@@ -47,7 +47,7 @@ const selection: SelectionDto = {
 };
 
 const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
-  sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't' },
+  sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't', selectionVersion: async () => 0, selectionChanged: async () => undefined },
   catalog: { getProduct } as CatalogClient,
   cart: { getSelection: async () => selection } as unknown as CartClient,
   account: {} as AccountClient,

@@ -77,17 +77,27 @@ async function productsOf(
 }
 
 /** The address of the customer logged in on the session, or undefined (anonymous, or the customer is gone). */
-async function loggedInOf(deps: CheckoutDeps, handle: SessionHandle): Promise<AddressDto | undefined> {
+export async function loggedInOf(deps: CheckoutDeps, handle: SessionHandle): Promise<AddressDto | undefined> {
   const id = handle.session.customerId;
   if (!id) return undefined;
   if (handle.customer?.id === id) return handle.customer.address;
   return (await deps.account.getCustomer(id))?.address;
 }
 
+/** The envelope without `loggedIn`: what depends only on the selection, the session's country, state and language, and the time. */
+export async function envelopeWithoutLogin(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  selection: SelectionDto,
+  known?: Map<string, ProductDto | null>,
+) {
+  const products = await productsOf(deps, handle, selection, known);
+  return selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
+}
+
 /** The envelope of the session's selection, with `loggedIn` when a customer is logged in on the token. */
 export async function envelope(deps: CheckoutDeps, handle: SessionHandle, selection: SelectionDto, known?: Map<string, ProductDto | null>) {
-  const [products, loggedIn] = await Promise.all([productsOf(deps, handle, selection, known), loggedInOf(deps, handle)]);
-  const body = selectionEnvelope(deps.view, handle.token, handle.session, selection, products, now(deps));
+  const [body, loggedIn] = await Promise.all([envelopeWithoutLogin(deps, handle, selection, known), loggedInOf(deps, handle)]);
   return loggedIn ? { ...body, loggedIn } : body;
 }
 

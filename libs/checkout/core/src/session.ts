@@ -34,4 +34,11 @@ export interface SessionPort {
   set(token: string, session: CheckoutSession): Promise<void>;
   delete(token: string): Promise<void>;
   newToken(): string;
+  /**
+   * How many changes the edge has made to a selection (through any token and any replica: the count lives
+   * beside the sessions). The edge raises it after every change it asks the cart for, so an answer
+   * rendered from the selection as read after the count showed n is never older than the n-th change.
+   */
+  selectionVersion(selectionId: string): Promise<number>;
+  selectionChanged(selectionId: string): Promise<void>;
 }

@@ -21,6 +21,8 @@ function deps() {
       set: async (t, s) => void sessions.set(t, s),
       delete: async (t) => void sessions.delete(t),
       newToken: () => `token_${String(++n).padStart(24, '0')}`,
+      selectionVersion: async () => 0,
+      selectionChanged: async () => undefined,
     },
     catalog: {} as CatalogClient,
     cart: {} as CartClient,

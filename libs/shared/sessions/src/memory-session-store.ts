@@ -22,6 +22,7 @@ export interface MemorySessionStoreOptions extends SessionStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
+  private readonly counters = new Map<string, { value: number; expiresAt: number }>();
   private readonly ttlMs: number;
   private readonly prefix: string;
   private readonly now: () => number;
@@ -62,6 +63,19 @@ export class MemorySessionStore implements SessionStore {
     this.entries.delete(this.prefix + token);
   }
 
+  async counter(name: string): Promise<number> {
+    this.assertOpen();
+    return this.counterNow(name);
+  }
+
+  async raise(name: string): Promise<number> {
+    this.assertOpen();
+    // Read and write with no await between them: concurrent raises all count.
+    const value = this.counterNow(name) + 1;
+    this.counters.set(name, { value, expiresAt: this.now() + this.ttlMs });
+    return value;
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
   }
@@ -70,12 +84,19 @@ export class MemorySessionStore implements SessionStore {
     this.closed = true;
     clearInterval(this.sweeper);
     this.entries.clear();
+    this.counters.clear();
+  }
+
+  private counterNow(name: string): number {
+    const entry = this.counters.get(name);
+    return entry && entry.expiresAt > this.now() ? entry.value : 0;
   }
 
   /** Drops expired sessions; public so tests with an injected clock can run it. */
   sweep(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+    for (const [name, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(name);
   }
 
   /** Sessions held, expired ones not yet swept included. */

@@ -91,6 +91,24 @@ export class RedisSessionStore implements SessionStore {
     await this.call(() => this.redis.del(this.prefix + token));
   }
 
+  async counter(name: string): Promise<number> {
+    return Number((await this.call(() => this.redis.get(this.counterKey(name)))) ?? 0);
+  }
+
+  async raise(name: string): Promise<number> {
+    const key = this.counterKey(name);
+    // One round trip: INCR and the TTL together (MULTI), so a counter never lives on without one.
+    const results = await this.call(() => this.redis.multi().incr(key).expire(key, this.ttlSeconds).exec());
+    const [error, value] = results?.[0] ?? [new Error('transaction aborted'), null];
+    if (error) throw new SessionStoreUnavailableError(`session store: ${this.url} failed (${reasonOf(error)})`, { cause: error });
+    return Number(value);
+  }
+
+  /** Counters beside the sessions: a token (base64url) never contains `:`, so `#:` cannot meet one. */
+  private counterKey(name: string): string {
+    return `${this.prefix}#:${name}`;
+  }
+
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
   }

@@ -13,6 +13,13 @@ export interface SessionStore {
   /** Writes the session and (re)starts its TTL. */
   set(token: string, data: SessionData): Promise<void>;
   delete(token: string): Promise<void>;
+  /**
+   * A counter's value: 0 when never raised or expired. Counters share the store (every edge replica sees
+   * the same value) and the sessions' TTL, restarted by each `raise`; reading does not slide it.
+   */
+  counter(name: string): Promise<number>;
+  /** Raises a counter by one, atomically (concurrent raises all count), and restarts its TTL; the new value. */
+  raise(name: string): Promise<number>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -110,6 +110,31 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     expect(await store.get(token)).toEqual({ who: 'store' });
   });
 
+  it('counts: 0 before any raise, then one more per raise, concurrent raises included, per store', async () => {
+    const other = await open();
+    const name = `selection-${newSessionToken()}`;
+    expect(await store.counter(name)).toBe(0);
+    expect(await store.raise(name)).toBe(1);
+    const raised = await Promise.all(Array.from({ length: 10 }, () => store.raise(name)));
+    expect([...raised].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(await store.counter(name)).toBe(11);
+    expect(await other.counter(name)).toBe(0);
+    // A counter is not a session: its name never reads as a token.
+    expect(await store.get(name)).toBeNull();
+  });
+
+  it('expires a counter a TTL after its last raise, and a raise restarts the TTL', async () => {
+    const name = `selection-${newSessionToken()}`;
+    const ttlMs = h.ttlSeconds * 1000;
+    await store.raise(name);
+    await h.elapse(ttlMs * 0.6);
+    await store.raise(name);
+    await h.elapse(ttlMs * 0.6);
+    expect(await store.counter(name)).toBe(2);
+    await h.elapse(ttlMs + 300);
+    expect(await store.counter(name)).toBe(0);
+  });
+
   it('answers ping while open', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
