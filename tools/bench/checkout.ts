@@ -64,15 +64,18 @@ async function separateProcesses(): Promise<Running> {
   const started = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
     startApp('cart', infra),
-    startApp('order', infra),
     startApp('payment', infra),
     startApp('backoffice-soap', infra),
   ]);
   services.push(...started);
-  const [catalog, cart, order, payment, soap] = started as [ServiceProcess, ServiceProcess, ServiceProcess, ServiceProcess, ServiceProcess];
-  // The account service asks the catalog for the stock of items someone waits for.
-  const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url });
-  services.push(account);
+  const [catalog, cart, payment, soap] = started as [ServiceProcess, ServiceProcess, ServiceProcess, ServiceProcess];
+  // The account service asks the catalog for the stock of items someone waits for; the order service
+  // completes paid attempts with the payment service, the catalog's stock and the cart.
+  const [account, order] = await Promise.all([
+    startApp('account', { ...infra, CATALOG_URL: catalog.url }),
+    startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
+  ]);
+  services.push(account, order);
   const edge = await startApp('checkout-api', {
     ...infra,
     CATALOG_URL: catalog.url,

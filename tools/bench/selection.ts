@@ -63,16 +63,19 @@ async function separateProcesses(): Promise<Running> {
     ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
   };
   const services: ServiceProcess[] = [];
-  const [catalog, cart, soap, order, payment] = await Promise.all([
+  const [catalog, cart, soap, payment] = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
     startApp('cart', infra),
     startApp('backoffice-soap', infra),
-    // The edge needs every service's URL to start, though this benchmark never reaches these two.
-    startApp('order', infra),
+    // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
     startApp('payment', infra),
   ]);
-  // The account service asks the catalog for the stock of items someone waits for.
-  const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url });
+  // The account service asks the catalog for the stock of items someone waits for; the order service
+  // completes paid attempts with the payment service, the catalog's stock and the cart.
+  const [account, order] = await Promise.all([
+    startApp('account', { ...infra, CATALOG_URL: catalog.url }),
+    startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
+  ]);
   services.push(catalog, cart, account, soap, order, payment);
   const edge = await startApp('checkout-api', {
     ...infra,

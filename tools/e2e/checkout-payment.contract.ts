@@ -3,9 +3,13 @@ import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
 import { checkoutCall, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
+import { notificationOf, referenceOf, type TestProviderSettings } from '@commerce/payment-adapters';
 
 /** Where the test providers' pages claim to be (`PAYMENT_PUBLIC_URL`); the test swaps in the server's origin. */
 export const PAYMENT_PUBLIC_URL = 'http://shop.test';
+/** The test providers' signing key (`PAYMENT_TEST_HMAC_KEY`): the tests post the PSP's notifications themselves. */
+export const PAYMENT_TEST_HMAC_KEY = '5e'.repeat(32);
+const PSP: TestProviderSettings = { publicUrl: PAYMENT_PUBLIC_URL, hmacKey: PAYMENT_TEST_HMAC_KEY, merchantAccount: 'TestMerchant' };
 const RETURN = 'https://storefront.test/thanks';
 const FAILED = 'https://storefront.test/failed';
 
@@ -52,6 +56,7 @@ export function paymentDemoCatalog(race: number): DemoCatalog {
     product('P-LAST', 'Last Scarf', { S: 1 }),
     product('P-RACE', 'Race Cap', { S: race }),
     product('P-DUP', 'Duplicate Sock', { S: 5 }),
+    product('P-HOOK', 'Hook Belt', { S: 10, M: 10, L: 10 }),
   ];
   return {
     ...demo,
@@ -82,7 +87,7 @@ export function checkoutPaymentContract(
     beforeAll(async () => {
       h = await start();
       endpoints = { checkout: `${h.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } };
-      for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock']) {
+      for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock', 'hook-belt']) {
         const found = await checkoutCall(endpoints, 'POST', '/uri', { body: { uri, for: ['product'] } });
         for (const item of found.body['product'].items as Array<{ item: string; name: string }>)
           items.set(`${uri}/${item.name}`, item.item);
@@ -138,6 +143,38 @@ export function checkoutPaymentContract(
       expect(res.status).toBe(410);
       return res.body['unavailable'][0].available as number;
     }
+
+    /** A registered, logged-in customer with `quantity` of an item: its orders show in `POST orders` without a receipt. */
+    async function customer(item: string, quantity: number, method = 'test-card'): Promise<string> {
+      const anonymous = await visitor(item, quantity, method);
+      const email = `hook-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+      const registered = await call('POST', '/register', anonymous, { email, password: 'correct horse battery' });
+      expect(registered.status).toBe(200);
+      return registered.body['token'] as string;
+    }
+
+    /**
+     * The customer's orders, once `count` of them are there (the webhook's order is placed by a consumer, a
+     * moment later); 0: as they are now.
+     */
+    async function ordersOf(token: string, count = 0): Promise<Array<Record<string, any>>> {
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const history = await call('POST', '/orders', token, { from: 0, size: 10 });
+        expect(history.status).toBe(200);
+        const orders = history.body['orders'] as Array<Record<string, any>>;
+        if (orders.length >= count || Date.now() > until) return orders;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+
+    /** The provider's signed notification of an attempt (what its servers post to the webhook), approved. */
+    const webhook = (provider: string, attempt: { attemptId: string; providerReference: string; amountMinor: number; currency: string }) =>
+      browse(`${h.url}/payment/notifications/${provider}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(notificationOf(PSP, attempt as never, true)),
+      });
 
     /** Pays on the hosted test page: the signed parameters the visitor returns with. */
     async function payHosted(token: string, decision: 'approve' | 'decline') {
@@ -207,6 +244,81 @@ export function checkoutPaymentContract(
       // The next selection of the token is a new one; the order keeps its lines.
       expect((await call('POST', `/items/${items.get('checkout-tee/M')}`, token)).body['selection'].items).toHaveLength(1);
     });
+
+    it('webhook only: the visitor never comes back, and the order is still placed once (untouched), the stock taken once, the selection closed', async () => {
+      const token = await customer('hook-belt/S', 2);
+      // Approve notifies the webhook and redirects; the browser is closed before the storefront is reached.
+      const location = await payHosted(token, 'approve');
+      const placed = await ordersOf(token, 1);
+      expect(placed).toHaveLength(1);
+      expect(placed[0]).toMatchObject({ status: 'untouched', statusDescription: 'Pending', items: [{ item: items.get('hook-belt/S'), quantity: 2 }] });
+      expect(await availableOf('hook-belt/S')).toBe(8);
+      expect((await call('GET', '/selection', token)).body['selection'].items).toEqual([]);
+      // The visitor comes back late, twice, while the PSP repeats its notification: the same order, nothing taken again.
+      const fields = queryOf(location);
+      const attempt = {
+        attemptId: fields['merchantReference']!,
+        providerReference: fields['pspReference']!,
+        amountMinor: Number(fields['paymentAmount']),
+        currency: fields['currencyCode']!,
+      };
+      const [late, again, ...hooks] = await Promise.all([
+        call('POST', '/payment-result', token, { paymentMethodFields: fields }),
+        call('POST', '/payment-result', token, { paymentMethodFields: fields }),
+        webhook('test', attempt),
+        webhook('test', attempt),
+      ]);
+      for (const r of [late!, again!]) expect({ status: r.status, order: r.body['order'] }).toEqual({ status: 200, order: placed[0]!['order'] });
+      for (const r of hooks) expect({ status: r.status, body: await r.text() }).toEqual({ status: 200, body: '[accepted]' });
+      expect((await call('GET', '/receipt', token)).body['order']).toBe(placed[0]!['order']);
+      expect(await ordersOf(token)).toHaveLength(1);
+      expect(await availableOf('hook-belt/S')).toBe(8);
+      if (h.orderEvents) expect(await h.orderEvents(placed[0]!['order'])).toBe(1);
+    }, 120_000);
+
+    it('webhook and payment-result at once, in any order: one order, the one the visitor is answered', async () => {
+      const token = await customer('hook-belt/M', 1);
+      const fields = queryOf(await payHosted(token, 'approve'));
+      const attempt = {
+        attemptId: fields['merchantReference']!,
+        providerReference: fields['pspReference']!,
+        amountMinor: Number(fields['paymentAmount']),
+        currency: fields['currencyCode']!,
+      };
+      const calls = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          i % 2 === 0 ? call('POST', '/payment-result', token, { paymentMethodFields: fields }) : webhook('test', attempt).then((r) => ({ status: r.status, body: {} as Record<string, any> })),
+        ),
+      );
+      const answered = new Set(calls.filter((_, i) => i % 2 === 0).map((r) => `${r.status} ${r.body['order']}`));
+      expect(answered.size).toBe(1);
+      expect(calls.filter((_, i) => i % 2 === 1).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      const orders = await ordersOf(token, 1);
+      expect(orders.map((o) => `200 ${o['order']}`)).toEqual([...answered]);
+      expect(await availableOf('hook-belt/M')).toBe(9);
+    }, 120_000);
+
+    it('duplicated webhook deliveries of a payment the visitor made elsewhere (never on the page): one order', async () => {
+      const token = await customer('hook-belt/L', 3, 'test-card-form');
+      const started = await call('POST', '/payment', token, payment());
+      expect(started.body['action']).toBe('form');
+      const form = Object.fromEntries([...(started.body['formHtml'] as string).matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+      const attempt = {
+        attemptId: form['merchantReference']!,
+        providerReference: referenceOf('TF', form['merchantReference']!),
+        amountMinor: Number(form['paymentAmount']),
+        currency: form['currencyCode']!,
+      };
+      const hooks = await Promise.all(Array.from({ length: 8 }, () => webhook('test-form', attempt)));
+      expect(hooks.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+      const orders = await ordersOf(token, 1);
+      expect(orders).toHaveLength(1);
+      expect(orders[0]).toMatchObject({ status: 'untouched', paymentMethod: 'test-card-form', items: [{ item: items.get('hook-belt/L'), quantity: 3 }] });
+      await Promise.all(Array.from({ length: 4 }, () => webhook('test-form', attempt)));
+      expect(await ordersOf(token)).toHaveLength(1);
+      expect(await availableOf('hook-belt/L')).toBe(7);
+      expect((await call('GET', '/selection', token)).body['selection'].items).toEqual([]);
+    }, 120_000);
 
     it('hosted page, declined: payment-result answers 406 {payment: failed}, places nothing and frees the stock', async () => {
       const token = await visitor('last-scarf/S');

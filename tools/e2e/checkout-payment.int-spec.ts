@@ -3,7 +3,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
-import { checkoutPaymentContract, paymentDemoCatalog, PAYMENT_PUBLIC_URL } from './checkout-payment.contract';
+import { checkoutPaymentContract, paymentDemoCatalog, PAYMENT_PUBLIC_URL, PAYMENT_TEST_HMAC_KEY } from './checkout-payment.contract';
 
 // The checkout saga on real Postgres (a database of its own: the all-in-one names its schemas) and Redis
 // sessions. The bus stays in memory: an all-in-one on the shared Kafka would join the consumer groups of
@@ -32,6 +32,7 @@ describeWithEngines('the checkout saga on Postgres and Redis', ['postgres', 'red
         LOG_LEVEL: 'silent',
         GEOIP_DB: 'off',
         PAYMENT_PUBLIC_URL,
+      PAYMENT_TEST_HMAC_KEY,
         ARGON2_MEMORY_KIB: '1024',
         ARGON2_ITERATIONS: '1',
       });

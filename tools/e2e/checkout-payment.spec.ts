@@ -1,7 +1,7 @@
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
-import { checkoutPaymentContract, paymentDemoCatalog, PAYMENT_PUBLIC_URL } from './checkout-payment.contract';
+import { checkoutPaymentContract, paymentDemoCatalog, PAYMENT_PUBLIC_URL, PAYMENT_TEST_HMAC_KEY } from './checkout-payment.contract';
 
 // The checkout saga on the all-in-one's embedded adapters (PGlite, in-memory bus and sessions).
 checkoutPaymentContract(
@@ -13,6 +13,7 @@ checkoutPaymentContract(
       LOG_LEVEL: 'silent',
       GEOIP_DB: 'off',
       PAYMENT_PUBLIC_URL,
+      PAYMENT_TEST_HMAC_KEY,
       ARGON2_MEMORY_KIB: '1024',
       ARGON2_ITERATIONS: '1',
     });

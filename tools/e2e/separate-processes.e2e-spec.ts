@@ -23,7 +23,7 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       KAFKA_BROKERS: url('kafka'),
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
-    const [catalog, cart, soap, order, payment] = await Promise.all([
+    const [catalog, cart, soap, payment] = await Promise.all([
       startApp(
         'catalog',
         meili
@@ -32,13 +32,16 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       ),
       startApp('cart', infra),
       startApp('backoffice-soap', infra),
-      startApp('order', infra),
       startApp('payment', infra),
     ]);
-    services.push(catalog, cart, soap, order, payment);
-    // The account service asks the catalog for the stock of items someone waits for.
-    const account = await startApp('account', { ...infra, CATALOG_URL: catalog.url, MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` });
-    services.push(account);
+    services.push(catalog, cart, soap, payment);
+    // The account service asks the catalog for the stock of items someone waits for; the order service
+    // completes paid attempts with the payment service, the catalog's stock and the cart.
+    const [account, order] = await Promise.all([
+      startApp('account', { ...infra, CATALOG_URL: catalog.url, MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` }),
+      startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
+    ]);
+    services.push(account, order);
     const edge = await startApp('checkout-api', {
       ...infra,
       CATALOG_URL: catalog.url,
@@ -105,26 +108,19 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     });
   }
 
-  it('checks out with the hosted test provider: the stock held by the catalog, the page of the payment service, the order placed once', async () => {
-    const token = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
+  /** POST payment for the token's selection with the hosted test provider, and Approve on its page: the 303 back to the storefront. */
+  async function payApproved(token: string, email: string): Promise<Response> {
     const started = await checkoutCall(endpoints, 'POST', '/payment', {
       token,
       body: {
         paymentReturnPage: 'https://storefront.test/thanks',
         paymentFailedPage: 'https://storefront.test/failed',
         termsAndConditions: true,
-        address: {
-          email: 'e2e@example.com',
-          firstName: 'E',
-          lastName: 'Two',
-          address1: 'Gatan 1',
-          city: 'Stockholm',
-          zipCode: '11451',
-          country: 'SE',
-        },
+        address: { email, firstName: 'E', lastName: 'Two', address1: 'Gatan 1', city: 'Stockholm', zipCode: '11451', country: 'SE' },
       },
     });
     expect(started.body).toMatchObject({ token, action: 'redirect' });
+    // Approve notifies the payment service's webhook, then sends the browser back to the storefront.
     const back = await fetch(`${started.body['url']}/decision`, {
       method: 'POST',
       redirect: 'manual',
@@ -132,6 +128,12 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       body: 'decision=approve',
     });
     expect(back.status).toBe(303);
+    return back;
+  }
+
+  it('checks out with the hosted test provider: the stock held by the catalog, the page of the payment service, the order placed once', async () => {
+    const token = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
+    const back = await payApproved(token, 'e2e@example.com');
     const paymentMethodFields = Object.fromEntries(new URL(back.headers.get('location')!).searchParams);
     const results = await Promise.all(
       [1, 2, 3].map(() => checkoutCall(endpoints, 'POST', '/payment-result', { token, body: { paymentMethodFields } })),
@@ -146,6 +148,27 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     });
     expect((await checkoutCall(endpoints, 'GET', '/receipt', { token })).body['order']).toBe(results[0]!.body['order']);
   }, 60_000);
+
+  it('places the order from the webhook alone (PaymentAuthorized over Kafka to the order service) when the visitor never comes back', async () => {
+    const anonymous = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
+    const email = `webhook-${Date.now()}@example.com`;
+    const token = (await checkoutCall(endpoints, 'POST', '/register', { token: anonymous, body: { email, password: 'correct horse battery' } }))
+      .body['token'] as string;
+    // The visitor's browser never reaches the storefront after Approve.
+    const back = await payApproved(token, email);
+    let orders: Array<Record<string, unknown>> = [];
+    for (const until = Date.now() + 45_000; orders.length === 0 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      orders = (await checkoutCall(endpoints, 'POST', '/orders', { token, body: { from: 0, size: 10 } })).body['orders'];
+    }
+    expect(orders).toEqual([expect.objectContaining({ status: 'untouched', items: [expect.objectContaining({ item: skeleton.item })] })]);
+    expect((await checkoutCall(endpoints, 'GET', '/selection', { token })).body['selection'].items).toEqual([]);
+    // The visitor comes back after all: the same order.
+    const paymentMethodFields = Object.fromEntries(new URL(back.headers.get('location')!).searchParams);
+    const late = await checkoutCall(endpoints, 'POST', '/payment-result', { token, body: { paymentMethodFields } });
+    expect({ status: late.status, order: late.body['order'] }).toEqual({ status: 200, order: orders[0]!['order'] });
+    expect((await checkoutCall(endpoints, 'POST', '/orders', { token, body: { from: 0, size: 10 } })).body['orders']).toHaveLength(1);
+  }, 90_000);
 
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
     await runLoginScenario(endpoints.checkout);

@@ -33,8 +33,13 @@ describe('a service that cannot start', () => {
   }, 60_000);
 
   it('names an unreachable database in one line, password masked, and exits 1', () => {
-    const r = start('order', { DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce', KAFKA_BROKERS: 'memory',
+    const r = start('order', {
+      DATABASE_URL: 'postgres://commerce:secret@127.0.0.1:1/commerce',
+      KAFKA_BROKERS: 'memory',
       STORE_CONFIG: 'infra/config/demo-store.json',
+      PAYMENT_URL: 'http://127.0.0.1:1',
+      CATALOG_URL: 'http://127.0.0.1:1',
+      CART_URL: 'http://127.0.0.1:1',
     });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n')).toHaveLength(1);

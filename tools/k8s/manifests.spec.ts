@@ -21,7 +21,7 @@ const APPS: Record<string, { port: number; required: string[] }> = {
   catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL', 'STORE_CONFIG'] },
   account: { port: 8083, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'CATALOG_URL', 'SMTP_URL'] },
   payment: { port: 8084, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
-  order: { port: 8085, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
+  order: { port: 8085, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'PAYMENT_URL', 'CATALOG_URL', 'CART_URL'] },
   'backoffice-soap': { port: 8086, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
 };
 const APP_NAMES = Object.keys(APPS);

@@ -78,18 +78,20 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       bus,
       catalog: catalog.client,
     });
-    const order = await buildOrderService({
-      db: engine.forSchema('order'),
-      bus,
-      logger: logger.child({ component: 'order' }),
-      trackingUrls: store.trackingUrls,
-    });
     const payment = await buildPaymentService({
       db: engine.forSchema('payment'),
       bus,
       logger: logger.child({ component: 'payment' }),
       store,
       testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+    });
+    const order = await buildOrderService({
+      db: engine.forSchema('order'),
+      bus,
+      logger: logger.child({ component: 'order' }),
+      trackingUrls: store.trackingUrls,
+      // The last step of the checkout saga: the edge's payment-result and the PaymentAuthorized consumer.
+      saga: { payment: payment.client, stock: catalog.stock, cart: cart.client },
     });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),

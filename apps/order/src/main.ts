@@ -5,6 +5,9 @@ import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildOrderService } from '@commerce/order-adapters';
+import { createPaymentHttpClient } from '@commerce/payment-contracts';
+import { createStockHttpClient } from '@commerce/catalog-contracts';
+import { createCartHttpClient } from '@commerce/cart-contracts';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8085),
@@ -13,11 +16,16 @@ const ConfigSchema = z.object({
   KAFKA_BROKERS: env.kafkaBrokers,
   /** The carriers' tracking pages (`trackingUrls`); required, as in the cart, so a deployment never uses the demo store's. */
   STORE_CONFIG: z.string().min(1),
+  /** Completing a paid attempt reaches the payment service (the attempt), the catalog (its stock) and the cart (its selection). */
+  PAYMENT_URL: env.url,
+  CATALOG_URL: env.url,
+  CART_URL: env.url,
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
 // them over /internal/order; order.order.v1 leaves through the outbox; the back office's order and
-// invoice upserts arrive on backoffice.upsert.v1.
+// invoice upserts arrive on backoffice.upsert.v1; a paid attempt is completed (its stock committed at the
+// catalog, its order placed, its selection closed at the cart) for the edge and on PaymentAuthorized.
 runService('order', async () => {
   const config = loadConfig(ConfigSchema);
   const logger = createLogger('order', config.LOG_LEVEL);
@@ -28,7 +36,17 @@ runService('order', async () => {
     const db = engine.forSchema(config.DATABASE_SCHEMA);
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger });
     closers.add(() => bus.close());
-    const order = await buildOrderService({ db, bus, logger, trackingUrls: store.trackingUrls });
+    const order = await buildOrderService({
+      db,
+      bus,
+      logger,
+      trackingUrls: store.trackingUrls,
+      saga: {
+        payment: createPaymentHttpClient(config.PAYMENT_URL),
+        stock: createStockHttpClient(config.CATALOG_URL),
+        cart: createCartHttpClient(config.CART_URL),
+      },
+    });
     await order.start();
     closers.add(() => order.stop());
     const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });

@@ -2,7 +2,7 @@ import { randomUUID, createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { AttemptDto, PaymentAddress } from '@commerce/payment-contracts';
-import type { OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
+import { orderAddressOf, type OrderDto } from '@commerce/order-contracts';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
@@ -97,24 +97,14 @@ async function unavailableAnswer(
 }
 
 /**
- * The placed order of a paid attempt, exactly once however often it is asked: the order service places
- * one order per attempt, the catalog commits the attempt's hold once, the cart closes the selection (a
- * no-op the second time). The session then has no selection (a fresh empty one on the next call) and
- * remembers the order for `GET receipt`; it keeps its token and login.
+ * The placed order of a paid attempt, exactly once however often it is asked: the order service
+ * completes the attempt (`completePaidAttempt`, the same step its consumer of `PaymentAuthorized` takes
+ * when the visitor never comes back: stock committed, one order per attempt, selection closed). The
+ * session then has no selection (a fresh empty one on the next call) and remembers the order for
+ * `GET receipt`; it keeps its token and login.
  */
 async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt: AttemptDto) {
-  const draft = attempt.orderDraft as PlaceOrderCommand;
-  const reported = attempt.customerAddress;
-  // An embedded form reports the customer's address with the result: the order ships there.
-  const command: PlaceOrderCommand = reported
-    ? {
-        ...draft,
-        address: { ...draft.address, ...withCompany(reported, draft.address.countryName) },
-        shippingAddress: { ...draft.shippingAddress, ...withCompany(reported, draft.shippingAddress.countryName) },
-      }
-    : draft;
-  const order = await deps.orders.placeOrder(command);
-  await Promise.all([deps.stock.commitStock(attempt.attemptId), deps.cart.closeSelection(attempt.selectionId)]);
+  const order = await deps.orders.completePaidAttempt(attempt.attemptId);
   const patch: Partial<CheckoutSession> = { lastOrderId: order.id };
   const session: CheckoutSession = { ...handle.session, ...patch };
   if (session.selectionId === attempt.selectionId) delete session.selectionId;
@@ -122,21 +112,6 @@ async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt:
   await deps.sessions.set(handle.token, session);
   return orderAnswer(handle, order);
 }
-
-const withCompany = (a: PaymentAddress, countryName: string) => ({
-  email: a.email ?? '',
-  firstName: a.firstName ?? '',
-  lastName: a.lastName ?? '',
-  company: a.company ?? '',
-  address1: a.address1 ?? '',
-  address2: a.address2 ?? '',
-  city: a.city ?? '',
-  state: a.state ?? '',
-  zipCode: a.zipCode ?? '',
-  country: a.country,
-  countryName,
-  phoneNumber: a.phoneNumber ?? '',
-});
 
 /** `{token, order, status, …}`: the token and the order-history entry (DESIGN §6). */
 const orderAnswer = (handle: SessionHandle, order: OrderDto) => ({ token: handle.token, ...orderToHistoryEntry(order) });
@@ -171,7 +146,7 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
   const attemptId = randomUUID();
   const placing: OrderPlacing = {
     paymentAttemptId: attemptId,
-    address: withCompany(address, ''),
+    address: orderAddressOf(address, ''),
     sessionId: sessionIdOf(handle.token),
   };
   const orderDraft = placeOrderCommandOf(deps.view, handle.session, selection, placing, now(deps));

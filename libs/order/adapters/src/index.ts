@@ -3,3 +3,4 @@ export * from './order.knex-repository';
 export * from './order.internal-routes';
 export * from './order.service';
 export * from './consumers/upsert-received.consumer';
+export * from './consumers/payment-authorized.consumer';

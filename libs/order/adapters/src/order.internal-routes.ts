@@ -34,6 +34,10 @@ export function createOrderInternalRouter(orders: OrderClient): Router {
     '/orders',
     withCodes((ctx) => orders.placeOrder(requestBody(ctx) as never)),
   );
+  router.post(
+    '/payment-attempts/:attempt/completion',
+    withCodes((ctx) => orders.completePaidAttempt(ctx.params['attempt']!)),
+  );
   router.get('/orders/:id', async (ctx) => answer(ctx, await orders.getOrder(ctx.params['id']!)));
   router.get('/payment-attempts/:attempt/order', async (ctx) =>
     answer(ctx, await orders.getOrderByPaymentAttempt(ctx.params['attempt']!)),

@@ -3,11 +3,12 @@ import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import type { OrderClient } from '@commerce/order-contracts';
-import { orderUseCases, type Clock, type OrderRepository } from '@commerce/order-core';
+import { orderUseCases, type Clock, type OrderRepository, type SagaClients } from '@commerce/order-core';
 import { orderMigrations } from './order.migrations';
 import { createOrderRepository } from './order.knex-repository';
 import { createOrderInternalRouter } from './order.internal-routes';
 import { orderUpsertReceivedConsumer } from './consumers/upsert-received.consumer';
+import { paymentAuthorizedConsumer } from './consumers/payment-authorized.consumer';
 
 export interface OrderServiceDeps {
   db: Db;
@@ -16,6 +17,12 @@ export interface OrderServiceDeps {
   clock?: Clock;
   /** Carrier name → tracking page template with `{trackingId}` (store configuration `trackingUrls`). */
   trackingUrls?: Record<string, string>;
+  /**
+   * The payment, catalog-stock and cart clients completing a paid attempt needs. With them the service
+   * completes attempts for the edge and consumes `PaymentAuthorized`; without them (the order service's
+   * own tests) it does neither.
+   */
+  saga?: SagaClients;
 }
 
 export interface OrderService {
@@ -34,15 +41,12 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
   await migrate(deps.db, orderMigrations);
   const orders = createOrderRepository(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
-  const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) });
+  const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) }, deps.saga);
   // Placing commits an OrderPlaced outbox row: publish it now rather than at the relay's next tick.
   const client: OrderClient = {
     ...useCases,
-    placeOrder: async (command) => {
-      const order = await useCases.placeOrder(command);
-      relay.nudge();
-      return order;
-    },
+    placeOrder: (command) => useCases.placeOrder(command).finally(() => relay.nudge()),
+    completePaidAttempt: (attemptId) => useCases.completePaidAttempt(attemptId).finally(() => relay.nudge()),
   };
   let subscriptions: Subscription[] = [];
   const templates = new Map(Object.entries(deps.trackingUrls ?? {}).map(([carrier, url]) => [carrier.toLowerCase(), url]));
@@ -58,6 +62,7 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
         await deps.bus.subscribe(
           orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl, onCommitted: () => relay.nudge() }),
         ),
+        ...(deps.saga ? [await deps.bus.subscribe(paymentAuthorizedConsumer({ db: deps.db, logger: deps.logger, orders: client }))] : []),
       ];
       relay.start();
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PaymentAddress } from '@commerce/payment-contracts';
 
 /*
  * The order service's internal DTOs (DESIGN §2). An order is a snapshot of the priced selection taken
@@ -39,6 +40,22 @@ export const OrderAddressSchema = z.object({
   phoneNumber: text(64),
 });
 export type OrderAddress = z.infer<typeof OrderAddressSchema>;
+
+/** An order's address from an address as the payment knows it (fields left out are ''). */
+export const orderAddressOf = (a: PaymentAddress, countryName: string): OrderAddress => ({
+  email: a.email ?? '',
+  firstName: a.firstName ?? '',
+  lastName: a.lastName ?? '',
+  company: a.company ?? '',
+  address1: a.address1 ?? '',
+  address2: a.address2 ?? '',
+  city: a.city ?? '',
+  state: a.state ?? '',
+  zipCode: a.zipCode ?? '',
+  country: a.country,
+  countryName,
+  phoneNumber: a.phoneNumber ?? '',
+});
 
 /** One line of the order as it was bought. */
 export const OrderLineSchema = z.object({
@@ -201,6 +218,13 @@ export interface OrderClient {
    * is `invalid` with one message per bad field.
    */
   placeOrder(command: PlaceOrderCommand): Promise<OrderDto>;
+  /**
+   * Completes a paid payment attempt (the checkout saga's last step, shared by `POST payment-result` at
+   * the edge and the order service's consumer of `PaymentAuthorized`): the attempt's stock committed,
+   * its order placed from the draft it keeps, its selection closed. Idempotent by attempt id: every call
+   * answers the same order. An attempt the payment service does not know as authorized is refused.
+   */
+  completePaidAttempt(paymentAttemptId: string): Promise<OrderDto>;
   /** null when there is no order with that id. */
   getOrder(id: string): Promise<OrderDto | null>;
   /** The order placed for a payment attempt, or null. */

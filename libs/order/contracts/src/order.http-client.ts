@@ -6,6 +6,8 @@ export function createOrderHttpClient(baseUrl: string): OrderClient {
   const call = createInternalCaller(baseUrl, 'order');
   return {
     placeOrder: async (command: PlaceOrderCommand) => (await call<OrderDto>('POST', '/internal/order/orders', command))!,
+    completePaidAttempt: async (attempt) =>
+      (await call<OrderDto>('POST', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/completion`))!,
     getOrder: (id) => call<OrderDto>('GET', `/internal/order/orders/${encodeURIComponent(id)}`),
     getOrderByPaymentAttempt: (attempt) => call<OrderDto>('GET', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/order`),
     listCustomerOrders: async (customerId, from, size) => {

@@ -2,6 +2,7 @@ import type { OrderClient, OrderPage } from '@commerce/order-contracts';
 import { InvalidPagingError } from './order.errors';
 import type { OrderRepository } from './order.repository';
 import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
+import { completePaidAttempt, type CompletePaidAttemptDeps } from './complete-paid-attempt.use-case';
 
 /** The largest page of order history one call answers; the edge asks for all in pages of this size. */
 export const MAX_ORDER_PAGE = 1000;
@@ -19,10 +20,20 @@ export async function listCustomerOrders(
   return deps.orders.listByCustomer(customerId, from, size);
 }
 
-/** The use cases as a typed client: the in-process implementation of OrderClient. */
-export function orderUseCases(deps: PlaceOrderDeps): OrderClient {
+/** The clients of the services completing a paid attempt reaches (payment, catalog stock, cart). */
+export type SagaClients = Omit<CompletePaidAttemptDeps, keyof PlaceOrderDeps>;
+
+/**
+ * The use cases as a typed client: the in-process implementation of OrderClient. Without `saga` (tests
+ * of the order service alone) completing a paid attempt is refused with an error naming what is missing.
+ */
+export function orderUseCases(deps: PlaceOrderDeps, saga?: SagaClients): OrderClient {
   return {
     placeOrder: (command) => placeOrder(deps, command),
+    completePaidAttempt: async (attemptId) => {
+      if (!saga) throw new Error('order: completing a payment needs the payment, stock and cart clients');
+      return completePaidAttempt({ ...deps, ...saga }, attemptId);
+    },
     getOrder: (id) => deps.orders.findById(id),
     getOrderByPaymentAttempt: (attempt) => deps.orders.findByPaymentAttempt(attempt),
     listCustomerOrders: (customerId, from, size) => listCustomerOrders(deps, customerId, from, size),
