@@ -2,7 +2,8 @@ import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/share
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
-import { startApp, stopApp, type ServiceProcess } from './processes';
+import { Client } from 'pg';
+import { startApp as startService, stopApp, type ServiceProcess } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
 // Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces. The
@@ -11,6 +12,11 @@ import { startApp, stopApp, type ServiceProcess } from './processes';
 const meili = envUrl('meilisearch');
 const meiliKey = envKey('meilisearch');
 const meiliIndex = uniqueName('e2e_products');
+// Each service in a schema of its own: the shared Postgres may hold another branch's migrations in the default ones.
+const schemaSuffix = uniqueName('e2e');
+const schemaOf = (app: string) => `${app.replace(/-/g, '_')}_${schemaSuffix}`;
+const startApp = (app: string, env: Record<string, string>) => startService(app, { ...env, DATABASE_SCHEMA: schemaOf(app) });
+const APPS_WITH_SCHEMAS = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order'];
 
 describeWithEngines('walking skeleton as separate processes over Kafka, Postgres and Redis', ['postgres', 'redis', 'kafka'], ({ url }) => {
   const services: ServiceProcess[] = [];
@@ -67,6 +73,10 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
         headers: meiliKey ? { authorization: `Bearer ${meiliKey}` } : {},
       }).catch(() => undefined);
     }
+    const sql = new Client({ connectionString: url('postgres') });
+    await sql.connect();
+    for (const app of APPS_WITH_SCHEMAS) await sql.query(`drop schema if exists "${schemaOf(app)}" cascade`);
+    await sql.end();
     // Every service shuts down gracefully on SIGTERM.
     expect(codes).toEqual(services.map(() => 0));
   }, 60_000);

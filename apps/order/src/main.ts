@@ -20,6 +20,10 @@ const ConfigSchema = z.object({
   PAYMENT_URL: env.url,
   CATALOG_URL: env.url,
   CART_URL: env.url,
+  /** Holds the outbox relay back after start: a crash test kills the process between placing and publishing. 0 in production. */
+  OUTBOX_RELAY_START_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  /** Put before the service's consumer groups: a second order service on a shared Kafka (a test) takes no events from the first. */
+  KAFKA_GROUP_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, . _ -').default(''),
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
@@ -34,13 +38,14 @@ runService('order', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
     closers.add(() => bus.close());
     const order = await buildOrderService({
       db,
       bus,
       logger,
       trackingUrls: store.trackingUrls,
+      relayStartDelayMs: config.OUTBOX_RELAY_START_DELAY_MS,
       saga: {
         payment: createPaymentHttpClient(config.PAYMENT_URL),
         stock: createStockHttpClient(config.CATALOG_URL),

@@ -23,6 +23,8 @@ export interface OrderServiceDeps {
    * own tests) it does neither.
    */
   saga?: SagaClients;
+  /** Holds the outbox relay back after start (`OUTBOX_RELAY_START_DELAY_MS`; crash tests). */
+  relayStartDelayMs?: number;
 }
 
 export interface OrderService {
@@ -40,7 +42,7 @@ export interface OrderService {
 export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderService> {
   await migrate(deps.db, orderMigrations);
   const orders = createOrderRepository(deps.db);
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, startDelayMs: deps.relayStartDelayMs ?? 0 });
   const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) }, deps.saga);
   // Placing commits an OrderPlaced outbox row: publish it now rather than at the relay's next tick.
   const client: OrderClient = {

@@ -1,11 +1,16 @@
 import { createLogger, type Logger } from '@commerce/shared-logging';
-import type { EventBus } from './event-bus.port';
+import type { EventBus, SubscribeOptions } from './event-bus.port';
 import { createKafkaBus } from './kafka-bus';
 import { createMemoryBus } from './memory-bus';
 
 export interface EventBusOptions {
   clientId: string;
   logger?: Logger;
+  /**
+   * Put before every consumer group this process joins (default none): a second deployment of a service
+   * on the same Kafka (a test beside a running one) then gets every event without taking any from the first.
+   */
+  groupPrefix?: string;
 }
 
 /**
@@ -23,5 +28,9 @@ export async function createEventBus(brokers: string, options: EventBusOptions):
   if (list.length === 0 || list.some((b) => !/^[^\s:/]+:\d+$/.test(b))) {
     throw new Error(`event bus: invalid brokers ${JSON.stringify(brokers)} (expected "memory" or "host:port,host:port")`);
   }
-  return createKafkaBus(list, { clientId: options.clientId, logger });
+  const bus = createKafkaBus(list, { clientId: options.clientId, logger });
+  const prefix = options.groupPrefix ?? '';
+  if (!prefix) return bus;
+  const kafka = await bus;
+  return { ...kafka, subscribe: (subscription: SubscribeOptions) => kafka.subscribe({ ...subscription, groupId: `${prefix}${subscription.groupId}` }) };
 }

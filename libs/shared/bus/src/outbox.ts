@@ -66,6 +66,11 @@ export interface OutboxRelayOptions {
   intervalMs?: number;
   /** Rows per publish (default 100). */
   batchSize?: number;
+  /**
+   * Holds the relay back this long after `start` (default 0): nothing is published, nudges included, until
+   * it passes. For crash tests that kill a process between committing and publishing.
+   */
+  startDelayMs?: number;
 }
 
 interface PendingRow {
@@ -82,6 +87,7 @@ export class OutboxRelay {
   private readonly logger: Logger | undefined;
   private readonly intervalMs: number;
   private readonly batchSize: number;
+  private readonly startDelayMs: number;
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private nudged = false;
@@ -97,11 +103,20 @@ export class OutboxRelay {
     this.logger = options.logger;
     this.intervalMs = options.intervalMs ?? 100;
     this.batchSize = options.batchSize ?? 100;
+    this.startDelayMs = options.startDelayMs ?? 0;
   }
 
   /** Starts polling. */
   start(): void {
-    if (this.started || this.stopped) return;
+    if (this.started || this.stopped || this.timer) return;
+    if (this.startDelayMs === 0) return this.begin();
+    this.logger?.warn({ schema: this.db.schema, startDelayMs: this.startDelayMs }, 'outbox relay: held back after start');
+    this.timer = setTimeout(() => this.begin(), this.startDelayMs);
+    this.timer.unref?.();
+  }
+
+  private begin(): void {
+    if (this.stopped) return;
     this.started = true;
     this.schedule(0);
   }
