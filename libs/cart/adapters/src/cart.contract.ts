@@ -22,9 +22,11 @@ const item = (id: string, price: number, quantity = 1): AddItemCommand => ({
 export function cartContract(name: string, db: () => Promise<Db>) {
   describe(`cart service on ${name}`, () => {
     let cart: CartService;
+    let database: Db;
 
     beforeAll(async () => {
-      cart = await buildCartService({ db: await db(), currencyFormat: currencyFormats(store) });
+      database = await db();
+      cart = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
     }, 60_000);
 
     it('creates an empty selection in the given currency', async () => {
@@ -194,6 +196,56 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect([...both.vouchers].sort()).toEqual(['A', 'B']);
         expect(both.paymentFields).toEqual({ email: 'a@b.se', city: 'Malmö' });
         expect((await cart.client.changeSelection(id, { removeVoucher: 'b' })).vouchers).toEqual(['A']);
+      });
+
+      it('writes a change nobody contends as one read and one conditional statement, outside a transaction', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, {
+          lines: [
+            { op: 'addItem', item: item('7-1', 10), quantity: 1 },
+            { op: 'addItem', item: item('7-2', 20), quantity: 1 },
+          ],
+        });
+        const [a, b] = added.items.map((i) => i.line) as [string, string];
+        const seen: Array<{ sql: string; tx: unknown }> = [];
+        const listen = (q: { sql: string; __knexTxId?: unknown }) => void seen.push({ sql: q.sql, tx: q.__knexTxId });
+        database.knex.on('query', listen);
+        let after;
+        try {
+          // One line removed, one changed and one added: every part of the write in the one statement.
+          after = await cart.client.changeSelection(id, {
+            lines: [
+              { op: 'removeLine', line: a },
+              { op: 'setLine', line: b, quantity: 4 },
+              { op: 'addItem', item: item('7-3', 30), quantity: 2 },
+            ],
+            addVoucher: 'V',
+          });
+        } finally {
+          database.knex.off('query', listen);
+        }
+        expect(seen).toHaveLength(2);
+        expect(seen.every((q) => q.tx === undefined)).toBe(true);
+        expect(after.items.map((i) => [i.item, i.quantity])).toEqual([
+          ['7-2', 4],
+          ['7-3', 2],
+        ]);
+        expect(await cart.client.getSelection(id)).toEqual(after);
+      });
+
+      it('removes an item and adds it again on a new line in one change', async () => {
+        const { id } = await newSelection();
+        const added = await cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('8-1', 10), quantity: 1 }] });
+        const after = await cart.client.changeSelection(id, {
+          lines: [
+            { op: 'setItem', item: item('8-1', 10), quantity: 0 },
+            { op: 'setItem', item: item('8-1', 12), quantity: 3 },
+          ],
+        });
+        expect(after.items).toHaveLength(1);
+        expect(after.items[0]).toMatchObject({ item: '8-1', quantity: 3, priceEachAsNumber: 12 });
+        expect(after.items[0]!.line).not.toBe(added.items[0]!.line);
+        expect(await cart.client.getSelection(id)).toEqual(after);
       });
 
       it('loses no update when different lines change concurrently', async () => {

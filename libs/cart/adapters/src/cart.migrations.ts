@@ -60,4 +60,13 @@ export const cartMigrations: Migration[] = [
       );
     },
   },
+  {
+    // Issue 7's speed: a change is one conditional statement on the version it read (decision 51).
+    name: '004_selection_version',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selections', (t) => {
+        t.integer('version').notNullable().defaultTo(0);
+      });
+    },
+  },
 ];

@@ -109,6 +109,18 @@ const lineRow = (selectionId: string, l: SelectionLine) => ({
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
+/** Optimistic tries of a change before it queues for the row lock (decision 51). */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** A line column's SQL type, for the typed placeholders of the one-statement write. */
+const LINE_CASTS: Record<string, string> = {
+  quantity: 'integer',
+  price_each: 'numeric',
+  price_each_before_discount: 'numeric',
+  quantity_minimum: 'integer',
+  quantity_multiple_of: 'integer',
+};
+
 const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
 
 export function createSelectionRepository(db: Db): SelectionRepository {
@@ -140,14 +152,12 @@ export function createSelectionRepository(db: Db): SelectionRepository {
 
   const write = async (trx: Knex.Transaction, before: Selection, after: Selection) => {
     const id = before.id;
-    const kept = new Map(after.lines.map((l) => [l.line, l]));
-    const gone = before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line);
+    const { gone, written } = linesChanged(before, after);
     if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
-    const old = new Map(before.lines.map((l) => [l.line, l]));
-    for (const line of after.lines) {
-      const previous = old.get(line.line);
-      if (!previous) await db.table('selection_lines', trx).insert(lineRow(id, line));
-      else if (!sameLine(previous, line)) {
+    const old = new Set(before.lines.map((l) => l.line));
+    for (const line of written) {
+      if (!old.has(line.line)) await db.table('selection_lines', trx).insert(lineRow(id, line));
+      else {
         const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
         await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
       }
@@ -155,7 +165,79 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     await db
       .table('selections', trx)
       .where({ id })
-      .update({ ...selectionFields(after), updated_at: db.knex.fn.now() });
+      .update({ ...selectionFields(after), updated_at: db.knex.fn.now(), version: db.knex.raw('version + 1') });
+  };
+
+  /** What a change must write: the lines it removed, and those it added or changed. */
+  const linesChanged = (before: Selection, after: Selection) => {
+    const kept = new Set(after.lines.map((l) => l.line));
+    const old = new Map(before.lines.map((l) => [l.line, l]));
+    return {
+      gone: before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line),
+      written: after.lines.filter((l) => {
+        const previous = old.get(l.line);
+        return !previous || !sameLine(previous, l);
+      }),
+    };
+  };
+
+  /**
+   * The whole write of a change as one statement, applied only if the selection is still open at the
+   * version it was read at (and then raised): true when it was. Its parts see one snapshot, and run only
+   * when the conditional update matched, i.e. when nothing has changed the selection since it was read.
+   */
+  const writeIfUnchanged = async (before: Selection, version: number, after: Selection): Promise<boolean> => {
+    const { gone, written } = linesChanged(before, after);
+    const fields = { ...selectionFields(after) };
+    const bindings: Knex.RawBinding[] = [`${db.schema}.selections`];
+    const sets = Object.entries(fields).map(([column, value]) => {
+      bindings.push(column, value);
+      return column === 'vouchers' || column === 'payment_fields' ? '?? = ?::jsonb' : '?? = ?';
+    });
+    bindings.push(before.id, version);
+    let sql = `with s as (update ?? set ${sets.join(', ')}, updated_at = now(), version = version + 1
+      where id = ? and status = 'open' and version = ? returning id)`;
+    if (gone.length) {
+      sql += `, d as (delete from ?? where selection_id in (select id from s) and line in (${gone.map(() => '?').join(', ')}))`;
+      bindings.push(`${db.schema}.selection_lines`, ...gone);
+    }
+    if (written.length) {
+      const columns = LINE_COLUMNS;
+      const row = `(${columns.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
+      sql += `, u as (insert into ?? (selection_id, ${columns.map(() => '??').join(', ')})
+        select s.id, v.* from s cross join (values ${written.map(() => row).join(', ')}) as v (${columns.map(() => '??').join(', ')})
+        on conflict (line) do update set ${columns.map(() => '?? = excluded.??').join(', ')})`;
+      bindings.push(`${db.schema}.selection_lines`, ...columns);
+      for (const line of written) {
+        const r = lineRow(before.id, line) as Record<string, Knex.RawBinding>;
+        bindings.push(...columns.map((c) => r[c] ?? null));
+      }
+      bindings.push(...columns, ...columns.flatMap((c) => [c, c]));
+    }
+    sql += ' select count(*)::int as n from s';
+    const result = (await db.knex.raw(sql, bindings)) as { rows: Array<{ n: number }> };
+    return Number(result.rows[0]?.n) === 1;
+  };
+
+  /** The open selection and its version, in one statement (no lock). */
+  const readOpen = async (id: string): Promise<{ selection: Selection; version: number } | null> => {
+    const rows = (await db
+      .table('selections as s')
+      .leftJoin(`${db.schema}.selection_lines as l`, 'l.selection_id', 's.id')
+      .where({ 's.id': id, 's.status': 'open' })
+      .orderBy('l.seq')
+      .select('s.version as selection_version', ...SELECTION_COLUMNS.map((c) => `s.${c}`), ...LINE_COLUMNS.map((c) => `l.${c}`))) as Array<
+      SelectionRow & LineRow & { line: string | null; selection_version: number }
+    >;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      selection: toSelection(
+        row,
+        rows.filter((l) => l.line !== null),
+      ),
+      version: Number(row.selection_version),
+    };
   };
 
   const claimOnce = (customerId: string, anonymousId: string | null, merge: (saved: Selection, anonymous: Selection) => Selection) =>
@@ -164,7 +246,10 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       const anonymous = anonymousId && anonymousId !== saved?.id ? await locked(trx, { id: anonymousId, customer_id: null }) : null;
       if (!anonymous) return saved;
       if (!saved) {
-        await db.table('selections', trx).where({ id: anonymous.id }).update({ customer_id: customerId, updated_at: db.knex.fn.now() });
+        await db
+          .table('selections', trx)
+          .where({ id: anonymous.id })
+          .update({ customer_id: customerId, updated_at: db.knex.fn.now(), version: db.knex.raw('version + 1') });
         return anonymous;
       }
       // The anonymous lines leave their selection first: a line id is unique across selections.
@@ -212,23 +297,26 @@ export function createSelectionRepository(db: Db): SelectionRepository {
 
     async findOpen(id) {
       // One round trip: the selection and its lines (none: one row with null line columns).
-      const rows = (await db
-        .table('selections as s')
-        .leftJoin(`${db.schema}.selection_lines as l`, 'l.selection_id', 's.id')
-        .where({ 's.id': id, 's.status': 'open' })
-        .orderBy('l.seq')
-        .select(...SELECTION_COLUMNS.map((c) => `s.${c}`), ...LINE_COLUMNS.map((c) => `l.${c}`))) as Array<
-        SelectionRow & LineRow & { line: string | null }
-      >;
-      const row = rows[0];
-      if (!row) return null;
-      return toSelection(
-        row,
-        rows.filter((l) => l.line !== null),
-      );
+      return (await readOpen(id))?.selection ?? null;
     },
 
     async update(id, change) {
+      // Optimistic first (decision 51): read in one statement, write in one statement that applies only at
+      // the version read. Two round trips and no transaction when nobody else changes the selection meanwhile.
+      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        const read = await readOpen(id);
+        if (!read) return null;
+        const after = change(read.selection);
+        try {
+          if (await writeIfUnchanged(read.selection, read.version, after)) return after;
+        } catch (e) {
+          // A line removed and its item added again in one change meets the (selection, item) index inside
+          // one statement: the locked path below writes it in two.
+          if (!isUniqueViolation(e)) throw e;
+          break;
+        }
+      }
+      // Contended: queue for the row lock, which serialises the changes of one selection.
       return db.transaction(async (trx: Knex.Transaction): Promise<Selection | null> => {
         // The row lock serialises changes of one selection: read, decide and write happen as one. The lines
         // are read by a second statement on purpose: under READ COMMITTED it sees what the transaction that

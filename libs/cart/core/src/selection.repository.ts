@@ -19,9 +19,10 @@ export interface SelectionRepository {
   /** An open selection, or null. */
   findOpen(id: string): Promise<Selection | null>;
   /**
-   * Loads the open selection under a row lock, applies `change` (a pure function that may throw a
-   * DomainError, which writes nothing) and writes what changed, in one transaction: two concurrent
-   * changes of one selection run one after the other and never lose an update. null when no open selection has that id.
+   * Loads the open selection, applies `change` (a pure function that may throw a DomainError, which writes
+   * nothing) and writes what changed, atomically and only onto the state it read (a conditional write on the
+   * selection's version, else under its row lock): two concurrent changes of one selection run one after
+   * the other and never lose an update; `change` may be called again. null when no open selection has that id.
    */
   update(id: string, change: (selection: Selection) => Selection): Promise<Selection | null>;
   /** Closes an open selection (its order was placed); false when no open selection has that id. */
