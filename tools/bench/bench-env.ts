@@ -13,3 +13,12 @@ export function benchSetups<T>(embedded: T, separate: T): T[] {
   const only = process.env['BENCH_ONLY'];
   return [...(only === 'separate' ? [] : [embedded]), ...(only !== 'embedded' && realEnginesNamed() ? [separate] : [])];
 }
+
+/** The environment of a service process on the real engines named by env, with the demo store. */
+export const realInfraEnv = (): Record<string, string> => ({
+  DATABASE_URL: process.env['DATABASE_URL']!,
+  REDIS_URL: process.env['REDIS_URL']!,
+  KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
+  STORE_CONFIG: 'infra/config/demo-store.json',
+  LOG_LEVEL: 'error',
+});

@@ -17,14 +17,13 @@
 //   BENCH_PRODUCTS=2000 BENCH_SECONDS=5 npm run bench:catalog
 //   BENCH_WORK=/tmp/bench-2000 …   keeps the prepared catalog there and reuses it on the next run (applying
 //                                  10,000 products takes minutes); delete the folder after a catalog change
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { machineLine } from './bench-env';
+import { spawnBenchServer, startListingEdge } from './bench-servers';
+import { soapBatchRound } from './soap-batch-round';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { entityToXml } from '@commerce/backoffice-adapters';
 import { buildCatalogService, createSearchIndex, parseDemoCatalog, reindexAll } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { createEventBus } from '@commerce/shared-bus';
@@ -54,31 +53,6 @@ const root = resolve(__dirname, '../..');
 const keep = process.env['BENCH_WORK'];
 const work = keep ? resolve(keep) : join(tmpdir(), `commerce-bench-catalog-${process.pid}`);
 const logger = createLogger('bench', 'silent');
-
-interface Started {
-  url: string;
-  engines?: string;
-  child: ChildProcess;
-}
-
-async function startServer(mode: string, env: Record<string, string | undefined> = {}): Promise<Started> {
-  const child = spawn('node_modules/.bin/tsx', ['tools/bench/serve.ts', mode], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((ok, fail) => {
-    lines.once('line', ok);
-    child.once('exit', (code) => fail(new Error(`bench server ${mode} exited with ${code}`)));
-  });
-  return { ...(JSON.parse(first) as { url: string; engines?: string }), child };
-}
-
-async function stop(server: Started) {
-  server.child.kill('SIGTERM');
-  await new Promise((r) => server.child.once('exit', r));
-}
 
 interface Load {
   rps: number;
@@ -221,7 +195,7 @@ async function startTarget(
 ): Promise<{ endpoints: Endpoints; engines: string; close: () => Promise<void> }> {
   const meili = mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!;
   if (target === 'all-in-one') {
-    const server = await startServer('catalog', {
+    const server = await spawnBenchServer('catalog', {
       BENCH_DATABASE_URL: prepared.databaseUrl,
       BENCH_STORE_CONFIG: prepared.storePath,
       MEILI_URL: meili,
@@ -233,7 +207,7 @@ async function startTarget(
         soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
       },
       engines: server.engines ?? mode,
-      close: () => stop(server),
+      close: server.stop,
     };
   }
   const pg = prepared.postgres!;
@@ -267,16 +241,7 @@ async function startTarget(
     services.push(await startApp('cart', { ...infra, DATABASE_SCHEMA: `bench_cart_${suffix}` }));
     services.push(await startApp('account', { ...infra, DATABASE_SCHEMA: `bench_account_${suffix}`, CATALOG_URL: services[0]!.url }));
     const [catalog, cart, account] = services as [ServiceProcess, ServiceProcess, ServiceProcess];
-    const edge = await startApp('checkout-api', {
-      ...infra,
-      REDIS_URL: process.env['REDIS_URL'] ?? 'memory',
-      CATALOG_URL: catalog.url,
-      CART_URL: cart.url,
-      ACCOUNT_URL: account.url,
-      // POST products never calls the order or payment service; the edge only needs their addresses.
-      ORDER_URL: 'http://127.0.0.1:9',
-      PAYMENT_URL: 'http://127.0.0.1:9',
-    });
+    const edge = await startListingEdge({ ...infra, REDIS_URL: process.env['REDIS_URL'] ?? 'memory' }, { catalog, cart, account });
     services.push(edge);
   } catch (error) {
     await Promise.all(services.map(stopApp));
@@ -297,42 +262,6 @@ async function startTarget(
         }).catch(() => undefined);
     },
   };
-}
-
-/**
- * SOAP `products_Update` with `soapBatch` new products (issue 8's benchmark): their prices first (not
- * timed), then the products; acknowledged products per second, and the time from the acknowledgement
- * until every variant of the batch is found by `POST products` (its name carries a word of its own).
- */
-async function soapBatchRound(endpoints: Endpoints, seed: number): Promise<{ ackMs: number; searchableMs: number; variants: number }> {
-  const word = uniqueWord();
-  const { pricelists, products } = generateCatalog({ products: soapBatch, brands: 20, leafCategories: 50, seed });
-  // New ids (P-… → <word>P-…), and the word in every name.
-  const renamed = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/"P-(\d)/g, `"${word}P-$1`)) as T;
-  const batch = renamed(products).map((p): Record<string, unknown> => ({ ...p, description: `${String(p['description'])} ${word}` }));
-  const variants = batch.reduce((n, p) => n + (p['variations'] as unknown[]).length, 0);
-  const prices = await postSoap(
-    endpoints,
-    'pricelists_Update',
-    `<pricelists>${renamed(pricelists)
-      .map((p) => `<pricelist>${entityToXml('Pricelist', p)}</pricelist>`)
-      .join('')}</pricelists>`,
-  );
-  if (prices.status !== 200) throw new Error(`SOAP pricelists_Update answered ${prices.status}: ${prices.text.slice(0, 300)}`);
-  const xml = `<products>${batch.map((p) => `<product>${entityToXml('Product', p)}</product>`).join('')}</products>`;
-  const started = Date.now();
-  const soap = await postSoap(endpoints, 'products_Update', xml);
-  const ackMs = Date.now() - started;
-  if (soap.status !== 200) throw new Error(`SOAP products_Update answered ${soap.status}: ${soap.text.slice(0, 300)}`);
-  const acked = Date.now();
-  for (;;) {
-    const found = await checkoutCall(endpoints, 'POST', '/products', { body: { search: word, limit: 1 } });
-    if (found.body['productCount'] >= variants) break;
-    if (Date.now() - acked > 300_000)
-      throw new Error(`batch ${word}: ${found.body['productCount']} of ${variants} variants searchable after 300 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { ackMs, searchableMs: Date.now() - acked, variants };
 }
 
 async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
@@ -379,7 +308,7 @@ async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
         await searchUntilFound(endpoints, word);
         lags.push(Date.now() - started);
       }
-      for (let i = 0; i < soapBatches; i++) batches.push(await soapBatchRound(endpoints, 7000 + i));
+      for (let i = 0; i < soapBatches; i++) batches.push(await soapBatchRound(endpoints, soapBatch, 7000 + i));
     }
     return {
       engines: server.engines,
@@ -410,9 +339,9 @@ async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
 
 async function main() {
   const prepared = await prepare();
-  const bareServer = await startServer('bare');
+  const bareServer = await spawnBenchServer('bare');
   const bare = { one: await load(bareServer.url, { connections: 1 }), many: await load(bareServer.url, { connections }) };
-  await stop(bareServer);
+  await bareServer.stop();
 
   const modes: Mode[] = ['embedded'];
   if (process.env['MEILI_URL'] && process.env['MEILI_URL'] !== 'embedded') modes.push('meilisearch');

@@ -6,9 +6,8 @@
 //
 //   npm run bench:checkout
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { benchSetups, machineLine } from './bench-env';
+import { benchSetups, machineLine, realInfraEnv } from './bench-env';
+import { spawnBenchServer } from './bench-servers';
 import {
   checkoutCall,
   postSoap,
@@ -33,33 +32,17 @@ interface Running {
 }
 
 async function embedded(): Promise<Running> {
-  const child = spawn('node_modules/.bin/tsx', ['tools/bench/serve.ts', 'embedded'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: process.env,
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-  const { url, engines } = JSON.parse(first) as { url: string; engines: string };
+  const server = await spawnBenchServer('embedded');
   return {
-    endpoints: { checkout: `${url}/api/checkout`, soap: `${url}/ams/system/service/module/soap/api`, soapUser },
-    engines: engines ?? 'embedded',
-    pages: url,
-    stop: () => new Promise<void>((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))),
+    endpoints: { checkout: `${server.url}/api/checkout`, soap: `${server.url}/ams/system/service/module/soap/api`, soapUser },
+    engines: server.engines ?? 'embedded',
+    pages: server.url,
+    stop: server.stop,
   };
 }
 
 async function separateProcesses(): Promise<Running> {
-  const infra = {
-    DATABASE_URL: process.env['DATABASE_URL']!,
-    REDIS_URL: process.env['REDIS_URL']!,
-    KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
-    STORE_CONFIG: 'infra/config/demo-store.json',
-    LOG_LEVEL: 'error',
-    PAYMENT_PUBLIC_URL: 'http://bench.payment',
-  };
+  const infra = { ...realInfraEnv(), PAYMENT_PUBLIC_URL: 'http://bench.payment' };
   const services: ServiceProcess[] = [];
   const started = await Promise.all([
     startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),

@@ -56,6 +56,8 @@ export interface UpsertReceivedEvent<E extends UpsertEntity, S extends EntitySch
   entitySchema: S;
   /** The envelope of one accepted entity, keyed `<entity>:<id>` so one entity's upserts stay in order. */
   envelopeOf(data: z.output<S>, requestId?: string): ReturnType<EventDefinition<UpsertPayloadSchema<E, S>>['create']>;
+  /** envelopeOf for an entity that is the output of `entitySchema.parse` itself: not validated a second time. */
+  envelopeOfParsed(data: z.output<S>, requestId?: string): ReturnType<EventDefinition<UpsertPayloadSchema<E, S>>['create']>;
 }
 
 function upsertReceived<E extends UpsertEntity, S extends EntitySchema>(
@@ -71,6 +73,12 @@ function upsertReceived<E extends UpsertEntity, S extends EntitySchema>(
     entitySchema,
     envelopeOf: (data, requestId) =>
       event.create(upsertKey(entity, data.id), { entity, [entity]: data } as unknown as z.infer<UpsertPayloadSchema<E, S>>, requestId),
+    envelopeOfParsed: (data, requestId) =>
+      event.createParsed(
+        upsertKey(entity, data.id),
+        { entity, [entity]: data } as unknown as z.infer<UpsertPayloadSchema<E, S>>,
+        requestId,
+      ),
   };
 }
 

@@ -47,6 +47,18 @@ export const outboxMigrations: Migration[] = [
       await knex.raw('drop index ??.outbox_sent_at', [schema]);
     },
   },
+  {
+    // An envelope is written once, read once by the relay and never queried by its content: `json` keeps
+    // the text as written, where `jsonb` converted it to its binary form and back, about half the cost of
+    // inserting a large batch's events (a 1,000-product products_Update, decision 52).
+    name: 'shared-bus-003-outbox-envelope-json',
+    up: async (knex, schema) => {
+      await knex.raw('alter table ??.outbox alter column envelope type json using envelope::json', [schema]);
+    },
+    down: async (knex, schema) => {
+      await knex.raw('alter table ??.outbox alter column envelope type jsonb using envelope::jsonb', [schema]);
+    },
+  },
 ];
 
 /**

@@ -1,19 +1,8 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { MalformedRequestError } from '@commerce/backoffice-core';
 import type { XmlNode } from './soap-xml.mapper';
+import { parseXmlTree } from './xml-tree';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
-
-const parser = new XMLParser({
-  // Clients pick their own prefixes (`ns1:` in the spec, `tns:` from generated clients, none at all).
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  // The SOAP entities are strings; "007" must stay "007".
-  parseTagValue: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-});
 
 export interface SoapRequestBody {
   /** Local name of the first child of Body, e.g. `products_Update`. */
@@ -28,17 +17,9 @@ const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
 export function parseSoapEnvelope(xml: string): SoapRequestBody {
   const text = xml.replace(/^\uFEFF/, '').trim();
   if (text === '') throw new MalformedRequestError('empty request body: expected a SOAP envelope');
-  // SOAP 1.1 forbids a DTD in a message, and refusing it outright rules out entity-expansion attacks.
-  if (/<!DOCTYPE/i.test(text)) throw new MalformedRequestError('a SOAP message must not contain a DTD');
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) throw new MalformedRequestError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
-
-  let doc: unknown;
-  try {
-    doc = parser.parse(text);
-  } catch (e) {
-    throw new MalformedRequestError(`malformed XML: ${e instanceof Error ? e.message : 'unreadable'}`);
-  }
+  // SOAP 1.1 forbids a DTD in a message, and refusing it outright rules out entity-expansion attacks:
+  // parseXmlTree refuses any declaration and defines no entity (decision 52).
+  const doc = parseXmlTree(text);
   const envelope = isElementObject(doc) ? doc['Envelope'] : undefined;
   if (!isElementObject(envelope) || Object.keys(doc as object).length !== 1)
     throw new MalformedRequestError('not a SOAP envelope: the root element must be Envelope');

@@ -1,0 +1,130 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { MalformedRequestError } from '@commerce/backoffice-core';
+import { soapRequest } from '../testing/soap-request';
+import { entityToXml } from './soap-xml.mapper';
+import { parseXmlTree } from './xml-tree';
+
+// The parser the endpoint used before decision 52, with its options: the oracle for the tree's shape.
+const oracle = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+const reasonOf = (xml: string): string => {
+  try {
+    parseXmlTree(xml);
+  } catch (e) {
+    if (e instanceof MalformedRequestError) return e.reason;
+    throw e;
+  }
+  throw new Error(`accepted: ${xml}`);
+};
+
+describe('parseXmlTree (the SOAP request parser)', () => {
+  it('gives the tree fast-xml-parser gave for a products_Update batch with every kind of field', () => {
+    const products = Array.from({ length: 25 }, (_, p) => ({
+      id: `P-${p}`,
+      status: 'active',
+      sku: `SK-${p}`,
+      description: `Skjorta «${p}» & <Linne> Ωμέγα 北京 مرحبا`,
+      brand: { id: `B-${p % 3}`, description: 'Atelier Sœur' },
+      weight: { value: '1.50', unit: 'kg' },
+      variations: Array.from({ length: 1 + (p % 3) }, (_, v) => ({
+        id: `P-${p}-${v}`,
+        description: v % 2 ? '' : `Färg ${v}`,
+        sizes: Array.from({ length: p % 4 }, (_, z) => ({
+          id: `P-${p}-${v}-${z}`,
+          qty: String(z),
+          warehouseitems: [{ id: 'w1', qty: String(z) }],
+        })),
+      })),
+    }));
+    const pricelists = [{ id: '1', currency: 'SEK', items: { product: products.map((p) => ({ id: p.id, price: '199.00' })) } }];
+    for (const xml of [
+      soapRequest(
+        'products_Update',
+        `<products>${products.map((p) => `<product>${entityToXml('Product', p)}</product>`).join('')}</products>`,
+        {
+          username: 'erp',
+          password: 'pw',
+        },
+      ),
+      soapRequest(
+        'pricelists_Update',
+        `<pricelists>${pricelists.map((p) => `<pricelist>${entityToXml('Pricelist', p)}</pricelist>`).join('')}</pricelists>`,
+        { username: 'erp', password: 'pw', prefix: 'tns' },
+      ),
+    ]) {
+      expect(XMLValidator.validate(xml)).toBe(true);
+      expect(parseXmlTree(xml)).toEqual(oracle.parse(xml));
+    }
+  });
+
+  it.each([
+    [
+      'prefixes removed, attributes and the declaration ignored',
+      '<?xml version="1.0"?><s:a xmlns:s="u" s:x=\'1\'><s:b x="1">v</s:b></s:a>',
+    ],
+    ['empty, self-closing and blank elements as ""', '<a><b/><b></b><b>  </b><c  /></a>'],
+    ['a repeated element as an array, in document order, with other elements between', '<a><b>1</b><c/><b>2</b><b><d>3</d></b></a>'],
+    ['text trimmed, the five entities decoded', '<a>  &lt;tag&gt; &amp; &quot;q&quot; &apos;s&apos;  </a>'],
+    ['text around children under #text', '<a> x <b>1</b> y </a>'],
+    ['comments dropped, CDATA kept as written', '<a>t<!-- c <b> -->u<c><![CDATA[ <x> & ]]></c></a>'],
+    ['CR LF read as LF', '<a>\r\n x \r\n y</a>'],
+    ['non-Latin text and names', '<ns1:a><ns1:namn>Åsa Ærø Ωμέγα 北京 مرحبا</ns1:namn></ns1:a>'],
+    ['processing instructions', '<a><?pi data?><b>1</b></a>'],
+  ])('matches fast-xml-parser: %s', (_what, xml) => {
+    expect(parseXmlTree(xml)).toEqual(oracle.parse(xml));
+  });
+
+  it('decodes character references (fast-xml-parser left them as written)', () => {
+    expect(parseXmlTree('<a>&#229;&#xE5;&#x1F600; x</a>')).toEqual({ a: 'åå😀 x' });
+  });
+
+  it.each([
+    ['a mismatched end tag', '<a><b></a></b>', 'does not close'],
+    ['an unclosed element', '<a><b>1</b>', 'ends inside <a>'],
+    ['an end tag without a start', '<a></a></b>', 'without its start tag'],
+    ['two roots', '<a/><b/>', 'more than one root'],
+    ['text outside the root', '<a/>x', 'text outside the root'],
+    ['no root at all', '  <!-- c -->  ', 'no root element'],
+    ['an unquoted attribute', '<a x=1/>', 'must be quoted'],
+    ['an attribute without a value', '<a x/>', 'without a value'],
+    ['an attribute without "="', '<a x "1"/>', 'has no value'],
+    ['a repeated attribute', '<a x="1" x="2"/>', 'repeated'],
+    ['attributes without space between', '<a x="1"y="2"/>', 'separated by white space'],
+    ['"<" in an attribute value', '<a x="<"/>', '"<" in the value'],
+    ['an undefined entity', '<a>&nbsp;</a>', 'undefined entity'],
+    ['a bare ampersand', '<a>fish & chips</a>', 'must start an entity'],
+    ['a reference to a forbidden character', '<a>&#0;</a>', 'does not allow'],
+    ['a tag name starting with a digit', '<1a/>', 'valid name'],
+    ['a name without a local part', '<a:/>', 'no local part'],
+    ['a document ending inside a tag', '<a><b', 'ends inside a start tag'],
+    ['a document ending inside a comment', '<a><!-- c', 'ends inside a comment'],
+    ['a document ending inside CDATA', '<a><![CDATA[ c', 'ends inside a CDATA section'],
+    ['CDATA outside the root', '<![CDATA[x]]><a/>', 'outside the root'],
+    ['"/" not ending a start tag', '<a / >', 'must end it'],
+  ])('refuses %s', (_what, xml, reason) => {
+    expect(reasonOf(xml)).toContain(reason);
+  });
+
+  it.each([
+    ['a DTD', '<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>', 'must not contain a DTD'],
+    ['an entity declaration', '<a><!ENTITY x "y"></a>', 'must not contain markup declarations'],
+    ['__proto__', '<a><__proto__><x>1</x></__proto__></a>', 'not allowed'],
+    ['a prefixed constructor', '<a><p:constructor>1</p:constructor></a>', 'not allowed'],
+    ['prototype', '<prototype/>', 'not allowed'],
+  ])('refuses %s, whatever ran before it', (_what, xml, reason) => {
+    expect(reasonOf(xml)).toContain(reason);
+  });
+
+  it('builds plain objects that carry no prototype keys of their own', () => {
+    const tree = parseXmlTree('<a><toString>1</toString><hasOwnProperty/></a>') as { a: Record<string, unknown> };
+    expect(tree.a).toEqual({ toString: '1', hasOwnProperty: '' });
+    expect(Object.getPrototypeOf(tree.a)).toBe(Object.prototype);
+  });
+});

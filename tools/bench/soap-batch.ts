@@ -1,0 +1,116 @@
+// The back office's batch benchmark (issue 8): SOAP `products_Update` calls of BENCH_SOAP_BATCH (1,000)
+// new generated products (3 variations × 5 sizes on average, every field filled, ~6.6 MB of XML), one
+// after the other: products acknowledged per second (the call's `OK`, once the batch is durable), and
+// the time from that `OK` until `POST products` finds every variant of the batch (applied by the catalog
+// and indexed). On the embedded all-in-one (PGlite, in-memory bus, embedded search), and, when
+// DATABASE_URL, REDIS_URL and KAFKA_BROKERS are set, on separate processes: backoffice-soap, catalog,
+// cart, account and the checkout-api edge on Postgres (schemas of their own), Kafka and Redis.
+//
+//   npm run bench:soap-batch                  # BENCH_SOAP_BATCH (1000), BENCH_SOAP_BATCHES (5), BENCH_ONLY=embedded|separate
+//   source <(tools/infra/env) && npm run bench:soap-batch
+//   BENCH_PROFILE=<dir> …                      # CPU profiles (--cpu-prof) of the server processes there
+import { createDbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { benchSetups, machineLine, realInfraEnv } from './bench-env';
+import { spawnBenchServer, startListingEdge } from './bench-servers';
+import { soapBatchRound, soapCatalogSetup, type SoapBatchRound } from './soap-batch-round';
+import type { Endpoints } from '../e2e/skeleton.scenario';
+import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+
+const batchSize = Number(process.env['BENCH_SOAP_BATCH'] ?? 1000);
+const batches = Number(process.env['BENCH_SOAP_BATCHES'] ?? 5);
+const profileDir = process.env['BENCH_PROFILE'];
+const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' };
+const profiling: Record<string, string> = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
+
+interface Running {
+  endpoints: Endpoints;
+  engines: string;
+  stop(): Promise<void>;
+}
+
+async function embedded(): Promise<Running> {
+  const server = await spawnBenchServer('embedded', profiling);
+  return {
+    endpoints: { checkout: `${server.url}/api/checkout`, soap: `${server.url}/ams/system/service/module/soap/api`, soapUser },
+    engines: `all-in-one: ${server.engines ?? 'embedded'}`,
+    stop: server.stop,
+  };
+}
+
+async function separateProcesses(): Promise<Running> {
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const schemas = ['backoffice', 'catalog', 'cart', 'account'].map((kind) => `bench_soap_${kind}_${suffix}`);
+  const [backofficeSchema, catalogSchema, cartSchema, accountSchema] = schemas as [string, string, string, string];
+  const infra = realInfraEnv();
+  const services: ServiceProcess[] = [];
+  const dropSchemas = async () => {
+    const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
+    for (const schema of schemas) await engine.knex.raw('drop schema if exists ?? cascade', [schema]);
+    await engine.close();
+  };
+  try {
+    const [catalog, cart, soap] = await Promise.all([
+      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, MEILI_URL: 'embedded', ...profiling }),
+      startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
+      startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling }),
+    ]);
+    services.push(catalog, cart, soap);
+    const account = await startApp('account', { ...infra, DATABASE_SCHEMA: accountSchema, CATALOG_URL: catalog.url });
+    services.push(account);
+    const edge = await startListingEdge(infra, { catalog, cart, account });
+    services.push(edge);
+    return {
+      endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
+      engines: 'separate processes: Postgres, Kafka, Redis sessions, embedded search',
+      stop: async () => {
+        await Promise.all(services.map(stopApp));
+        await dropSchemas();
+      },
+    };
+  } catch (error) {
+    await Promise.all(services.map(stopApp));
+    await dropSchemas();
+    throw error;
+  }
+}
+
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+
+async function main() {
+  const rows: Array<{ engines: string; rounds: SoapBatchRound[] }> = [];
+  for (const start of benchSetups(embedded, separateProcesses)) {
+    const running = await start();
+    try {
+      await soapCatalogSetup(running.endpoints);
+      const rounds: SoapBatchRound[] = [];
+      for (let i = 0; i < batches; i++) {
+        rounds.push(await soapBatchRound(running.endpoints, batchSize, 7000 + i));
+        console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify(rounds.at(-1))}`);
+      }
+      rows.push({ engines: running.engines, rounds });
+    } finally {
+      await running.stop();
+    }
+  }
+  console.log(
+    [
+      machineLine(),
+      `Command: BENCH_SOAP_BATCH=${batchSize} BENCH_SOAP_BATCHES=${batches} npm run bench:soap-batch`,
+      '',
+      `| engines | batches of ${batchSize} | products/s acknowledged (p50 batch) | ack ms p50 / max | last searchable after the ack: p50 / p99 / max ms |`,
+      '|---|---|---|---|---|',
+      ...rows.map(({ engines, rounds }) => {
+        const acks = rounds.map((r) => r.ackMs);
+        const lags = rounds.map((r) => r.searchableMs);
+        return `| ${engines} | ${rounds.length} | ${((batchSize * 1000) / percentile(acks, 50)).toFixed(0)} | ${percentile(acks, 50)} / ${Math.max(...acks)} | ${percentile(lags, 50)} / ${percentile(lags, 99)} / ${Math.max(...lags)} |`;
+      }),
+    ].join('\n'),
+  );
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
