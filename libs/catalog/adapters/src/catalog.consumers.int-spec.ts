@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
-import { createEventBus, type EventBus } from '@commerce/shared-bus';
+import { createEventBus, createMemoryBus, type EventBus } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
+import pino from 'pino';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { buildCatalogService, type CatalogService } from './catalog.service';
 import { MiniSearchIndex } from './search/minisearch.search-index';
 import { soapProduct } from './testing/soap-product.fixture';
+import { settle } from './testing/settle';
 
 /** Polls until check passes (Kafka delivers asynchronously; there is no drain). */
 async function eventually(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
@@ -90,4 +92,42 @@ describeWithEngines('catalog consumers on Postgres and Kafka', ['postgres', 'kaf
       await sub.stop();
     }
   }, 90_000);
+});
+
+describeWithEngines('catalog upsert runs on Postgres, across partitions', ['postgres'], (engines) => {
+  it('applies the runs of one request in turn: no deadlock or unique-key fallback when they create the same new brands', async () => {
+    const warnings: string[] = [];
+    const recording = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const engine = await createDbEngine(engines.url('postgres'));
+    const bus = createMemoryBus({ logger: recording, partitions: 3, retryBaseMs: 1 });
+    const service = await buildCatalogService({
+      db: engine.forSchema(uniqueName('catalog')),
+      bus,
+      search: new MiniSearchIndex(),
+      logger: createLogger('catalog-int', 'silent'),
+    });
+    try {
+      await service.start();
+      const word = uniqueName('runs').replace(/[^a-z0-9]/gi, '');
+      // 60 products of one SOAP request over 3 partitions, every run creating the same 4 new brands and collection.
+      const products = Array.from({ length: 60 }, (_, i) => {
+        const product = soapProduct({
+          id: `${word}-P${i}`,
+          description: `${word} Sweater ${i}`,
+          brand: { id: `${word}-B${i % 4}`, description: `Brand ${i % 4}` },
+          collection: { id: `${word}-C`, description: 'Runs' },
+        });
+        return JSON.parse(JSON.stringify(product).replace(/"V-/g, `"${word}-${i}-V-`)) as typeof product;
+      });
+      const requestId = randomUUID();
+      await bus.publish(products.map((p) => ProductUpsertReceived.envelopeOf(p, requestId)));
+      await settle(bus, service.relay);
+      expect(warnings.filter((w) => w.includes('event batch failed') || w.includes('event handler failed'))).toEqual([]);
+      expect((await service.client.searchProducts({ search: word, limit: 1 }, {})).productCount).toBe(120);
+    } finally {
+      await service.stop();
+      await bus.close();
+      await engine.close();
+    }
+  }, 120_000);
 });

@@ -74,6 +74,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
   const useCases = catalogUseCases({
     catalog,
     listingReads: reads.catalog,
+    listingAnswers: reads.answer,
     search: deps.search,
     settings,
     ...(deps.clock ? { clock: deps.clock } : {}),

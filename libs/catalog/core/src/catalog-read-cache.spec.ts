@@ -1,5 +1,5 @@
 import type { CatalogRepository } from './catalog.repository';
-import { cachedCatalogReads } from './catalog-read-cache';
+import { cachedCatalogReads, listingKey } from './catalog-read-cache';
 import type { ProductView } from './product';
 
 describe('the listing read cache', () => {
@@ -27,7 +27,10 @@ describe('the listing read cache', () => {
     price = 2;
     now = 1999;
     expect(priceOf(await catalog.loadProducts([2, 3, 100]))).toEqual([1, 2]);
-    expect(calls).toEqual([[1, 2], [3, 100]]);
+    expect(calls).toEqual([
+      [1, 2],
+      [3, 100],
+    ]);
     now = 2000;
     expect(priceOf(await catalog.loadProducts([1]))).toEqual([2]);
   });
@@ -53,5 +56,42 @@ describe('the listing read cache', () => {
 
   it('is the store itself with a bound of 0', () => {
     expect(cachedCatalogReads(store, { ttlMs: 0 }).catalog).toBe(store);
+  });
+
+  describe('whole listing answers', () => {
+    let computed = 0;
+    const compute = (value: string) => async () => `${value}#${++computed}`;
+    beforeEach(() => (computed = 0));
+
+    it('keeps an answer by its request within the bound, computes it again after, and a changed request apart', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 2000, now: () => now });
+      const key = listingKey('products', { search: 'shirt', brands: [1, 2] }, { market: '1', pricelist: '1' });
+      expect(await cache.answer(key, compute('a'))).toBe('a#1');
+      now = 1999;
+      expect(
+        await cache.answer(listingKey('products', { brands: [1, 2], search: 'shirt' }, { pricelist: '1', market: '1' }), compute('a')),
+      ).toBe('a#1');
+      expect(
+        await cache.answer(listingKey('products', { search: 'shirt', brands: [1, 2] }, { market: '2', pricelist: '1' }), compute('b')),
+      ).toBe('b#2');
+      now = 2000;
+      expect(await cache.answer(key, compute('a'))).toBe('a#3');
+    });
+
+    it('forgets answers on invalidate, shares a computation between concurrent misses, keeps no failure', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 2000, now: () => now });
+      const [one, two] = await Promise.all([cache.answer('k', compute('a')), cache.answer('k', compute('a'))]);
+      expect([one, two]).toEqual(['a#1', 'a#1']);
+      cache.invalidate();
+      expect(await cache.answer('k', compute('a'))).toBe('a#2');
+      await expect(cache.answer('bad', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+      expect(await cache.answer('bad', compute('ok'))).toBe('ok#3');
+    });
+
+    it('computes every time with a bound of 0', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 0 });
+      await cache.answer('k', compute('a'));
+      expect(await cache.answer('k', compute('a'))).toBe('a#2');
+    });
   });
 });

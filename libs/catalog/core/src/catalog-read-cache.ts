@@ -7,8 +7,23 @@ export const DEFAULT_READ_CACHE_MS = 2000;
 export interface CatalogReadCache {
   /** The repository with its listing reads cached; every other call goes to the store. */
   readonly catalog: CatalogRepository;
+  /**
+   * A whole listing answer (`POST products`, `POST uri`) by its normalised request (`listingKey`), kept
+   * as long as the reads and cleared with them; concurrent misses share one computation; a failure is
+   * not kept. Without a cache (`ttlMs` 0) it computes every time.
+   */
+  answer<T>(key: string, compute: () => Promise<T>): Promise<T>;
   /** Forgets everything: called on this process's own writes and on every `ProductUpserted` it indexes. */
   invalidate(): void;
+}
+
+/** A request as a cache key: the same JSON whatever the order of its object keys. */
+export function listingKey(...parts: unknown[]): string {
+  return JSON.stringify(parts, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
 }
 
 interface Kept<T> {
@@ -34,6 +49,9 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
   let productOf = new Map<number, Kept<Promise<number | null>>>();
   let refs = new Map<string, Kept<Promise<CatalogRef | null>>>();
   let categories: Kept<Promise<Category[]>> | undefined;
+  let answers = new Map<string, Kept<Promise<unknown>>>();
+  /** Distinct listing requests kept at most (a storefront asks a few hundred pages and facet combinations). */
+  const MAX_ANSWERS = 2000;
   const fresh = <T>(kept: Kept<T> | undefined, at: number): kept is Kept<T> => kept !== undefined && at - kept.at < ttlMs;
   /** Bounds the maps: past this many entries a map starts over (a listing reads a page at a time). */
   const MAX_ENTRIES = 50_000;
@@ -99,7 +117,12 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
         ids.map((id) => `${kind}:${id}`),
         async (missing) =>
           new Map(
-            (await catalog.findRefs(kind, missing.map((key) => Number(key.slice(kind.length + 1))))).map((ref) => [`${kind}:${ref.id}`, ref]),
+            (
+              await catalog.findRefs(
+                kind,
+                missing.map((key) => Number(key.slice(kind.length + 1))),
+              )
+            ).map((ref) => [`${kind}:${ref.id}`, ref]),
           ),
       );
       return [...found.values()];
@@ -117,9 +140,26 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
     },
   };
 
+  function answer<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (ttlMs <= 0) return compute();
+    const at = now();
+    const kept = answers.get(key);
+    if (fresh(kept, at)) return kept.value as Promise<T>;
+    if (answers.size >= MAX_ANSWERS) answers = new Map();
+    const map = answers;
+    const value = compute();
+    map.set(key, { at, value });
+    value.catch(() => {
+      if (map.get(key)?.value === value) map.delete(key);
+    });
+    return value;
+  }
+
   return {
     catalog: ttlMs > 0 ? cached : catalog,
+    answer,
     invalidate() {
+      answers = new Map();
       views = new Map();
       productOf = new Map();
       refs = new Map();

@@ -7,6 +7,7 @@ import { applyPricelistUpsert } from './apply-pricelist-upsert.use-case';
 import { applyProductUpsert, applyProductUpserts, type ApplyUpsertResult } from './apply-product-upsert.use-case';
 import { applySizeUpsert } from './apply-size-upsert.use-case';
 import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-case';
+import { listingKey, type CatalogReadCache } from './catalog-read-cache';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
 import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-case';
@@ -23,6 +24,8 @@ export interface CatalogDeps {
   clock?: Clock;
   /** The listing's reads, cached (`cachedCatalogReads`); `catalog` when absent. */
   listingReads?: CatalogRepository;
+  /** Whole listing answers by their normalised request (`CatalogReadCache.answer`); computed every time when absent. */
+  listingAnswers?: CatalogReadCache['answer'];
 }
 
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */
@@ -42,13 +45,16 @@ export interface CatalogUseCases extends CatalogClient {
   reindexAll(onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress>;
 }
 
+const answered = <T>(deps: CatalogDeps, key: string, compute: () => Promise<T>): Promise<T> =>
+  deps.listingAnswers ? deps.listingAnswers(key, compute) : compute();
+
 export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
   return {
-    searchProducts: (query, context) => searchProducts(deps, query, context),
+    searchProducts: (query, context) => answered(deps, listingKey('products', query, context), () => searchProducts(deps, query, context)),
     getProduct: (id, context) => getProduct(deps, id, context),
     getItem: (id, context) => getItem(deps, id, context),
     listCategories: () => listCategories(deps),
-    resolveUri: (query, context) => resolveUri(deps, query, context),
+    resolveUri: (query, context) => answered(deps, listingKey('uri', query, context), () => resolveUri(deps, query, context)),
     getPricelist: async (id) => {
       const found = await deps.catalog.findPricelist(id);
       return found ? { pricelist: found.externalId, currency: found.currency } : null;

@@ -129,10 +129,20 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
     deps.logger.debug({ events: ours.length, applied: applied.length, changed }, 'catalog: upserts consumed');
     if (changed) deps.onCommitted?.();
   };
+  // One apply at a time in this process (decision 53): the bus hands each partition's run to its own
+  // worker, and on Postgres two runs creating the same new brands, collections or sizes in concurrent
+  // transactions deadlocked or hit a unique key, so the run was retried one event at a time (~30 ms a
+  // product instead of a few). They write to one database anyway; in turn they never conflict.
+  let previous: Promise<unknown> = Promise.resolve();
+  const inTurn = (envelopes: EventEnvelope[]): Promise<void> => {
+    const run = previous.then(() => handle(envelopes));
+    previous = run.catch(() => undefined);
+    return run;
+  };
   return {
     groupId: CATALOG_UPSERTS_GROUP,
     topics: [BackofficeTopics.UPSERT],
-    handle: (envelope) => handle([envelope]),
-    handleBatch: handle,
+    handle: (envelope) => inTurn([envelope]),
+    handleBatch: inTurn,
   };
 }

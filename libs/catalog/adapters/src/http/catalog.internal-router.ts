@@ -24,6 +24,21 @@ function notFound(ctx: { status: number; body: unknown }, error: { fields: Recor
 }
 
 /**
+ * The JSON of an answer, made once per answer object: a listing answer the catalog keeps (decision 53)
+ * comes back as the same object until it is cleared, so it is serialised once, not at every request.
+ */
+const serialised = new WeakMap<object, string>();
+function sendJson(ctx: { type: string; body: unknown }, answer: object): void {
+  let json = serialised.get(answer);
+  if (json === undefined) {
+    json = JSON.stringify(answer);
+    serialised.set(answer, json);
+  }
+  ctx.type = 'application/json';
+  ctx.body = json;
+}
+
+/**
  * The catalog's internal HTTP API, for deployments where the edge runs in another process
  * (`createCatalogHttpClient` is its client). It only parses, calls the use case and maps the result.
  */
@@ -44,7 +59,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient): Router {
   router.post('/products/search', async (ctx) => {
     const parsed = SearchBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
     if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
-    ctx.body = await catalog.searchProducts(parsed.data.query, parsed.data.context);
+    sendJson(ctx, await catalog.searchProducts(parsed.data.query, parsed.data.context));
   });
 
   router.post('/uri', async (ctx) => {
@@ -52,7 +67,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient): Router {
     if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
     const found = await catalog.resolveUri(parsed.data.query, parsed.data.context);
     if (!found) return notFound(ctx, { fields: { uri: 'not found' } });
-    ctx.body = found;
+    sendJson(ctx, found);
   });
 
   router.get('/categories', async (ctx) => {
