@@ -15,6 +15,7 @@ import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { backofficeSoapEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
+import { argon2Params } from '@commerce/account-contracts';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8086),
@@ -51,6 +52,7 @@ runService('backoffice-soap', async () => {
         pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
       },
       trustProxy: config.SOAP_TRUST_PROXY,
+      buyerPasswords: argon2Params(config),
     });
     await backoffice.start();
     closers.add(() => backoffice.stop());

@@ -1,18 +1,12 @@
 import { z } from 'zod';
-import { ARGON2_DEFAULTS, type Argon2Params } from './argon2.password-hasher';
+import { argon2Env } from '@commerce/account-contracts';
 
 /**
  * The account service's own variables, for the account and all-in-one config schemas. The argon2id cost
  * defaults to the production floor (19 MiB, t = 2); tests set lower values, a deployment never should.
  */
 export const accountEnv = () => ({
-  ARGON2_MEMORY_KIB: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(4 * 1024 * 1024)
-    .default(ARGON2_DEFAULTS.memoryKiB),
-  ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(64).default(ARGON2_DEFAULTS.iterations),
+  ...argon2Env(),
   /** `outbox` (a file per mail in MAIL_OUTBOX_DIR and a log line) or an SMTP URL, `smtp://user:pass@host:587` / `smtps://host:465`. */
   SMTP_URL: z
     .string()
@@ -36,8 +30,5 @@ export const mailerOptions = (config: { SMTP_URL: string; MAIL_OUTBOX_DIR: strin
   from: config.MAIL_FROM,
 });
 
-export const argon2Params = (config: { ARGON2_MEMORY_KIB: number; ARGON2_ITERATIONS: number }): Argon2Params => ({
-  memoryKiB: config.ARGON2_MEMORY_KIB,
-  iterations: config.ARGON2_ITERATIONS,
-  parallelism: 1,
-});
+// One definition, in the contracts: backoffice-soap hashes buyers' passwords with the same cost (decision 54).
+export { argon2Params } from '@commerce/account-contracts';

@@ -1,3 +1,4 @@
 export * from './account.dto';
 export * from './account.http-client';
 export * from './account.events';
+export * from './password-hash';

@@ -70,8 +70,9 @@ export async function verifyLogin(deps: AccountDeps, email: string, password: st
   const matches = await deps.hasher.verify(customer?.passwordHash ?? deps.dummyHash, candidate);
   // A customer without a password (sent by the back office) costs the same work and never logs in by it.
   if (!customer?.passwordHash || !passwordOk.success || !matches) return null;
-  // A buyer's scrypt hash from the back office becomes argon2id at the first login, so later ones cost the same as everyone's.
-  if (!customer.passwordHash.startsWith('$argon2id$'))
+  // A buyer's scrypt hash from the back office (before decision 54), or argon2id of another cost, is replaced
+  // at the login, so later ones cost the same as everyone's.
+  if (deps.hasher.needsRehash(customer.passwordHash))
     await deps.customers.updatePasswordHash(customer.id, await deps.hasher.hash(candidate));
   return toCustomerDto(customer);
 }

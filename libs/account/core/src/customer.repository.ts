@@ -98,6 +98,8 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Never throws for a malformed hash: false. */
   verify(passwordHash: string, password: string): Promise<boolean>;
+  /** Not made with this hasher's algorithm and cost: replaced at the next successful login. */
+  needsRehash(passwordHash: string): boolean;
 }
 
 /** One e-mail, plain text (a link is written out in full). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { argon2Env } from '@commerce/account-contracts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -7,6 +8,8 @@ const flag = z
 
 /** backoffice-soap's own variables, for the backoffice-soap and all-in-one config schemas. */
 export const backofficeSoapEnv = () => ({
+  /** The argon2id cost of buyers' passwords (accounts_Update): set as the account service's (decision 54). */
+  ...argon2Env(),
   /** `true`: changes made through SOAP come back as change events too (off: the ERP knows what it sent). */
   SOAP_ECHO_EVENTS: flag,
   /** Days a change event every SOAP user has marked done is kept before it is pruned. */

@@ -12,6 +12,7 @@ import {
 import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
+import { ARGON2_DEFAULTS, hashArgon2id, type Argon2Params } from '@commerce/account-contracts';
 import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore } from './received-upserts.store';
 import { createScryptPasswordHasher } from './scrypt-password.hasher';
@@ -29,6 +30,8 @@ export interface BackofficeServiceDeps {
   soapPath?: string;
   publicUrl?: () => string;
   hasher?: PasswordHasher;
+  /** The argon2id cost of buyers' passwords: the account service's (ARGON2_MEMORY_KIB, ARGON2_ITERATIONS; decision 54). */
+  buyerPasswords?: Argon2Params;
   /** Count failed logins per the last X-Forwarded-For entry (SOAP_TRUST_PROXY). */
   trustProxy?: boolean;
   /** Failed-login limits (default: 10 a minute per client address, 20 per user name). */
@@ -57,6 +60,9 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   const store = createReceivedUpsertsStore(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
   const hasher = deps.hasher ?? createScryptPasswordHasher();
+  // Buyers log in at the account service, whose hashes are argon2id: a buyer who never logged in then costs
+  // a login what anyone costs (decision 54). SOAP users stay on scrypt (decision 30).
+  const buyerHasher = { hash: (plain: string) => hashArgon2id(plain, deps.buyerPasswords ?? ARGON2_DEFAULTS) };
   const feed = createChangeEventStore(deps.db);
   const pageSize = deps.events?.pageSize ?? DEFAULT_EVENTS_PAGE_SIZE;
   const consumer = changeEventsConsumer({
@@ -82,7 +88,7 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   };
   const router = createSoapRouter({
     receiveEntities: async (entity, entities, requestId) => {
-      const result = await receiveEntities({ store, hasher }, entity, entities, requestId);
+      const result = await receiveEntities({ store, hasher: buyerHasher }, entity, entities, requestId);
       // Committed: publish now rather than at the relay's next poll, so catalog sees the batch quickly.
       if (result.received > 0) relay.nudge();
       return result;

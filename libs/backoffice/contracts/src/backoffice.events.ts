@@ -92,7 +92,7 @@ export const PricelistUpsertReceived = upsertReceived('pricelist', 'PricelistUps
 export const MarketUpsertReceived = upsertReceived('market', 'MarketUpsertReceived', SoapMarketSchema);
 export const WarehouseUpsertReceived = upsertReceived('warehouse', 'WarehouseUpsertReceived', SoapWarehouseSchema);
 export const DeliveryWindowUpsertReceived = upsertReceived('deliverywindow', 'DeliveryWindowUpsertReceived', SoapDeliveryWindowSchema);
-/** The account as received, except that each buyer's password is its scrypt hash (`passwordhash`). */
+/** The account as received, except that each buyer's password is its hash (`passwordhash`: argon2id, decision 54). */
 export const AccountUpsertReceived = upsertReceived('account', 'AccountUpsertReceived', ReceivedAccountSchema);
 export const CustomerUpsertReceived = upsertReceived('customer', 'CustomerUpsertReceived', SoapCustomerSchema);
 export const SalesRepUpsertReceived = upsertReceived('salesrep', 'SalesRepUpsertReceived', SoapSalesRepSchema);

@@ -276,8 +276,9 @@ export const ProductLineSchema = z.object({
 
 /**
  * A buyer as the ERP sends it. Its `password` never leaves backoffice-soap in clear: what is stored and
- * published is `passwordhash` (`scrypt$ln=15,r=8,p=3$<saltB64>$<hashB64>`; the first form had no parameters:
- * N=16384, r=8, p=1), see ReceivedBuyerSchema.
+ * published is `passwordhash`, argon2id with the account service's cost (decision 54); earlier batches
+ * carry a scrypt hash (`scrypt$ln=15,r=8,p=3$<saltB64>$<hashB64>`, or without parameters: N=16384, r=8,
+ * p=1), see ReceivedBuyerSchema.
  */
 export const BuyerSchema = z.object({
   id,
@@ -326,10 +327,13 @@ const accountFields = {
 export const SoapAccountSchema = z.object(accountFields);
 export type SoapAccount = z.infer<typeof SoapAccountSchema>;
 
-/** A buyer as stored and published: the password replaced by its scrypt hash, as the SOAP users' are kept. */
+/** A buyer as stored and published: the password replaced by its argon2id hash (or, before decision 54, scrypt). */
 export const ReceivedBuyerSchema = BuyerSchema.omit({ password: true }).extend({
   passwordhash: str
-    .regex(/^scrypt\$(ln=\d{1,2},r=\d{1,2},p=\d{1,2}\$)?[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/, 'must be a scrypt hash')
+    .regex(
+      /^(scrypt\$(ln=\d{1,2},r=\d{1,2},p=\d{1,2}\$)?[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+|\$argon2id\$v=19\$m=\d{1,8},t=\d{1,2},p=\d{1,2}\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+)$/,
+      'must be an argon2id or scrypt hash',
+    )
     .optional(),
 });
 export type ReceivedBuyer = z.infer<typeof ReceivedBuyerSchema>;

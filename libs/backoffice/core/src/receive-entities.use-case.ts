@@ -8,13 +8,15 @@ import {
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { z } from 'zod';
 import { validateBatch } from './entity-batch.validation';
-import type { PasswordHasher } from './password-hasher.port';
 import type { UpsertStore } from './upsert-store.port';
 
 export interface ReceiveEntitiesDeps {
   store: UpsertStore;
-  /** Hashes the buyers' passwords of `accounts_Update`; only that operation needs it. */
-  hasher?: PasswordHasher;
+  /**
+   * Hashes the buyers' passwords of `accounts_Update` (only that operation needs it): argon2id with the account
+   * service's cost, which verifies them (decision 54).
+   */
+  hasher?: { hash(plain: string): Promise<string> };
 }
 
 export interface ReceiveResult {

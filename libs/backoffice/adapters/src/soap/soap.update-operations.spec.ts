@@ -17,7 +17,7 @@ import {
 } from '@commerce/backoffice-contracts';
 import type { EventEnvelope } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
-import { verifyPassword } from '../scrypt-password.hasher';
+import { verify as argon2Verify } from '@node-rs/argon2';
 import { HARNESS_USER, testPasswordHash, startSoapService, type SoapServiceHarness } from '../testing/soap-service.harness';
 
 const ns = DEFAULT_SOAP_NAMESPACE;
@@ -526,7 +526,7 @@ describe('the *_Update operations of the account and order entities over SOAP', 
     expect(await h.rows()).toEqual({ received: [], outbox: [] });
   });
 
-  it('keeps a buyer’s password only as its scrypt hash, in the stored batch and in the event', async () => {
+  it('keeps a buyer’s password only as its argon2id hash with the account service’s cost, in the stored batch and in the event', async () => {
     const res = await h.call(
       'accounts_Update',
       el('accounts', el('account', ['id', 'A1'], el('buyers', el('buyer', ['id', 'B1'], ['password', 'Buyer-Secret-1'])))),
@@ -539,7 +539,10 @@ describe('the *_Update operations of the account and order entities over SOAP', 
     const buyer = AccountUpsertReceived.parse(outbox[0] as EventEnvelope).payload.account.buyers?.[0];
     expect(buyer).not.toHaveProperty('password');
     expect(buyer?.id).toBe('B1');
-    expect(await verifyPassword('Buyer-Secret-1', buyer?.passwordhash ?? '')).toBe(true);
+    // The production cost by default: what the account service verifies customers' passwords with (decision 54).
+    expect(buyer?.passwordhash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await argon2Verify(buyer?.passwordhash ?? '', 'Buyer-Secret-1')).toBe(true);
+    expect(await argon2Verify(buyer?.passwordhash ?? '', 'Buyer-Secret-2')).toBe(false);
     expect(received[0]?.['payload']).toEqual({ id: 'A1', buyers: [{ id: 'B1', passwordhash: buyer?.passwordhash }] });
   });
 
