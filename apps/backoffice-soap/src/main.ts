@@ -24,6 +24,8 @@ const ConfigSchema = z.object({
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
+  /** Put before the service's consumer groups (decision 53): a second instance on a shared Kafka takes no events from the first. */
+  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),
 });
@@ -36,7 +38,7 @@ runService('backoffice-soap', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
     closers.add(() => bus.close());
     const backoffice = await buildBackofficeService({
       db,

@@ -12,6 +12,8 @@ const ConfigSchema = z.object({
   ...databaseEnv('catalog'),
   ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
+  /** Put before the service's consumer groups (decision 53): a second instance on a shared Kafka takes no events from the first. */
+  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
   /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
   MEILI_URL: env.meiliUrl,
   MEILI_API_KEY: z.string().optional(),
@@ -29,7 +31,7 @@ runService('catalog', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
     closers.add(() => bus.close());
     const search = await createSearchIndex(config.MEILI_URL, {
       logger,

@@ -23,7 +23,7 @@ const ConfigSchema = z.object({
   /** Holds the outbox relay back after start: a crash test kills the process between placing and publishing. 0 in production. */
   OUTBOX_RELAY_START_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
   /** Put before the service's consumer groups: a second order service on a shared Kafka (a test) takes no events from the first. */
-  KAFKA_GROUP_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, . _ -').default(''),
+  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads

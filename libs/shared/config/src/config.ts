@@ -39,6 +39,11 @@ export const env = {
   kafkaBrokers: z.string().refine((v) => v === 'memory' || v.split(',').every((b) => /^[\w.-]+:\d+$/.test(b.trim())), {
     message: 'must be a comma-separated list of host:port or "memory"',
   }),
+  /** Put before a service's consumer groups: a second instance on a shared Kafka (a test, a benchmark) takes no events from the first. */
+  kafkaGroupPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, . _ -')
+    .default(''),
   /** `http(s)://…` of Meilisearch, or `embedded`. */
   meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
   url: z.string().url(),
