@@ -9,6 +9,17 @@ import { notificationOf, referenceOf, type TestProviderSettings } from '@commerc
 export const PAYMENT_PUBLIC_URL = 'http://shop.test';
 /** The test providers' signing key (`PAYMENT_TEST_HMAC_KEY`): the tests post the PSP's notifications themselves. */
 export const PAYMENT_TEST_HMAC_KEY = '5e'.repeat(32);
+/** The shop's settings every harness of the contract shares, its stock held for `holdSeconds`. */
+export const paymentShopEnv = (holdSeconds: number) => ({
+  PORT: '0',
+  LOG_LEVEL: 'silent',
+  GEOIP_DB: 'off',
+  PAYMENT_PUBLIC_URL,
+  PAYMENT_TEST_HMAC_KEY,
+  PAYMENT_HOLD_SECONDS: String(holdSeconds),
+  ARGON2_MEMORY_KIB: '1024',
+  ARGON2_ITERATIONS: '1',
+});
 const PSP: TestProviderSettings = { publicUrl: PAYMENT_PUBLIC_URL, hmacKey: PAYMENT_TEST_HMAC_KEY, merchantAccount: 'TestMerchant' };
 const RETURN = 'https://storefront.test/thanks';
 const FAILED = 'https://storefront.test/failed';
@@ -77,7 +88,11 @@ export interface PaymentApiHarness {
 export function checkoutPaymentContract(
   name: string,
   start: () => Promise<PaymentApiHarness>,
-  options: { race: { visitors: number; stock: number } },
+  options: {
+    race: { visitors: number; stock: number };
+    /** The same shop with `PAYMENT_HOLD_SECONDS=1` and `paymentDemoCatalog(1)`: payments made after their hold expired. */
+    shortHold: () => Promise<PaymentApiHarness>;
+  },
 ) {
   describe(`the checkout saga on ${name}`, () => {
     let h: PaymentApiHarness;
@@ -85,14 +100,19 @@ export function checkoutPaymentContract(
     const items = new Map<string, string>();
 
     beforeAll(async () => {
-      h = await start();
+      await use(await start());
+    }, 180_000);
+    /** Points every helper at a running shop and learns its item ids. */
+    async function use(harness: PaymentApiHarness) {
+      h = harness;
       endpoints = { checkout: `${h.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } };
+      items.clear();
       for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock', 'hook-belt']) {
         const found = await checkoutCall(endpoints, 'POST', '/uri', { body: { uri, for: ['product'] } });
         for (const item of found.body['product'].items as Array<{ item: string; name: string }>)
           items.set(`${uri}/${item.name}`, item.item);
       }
-    }, 180_000);
+    }
     afterAll(async () => {
       await h?.close();
     });
@@ -509,5 +529,75 @@ export function checkoutPaymentContract(
       expect(new Set(results.filter((r) => r.status === 200).map((r) => r.body['order'])).size).toBe(options.race.stock);
       expect(await availableOf('race-cap/S')).toBe(0);
     }, 300_000);
+
+    // Last: it points the helpers at a second shop whose holds last one second.
+    describe('payments made after their hold expired (a hold of one second)', () => {
+      let main: PaymentApiHarness;
+      beforeAll(async () => {
+        main = h;
+        await use(await options.shortHold());
+      }, 180_000);
+      afterAll(async () => {
+        const short = h;
+        h = main;
+        await short?.close();
+      });
+      const expire = () => new Promise((r) => setTimeout(r, 1500));
+      /** What the hosted page shows of a payment: its status once it is no longer started. */
+      const pageOf = async (url: string) => (await browse(url)).text();
+
+      it('the stock is still there: the expired hold is taken again and the order placed', async () => {
+        const token = await visitor('hook-belt/S', 2);
+        const before = await availableOf('hook-belt/S');
+        const started = await call('POST', '/payment', token, payment());
+        await expire();
+        const back = await postForm(`${started.body['url']}/decision`, { decision: 'approve' });
+        const result = await call('POST', '/payment-result', token, { paymentMethodFields: queryOf(back.headers.get('location')!) });
+        expect(result.status).toBe(200);
+        expect(result.body).toMatchObject({ status: 'untouched', items: [{ item: items.get('hook-belt/S'), quantity: 2 }] });
+        expect(await availableOf('hook-belt/S')).toBe(before - 2);
+      }, 120_000);
+
+      it('the stock was sold meanwhile: no order, the payment voided, 410 with unavailable as POST payment gives; never below 0', async () => {
+        const late = await visitor('last-scarf/S');
+        const started = await call('POST', '/payment', late, payment());
+        expect(started.body['action']).toBe('redirect');
+        await expire();
+        // Another visitor buys the last scarf (the invoice method decides at once).
+        const other = await visitor('last-scarf/S', 1, 'test-invoice');
+        expect((await call('POST', '/payment', other, payment())).body).toMatchObject({ action: 'success', status: 'untouched' });
+        // The late visitor pays after all.
+        const back = await postForm(`${started.body['url']}/decision`, { decision: 'approve' });
+        const fields = queryOf(back.headers.get('location')!);
+        const results = await Promise.all([1, 2].map(() => call('POST', '/payment-result', late, { paymentMethodFields: fields })));
+        for (const res of results) {
+          expect({ status: res.status, errors: res.body['errors'] }).toEqual({ status: 410, errors: { items: 'unavailable' } });
+          expectMatchesSchema('UnavailableEnvelope', res.body);
+          expect(res.body['errors']).toEqual({ items: 'unavailable' });
+          expect(res.body['unavailable']).toEqual([
+            { item: items.get('last-scarf/S'), product: items.get('last-scarf/S')!.split('-')[0], originalQuantity: 1, unavailable: 1, available: 0 },
+          ]);
+        }
+        expect((await call('GET', '/selection', late)).body['selection'].items).toEqual([]);
+        expect((await call('GET', '/receipt', late)).status).toBe(404);
+        expect(await pageOf(started.body['url'])).toContain('This payment is voided.');
+        expect(await availableOf('last-scarf/S')).toBe(0);
+      }, 120_000);
+
+      it('the webhook alone, the stock sold meanwhile: no order, the payment voided', async () => {
+        const late = await customer('race-cap/S', 1);
+        const started = await call('POST', '/payment', late, payment());
+        await expire();
+        const other = await visitor('race-cap/S', 1, 'test-invoice');
+        expect((await call('POST', '/payment', other, payment())).body).toMatchObject({ action: 'success' });
+        // Approve notifies the webhook; the visitor never comes back.
+        await postForm(`${started.body['url']}/decision`, { decision: 'approve' });
+        const until = Date.now() + 60_000;
+        while (!(await pageOf(started.body['url'])).includes('voided') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+        expect(await pageOf(started.body['url'])).toContain('This payment is voided.');
+        expect(await ordersOf(late)).toEqual([]);
+        expect(await availableOf('race-cap/S')).toBe(0);
+      }, 120_000);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import type { Knex, Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
-import { stockHoldsMigration } from './stock-holds.migrations';
+import { stockHoldsLostMigration, stockHoldsMigration } from './stock-holds.migrations';
 
 const refTable =
   (name: string): Migration['up'] =>
@@ -199,4 +199,4 @@ const catalogEntities: Migration = {
 };
 
 /** The catalog's schema: its tables plus the shared outbox and processed-events tables. */
-export const catalogMigrations: Migration[] = [...outboxMigrations, catalogTables, catalogEntities, stockHoldsMigration];
+export const catalogMigrations: Migration[] = [...outboxMigrations, catalogTables, catalogEntities, stockHoldsMigration, stockHoldsLostMigration];

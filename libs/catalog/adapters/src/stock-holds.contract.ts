@@ -124,17 +124,46 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
     });
 
-    it('a commit never takes the stock below 0 (the ERP lowered it meanwhile), and commits an expired or replaced hold', async () => {
+    it('an expired hold is committed when its stock is still there (re-taken), once', async () => {
       const attempt = randomUUID();
-      await hold([['CAFE-BRN-S', 4]], randomUUID(), attempt);
-      await h.db
-        .table('items')
-        .where({ id: items.get('CAFE-BRN-S')! })
-        .update({ stock: 1 });
+      await hold([['CAFE-BRN-S', 3]], randomUUID(), attempt);
       now = new Date(now.getTime() + 3_600_000);
       expect(await stock.commitStock(attempt)).toEqual({ committed: 1 });
-      expect(await stockOf('CAFE-BRN-S')).toBe(0);
+      expect(await stock.commitStock(attempt)).toEqual({ committed: 0 });
+      expect(await stockOf('CAFE-BRN-S')).toBe(1);
       expect(await stock.commitStock(randomUUID())).toEqual({ committed: 0 });
+    });
+
+    it('an expired hold whose stock was sold meanwhile is lost: nothing taken, the missing quantities, the same answer ever after', async () => {
+      const late = randomUUID();
+      await hold([['CAFE-BRN-S', 3], ['CAFE-OAT-S', 1]], randomUUID(), late);
+      now = new Date(now.getTime() + 3_600_000);
+      // Another visitor holds and buys 2 of the 4 once the first hold expired.
+      const other = randomUUID();
+      expect(await hold([['CAFE-BRN-S', 2]], randomUUID(), other)).toEqual({ held: true });
+      expect(await stock.commitStock(other)).toEqual({ committed: 1 });
+      const expected = {
+        committed: 0,
+        unavailable: [
+          { item: items.get('CAFE-BRN-S'), product: items.get('CAFE-BRN-S')!.split('-')[0], originalQuantity: 3, unavailable: 1, available: 2 },
+        ],
+      };
+      expect(await stock.commitStock(late)).toEqual(expected);
+      expect(await stockOf('CAFE-BRN-S')).toBe(2);
+      expect(await stockOf('CAFE-OAT-S')).toBe(1);
+      // The ERP raises the stock again: the lost hold stays lost (its payment is voided meanwhile).
+      await h.db.table('items').where({ id: items.get('CAFE-BRN-S')! }).update({ stock: 10 });
+      const again = await Promise.all([stock.commitStock(late), stock.commitStock(late)]);
+      expect(again).toEqual([expected, expected]);
+      expect(await stockOf('CAFE-BRN-S')).toBe(10);
+    });
+
+    it('a live hold whose stock the ERP lowered meanwhile is lost too: the stock never goes below 0', async () => {
+      const attempt = randomUUID();
+      await hold([['CAFE-BRN-S', 4]], randomUUID(), attempt);
+      await h.db.table('items').where({ id: items.get('CAFE-BRN-S')! }).update({ stock: 1 });
+      expect(await stock.commitStock(attempt)).toMatchObject({ committed: 0, unavailable: [{ originalQuantity: 4, unavailable: 3, available: 1 }] });
+      expect(await stockOf('CAFE-BRN-S')).toBe(1);
     });
   });
 }

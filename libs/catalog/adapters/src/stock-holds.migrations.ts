@@ -1,6 +1,16 @@
 import type { Migration } from '@commerce/shared-db';
 
 /** Stock held by started payments (the checkout saga), per attempt and item. */
+/** A hold whose stock was gone when its payment came (decision 55): `lost`, with the quantity that was missing. */
+export const stockHoldsLostMigration: Migration = {
+  name: 'catalog_stock_holds_002_lost',
+  async up(knex, schema) {
+    await knex.schema.withSchema(schema).alterTable('stock_holds', (t) => {
+      t.integer('unavailable').nullable();
+    });
+  },
+};
+
 export const stockHoldsMigration: Migration = {
   name: 'catalog_stock_holds_001',
   async up(knex, schema) {

@@ -1,6 +1,13 @@
 import { enqueue } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
-import { ProductUpserted, StockChanged, type HoldStockResult, type StockClient, type UnavailableEntry } from '@commerce/catalog-contracts';
+import {
+  ProductUpserted,
+  StockChanged,
+  type CommitStockResult,
+  type HoldStockResult,
+  type StockClient,
+  type UnavailableEntry,
+} from '@commerce/catalog-contracts';
 
 interface ItemRow {
   id: string;
@@ -31,6 +38,69 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       .orderBy('i.id')
       .forUpdate('i') as Promise<ItemRow[]>;
 
+  /**
+   * What of `wanted` (item → quantity) the items' stock does not cover beside the live holds of other
+   * attempts (`except`); preorder items and variants in an open delivery window are not limited.
+   */
+  const shortOf = async (trx: Knex.Transaction, items: Map<string, ItemRow>, wanted: Map<string, number>, at: Date, except?: string) => {
+    const ids = [...wanted.keys()];
+    const liveHolds = db
+      .table('stock_holds', trx)
+      .whereIn('item_id', ids)
+      .andWhere({ state: 'held' })
+      .andWhere('expires_at', '>', at);
+    if (except) liveHolds.whereNot({ attempt_id: except });
+    const held = new Map(
+      ((await liveHolds.groupBy('item_id').select('item_id', trx.raw('sum(quantity)::int as quantity'))) as Array<{ item_id: string; quantity: number }>).map(
+        (r) => [r.item_id, Number(r.quantity)],
+      ),
+    );
+    const variants = [...new Set([...items.values()].map((i) => i.variant_external_id))];
+    const open = new Set(
+      (
+        (await trx
+          .select('dwv.variation_external_id')
+          .from(`${q('delivery_window_variations')} as dwv`)
+          .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
+          .where('dw.active_indexed', true)
+          .whereIn('dwv.variation_external_id', variants)) as Array<{ variation_external_id: string }>
+      ).map((r) => r.variation_external_id),
+    );
+    const unavailable: UnavailableEntry[] = [];
+    for (const [itemId, quantity] of wanted) {
+      const item = items.get(itemId);
+      if (item && (item.preorder || open.has(item.variant_external_id))) continue;
+      const available = item ? Math.max(0, item.stock - (held.get(itemId) ?? 0)) : 0;
+      if (quantity > available)
+        unavailable.push({
+          item: itemId,
+          product: item ? String(item.variant_id) : itemId.split('-')[0]!,
+          originalQuantity: quantity,
+          unavailable: quantity - available,
+          available,
+        });
+    }
+    return unavailable;
+  };
+
+  /** The entries a lost hold answered when it was lost (the quantities missing then). */
+  const lostEntries = async (trx: Knex.Transaction, lost: Array<{ item_id: string; quantity: number; unavailable: number | null }>) => {
+    const variants = new Map(
+      ((await db.table('items', trx).whereIn('id', lost.map((h) => h.item_id)).select('id', 'variant_id')) as Array<{ id: string; variant_id: number }>).map(
+        (r) => [r.id, String(r.variant_id)],
+      ),
+    );
+    return lost
+      .filter((h) => (h.unavailable ?? 0) > 0)
+      .map((h) => ({
+        item: h.item_id,
+        product: variants.get(h.item_id) ?? h.item_id.split('-')[0]!,
+        originalQuantity: h.quantity,
+        unavailable: h.unavailable!,
+        available: h.quantity - h.unavailable!,
+      }));
+  };
+
   return {
     async holdStock(command): Promise<HoldStockResult> {
       const wanted = new Map<string, number>();
@@ -46,42 +116,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           .table('stock_holds', trx)
           .where({ selection_id: command.selectionId, state: 'held' })
           .update({ state: 'released', updated_at: at });
-        const held = new Map(
-          (
-            (await db
-              .table('stock_holds', trx)
-              .whereIn('item_id', ids)
-              .andWhere({ state: 'held' })
-              .andWhere('expires_at', '>', at)
-              .groupBy('item_id')
-              .select('item_id', trx.raw('sum(quantity)::int as quantity'))) as Array<{ item_id: string; quantity: number }>
-          ).map((r) => [r.item_id, Number(r.quantity)]),
-        );
-        const variants = [...new Set([...items.values()].map((i) => i.variant_external_id))];
-        const open = new Set(
-          (
-            (await trx
-              .select('dwv.variation_external_id')
-              .from(`${q('delivery_window_variations')} as dwv`)
-              .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
-              .where('dw.active_indexed', true)
-              .whereIn('dwv.variation_external_id', variants)) as Array<{ variation_external_id: string }>
-          ).map((r) => r.variation_external_id),
-        );
-        const unavailable: UnavailableEntry[] = [];
-        for (const [itemId, quantity] of wanted) {
-          const item = items.get(itemId);
-          if (item && (item.preorder || open.has(item.variant_external_id))) continue;
-          const available = item ? Math.max(0, item.stock - (held.get(itemId) ?? 0)) : 0;
-          if (quantity > available)
-            unavailable.push({
-              item: itemId,
-              product: item ? String(item.variant_id) : itemId.split('-')[0]!,
-              originalQuantity: quantity,
-              unavailable: quantity - available,
-              available,
-            });
-        }
+        const unavailable = await shortOf(trx, items, wanted, at);
         if (unavailable.length > 0) return { held: false, unavailable };
         const expiresAt = new Date(at.getTime() + command.ttlSeconds * 1000);
         await db.table('stock_holds', trx).insert(
@@ -104,20 +139,43 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       await db.table('stock_holds').where({ attempt_id: attemptId, state: 'held' }).update({ state: 'released', updated_at: now() });
     },
 
-    async commitStock(attemptId) {
-      const committed = await db.transaction(async (trx) => {
-        // Locks the attempt's holds: a concurrent commit waits here, then finds them committed.
-        const holds = (await db
-          .table('stock_holds', trx)
-          .where({ attempt_id: attemptId })
-          .whereNot({ state: 'committed' })
-          .orderBy('item_id')
-          .forUpdate()) as Array<{ item_id: string; quantity: number }>;
-        if (holds.length === 0) return 0;
+    async commitStock(attemptId): Promise<CommitStockResult> {
+      const at = now();
+      const result = await db.transaction(async (trx): Promise<CommitStockResult> => {
+        // Locks the attempt's holds: a concurrent commit waits here, then finds them committed (or lost).
+        const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as Array<{
+          item_id: string;
+          quantity: number;
+          state: string;
+          unavailable: number | null;
+        }>;
+        const lost = all.filter((h) => h.state === 'lost');
+        if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
+        const holds = all.filter((h) => h.state !== 'committed');
+        if (holds.length === 0) return { committed: 0 };
         const items = await lockItems(
           trx,
           holds.map((h) => h.item_id),
         );
+        // The stock must still be there beside the other attempts' live holds: a hold that expired or was
+        // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
+        const unavailable = await shortOf(
+          trx,
+          new Map(items.map((i) => [i.id, i])),
+          new Map(holds.map((h) => [h.item_id, h.quantity])),
+          at,
+          attemptId,
+        );
+        if (unavailable.length > 0) {
+          for (const hold of holds) {
+            const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
+            await db
+              .table('stock_holds', trx)
+              .where({ attempt_id: attemptId, item_id: hold.item_id })
+              .update({ state: 'lost', unavailable: short, updated_at: at });
+          }
+          return { committed: 0, unavailable };
+        }
         for (const hold of holds)
           await db
             .table('items', trx)
@@ -127,7 +185,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           .table('stock_holds', trx)
           .where({ attempt_id: attemptId })
           .whereNot({ state: 'committed' })
-          .update({ state: 'committed', updated_at: now() });
+          .update({ state: 'committed', updated_at: at });
         // The products' `inStock` and `stock` follow: the indexer re-reads them. The items' new quantities
         // go on catalog.stock.v1 (the SOAP feed's stock events), per product.
         const changed = (await trx
@@ -166,10 +224,10 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
             StockChanged.create(String(id), { productId: String(id), externalId: p.externalId, items: p.items }),
           ]),
         );
-        return holds.length;
+        return { committed: holds.length };
       });
-      if (committed > 0) options.onCommitted?.();
-      return { committed };
+      if (result.committed > 0) options.onCommitted?.();
+      return result;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { HoldStockCommand, HoldStockResult, StockClient } from './stock.dto';
+import type { CommitStockResult, HoldStockCommand, HoldStockResult, StockClient } from './stock.dto';
 
 /** The catalog's stock API over internal HTTP (`/internal/catalog/stock`). */
 export function createStockHttpClient(baseUrl: string): StockClient {
@@ -10,6 +10,6 @@ export function createStockHttpClient(baseUrl: string): StockClient {
     releaseStock: async (attemptId) => {
       await call('POST', `${hold(attemptId)}/release`);
     },
-    commitStock: async (attemptId) => (await call<{ committed: number }>('POST', `${hold(attemptId)}/commit`)) ?? { committed: 0 },
+    commitStock: async (attemptId) => (await call<CommitStockResult>('POST', `${hold(attemptId)}/commit`)) ?? { committed: 0 },
   };
 }

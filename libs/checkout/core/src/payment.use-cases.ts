@@ -1,6 +1,6 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { ValidationError, fieldsFromIssues, isDomainError } from '@commerce/shared-errors';
 import type { AttemptDto, PaymentAddress } from '@commerce/payment-contracts';
 import { orderAddressOf, type OrderDto } from '@commerce/order-contracts';
 import type { SelectionDto } from '@commerce/cart-contracts';
@@ -101,10 +101,26 @@ async function unavailableAnswer(
  * completes the attempt (`completePaidAttempt`, the same step its consumer of `PaymentAuthorized` takes
  * when the visitor never comes back: stock committed, one order per attempt, selection closed). The
  * session then has no selection (a fresh empty one on the next call) and remembers the order for
- * `GET receipt`; it keeps its token and login.
+ * `GET receipt`; it keeps its token and login. When the hold had expired and its stock is gone, there is
+ * no order and the payment was voided: 410 with `unavailable`, the missing quantities taken out of the
+ * selection, as `POST payment` answers.
  */
 async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt: AttemptDto) {
-  const order = await deps.orders.completePaidAttempt(attempt.attemptId);
+  const completion = await deps.orders.completePaidAttempt(attempt.attemptId);
+  if (!completion.placed) {
+    const selection = await currentSelection(deps, handle);
+    if (selection.id === attempt.selectionId) {
+      const answer = await unavailableAnswer(deps, handle, selection, completion.unavailable).catch((error: unknown) => {
+        // A concurrent duplicate took the quantities out first (its line is gone): the selection as it is now.
+        if (isDomainError(error) && error.kind === 'not_found') return null;
+        throw error;
+      });
+      if (answer) throw answer;
+    }
+    const { token: _token, ...answer } = await envelope(deps, handle, await currentSelection(deps, handle));
+    throw new ItemsUnavailableError({ ...answer, unavailable: completion.unavailable });
+  }
+  const { order } = completion;
   const patch: Partial<CheckoutSession> = { lastOrderId: order.id };
   const session: CheckoutSession = { ...handle.session, ...patch };
   if (session.selectionId === attempt.selectionId) delete session.selectionId;
@@ -198,10 +214,11 @@ export async function paymentResult(deps: CheckoutDeps, handle: SessionHandle, b
   const result = await deps.payment.verifyResult(paymentMethodFields);
   // Only the token that started the payment learns its order (the fields alone carry no secret of the visitor's).
   if (result.attempt.attemptId !== handle.session.paymentAttemptId) throw new NotFoundError('payment');
-  if (result.outcome !== 'authorized') {
+  if (result.outcome === 'declined') {
     await deps.stock.releaseStock(result.attempt.attemptId);
     throw new CheckoutRefusedError('payment', 'failed');
   }
+  // Authorized, or voided because its order could not be placed (then 410 again, as the first answer).
   return completeOrder(deps, handle, result.attempt);
 }
 

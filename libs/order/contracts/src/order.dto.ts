@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PaymentAddress } from '@commerce/payment-contracts';
+import type { UnavailableEntry } from '@commerce/catalog-contracts';
 
 /*
  * The order service's internal DTOs (DESIGN §2). An order is a snapshot of the priced selection taken
@@ -210,6 +211,12 @@ export interface OrderPage {
   totalSize: number;
 }
 
+/**
+ * What completing a paid attempt came to: its order, or (the stock of a hold that expired is gone) no
+ * order, the payment voided, and what is missing (the spec's Unavailable entries).
+ */
+export type PaidAttemptCompletion = { placed: true; order: OrderDto } | { placed: false; unavailable: UnavailableEntry[] };
+
 /** Questions the edge asks the order service synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface OrderClient {
   /**
@@ -222,9 +229,10 @@ export interface OrderClient {
    * Completes a paid payment attempt (the checkout saga's last step, shared by `POST payment-result` at
    * the edge and the order service's consumer of `PaymentAuthorized`): the attempt's stock committed,
    * its order placed from the draft it keeps, its selection closed. Idempotent by attempt id: every call
-   * answers the same order. An attempt the payment service does not know as authorized is refused.
+   * answers the same order. When the stock is gone (an expired hold), no order: the payment is voided and
+   * every call answers the same `unavailable`. An attempt not paid is refused.
    */
-  completePaidAttempt(paymentAttemptId: string): Promise<OrderDto>;
+  completePaidAttempt(paymentAttemptId: string): Promise<PaidAttemptCompletion>;
   /** null when there is no order with that id. */
   getOrder(id: string): Promise<OrderDto | null>;
   /** The order placed for a payment attempt, or null. */

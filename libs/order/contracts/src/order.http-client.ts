@@ -1,5 +1,5 @@
 import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { OrderClient, OrderDto, OrderPage, PlaceOrderCommand } from './order.dto';
+import type { OrderClient, OrderDto, OrderPage, PaidAttemptCompletion, PlaceOrderCommand } from './order.dto';
 
 /** The order service's internal HTTP API, for a deployment where the edge and the order service are separate processes. */
 export function createOrderHttpClient(baseUrl: string): OrderClient {
@@ -7,7 +7,7 @@ export function createOrderHttpClient(baseUrl: string): OrderClient {
   return {
     placeOrder: async (command: PlaceOrderCommand) => (await call<OrderDto>('POST', '/internal/order/orders', command))!,
     completePaidAttempt: async (attempt) =>
-      (await call<OrderDto>('POST', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/completion`))!,
+      (await call<PaidAttemptCompletion>('POST', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/completion`))!,
     getOrder: (id) => call<OrderDto>('GET', `/internal/order/orders/${encodeURIComponent(id)}`),
     getOrderByPaymentAttempt: (attempt) => call<OrderDto>('GET', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/order`),
     listCustomerOrders: async (customerId, from, size) => {

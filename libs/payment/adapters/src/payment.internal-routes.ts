@@ -38,6 +38,10 @@ export function createPaymentInternalRouter(payment: PaymentClient): Router {
     withCodes((ctx) => payment.cancelAttempt(ctx.params['id']!)),
   );
   router.post(
+    '/attempts/:id/void',
+    withCodes((ctx) => payment.voidAttempt(ctx.params['id']!)),
+  );
+  router.post(
     '/results',
     withCodes((ctx) => payment.verifyResult((requestBody(ctx)['fields'] ?? {}) as Record<string, string>)),
   );

@@ -55,6 +55,7 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
     verifyResult: (f) => useCases.verifyResult(f).finally(() => relay.nudge()),
     getAttempt: (id) => useCases.getAttempt(id),
     cancelAttempt: (id) => useCases.cancelAttempt(id).finally(() => relay.nudge()),
+    voidAttempt: (id) => useCases.voidAttempt(id).finally(() => relay.nudge()),
     addressSearch: (m, c, i) => useCases.addressSearch(m, c, i),
   };
   const notifying: PaymentUseCases = { ...useCases, ...client, notify: (p, n) => useCases.notify(p, n).finally(() => relay.nudge()) };

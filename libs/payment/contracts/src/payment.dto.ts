@@ -17,7 +17,8 @@ export interface PaymentAddress {
 export type PaymentAction =
   { action: 'redirect'; url: string } | { action: 'form'; formHtml: string } | { action: 'success' } | { action: 'failed' };
 
-export type AttemptStatus = 'started' | 'authorized' | 'declined' | 'cancelled';
+/** `voided`: authorized, then its authorization cancelled at the provider because no order could be placed (decision 55). */
+export type AttemptStatus = 'started' | 'authorized' | 'declined' | 'cancelled' | 'voided';
 
 /** A payment attempt: one try to pay one priced selection with one method. */
 export interface AttemptDto {
@@ -63,7 +64,8 @@ export interface StartAttemptResult {
 /** What `POST payment-result` learned from the provider: the attempt and whether it is paid. */
 export interface PaymentResultDto {
   attempt: AttemptDto;
-  outcome: 'authorized' | 'declined';
+  /** `voided`: it was paid, but its order could not be placed (the stock was gone) and the payment was voided. */
+  outcome: 'authorized' | 'declined' | 'voided';
 }
 
 /** Questions the edge asks the payment service synchronously (DESIGN §2). HTTP and in-process implementations. */
@@ -79,6 +81,12 @@ export interface PaymentClient {
   getAttempt(attemptId: string): Promise<AttemptDto | null>;
   /** A started attempt given up (a new one for the selection, an expired hold); no-op otherwise. */
   cancelAttempt(attemptId: string): Promise<AttemptDto | null>;
+  /**
+   * Voids an authorized attempt whose order cannot be placed, through its provider (idempotent: the
+   * attempt id is the idempotency key), recorded as `voided` with `PaymentVoided`. A voided attempt is
+   * answered as it is; null when no attempt has that id; any other status is refused (`not_acceptable`).
+   */
+  voidAttempt(attemptId: string): Promise<AttemptDto | null>;
   /** `POST address-search`: the registered address of an identity number, for an invoice method in its country. */
   addressSearch(paymentMethod: string, country: string | null, identityNumber: string): Promise<PaymentAddress>;
 }

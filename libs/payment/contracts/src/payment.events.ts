@@ -23,4 +23,6 @@ export const PaymentAuthorized = defineEvent({
 /** A provider refused the payment of an attempt. */
 export const PaymentDeclined = defineEvent({ topic: PaymentTopics.PAYMENT, type: 'PaymentDeclined', version: 1, schema: attemptPayload });
 /** A started attempt was given up (a newer attempt for its selection, or cancelled by the edge). */
+/** An authorized attempt's payment was voided at the provider: its order could not be placed (the stock was gone). */
+export const PaymentVoided = defineEvent({ topic: PaymentTopics.PAYMENT, type: 'PaymentVoided', version: 1, schema: attemptPayload });
 export const PaymentCancelled = defineEvent({ topic: PaymentTopics.PAYMENT, type: 'PaymentCancelled', version: 1, schema: attemptPayload });

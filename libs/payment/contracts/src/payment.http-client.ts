@@ -10,6 +10,7 @@ export function createPaymentHttpClient(baseUrl: string): PaymentClient {
     verifyResult: async (fields) => (await call<PaymentResultDto>('POST', '/internal/payment/results', { fields }))!,
     getAttempt: (id) => call<AttemptDto>('GET', attempt(id)),
     cancelAttempt: (id) => call<AttemptDto>('POST', `${attempt(id)}/cancellation`),
+    voidAttempt: (id) => call<AttemptDto>('POST', `${attempt(id)}/void`),
     addressSearch: async (paymentMethod, country, identityNumber) =>
       (await call<PaymentAddress>('POST', '/internal/payment/address-searches', { paymentMethod, country, identityNumber }))!,
   };

@@ -50,6 +50,13 @@ export interface PaymentProvider {
   verifyNotification?(notification: ProviderNotification): Promise<ProviderVerdict[]>;
   /** The answer the provider expects for an accepted notification (Adyen: `[accepted]`). */
   readonly notificationAnswer?: string;
+  /**
+   * Cancels the authorization of an attempt that was not captured (every attempt here: capture belongs to
+   * shipping, the ERP's business), when its order could not be placed. Idempotent by the attempt (a PSP's
+   * idempotency key): voiding twice voids once. What it answers is merged into the provider's data.
+   * A provider that captured at once would refund here instead; none of the built-in ones does.
+   */
+  void(attempt: AttemptDto, providerData: Record<string, unknown>): Promise<{ providerData?: Record<string, unknown> }>;
   /** An invoice provider's look-up of a registered address by identity number. */
   addressSearch?(identityNumber: string, country: string | null): Promise<PaymentAddress>;
 }

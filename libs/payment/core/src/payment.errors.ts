@@ -33,6 +33,13 @@ export class AddressSearchRefusedError extends DomainError {
   }
 }
 
+/** Voiding an attempt that is not authorized (started, declined, cancelled). */
+export class AttemptNotVoidableError extends DomainError {
+  constructor(status: string) {
+    super('PAYMENT.NOT_VOIDABLE', 'not_acceptable', { payment: `cannot be voided (${status})` });
+  }
+}
+
 export class IdentityNotFoundError extends DomainError {
   constructor() {
     super('PAYMENT.IDENTITY_NOT_FOUND', 'not_found', { identityNumber: 'not found' });

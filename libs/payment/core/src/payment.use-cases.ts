@@ -3,6 +3,7 @@ import {
   PaymentAuthorized,
   PaymentCancelled,
   PaymentDeclined,
+  PaymentVoided,
   type AttemptDto,
   type PaymentAddress,
   type PaymentClient,
@@ -13,6 +14,7 @@ import type { AttemptRepository, StoredAttempt } from './attempt.repository';
 import {
   AddressSearchRefusedError,
   AttemptNotFoundError,
+  AttemptNotVoidableError,
   NotificationInvalidError,
   PaymentMethodNotFoundError,
   PaymentResultInvalidError,
@@ -63,7 +65,9 @@ const eventOf = (status: string, a: StoredAttempt): EventEnvelope[] =>
       ? [PaymentDeclined.create(a.attemptId, payloadOf(a))]
       : status === 'cancelled'
         ? [PaymentCancelled.create(a.attemptId, payloadOf(a))]
-        : [];
+        : status === 'voided'
+          ? [PaymentVoided.create(a.attemptId, payloadOf(a))]
+          : [];
 
 export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
   const now = () => (deps.now ?? (() => new Date()))();
@@ -92,7 +96,8 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
     return moved ?? (await deps.attempts.find(attempt.attemptId))!;
   }
 
-  const outcomeOf = (a: StoredAttempt): PaymentResultDto['outcome'] => (a.status === 'authorized' ? 'authorized' : 'declined');
+  const outcomeOf = (a: StoredAttempt): PaymentResultDto['outcome'] =>
+    a.status === 'authorized' || a.status === 'voided' ? a.status : 'declined';
 
   return {
     async startAttempt(command: StartAttemptCommand) {
@@ -168,6 +173,23 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       const moved = await deps.attempts.transition(attemptId, ['started'], 'cancelled', {}, (a) => eventOf('cancelled', a));
       const attempt = moved ?? (await deps.attempts.find(attemptId));
       return attempt ? publicAttempt(attempt) : null;
+    },
+
+    async voidAttempt(attemptId) {
+      const attempt = await deps.attempts.find(attemptId);
+      if (!attempt) return null;
+      if (attempt.status === 'voided') return publicAttempt(attempt);
+      if (attempt.status !== 'authorized') throw new AttemptNotVoidableError(attempt.status);
+      // The provider first (idempotent by the attempt): a crash before the record voids again, harmlessly.
+      const voided = await providerOf(attempt.provider).void(publicAttempt(attempt), attempt.providerData);
+      const moved = await deps.attempts.transition(
+        attemptId,
+        ['authorized'],
+        'voided',
+        voided.providerData ? { providerData: voided.providerData } : {},
+        (a) => eventOf('voided', a),
+      );
+      return publicAttempt(moved ?? (await deps.attempts.find(attemptId))!);
     },
 
     async addressSearch(paymentMethod, country, identityNumber): Promise<PaymentAddress> {

@@ -30,9 +30,10 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
     handle: async (envelope: EventEnvelope) => {
       if (envelope.type !== PaymentAuthorized.type) return;
       const { attemptId } = PaymentAuthorized.parse(envelope).payload;
-      const order = await deps.orders.completePaidAttempt(attemptId);
+      const completion = await deps.orders.completePaidAttempt(attemptId);
       await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
-      deps.logger.debug({ eventId: envelope.id, attemptId, order: order.order }, 'order: paid attempt completed');
+      if (completion.placed) deps.logger.debug({ eventId: envelope.id, attemptId, order: completion.order.order }, 'order: paid attempt completed');
+      else deps.logger.warn({ eventId: envelope.id, attemptId, unavailable: completion.unavailable }, 'order: stock of an expired hold gone, payment voided');
     },
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AddressSearchRefusedError, IdentityNotFoundError, type PaymentProvider } from '@commerce/payment-core';
 import type { PaymentAddress } from '@commerce/payment-contracts';
-import { referenceOf } from './test-provider.settings';
+import { referenceOf, voidTestPayment } from './test-provider.settings';
 
 /** A payment method's `options` for the invoice test provider (store configuration). */
 export const InvoiceOptionsSchema = z
@@ -39,6 +39,8 @@ export function invoiceTestProvider(name: string, options: InvoiceOptions, minor
   const registry = new Map(options.identities.map((i) => [identityKey(i.identityNumber), i]));
   return {
     name,
+    // Voiding cancels the invoice before it is sent.
+    void: voidTestPayment,
     async start({ attempt }) {
       const limit = options.creditLimit[attempt.currency];
       const granted = limit !== undefined && attempt.amountMinor <= Math.round(limit * 10 ** minorDigits(attempt.currency));

@@ -1,3 +1,5 @@
+import type { AttemptDto } from '@commerce/payment-contracts';
+
 /** What the built-in test providers share: where the browser reaches their pages, and their signing key. */
 export interface TestProviderSettings {
   /** The payment service's address as the visitor's browser reaches it (its pages are under `/payment/`). */
@@ -13,3 +15,10 @@ export const referenceOf = (prefix: string, attemptId: string): string => `${pre
 
 export const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * The test PSPs' void of an authorization (card or invoice): cancelled on their side, once, under a void
+ * reference made from the attempt id (a repeated void names the same one and changes nothing).
+ */
+export const voidTestPayment = async (attempt: AttemptDto, data: Record<string, unknown>): Promise<{ providerData?: Record<string, unknown> }> =>
+  data['voided'] ? {} : { providerData: { voided: { voidReference: referenceOf('TV', attempt.attemptId) } } };
