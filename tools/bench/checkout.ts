@@ -17,7 +17,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+import { startShopProcesses, stopApp } from '../e2e/processes';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 15);
 const visitorCounts = (process.env['BENCH_VISITORS'] ?? '1,8').split(',').map(Number);
@@ -43,36 +43,12 @@ async function embedded(): Promise<Running> {
 
 async function separateProcesses(): Promise<Running> {
   const infra = { ...realInfraEnv(), PAYMENT_PUBLIC_URL: 'http://bench.payment' };
-  const services: ServiceProcess[] = [];
-  const started = await Promise.all([
-    startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
-    startApp('cart', infra),
-    startApp('payment', infra),
-    startApp('backoffice-soap', infra),
-  ]);
-  services.push(...started);
-  const [catalog, cart, payment, soap] = started as [ServiceProcess, ServiceProcess, ServiceProcess, ServiceProcess];
-  // The account service asks the catalog for the stock of items someone waits for; the order service
-  // completes paid attempts with the payment service, the catalog's stock and the cart.
-  const [account, order] = await Promise.all([
-    startApp('account', { ...infra, CATALOG_URL: catalog.url }),
-    startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
-  ]);
-  services.push(account, order);
-  const edge = await startApp('checkout-api', {
-    ...infra,
-    CATALOG_URL: catalog.url,
-    CART_URL: cart.url,
-    ACCOUNT_URL: account.url,
-    ORDER_URL: order.url,
-    PAYMENT_URL: payment.url,
-  });
-  services.push(edge);
+  const { edge, soap, payment, all } = await startShopProcesses(infra, { catalog: { MEILI_URL: 'embedded' } });
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka',
     pages: payment.url,
-    stop: async () => void (await Promise.all(services.map(stopApp))),
+    stop: async () => void (await Promise.all(all.map(stopApp))),
   };
 }
 

@@ -9,7 +9,7 @@
 //                                                         the separate services (node --cpu-prof) into that folder
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, machineLine } from './bench-env';
+import { benchSetups, machineLine, realInfraEnv } from './bench-env';
 import autocannon from 'autocannon';
 import {
   checkoutCall,
@@ -20,7 +20,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+import { startShopProcesses, stopApp } from '../e2e/processes';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',').map(Number);
@@ -55,41 +55,15 @@ async function embedded(): Promise<Running> {
 
 async function separateProcesses(): Promise<Running> {
   const infra = {
-    DATABASE_URL: process.env['DATABASE_URL']!,
-    REDIS_URL: process.env['REDIS_URL']!,
-    KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
-    STORE_CONFIG: 'infra/config/demo-store.json',
-    LOG_LEVEL: 'error',
+    ...realInfraEnv(),
     ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
   };
-  const services: ServiceProcess[] = [];
-  const [catalog, cart, soap, payment] = await Promise.all([
-    startApp('catalog', { ...infra, MEILI_URL: 'embedded' }),
-    startApp('cart', infra),
-    startApp('backoffice-soap', infra),
-    // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
-    startApp('payment', infra),
-  ]);
-  // The account service asks the catalog for the stock of items someone waits for; the order service
-  // completes paid attempts with the payment service, the catalog's stock and the cart.
-  const [account, order] = await Promise.all([
-    startApp('account', { ...infra, CATALOG_URL: catalog.url }),
-    startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
-  ]);
-  services.push(catalog, cart, account, soap, order, payment);
-  const edge = await startApp('checkout-api', {
-    ...infra,
-    CATALOG_URL: catalog.url,
-    CART_URL: cart.url,
-    ACCOUNT_URL: account.url,
-    ORDER_URL: order.url,
-    PAYMENT_URL: payment.url,
-  });
-  services.push(edge);
+  // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
+  const { edge, soap, all } = await startShopProcesses(infra, { catalog: { MEILI_URL: 'embedded' } });
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
-    stop: async () => void (await Promise.all(services.map(stopApp))),
+    stop: async () => void (await Promise.all(all.map(stopApp))),
   };
 }
 

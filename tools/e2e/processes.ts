@@ -56,3 +56,55 @@ export async function stopApp(service: ServiceProcess): Promise<number | null> {
   service.child.kill('SIGTERM');
   return exited;
 }
+
+/** The services of a shop, each in its own process. */
+export interface ShopProcesses {
+  catalog: ServiceProcess;
+  cart: ServiceProcess;
+  soap: ServiceProcess;
+  payment: ServiceProcess;
+  account: ServiceProcess;
+  order: ServiceProcess;
+  edge: ServiceProcess;
+  /** Every one of them, for stopping. */
+  all: ServiceProcess[];
+}
+
+export type ShopApp = 'catalog' | 'cart' | 'backoffice-soap' | 'payment' | 'account' | 'order' | 'checkout-api';
+
+/**
+ * Starts the whole shop as separate processes, in the order their URLs are needed: catalog, cart,
+ * backoffice-soap and payment; then the account service (it asks the catalog for the stock of items someone
+ * waits for) and the order service (it completes paid attempts with the payment service, the catalog's
+ * stock and the cart); the checkout-api edge last, told every service's URL. `env` goes to every process,
+ * `per` adds to one app's. When one fails to start, the ones started are stopped.
+ */
+export async function startShopProcesses(
+  env: Record<string, string>,
+  per: Partial<Record<ShopApp, Record<string, string>>> = {},
+): Promise<ShopProcesses> {
+  const all: ServiceProcess[] = [];
+  const start = async (app: ShopApp, extra: Record<string, string> = {}) => {
+    const service = await startApp(app, { ...env, ...extra, ...per[app] });
+    all.push(service);
+    return service;
+  };
+  try {
+    const [catalog, cart, soap, payment] = await Promise.all([start('catalog'), start('cart'), start('backoffice-soap'), start('payment')]);
+    const [account, order] = await Promise.all([
+      start('account', { CATALOG_URL: catalog.url }),
+      start('order', { PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
+    ]);
+    const edge = await start('checkout-api', {
+      CATALOG_URL: catalog.url,
+      CART_URL: cart.url,
+      ACCOUNT_URL: account.url,
+      ORDER_URL: order.url,
+      PAYMENT_URL: payment.url,
+    });
+    return { catalog, cart, soap, payment, account, order, edge, all };
+  } catch (error) {
+    await Promise.all(all.map(stopApp));
+    throw error;
+  }
+}

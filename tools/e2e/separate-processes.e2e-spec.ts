@@ -3,7 +3,7 @@ import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints 
 import { runLoginScenario } from './login-api.contract';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
 import { Client } from 'pg';
-import { startApp as startService, stopApp, type ServiceProcess } from './processes';
+import { startShopProcesses, stopApp, type ServiceProcess, type ShopApp } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
 // Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces. The
@@ -15,8 +15,8 @@ const meiliIndex = uniqueName('e2e_products');
 // Each service in a schema of its own: the shared Postgres may hold another branch's migrations in the default ones.
 const schemaSuffix = uniqueName('e2e');
 const schemaOf = (app: string) => `${app.replace(/-/g, '_')}_${schemaSuffix}`;
-const startApp = (app: string, env: Record<string, string>) => startService(app, { ...env, DATABASE_SCHEMA: schemaOf(app) });
-const APPS_WITH_SCHEMAS = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order'];
+const SHOP_APPS: ShopApp[] = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'];
+const APPS_WITH_SCHEMAS = SHOP_APPS.filter((app) => app !== 'checkout-api');
 
 describeWithEngines('walking skeleton as separate processes over Kafka, Postgres and Redis', ['postgres', 'redis', 'kafka'], ({ url }) => {
   const services: ServiceProcess[] = [];
@@ -29,35 +29,19 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
       KAFKA_BROKERS: url('kafka'),
       STORE_CONFIG: 'infra/config/demo-store.json',
     };
-    const [catalog, cart, soap, payment] = await Promise.all([
-      startApp(
-        'catalog',
-        meili
-          ? { ...infra, MEILI_URL: meili, MEILI_INDEX: meiliIndex, ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}) }
-          : { ...infra, MEILI_URL: 'embedded' },
-      ),
-      startApp('cart', infra),
-      startApp('backoffice-soap', infra),
-      startApp('payment', infra),
-    ]);
-    services.push(catalog, cart, soap, payment);
-    // The account service asks the catalog for the stock of items someone waits for; the order service
-    // completes paid attempts with the payment service, the catalog's stock and the cart.
-    const [account, order] = await Promise.all([
-      startApp('account', { ...infra, CATALOG_URL: catalog.url, MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` }),
-      startApp('order', { ...infra, PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
-    ]);
-    services.push(account, order);
-    const edge = await startApp('checkout-api', {
-      ...infra,
-      CATALOG_URL: catalog.url,
-      CART_URL: cart.url,
-      ACCOUNT_URL: account.url,
-      ORDER_URL: order.url,
-      PAYMENT_URL: payment.url,
-      COUNTRY_HEADER: 'cf-ipcountry',
-    });
-    services.push(edge);
+    const extra: Partial<Record<ShopApp, Record<string, string>>> = {
+      catalog: meili
+        ? { MEILI_URL: meili, MEILI_INDEX: meiliIndex, ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}) }
+        : { MEILI_URL: 'embedded' },
+      account: { MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` },
+      'checkout-api': { COUNTRY_HEADER: 'cf-ipcountry' },
+    };
+    const shop = await startShopProcesses(
+      infra,
+      Object.fromEntries(SHOP_APPS.map((app) => [app, { DATABASE_SCHEMA: schemaOf(app), ...extra[app] }])),
+    );
+    services.push(...shop.all);
+    const { edge, soap } = shop;
     endpoints = {
       checkout: `${edge.url}/api/checkout`,
       soap: `${soap.url}/ams/system/service/module/soap/api`,
@@ -162,12 +146,13 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   it('places the order from the webhook alone (PaymentAuthorized over Kafka to the order service) when the visitor never comes back', async () => {
     const anonymous = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
     const email = `webhook-${Date.now()}@example.com`;
-    const token = (await checkoutCall(endpoints, 'POST', '/register', { token: anonymous, body: { email, password: 'correct horse battery' } }))
-      .body['token'] as string;
+    const token = (
+      await checkoutCall(endpoints, 'POST', '/register', { token: anonymous, body: { email, password: 'correct horse battery' } })
+    ).body['token'] as string;
     // The visitor's browser never reaches the storefront after Approve.
     const back = await payApproved(token, email);
     let orders: Array<Record<string, unknown>> = [];
-    for (const until = Date.now() + 45_000; orders.length === 0 && Date.now() < until; ) {
+    for (const until = Date.now() + 45_000; orders.length === 0 && Date.now() < until;) {
       await new Promise((r) => setTimeout(r, 250));
       orders = (await checkoutCall(endpoints, 'POST', '/orders', { token, body: { from: 0, size: 10 } })).body['orders'];
     }
