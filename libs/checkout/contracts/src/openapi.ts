@@ -1,3 +1,4 @@
+import { ADDRESS_FIELDS } from './address';
 /**
  * The checkout API as an OpenAPI 3.1 document, served at `/api/checkout/openapi.json`. Tests validate
  * real responses against these schemas, so the document cannot drift from the code; every endpoint a
@@ -20,20 +21,6 @@ const TOTALS = [
   'grandTotalPriceTax',
 ] as const;
 const ORDER_ITEM_PRICES = ['priceEach', 'totalPrice', 'priceEachBeforeDiscount', 'priceEachWithoutTax'] as const;
-/** The address fields of `PUT payment-fields` and `POST payment` (the spec's Address plus `company`). */
-const ADDRESS_FIELD_NAMES = [
-  'email',
-  'firstName',
-  'lastName',
-  'company',
-  'address1',
-  'address2',
-  'city',
-  'zipCode',
-  'state',
-  'country',
-  'phoneNumber',
-];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -330,7 +317,7 @@ export const checkoutOpenApi = {
         {
           type: 'object',
           additionalProperties: false,
-          properties: Object.fromEntries(ADDRESS_FIELD_NAMES.map((f) => [f, str])),
+          properties: Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, str])),
         },
       ),
     }),
@@ -873,12 +860,36 @@ export const checkoutOpenApi = {
       OrderAddress: {
         type: 'object',
         description: "The spec's Address plus `company` and `countryName`",
-        required: ['email', 'firstName', 'lastName', 'company', 'address1', 'address2', 'city', 'state', 'zipCode', 'country', 'countryName', 'phoneNumber'],
+        required: [
+          'email',
+          'firstName',
+          'lastName',
+          'company',
+          'address1',
+          'address2',
+          'city',
+          'state',
+          'zipCode',
+          'country',
+          'countryName',
+          'phoneNumber',
+        ],
         additionalProperties: false,
         properties: Object.fromEntries(
-          ['email', 'firstName', 'lastName', 'company', 'address1', 'address2', 'city', 'state', 'zipCode', 'country', 'countryName', 'phoneNumber'].map(
-            (f) => [f, str],
-          ),
+          [
+            'email',
+            'firstName',
+            'lastName',
+            'company',
+            'address1',
+            'address2',
+            'city',
+            'state',
+            'zipCode',
+            'country',
+            'countryName',
+            'phoneNumber',
+          ].map((f) => [f, str]),
         ),
       },
       OrderItem: {
@@ -1127,7 +1138,7 @@ export const checkoutOpenApi = {
           address: {
             type: 'object',
             description: 'The Address fields (and `company`); only `country` for a method that provides the address after payment',
-            properties: Object.fromEntries(ADDRESS_FIELD_NAMES.map((f) => [f, str])),
+            properties: Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, str])),
           },
         },
       },

@@ -2,6 +2,7 @@ import type { CurrencyFormat, StoreConfig } from '@commerce/shared-config';
 import { currencyFormats, formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
+import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
 import type { CheckoutSession } from './session';
 import { priceSelection, type PricedSelection } from './selection-pricing';
 
@@ -11,20 +12,6 @@ export type PaymentMethodConfig = StoreConfig['paymentMethods'][number];
 export type ShippingMethodConfig = StoreConfig['shippingMethods'][number];
 export type VoucherConfig = StoreConfig['vouchers'][number];
 
-/** The address fields an order needs; `PUT payment-fields` takes these (DESIGN §6). */
-export const ADDRESS_FIELDS = [
-  'email',
-  'firstName',
-  'lastName',
-  'company',
-  'address1',
-  'address2',
-  'city',
-  'zipCode',
-  'state',
-  'country',
-  'phoneNumber',
-] as const;
 const REQUIRED_FIELDS = new Set(['email', 'firstName', 'lastName', 'address1', 'city', 'zipCode', 'country']);
 
 /** Views of the store configuration that every envelope needs; built once per process. */

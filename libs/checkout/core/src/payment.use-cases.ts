@@ -6,7 +6,7 @@ import { orderAddressOf, type OrderDto } from '@commerce/order-contracts';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
-import { ADDRESS_FIELDS } from './envelope';
+import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
 import { orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
 import { normalisePostalCode } from './postal-code';
 import { currentSelection, envelope, saveSession, setCountry } from './selection.use-cases';

@@ -4,7 +4,8 @@ import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from 
 import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
-import { ADDRESS_FIELDS, emptySelection, selectionEnvelope } from './envelope';
+import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
+import { emptySelection, selectionEnvelope } from './envelope';
 import { voucherProblem } from './selection-pricing';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
