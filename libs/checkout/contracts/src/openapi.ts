@@ -1,4 +1,8 @@
 import { ADDRESS_FIELDS } from './address';
+
+/** An order's address: the checkout's address fields and the country's name. */
+const ORDER_ADDRESS_FIELDS = [...ADDRESS_FIELDS, 'countryName'];
+
 /**
  * The checkout API as an OpenAPI 3.1 document, served at `/api/checkout/openapi.json`. Tests validate
  * real responses against these schemas, so the document cannot drift from the code; every endpoint a
@@ -860,37 +864,9 @@ export const checkoutOpenApi = {
       OrderAddress: {
         type: 'object',
         description: "The spec's Address plus `company` and `countryName`",
-        required: [
-          'email',
-          'firstName',
-          'lastName',
-          'company',
-          'address1',
-          'address2',
-          'city',
-          'state',
-          'zipCode',
-          'country',
-          'countryName',
-          'phoneNumber',
-        ],
+        required: ORDER_ADDRESS_FIELDS,
         additionalProperties: false,
-        properties: Object.fromEntries(
-          [
-            'email',
-            'firstName',
-            'lastName',
-            'company',
-            'address1',
-            'address2',
-            'city',
-            'state',
-            'zipCode',
-            'country',
-            'countryName',
-            'phoneNumber',
-          ].map((f) => [f, str]),
-        ),
+        properties: Object.fromEntries(ORDER_ADDRESS_FIELDS.map((f) => [f, str])),
       },
       OrderItem: {
         type: 'object',
