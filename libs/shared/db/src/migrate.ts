@@ -62,8 +62,9 @@ const isLockHeld = (error: unknown): boolean => (error as { name?: string })?.na
  */
 function isCreationRace(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
-  // 23505 unique_violation, 42P07 duplicate_table, 42P06 duplicate_schema
-  return code === '23505' || code === '42P07' || code === '42P06';
+  // 23505 unique_violation, 42P07 duplicate_table, 42P06 duplicate_schema, 42710 duplicate_object (the
+  // table's row type: `type "migrations" already exists` when two create knex's table at once)
+  return code === '23505' || code === '42P07' || code === '42P06' || code === '42710';
 }
 
 function assertUniqueNames(migrations: Migration[]): void {
