@@ -1,4 +1,5 @@
 import { cpus, totalmem } from 'node:os';
+import { runKafkaNamespace } from '../e2e/processes';
 
 /** The machine a benchmark ran on, for the first line of its table. */
 export const machineLine = (): string =>
@@ -14,11 +15,15 @@ export function benchSetups<T>(embedded: T, separate: T): T[] {
   return [...(only === 'separate' ? [] : [embedded]), ...(only !== 'embedded' && realEnginesNamed() ? [separate] : [])];
 }
 
-/** The environment of a service process on the real engines named by env, with the demo store. */
+/**
+ * The environment of a service process on the real engines named by env, with the demo store, in a Kafka
+ * namespace of its own for each call (one run's processes share it; see `runKafkaNamespace`).
+ */
 export const realInfraEnv = (): Record<string, string> => ({
   DATABASE_URL: process.env['DATABASE_URL']!,
   REDIS_URL: process.env['REDIS_URL']!,
   KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
+  KAFKA_NAMESPACE: runKafkaNamespace('bench'),
   STORE_CONFIG: 'infra/config/demo-store.json',
   LOG_LEVEL: 'error',
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { runKafkaNamespace } from '../e2e/processes';
 import { placeOrderCommand } from '../../libs/order/adapters/src/testing/place-order.fixture';
 
 const mode = process.argv[2];
@@ -40,7 +41,13 @@ async function customerWith(running: AllInOne, orders: number): Promise<string> 
 async function main() {
   const env =
     mode === 'real'
-      ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
+      ? {
+          DATABASE_URL: process.env['DATABASE_URL'],
+          REDIS_URL: process.env['REDIS_URL'],
+          KAFKA_BROKERS: process.env['KAFKA_BROKERS'],
+          // Topics and consumer groups of this run's own: no earlier run's backlog, no other run's events.
+          KAFKA_NAMESPACE: process.env['KAFKA_NAMESPACE'] ?? runKafkaNamespace('bench'),
+        }
       : { DATABASE_URL: 'pglite://memory' };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
   const running = await startAllInOne(config, createLogger('bench', 'silent'), null);

@@ -11,6 +11,7 @@ import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { runKafkaNamespace } from '../e2e/processes';
 
 const mode = process.argv[2];
 
@@ -29,7 +30,13 @@ async function main() {
   }
   const env =
     mode === 'real'
-      ? { DATABASE_URL: process.env['DATABASE_URL'], REDIS_URL: process.env['REDIS_URL'], KAFKA_BROKERS: process.env['KAFKA_BROKERS'] }
+      ? {
+          DATABASE_URL: process.env['DATABASE_URL'],
+          REDIS_URL: process.env['REDIS_URL'],
+          KAFKA_BROKERS: process.env['KAFKA_BROKERS'],
+          // Topics and consumer groups of this run's own: no earlier run's backlog, no other run's events.
+          KAFKA_NAMESPACE: process.env['KAFKA_NAMESPACE'] ?? runKafkaNamespace('bench'),
+        }
       : mode === 'catalog'
         ? // A catalog prepared by tools/bench/catalog.ts, on the search engine MEILI_URL names (or embedded).
           {

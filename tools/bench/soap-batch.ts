@@ -42,8 +42,8 @@ async function separateProcesses(): Promise<Running> {
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const schemas = ['backoffice', 'catalog', 'cart', 'account'].map((kind) => `bench_soap_${kind}_${suffix}`);
   const [backofficeSchema, catalogSchema, cartSchema, accountSchema] = schemas as [string, string, string, string];
-  // Consumer groups of this run's own (KAFKA_GROUP_PREFIX): a catalog elsewhere on the same Kafka takes none of its batches.
-  const infra: Record<string, string> = { ...realInfraEnv(), KAFKA_GROUP_PREFIX: `bench-soap-${suffix}-` };
+  // Topics and consumer groups of this run's own (realInfraEnv's KAFKA_NAMESPACE): a catalog elsewhere on the same Kafka takes none of its batches.
+  const infra: Record<string, string> = realInfraEnv();
   const services: ServiceProcess[] = [];
   const dropSchemas = async () => {
     const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });

@@ -1,16 +1,16 @@
 import { Client } from 'pg';
 import type { EventEnvelope } from '@commerce/shared-events';
-import { createKafkaBus, type EventBus, type Subscription } from '@commerce/shared-bus';
+import { createEventBus, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { createLogger } from '@commerce/shared-logging';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { OrderPlaced, OrderTopics, type OrderDto } from '@commerce/order-contracts';
 import { placeOrderCommand } from '../../libs/order/adapters/src/testing/place-order.fixture';
-import { startApp, stopApp, type ServiceProcess } from './processes';
+import { runKafkaNamespace, startApp, stopApp, type ServiceProcess } from './processes';
 
 // Issue 10's crash check with a real process kill: apps/order places an order (the order and its
 // OrderPlaced outbox row commit together) while its outbox relay is held back, is SIGKILLed before it
 // publishes, and the restarted process publishes the event exactly once. Real Postgres (a schema of its
-// own) and Kafka (the service's consumer groups prefixed, so it takes no events from other order services).
+// own) and Kafka (a namespace of its own, so it takes no events from other order services and reads no backlog).
 describeWithEngines('the order service killed between placing and publishing', ['postgres', 'kafka'], ({ url }) => {
   const schema = uniqueName('order_crash');
   let env: Record<string, string>;
@@ -21,19 +21,20 @@ describeWithEngines('the order service killed between placing and publishing', [
   const running: ServiceProcess[] = [];
 
   beforeAll(async () => {
+    const namespace = runKafkaNamespace('order-crash');
     env = {
       DATABASE_URL: url('postgres'),
       DATABASE_SCHEMA: schema,
       KAFKA_BROKERS: url('kafka'),
-      KAFKA_GROUP_PREFIX: `${uniqueName('crash')}.`,
+      KAFKA_NAMESPACE: namespace,
       STORE_CONFIG: 'infra/config/demo-store.json',
       // Never reached: no payment is completed here.
       PAYMENT_URL: 'http://127.0.0.1:1',
       CATALOG_URL: 'http://127.0.0.1:1',
       CART_URL: 'http://127.0.0.1:1',
     };
-    // A group of its own reading the order topic from the start: every OrderPlaced any process publishes.
-    watcher = await createKafkaBus(url('kafka').split(','), { clientId: 'order-crash-e2e', logger: createLogger('order-crash', 'silent') });
+    // A group of its own reading the namespace's order topic from the start: every OrderPlaced the processes publish.
+    watcher = await createEventBus(url('kafka'), { clientId: 'order-crash-e2e', logger: createLogger('order-crash', 'silent'), namespace });
     watching = await watcher.subscribe({
       groupId: uniqueName('order_crash_watch'),
       topics: [OrderTopics.ORDER],

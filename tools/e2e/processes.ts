@@ -57,6 +57,14 @@ export async function stopApp(service: ServiceProcess): Promise<number | null> {
   return exited;
 }
 
+/**
+ * A Kafka namespace (KAFKA_NAMESPACE) of one run's own: its processes' topics and consumer groups are
+ * named `<namespace>.<name>`, so a run on a shared broker neither reads an earlier run's backlog nor takes
+ * the events of another run going on beside it.
+ */
+export const runKafkaNamespace = (run: string): string =>
+  `${run}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+
 /** The services of a shop, each in its own process. */
 export interface ShopProcesses {
   catalog: ServiceProcess;
@@ -77,12 +85,14 @@ export type ShopApp = 'catalog' | 'cart' | 'backoffice-soap' | 'payment' | 'acco
  * backoffice-soap and payment; then the account service (it asks the catalog for the stock of items someone
  * waits for) and the order service (it completes paid attempts with the payment service, the catalog's
  * stock and the cart); the checkout-api edge last, told every service's URL. `env` goes to every process,
- * `per` adds to one app's. When one fails to start, the ones started are stopped.
+ * `per` adds to one app's; without a KAFKA_NAMESPACE in `env` the shop gets one of its own
+ * (`runKafkaNamespace`). When one fails to start, the ones started are stopped.
  */
 export async function startShopProcesses(
-  env: Record<string, string>,
+  shopEnv: Record<string, string>,
   per: Partial<Record<ShopApp, Record<string, string>>> = {},
 ): Promise<ShopProcesses> {
+  const env = { KAFKA_NAMESPACE: runKafkaNamespace('shop'), ...shopEnv };
   const all: ServiceProcess[] = [];
   const start = async (app: ShopApp, extra: Record<string, string> = {}) => {
     const service = await startApp(app, { ...env, ...extra, ...per[app] });

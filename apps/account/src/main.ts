@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { env, loadConfig, loadStoreConfig } from '@commerce/shared-config';
-import { createEventBus } from '@commerce/shared-bus';
+import { env, loadConfig, loadStoreConfig, kafkaNamingEnv } from '@commerce/shared-config';
+import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startDbService } from '@commerce/shared-http';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
 import { accountEnv, argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
@@ -11,6 +11,7 @@ const ConfigSchema = z.object({
   STORE_CONFIG: z.string().min(1),
   /** The catalog's product events (back-in-stock mails). */
   KAFKA_BROKERS: env.kafkaBrokers,
+  ...kafkaNamingEnv(),
   /** The stock of an item someone waits for. */
   CATALOG_URL: env.url,
 });
@@ -21,7 +22,7 @@ runService('account', async () => {
   const store = loadStoreConfig(config.STORE_CONFIG);
   return startDbService('account', 8083, async ({ db, logger }) => {
     const mailer = createMailer({ ...mailerOptions(config), logger });
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'account', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'account', logger, ...busNaming(config) });
     const account = await buildAccountService({
       db,
       argon2: argon2Params(config),

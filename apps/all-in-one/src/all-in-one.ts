@@ -1,7 +1,7 @@
 import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
@@ -46,7 +46,11 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
   return startWithClosers(async (closers) => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'all-in-one', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, {
+      clientId: 'all-in-one',
+      logger,
+      ...busNaming(config),
+    });
     closers.add(() => bus.close());
     const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
     closers.add(() => sessions.close());

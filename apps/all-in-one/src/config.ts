@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, httpServiceEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
+import { env, httpServiceEnv, kafkaNamingEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
@@ -14,6 +14,7 @@ export const AllInOneConfigSchema = z.object({
   DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
   REDIS_URL: env.redisUrl.default('memory'),
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
+  ...kafkaNamingEnv(),
   MEILI_URL: env.meiliUrl.default('embedded'),
   MEILI_API_KEY: z.string().optional(),
   /** The Meilisearch index (uid) of the products, as the catalog service's `MEILI_INDEX`. */

@@ -9,9 +9,10 @@ import {
   receivedUpsertsRetentionEnv,
   retentionEnv,
   retentionSettings,
+  kafkaNamingEnv,
 } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { backofficeSoapEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
@@ -24,8 +25,7 @@ const ConfigSchema = z.object({
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
-  /** Put before the service's consumer groups (decision 53): a second instance on a shared Kafka takes no events from the first. */
-  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
+  ...kafkaNamingEnv(),
   /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
   STORE_CONFIG: z.string().min(1),
 });
@@ -38,7 +38,7 @@ runService('backoffice-soap', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger, ...busNaming(config) });
     closers.add(() => bus.close());
     const backoffice = await buildBackofficeService({
       db,

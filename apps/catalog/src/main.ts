@@ -1,7 +1,16 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
+import {
+  databaseEnv,
+  env,
+  httpServiceEnv,
+  loadConfig,
+  loadStoreConfig,
+  retentionEnv,
+  retentionSettings,
+  kafkaNamingEnv,
+} from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildCatalogService, catalogEnv, createSearchIndex } from '@commerce/catalog-adapters';
@@ -12,8 +21,7 @@ const ConfigSchema = z.object({
   ...databaseEnv('catalog'),
   ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
-  /** Put before the service's consumer groups (decision 53): a second instance on a shared Kafka takes no events from the first. */
-  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
+  ...kafkaNamingEnv(),
   /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
   MEILI_URL: env.meiliUrl,
   MEILI_API_KEY: z.string().optional(),
@@ -31,7 +39,7 @@ runService('catalog', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger, ...busNaming(config) });
     closers.add(() => bus.close());
     const search = await createSearchIndex(config.MEILI_URL, {
       logger,

@@ -1,7 +1,16 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, retentionEnv, retentionSettings } from '@commerce/shared-config';
+import {
+  databaseEnv,
+  env,
+  httpServiceEnv,
+  loadConfig,
+  loadStoreConfig,
+  retentionEnv,
+  retentionSettings,
+  kafkaNamingEnv,
+} from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus, startRetentionPruner } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildOrderService } from '@commerce/order-adapters';
@@ -14,6 +23,7 @@ const ConfigSchema = z.object({
   ...databaseEnv('order'),
   ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
+  ...kafkaNamingEnv(),
   /** The carriers' tracking pages (`trackingUrls`); required, as in the cart, so a deployment never uses the demo store's. */
   STORE_CONFIG: z.string().min(1),
   /** Completing a paid attempt reaches the payment service (the attempt), the catalog (its stock) and the cart (its selection). */
@@ -22,8 +32,6 @@ const ConfigSchema = z.object({
   CART_URL: env.url,
   /** Holds the outbox relay back after start: a crash test kills the process between placing and publishing. 0 in production. */
   OUTBOX_RELAY_START_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
-  /** Put before the service's consumer groups: a second order service on a shared Kafka (a test) takes no events from the first. */
-  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
@@ -38,7 +46,7 @@ runService('order', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger, groupPrefix: config.KAFKA_GROUP_PREFIX });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'order', logger, ...busNaming(config) });
     closers.add(() => bus.close());
     const order = await buildOrderService({
       db,

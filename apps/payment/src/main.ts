@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, kafkaNamingEnv } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
-import { createEventBus } from '@commerce/shared-bus';
+import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildPaymentService, paymentEnv, testProviderSettings } from '@commerce/payment-adapters';
@@ -10,6 +10,7 @@ const ConfigSchema = z.object({
   ...httpServiceEnv(8084),
   ...databaseEnv('payment'),
   KAFKA_BROKERS: env.kafkaBrokers,
+  ...kafkaNamingEnv(),
   /** The payment methods and their providers; required, as in the cart. */
   STORE_CONFIG: z.string().min(1),
   ...paymentEnv(),
@@ -25,7 +26,7 @@ runService('payment', async () => {
     const engine = await createDbEngine(config.DATABASE_URL, { logger });
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
-    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'payment', logger });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'payment', logger, ...busNaming(config) });
     closers.add(() => bus.close());
     const payment = await buildPaymentService({
       db,

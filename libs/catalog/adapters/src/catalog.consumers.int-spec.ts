@@ -31,7 +31,8 @@ describeWithEngines('catalog consumers on Postgres and Kafka', ['postgres', 'kaf
 
   beforeAll(async () => {
     engine = await createDbEngine(engines.url('postgres'));
-    bus = await createEventBus(engines.url('kafka'), { clientId: uniqueName('catalog'), logger });
+    // A Kafka namespace of the suite's own: its consumers read none of the shared broker's backlog.
+    bus = await createEventBus(engines.url('kafka'), { clientId: uniqueName('catalog'), logger, namespace: uniqueName('catalog_int') });
     service = await buildCatalogService({ db: engine.forSchema(uniqueName('catalog')), bus, search: new MiniSearchIndex(), logger });
     await service.start();
   }, 120_000);

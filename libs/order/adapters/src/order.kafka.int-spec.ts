@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@commerce/shared-events';
-import { createKafkaBus, type EventBus, type Subscription } from '@commerce/shared-bus';
+import { createEventBus, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
@@ -21,7 +21,7 @@ describeWithEngines('order service on Postgres and Kafka', ['postgres', 'kafka']
   const open = async (): Promise<{ engine: DbEngine; db: Db; bus: EventBus; service: OrderService }> => {
     const engine = await createDbEngine(url('postgres'), { poolMax: 10 });
     const db = engine.forSchema(schema);
-    const bus = await createEventBus();
+    const bus = await openBus();
     const service = await buildOrderService({ db, bus, logger });
     opened.push(async () => {
       await service.stop();
@@ -30,12 +30,14 @@ describeWithEngines('order service on Postgres and Kafka', ['postgres', 'kafka']
     });
     return { engine, db, bus, service };
   };
-  const createEventBus = () => createKafkaBus(url('kafka').split(','), { clientId: 'order-int', logger });
+  // A Kafka namespace of the suite's own: the order topic holds only this run's events, not every earlier run's backlog.
+  const namespace = uniqueName('order_int');
+  const openBus = () => createEventBus(url('kafka'), { clientId: 'order-int', logger, namespace });
 
   beforeAll(async () => {
     schema = uniqueName('order');
     // A group of its own reading the order topic from the start: every order event any process publishes.
-    watcher = await createEventBus();
+    watcher = await openBus();
     watching = await watcher.subscribe({
       groupId: uniqueName('order_int_watch'),
       topics: [OrderTopics.ORDER],
@@ -65,7 +67,10 @@ describeWithEngines('order service on Postgres and Kafka', ['postgres', 'kafka']
     const answers = await Promise.all(Array.from({ length: 50 }, () => service.client.placeOrder(command)));
     expect(new Set(answers.map((o) => o.id)).size).toBe(1);
     expect(new Set(answers.map((o) => o.order)).size).toBe(1);
-    const rows = await db.table('orders').where({ payment_attempt_id: command.paymentAttemptId }).count<Array<{ count: string }>>({ count: '*' });
+    const rows = await db
+      .table('orders')
+      .where({ payment_attempt_id: command.paymentAttemptId })
+      .count<Array<{ count: string }>>({ count: '*' });
     expect(Number(rows[0]!.count)).toBe(1);
     const events = await settledEventsOf(answers[0]!.id);
     expect(events).toHaveLength(1);

@@ -44,6 +44,14 @@ export const env = {
     .string()
     .regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, . _ -')
     .default(''),
+  /**
+   * KAFKA_NAMESPACE: put with a dot before every topic and consumer group of the process on Kafka, so runs
+   * sharing one broker (benchmarks, e2e beside a running stack, CI) do not see each other's events.
+   */
+  kafkaNamespace: z
+    .string()
+    .regex(/^([A-Za-z0-9_-][A-Za-z0-9._-]{0,99})?$/, 'at most 100 letters, digits, . _ -, not starting with .')
+    .default(''),
   /** `http(s)://…` of Meilisearch, or `embedded`. */
   meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
   url: z.string().url(),
@@ -55,6 +63,15 @@ export const httpServiceEnv = (defaultPort: number) => ({
   PORT: env.port(defaultPort),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: env.logLevel,
+});
+
+/**
+ * KAFKA_NAMESPACE and KAFKA_GROUP_PREFIX: what every service on the event bus reads beside KAFKA_BROKERS,
+ * passed to `createEventBus` as `namespace` and `groupPrefix`.
+ */
+export const kafkaNamingEnv = () => ({
+  KAFKA_NAMESPACE: env.kafkaNamespace,
+  KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
 });
 
 /** DATABASE_URL and DATABASE_SCHEMA: what every service that owns tables reads. */
