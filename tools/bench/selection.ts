@@ -20,17 +20,28 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { startShopProcesses, stopApp } from '../e2e/processes';
+import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
+import { createDbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Phase, PhaseRecord } from './profile-summary';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',').map(Number);
 /** Sessions the POST load rotates over, so no line nears the quantity limit. */
 const TOKENS = 300;
+const profileDir = process.env['BENCH_PROFILE'];
+/** What the profile summary reads beside the profiles (`tools/bench/profile-summary.ts`). */
+const record: PhaseRecord = { pids: {}, phases: [] };
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 interface Running {
   endpoints: Endpoints;
   engines: string;
   stop(): Promise<void>;
+  /** Service name → pid, for the profile summary. */
+  pids?: Record<string, number>;
 }
 
 function serve(mode: string): Promise<{ url: string; engines?: string; child: ChildProcess }> {
@@ -54,21 +65,39 @@ async function embedded(): Promise<Running> {
 }
 
 async function separateProcesses(): Promise<Running> {
-  const infra = {
+  // Schemas of this run's own, dropped at the end: no other run's selections, products or outbox rows.
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const apps: ShopApp[] = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order'];
+  const schemas = new Map(apps.map((app) => [app, `bench_sel_${app.replace('-', '_')}_${suffix}`]));
+  const infra: Record<string, string> = {
     ...realInfraEnv(),
-    ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
   };
+  const dropSchemas = async () => {
+    const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
+    for (const schema of schemas.values()) await engine.knex.raw('drop schema if exists ?? cascade', [schema]);
+    await engine.close();
+  };
+  const per = Object.fromEntries([...schemas].map(([app, schema]) => [app, { DATABASE_SCHEMA: schema }]));
   // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
-  const { edge, soap, all } = await startShopProcesses(infra, { catalog: { MEILI_URL: 'embedded' } });
+  const shop = await startShopProcesses(infra, { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } }).catch(async (e: unknown) => {
+    await dropSchemas();
+    throw e;
+  });
   return {
-    endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
+    endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
-    stop: async () => void (await Promise.all(all.map(stopApp))),
+    pids: Object.fromEntries(shop.all.map((s) => [s.name, s.child.pid!])),
+    stop: async () => {
+      await Promise.all(shop.all.map(stopApp));
+      await dropSchemas();
+    },
   };
 }
 
-async function load(url: string, connections: number, options: { method?: 'GET' | 'POST'; tokens?: string[] } = {}) {
+async function load(url: string, connections: number, options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string } = {}) {
   let next = 0;
+  const startUs = monotonicUs();
   const tokens = options.tokens ?? [];
   const result = await autocannon({
     url,
@@ -85,6 +114,7 @@ async function load(url: string, connections: number, options: { method?: 'GET' 
     ],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (options.what) record.phases.push({ what: options.what, connections, startUs, endUs: monotonicUs(), requests: result.requests.total } satisfies Phase);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -103,12 +133,11 @@ async function measure(running: Running) {
   for (let i = 0; i < TOKENS; i++) tokens.push((await checkoutCall(running.endpoints, 'POST', `/items/${item}`)).body['token'] as string);
   const rows = [];
   for (const connections of connectionCounts) {
-    rows.push({ what: 'GET selection', connections, ...(await load(`${running.endpoints.checkout}/selection`, connections, { tokens })) });
-    rows.push({
-      what: 'POST items/{item}',
-      connections,
-      ...(await load(`${running.endpoints.checkout}/items/${item}`, connections, { method: 'POST', tokens })),
-    });
+    for (const [what, method, path] of [
+      ['GET selection', 'GET', '/selection'],
+      ['POST items/{item}', 'POST', `/items/${item}`],
+    ] as const)
+      rows.push({ what, connections, ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what })) });
   }
   return rows;
 }
@@ -134,6 +163,7 @@ async function main() {
   ];
   for (const setup of setups) {
     const running = await setup();
+    Object.assign(record.pids, running.pids);
     try {
       for (const r of await measure(running))
         lines.push(
@@ -144,6 +174,10 @@ async function main() {
     }
   }
   console.log(lines.join('\n'));
+  if (profileDir) {
+    writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
+    console.log(`\nCPU per request per process: npx tsx tools/bench/profile-summary.ts ${profileDir}`);
+  }
 }
 
 main().catch((e: unknown) => {

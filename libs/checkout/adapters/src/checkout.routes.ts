@@ -89,8 +89,10 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   router.use(async (ctx, next) => {
     await next();
     if (ctx.query['pretty'] === undefined || !ctx.body) return;
-    // A rendered answer (decision 48) is already JSON text.
-    const body: unknown = typeof ctx.body === 'string' && ctx.response.is('json') ? JSON.parse(ctx.body) : ctx.body;
+    // A rendered answer (decision 48) is already JSON, as text or bytes.
+    const raw: unknown = ctx.body;
+    const json = Buffer.isBuffer(raw) ? raw.toString('utf8') : raw;
+    const body: unknown = typeof json === 'string' && ctx.response.is('json') ? JSON.parse(json) : raw;
     if (typeof body === 'object') {
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body, null, 2);

@@ -1,5 +1,5 @@
 import type { CatalogClient, ProductDto } from '@commerce/catalog-contracts';
-import { cachingCatalogClient } from './product-cache';
+import { cachingCatalogClient, productFetchedAt } from './product-cache';
 
 function fake() {
   const calls: string[] = [];
@@ -27,6 +27,23 @@ describe('product cache of the edge', () => {
     clock = 1001;
     expect(await cached.getProduct('1', { market: '1' })).toMatchObject({ name: 'v3' });
     expect(calls).toHaveLength(3);
+  });
+
+  it('keeps the object of a product the catalog answers unchanged, and moves its fetch time on', async () => {
+    let clock = 0;
+    let name = 'a';
+    const catalog = { getProduct: async (id: string) => ({ product: id, name }) as unknown as ProductDto } as unknown as CatalogClient;
+    const cached = cachingCatalogClient(catalog, { ttlMs: 1000, now: () => clock });
+    const first = (await cached.getProduct('1', {}))!;
+    expect(productFetchedAt(first)).toBe(0);
+    clock = 1500;
+    expect(await cached.getProduct('1', {})).toBe(first);
+    expect(productFetchedAt(first)).toBe(1500);
+    name = 'b';
+    clock = 3000;
+    const changed = (await cached.getProduct('1', {}))!;
+    expect(changed).not.toBe(first);
+    expect(changed).toMatchObject({ name: 'b' });
   });
 
   it('shares one call between concurrent misses and does not keep a failure', async () => {

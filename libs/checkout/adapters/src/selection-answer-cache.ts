@@ -8,11 +8,12 @@ import {
   type SessionHandle,
   type SessionPort,
 } from '@commerce/checkout-core';
-import { productCachedUntil } from './product-cache';
+import type { ProductDto } from '@commerce/catalog-contracts';
+import { productFetchedAt } from './product-cache';
 
-/** A body already serialised as JSON: the route answers it as is (`sessionRoute`). */
+/** A body already serialised as JSON (text or its UTF-8 bytes): the route answers it as is (`sessionRoute`). */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | Buffer) {}
 }
 
 /**
@@ -42,49 +43,113 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
 }
 
 export interface SelectionAnswerCacheOptions {
-  /** How long a rendered answer may be reused (ms), and never longer than the products it shows are cached; 0: off. */
+  /**
+   * How old the products of a rendered answer may be before it is made again (ms; 0: off): served as is
+   * until 1 to 1.5 × this after its products were fetched, then served while one refresh runs in the
+   * background, and never after 2 × this.
+   */
   ttlMs: number;
+  /**
+   * How long a rendering may go without reading the selection from the cart again and composing it anew
+   * (ms; default 30 s): what changes without a version raise (a selection closed by the order service, a
+   * voucher's validity dates, `newProduct`) shows within this. Products are checked every `ttlMs`.
+   */
+  maxAgeMs?: number;
   maxEntries?: number;
   now?: () => number;
+  /** In [0, 1): spreads the refreshes of renderings made at once (tests pass a fixed one). */
+  random?: () => number;
+  /** A background refresh that failed (the rendering is served until its bound, then made in the request). */
+  onRefreshError?: (error: unknown) => void;
 }
 
 interface Rendered {
   version: number;
-  until: number;
-  /** The serialised envelope without `token` and `loggedIn`, from its first key on (its `{` cut off). */
-  rest: string;
+  /** When it was composed from the cart's selection. */
+  renderedAt: number;
+  /** The products it shows, as the product cache answered them: while it answers the same objects, they are current. */
+  products: ProductDto[];
+  /** Served as is until then; from then on served while one refresh runs. */
+  refreshAt: number;
+  /** Never served from then on: the request renders. */
+  staleAt: number;
+  /** The serialised envelope without `token` and `loggedIn`, from its first key on (its `{` cut off), as bytes. */
+  rest: Buffer;
+  refreshing?: boolean;
 }
 
 /**
- * `GET selection` through a cache of rendered answers (decision 48): the envelope of a selection as the
- * session sees it (country, state, language, a buyer's pricelist), serialised once and kept with the selection's version.
- * A request reads the version from the session store (one round trip beside the session's), and reuses the
- * rendering made at that version; any change through any edge replica raises the version first, so an
- * answer older than a change that was answered is never served. The token and `loggedIn` are spliced in
- * per request. Time-dependent parts (voucher validity) and the products are at most `ttlMs` old, as the
- * products of an uncached answer are (decision 31).
- */
-/**
- * What a rendering is kept under: the session's fields but its creation time, so that whatever the envelope
- * may read from the session (country, state, language, a buyer's pricelist, …) is in the key, fields added
- * later included; a field that does not matter only makes more entries.
+ * What a rendering is kept under: the session's fields but its creation time and those of the request's
+ * own state, so that whatever the envelope may read from the session (country, state, language, a buyer's
+ * pricelist, …) is in the key, fields added later included; a field that does not matter only makes more
+ * entries.
  */
 const keyOf = ({ createdAt: _createdAt, ...session }: CheckoutSession): string => JSON.stringify(session);
 
+/**
+ * `GET selection` through a cache of rendered answers (decision 48): the envelope of a selection as the
+ * session sees it (country, state, language, a buyer's pricelist), serialised once and kept with the
+ * selection's version. A request takes the version read with its session (one round trip, decision 57),
+ * and reuses the rendering made at that version; any change through any edge replica raises the version
+ * first, so an answer older than a change that was answered is never served. The token and `loggedIn` are
+ * spliced in per request. The products (and the time-dependent parts: voucher validity) are refreshed in
+ * the background once the products are `ttlMs` old, at a jittered moment, and a rendering whose products
+ * are `2 × ttlMs` old is never served (decision 57).
+ */
 export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnswerCacheOptions) {
   const max = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const ttl = options.ttlMs;
+  const maxAge = Math.max(options.maxAgeMs ?? 30_000, ttl);
   const entries = new Map<string, Rendered>();
+  /** Renderings under way, by key and version: concurrent misses of one selection share one. */
+  const pending = new Map<string, Promise<Buffer | null>>();
 
-  const render = async (handle: SessionHandle, selectionId: string, version: number): Promise<string | null> => {
+  /**
+   * Sets when a rendering is refreshed and when it is no longer served: from its oldest product's last
+   * answer from the catalog (products are `ttlMs` old at most, 2 × `ttlMs` while a refresh runs) and from
+   * when it was composed (`maxAge`); refreshes spread over half a `ttlMs`, so that renderings made at once
+   * are not all made again at once.
+   */
+  const timed = (entry: Rendered): Rendered => {
+    const verified = Math.min(entry.renderedAt, ...entry.products.map((p) => productFetchedAt(p) ?? entry.renderedAt));
+    entry.refreshAt = Math.min(verified + ttl, entry.renderedAt + maxAge - ttl) + (ttl * random()) / 2;
+    entry.staleAt = Math.min(verified + 2 * ttl, entry.renderedAt + maxAge);
+    entry.refreshing = false;
+    return entry;
+  };
+
+  /**
+   * A rendering due for refresh: when it is not due for composing anew and the product cache answers the
+   * same products (the catalog's answers unchanged), it is current and kept; else it is made again.
+   */
+  const revalidate = async (hit: Rendered, handle: SessionHandle, selectionId: string, version: number, key: string) => {
+    if (now() < hit.renderedAt + maxAge - ttl) {
+      const context = deps.view.priceContext(handle.session);
+      const products = await Promise.all(hit.products.map((p) => deps.catalog.getProduct(p.product, context)));
+      if (products.every((p, i) => p === hit.products[i])) {
+        timed(hit);
+        return;
+      }
+    }
+    await shared(handle, selectionId, version, key);
+  };
+
+  const render = async (handle: SessionHandle, selectionId: string, version: number, key: string): Promise<Buffer | null> => {
+    const started = now();
     const selection = await deps.cart.getSelection(selectionId);
-    if (!selection) return null;
+    if (!selection) {
+      entries.delete(key);
+      return null;
+    }
     const { token: _token, ...body } = await envelopeWithoutLogin(deps, handle, selection);
-    const rest = JSON.stringify(body).slice(1);
-    const until = Math.min(now() + options.ttlMs, ...body.products.map((p) => productCachedUntil(p) ?? Infinity));
-    const key = keyOf(handle.session);
+    const rest = Buffer.from(JSON.stringify(body).slice(1));
+    const current = entries.get(key);
+    // A slower rendering of an older version never replaces a newer one.
+    if (current && current.version > version) return rest;
     entries.delete(key);
-    entries.set(key, { version, until, rest });
+    entries.set(key, timed({ version, renderedAt: started, products: body.products, rest, refreshAt: 0, staleAt: 0 }));
     // Oldest first out: a Map iterates in insertion order.
     for (const oldest of entries.keys()) {
       if (entries.size <= max) break;
@@ -93,16 +158,44 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     return rest;
   };
 
+  const shared = (handle: SessionHandle, selectionId: string, version: number, key: string): Promise<Buffer | null> => {
+    const id = `${version}|${key}`;
+    let rendering = pending.get(id);
+    if (!rendering) {
+      rendering = render(handle, selectionId, version, key).finally(() => pending.delete(id));
+      pending.set(id, rendering);
+    }
+    return rendering;
+  };
+
+  const answer = async (handle: SessionHandle, selectionId: string): Promise<Buffer | null> => {
+    const seen = handle.versionRead;
+    // The version before the selection: a rendering is never older than the version it is kept under.
+    const version = seen?.selectionId === selectionId ? seen.version : await deps.sessions.selectionVersion(selectionId);
+    const key = keyOf(handle.session);
+    const hit = entries.get(key);
+    if (!hit || hit.version !== version) return shared(handle, selectionId, version, key);
+    const at = now();
+    if (at >= hit.staleAt) return shared(handle, selectionId, version, key);
+    if (at >= hit.refreshAt && !hit.refreshing) {
+      hit.refreshing = true;
+      revalidate(hit, handle, selectionId, version, key).catch((error: unknown) => {
+        hit.refreshing = false;
+        options.onRefreshError?.(error);
+      });
+    }
+    return hit.rest;
+  };
+
   return async (handle: SessionHandle): Promise<unknown> => {
     const { selectionId } = handle.session;
-    if (!selectionId || options.ttlMs <= 0) return getSelection(deps, handle);
-    // The version before the selection: a rendering is never older than the version it is kept under.
-    const [version, loggedIn] = await Promise.all([deps.sessions.selectionVersion(selectionId), loggedInOf(deps, handle)]);
-    const hit = entries.get(keyOf(handle.session));
-    const rest = hit && hit.version === version && hit.until > now() ? hit.rest : await render(handle, selectionId, version);
+    if (!selectionId || ttl <= 0) return getSelection(deps, handle);
+    const [rest, loggedIn] = await Promise.all([answer(handle, selectionId), handle.session.customerId ? loggedInOf(deps, handle) : undefined]);
     // Closed or gone: the uncached path finds the session's next selection (or an empty one).
     if (rest === null) return getSelection(deps, handle);
-    const tail = loggedIn ? `${rest.slice(0, -1)},"loggedIn":${JSON.stringify(loggedIn)}}` : rest;
-    return new RawJson(`{"token":${JSON.stringify(handle.token)},${tail}`);
+    const head = Buffer.from(`{"token":${JSON.stringify(handle.token)},`);
+    if (!loggedIn) return new RawJson(Buffer.concat([head, rest], head.length + rest.length));
+    const tail = Buffer.from(`,"loggedIn":${JSON.stringify(loggedIn)}}`);
+    return new RawJson(Buffer.concat([head, rest.subarray(0, rest.length - 1), tail]));
   };
 }

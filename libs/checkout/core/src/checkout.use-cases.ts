@@ -31,6 +31,11 @@ export interface SessionHandle {
   isNew: boolean;
   /** The logged-in customer as last read or changed in this request (the envelope's `loggedIn`). */
   customer?: CustomerDto;
+  /**
+   * The version of the session's selection as read with the session (before anything of the selection was
+   * read), for the rendered-answer cache (decision 48); only valid while `session.selectionId` is this one.
+   */
+  versionRead?: { selectionId: string; version: number };
 }
 
 /** What a token we issued looks like (32 random bytes, base64url); anything else is not looked up. */
@@ -46,12 +51,16 @@ export async function openSession(
   detectCountry?: string | null | (() => string | null),
 ): Promise<SessionHandle> {
   if (token && TOKEN_FORMAT.test(token)) {
-    const session = await deps.sessions.get(token);
-    if (session && !session.customerId) return { token, session, isNew: false };
+    const { session, selectionVersion } = deps.sessions.getWithVersion
+      ? await deps.sessions.getWithVersion(token)
+      : { session: await deps.sessions.get(token), selectionVersion: null };
+    const versionRead =
+      session?.selectionId && selectionVersion !== null ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } } : {};
+    if (session && !session.customerId) return { token, session, isNew: false, ...versionRead };
     if (session?.customerId) {
       // A login ends when the customer is gone or a password reset raised the epoch since (decision 43).
       const customer = await deps.account.getCustomer(session.customerId);
-      if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0)) return { token, session, isNew: false, customer };
+      if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0)) return { token, session, isNew: false, customer, ...versionRead };
       await deps.sessions.delete(token);
     }
   }

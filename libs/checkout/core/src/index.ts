@@ -12,3 +12,4 @@ export * from './order-history.use-cases';
 export * from './subscription.use-cases';
 export * from './payment.use-cases';
 export * from './postal-code';
+export * from './testing/selection.fixture';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { DomainError } from '@commerce/shared-errors';
-import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
+import type { CartClient } from '@commerce/cart-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
 import type { StockClient } from '@commerce/catalog-contracts';
@@ -9,42 +9,12 @@ import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
 import { getSelection } from './selection.use-cases';
+import { oneLineSelection } from './testing/selection.fixture';
 import type { CheckoutDeps } from './checkout.use-cases';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
 
-const selection: SelectionDto = {
-  id: 'sel1',
-  currency: 'SEK',
-  paymentMethod: '',
-  shippingMethod: '',
-  country: 'SE',
-  state: null,
-  language: 'sv',
-  vouchers: [],
-  paymentFields: {},
-  items: [
-    {
-      line: 'aa',
-      item: '1-1',
-      product: '1',
-      size: '1',
-      sku: '',
-      ean: '',
-      productName: 'Jacket',
-      brandName: '',
-      quantity: 1,
-      priceEach: '100.00 SEK',
-      priceEachAsNumber: 100,
-      totalPrice: '100.00 SEK',
-      totalPriceAsNumber: 100,
-      priceEachBeforeDiscount: '100.00 SEK',
-      priceEachBeforeDiscountAsNumber: 100,
-      anyDiscount: false,
-    },
-  ],
-  totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 100, grandTotalPrice: '', grandTotalPriceAsNumber: 100, totalQuantity: 1 },
-};
+const selection = oneLineSelection();
 
 const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't', selectionVersion: async () => 0, selectionChanged: async () => undefined },

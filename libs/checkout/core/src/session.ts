@@ -31,6 +31,11 @@ export interface BuyerPricing {
 /** Port: the session store, by token, with a sliding TTL (Redis or in memory). */
 export interface SessionPort {
   get(token: string): Promise<CheckoutSession | null>;
+  /**
+   * The session and, read in the same round trip, the version of the selection it names (`selectionVersion`),
+   * null without one. Optional: `openSession` falls back to `get`.
+   */
+  getWithVersion?(token: string): Promise<{ session: CheckoutSession | null; selectionVersion: number | null }>;
   set(token: string, session: CheckoutSession): Promise<void>;
   delete(token: string): Promise<void>;
   newToken(): string;

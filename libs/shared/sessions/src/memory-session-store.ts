@@ -2,6 +2,7 @@ import {
   DEFAULT_KEY_PREFIX,
   SessionStoreUnavailableError,
   assertTtl,
+  slideSlackMs,
   type SessionData,
   type SessionStore,
   type SessionStoreOptions,
@@ -24,6 +25,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, Entry>();
   private readonly counters = new Map<string, { value: number; expiresAt: number }>();
   private readonly ttlMs: number;
+  private readonly slackMs: number;
   private readonly prefix: string;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
@@ -32,6 +34,7 @@ export class MemorySessionStore implements SessionStore {
   constructor(options: MemorySessionStoreOptions) {
     assertTtl(options.ttlSeconds);
     this.ttlMs = options.ttlSeconds * 1000;
+    this.slackMs = slideSlackMs(options.ttlSeconds);
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.now = options.now ?? Date.now;
     const interval = options.sweepIntervalMs ?? Math.min(this.ttlMs, 60_000);
@@ -49,8 +52,15 @@ export class MemorySessionStore implements SessionStore {
       this.entries.delete(key);
       return null;
     }
-    entry.expiresAt = now + this.ttlMs;
+    // Slid as Redis slides it: only once it has lost more than the slack.
+    if (entry.expiresAt - now < this.ttlMs - this.slackMs) entry.expiresAt = now + this.ttlMs;
     return JSON.parse(entry.json) as T;
+  }
+
+  async getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string) {
+    const session = await this.get<T>(token);
+    const name = (session as Record<string, unknown> | null)?.[field];
+    return { session, counter: typeof name === 'string' ? this.counterNow(counterPrefix + name) : null };
   }
 
   async set(token: string, data: SessionData): Promise<void> {

@@ -4,6 +4,7 @@ import {
   DEFAULT_KEY_PREFIX,
   SessionStoreUnavailableError,
   assertTtl,
+  slideSlackMs,
   type SessionData,
   type SessionStore,
   type SessionStoreOptions,
@@ -47,17 +48,40 @@ const reasonOf = (err: unknown): string => {
 
 const RAISE_SCRIPT = "local v = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return v";
 
-/** The real adapter: GETEX slides the TTL in the same round trip that reads the session. */
+/**
+ * A session and the counter one of its fields names, in one round trip (KEYS[1]: the session; ARGV: TTL in
+ * ms, slack in ms, the field, the counter keys' prefix). The TTL is slid only once the session has lost more
+ * than the slack (a write propagated to replicas and the AOF, so not at every read). The counter's key
+ * comes from the session's content, so it is not among KEYS: fine on one Redis (with replicas), not on a
+ * Redis Cluster, where the counter would have to share the session's hash slot.
+ */
+const GET_WITH_COUNTER_SCRIPT = `
+local s = redis.call('GET', KEYS[1])
+if not s then return {false, false} end
+local ttl = tonumber(ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl - tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+if ARGV[3] == '' then return {s, false} end
+local ok, data = pcall(cjson.decode, s)
+local name = ok and type(data) == 'table' and data[ARGV[3]]
+if type(name) ~= 'string' then return {s, false} end
+return {s, redis.call('GET', ARGV[4] .. name) or '0'}`;
+
+/** The real adapter: a read slides the TTL in the same round trip (a script), once the session lost more than the slack. */
 export class RedisSessionStore implements SessionStore {
   readonly kind = 'redis' as const;
   private closed = false;
+
+  private readonly slackMs: number;
 
   private constructor(
     private readonly redis: Redis,
     private readonly url: string,
     private readonly ttlSeconds: number,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.slackMs = slideSlackMs(ttlSeconds);
+    redis.defineCommand('sessionWithCounter', { numberOfKeys: 1, lua: GET_WITH_COUNTER_SCRIPT });
+  }
 
   /** Connects and checks that Redis answers; throws SessionStoreUnavailableError within a few seconds if not. */
   static async connect(url: string, options: SessionStoreOptions): Promise<RedisSessionStore> {
@@ -81,8 +105,18 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get<T = SessionData>(token: string): Promise<T | null> {
-    const json = await this.call(() => this.redis.getex(this.prefix + token, 'EX', this.ttlSeconds));
-    return json === null ? null : (JSON.parse(json) as T);
+    return (await this.getWithCounter<T>(token, '', '')).session;
+  }
+
+  async getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string) {
+    // defineCommand: EVALSHA, falling back to EVAL once after a script flush.
+    const redis = this.redis as Redis & {
+      sessionWithCounter(key: string, ttlMs: number, slackMs: number, field: string, prefix: string): Promise<[string | null, string | null]>;
+    };
+    const [json, counter] = await this.call(() =>
+      redis.sessionWithCounter(this.prefix + token, this.ttlSeconds * 1000, this.slackMs, field, this.counterKey(counterPrefix)),
+    );
+    return { session: json === null ? null : (JSON.parse(json) as T), counter: counter === null ? null : Number(counter) };
   }
 
   async set(token: string, data: SessionData): Promise<void> {

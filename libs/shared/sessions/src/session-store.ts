@@ -10,6 +10,12 @@ export interface SessionStore {
   readonly kind: 'redis' | 'memory';
   /** The session of a token, or null when unknown or expired; a hit slides its TTL. */
   get<T = SessionData>(token: string): Promise<T | null>;
+  /**
+   * The session of a token and, in the same round trip, the counter its `field` names (`counterPrefix` +
+   * the field's value: 0 when never raised; null when the session has no such string field). A hit
+   * slides the TTL as `get` does.
+   */
+  getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string): Promise<{ session: T | null; counter: number | null }>;
   /** Writes the session and (re)starts its TTL. */
   set(token: string, data: SessionData): Promise<void>;
   delete(token: string): Promise<void>;
@@ -35,6 +41,13 @@ export interface SessionStoreOptions {
 }
 
 export const DEFAULT_KEY_PREFIX = 'session:';
+
+/**
+ * How much of its TTL a session may lose before a read slides it again (ms): a tenth of the TTL, at most a
+ * minute. A session read many times a second is written back (its expiry) once a minute, not at every
+ * read; it still lives at least TTL − slack after its last use.
+ */
+export const slideSlackMs = (ttlSeconds: number): number => Math.min(60_000, ttlSeconds * 100);
 
 /**
  * The store does not answer. At start-up its one-line message is all runService prints; during a

@@ -135,6 +135,34 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     expect(await store.counter(name)).toBe(0);
   });
 
+  it('reads a session with the counter one of its fields names, in one call', async () => {
+    const token = newSessionToken();
+    const id = newSessionToken();
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: null, counter: null });
+    await store.set(token, { country: 'SE' });
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE' }, counter: null });
+    await store.set(token, { country: 'SE', selectionId: id });
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE', selectionId: id }, counter: 0 });
+    await store.raise(`selection:${id}`);
+    await store.raise(`selection:${id}`);
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE', selectionId: id }, counter: 2 });
+    // A field that is not a string names no counter.
+    await store.set(token, { selectionId: 7 });
+    expect((await store.getWithCounter(token, 'selectionId', 'selection:')).counter).toBeNull();
+  });
+
+  it('slides the TTL on getWithCounter as on get', async () => {
+    const token = newSessionToken();
+    const ttlMs = h.ttlSeconds * 1000;
+    await store.set(token, { a: 1 });
+    await h.elapse(ttlMs * 0.6);
+    expect((await store.getWithCounter(token, 'selectionId', 'selection:')).session).toEqual({ a: 1 });
+    await h.elapse(ttlMs * 0.6);
+    expect((await store.getWithCounter(token, 'selectionId', 'selection:')).session).toEqual({ a: 1 });
+    await h.elapse(ttlMs + 300);
+    expect((await store.getWithCounter(token, 'selectionId', 'selection:')).session).toBeNull();
+  });
+
   it('answers ping while open', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });

@@ -1,0 +1,41 @@
+import type { SelectionDto } from '@commerce/cart-contracts';
+
+/** A selection with one line of item `1-1` (product `1`, 100 SEK each) in Sweden, for tests of what the edge makes of it. */
+export const oneLineSelection = (quantity = 1): SelectionDto => ({
+  id: 'sel1',
+  currency: 'SEK',
+  paymentMethod: '',
+  shippingMethod: '',
+  country: 'SE',
+  state: null,
+  language: 'sv',
+  vouchers: [],
+  paymentFields: {},
+  items: [
+    {
+      line: 'aa',
+      item: '1-1',
+      product: '1',
+      size: '1',
+      sku: '',
+      ean: '',
+      productName: 'Jacket',
+      brandName: '',
+      quantity,
+      priceEach: '100.00 SEK',
+      priceEachAsNumber: 100,
+      totalPrice: `${100 * quantity}.00 SEK`,
+      totalPriceAsNumber: 100 * quantity,
+      priceEachBeforeDiscount: '100.00 SEK',
+      priceEachBeforeDiscountAsNumber: 100,
+      anyDiscount: false,
+    },
+  ],
+  totals: {
+    itemsTotalPrice: '',
+    itemsTotalPriceAsNumber: 100 * quantity,
+    grandTotalPrice: '',
+    grandTotalPriceAsNumber: 100 * quantity,
+    totalQuantity: quantity,
+  },
+});
