@@ -67,6 +67,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger: logger.child({ component: 'catalog' }),
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
+      viewCacheMs: config.VIEW_CACHE_MS,
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const accountLogger = logger.child({ component: 'account' });

@@ -53,6 +53,7 @@ runService('catalog', async () => {
       logger,
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
+      viewCacheMs: config.VIEW_CACHE_MS,
     });
     await catalog.start();
     closers.add(() => catalog.stop());

@@ -4,7 +4,9 @@ import { createMemoryBus, deadLetterTopic, type EventEnvelope, type MemoryBus } 
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
+import { ProductUpserted } from '@commerce/catalog-contracts';
 import { buildCatalogService, type CatalogService } from './catalog.service';
+import { productViewsConsumer } from './consumers/product-views.consumer';
 import { emptyDemoCatalog } from './demo-catalog';
 import { MiniSearchIndex } from './search/minisearch.search-index';
 import { soapProduct } from './testing/soap-product.fixture';
@@ -170,5 +172,45 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
     await restarted.start();
     running.push({ service: restarted, bus });
     expect((await restarted.client.searchProducts({ search: 'sweater' }, {})).productCount).toBe(2);
+  });
+
+  it('a replica shows another replica’s change once it hears the product event, its views kept for long otherwise (decision 58)', async () => {
+    const db = engine.forSchema(uniqueName('catalog'));
+    const bus = createMemoryBus({ logger, retryBaseMs: 1 });
+    const replica = async () => {
+      const service = await buildCatalogService({ db, bus, search: new MiniSearchIndex(), logger, readCacheMs: 0, viewCacheMs: 600_000 });
+      await service.start();
+      running.push({ service, bus });
+      return service;
+    };
+    const a = await replica();
+    await a.seed([soapProduct()]);
+    const b = await replica();
+    const names = async () => (await a.client.searchProducts({}, {})).products.map((p) => [p.name, p.items.map((i) => i.stock)]);
+    expect(await names()).toEqual([
+      ['Café Sweater', ['yes', 'yes', 'no']],
+      ['Café Sweater', ['yes', 'yes']],
+    ]);
+    await b.useCases.applyProductUpsert(
+      soapProduct({ description: 'Café Cardigan', variations: [{ id: 'V-OAT', sizes: [{ id: 'S-S', qty: '0' }] }] }),
+    );
+    await settle(bus, b.relay);
+    expect(await names()).toEqual([
+      ['Café Cardigan', ['yes', 'yes', 'no']],
+      ['Café Cardigan', ['no', 'yes']],
+    ]);
+  });
+});
+
+describe('the product views consumer (decision 58)', () => {
+  it('is a group of its own in every process, from now on, and forgets the products of ProductUpserted only', async () => {
+    const forgotten: number[][] = [];
+    const consumer = productViewsConsumer((ids) => forgotten.push(ids));
+    expect(consumer).toMatchObject({ topics: ['catalog.product.v1'], fromBeginning: false });
+    expect(consumer.groupId).toMatch(/^catalog-views-.+-\d+-[0-9a-z]+$/);
+    const upserted = (id: string) => ProductUpserted.create(id, { productId: id, externalId: `P-${id}` });
+    await consumer.handleBatch!([upserted('4'), received(), upserted('9')] as EventEnvelope[]);
+    await consumer.handle(received());
+    expect(forgotten).toEqual([[4, 9]]);
   });
 });

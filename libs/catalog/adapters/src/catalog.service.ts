@@ -4,19 +4,21 @@ import type { CatalogClient, StockClient } from '@commerce/catalog-contracts';
 import {
   cachedCatalogReads,
   catalogUseCases,
+  DEFAULT_VIEW_CACHE_MS,
   defaultCatalogSettings,
   type CatalogSettings,
   type CatalogUseCases,
   type Clock,
   type SearchIndex,
 } from '@commerce/catalog-core';
-import { OutboxRelay, type EventBus, type SubscribeOptions, type Subscription } from '@commerce/shared-bus';
+import { OutboxRelay, type EventBus, type EventEnvelope, type SubscribeOptions, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { createInProcessCatalogClient } from './catalog.client.in-process';
 import { catalogMigrations } from './catalog.migrations';
 import { createCatalogRepository } from './catalog.repository.knex';
 import { productIndexerConsumer } from './consumers/product-indexer.consumer';
+import { productViewsConsumer, upsertedProductIds } from './consumers/product-views.consumer';
 import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { parseDemoCatalog, type DemoCatalog } from './demo-catalog';
 import { createCatalogInternalRouter } from './http/catalog.internal-router';
@@ -34,11 +36,16 @@ export interface CatalogServiceDeps {
   /** How often time is checked for delivery windows opening or closing (default one minute). */
   deliveryWindowCheckMs?: number;
   /**
-   * How long the product listing reuses what it read from the store (page views, brands, collections,
-   * categories; default 2000, 0 turns it off): writes seen by this process clear it at once, other
-   * processes' writes show within it (decision 38).
+   * How long the product listing reuses whole answers to the same request (default 2000, 0 turns it
+   * off): writes seen by this process and products' change events clear them at once (decision 53).
    */
   readCacheMs?: number;
+  /**
+   * How long a product view the listing read is kept at most (page views, brands, collections,
+   * categories; default 300000, 0 turns it off): a product's change event, from any process, drops its
+   * view at once, so the bound only matters for a missed event (decision 58).
+   */
+  viewCacheMs?: number;
 }
 
 export interface CatalogService {
@@ -70,7 +77,10 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
   await migrate(deps.db, catalogMigrations);
   const catalog = createCatalogRepository(deps.db);
   const settings = deps.settings ?? defaultCatalogSettings;
-  const reads = cachedCatalogReads(catalog, { ...(deps.readCacheMs !== undefined ? { ttlMs: deps.readCacheMs } : {}) });
+  const reads = cachedCatalogReads(catalog, {
+    ...(deps.readCacheMs !== undefined ? { ttlMs: deps.readCacheMs } : {}),
+    viewTtlMs: deps.viewCacheMs ?? DEFAULT_VIEW_CACHE_MS,
+  });
   const useCases = catalogUseCases({
     catalog,
     listingReads: reads.catalog,
@@ -127,9 +137,8 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             },
           }),
         ),
-        await deps.bus.subscribe(
-          invalidating(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.invalidate),
-        ),
+        await deps.bus.subscribe(forgetting(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.forget)),
+        await deps.bus.subscribe(productViewsConsumer(reads.forget)),
       ];
       if (deps.search.kind === 'embedded') {
         // The embedded index lives in memory: rebuild it from the store, which outlives the process.
@@ -174,17 +183,24 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
   };
 }
 
-/** A consumer that clears the listing's read cache before and after each event it handles (a product changed). */
-function invalidating(consumer: SubscribeOptions, invalidate: () => void): SubscribeOptions {
+/**
+ * The indexer, forgetting the changed products' views and the kept answers before and after it indexes
+ * them: an answer computed meanwhile may hold the index as it was.
+ */
+function forgetting(consumer: SubscribeOptions, forget: (productIds: number[]) => void): SubscribeOptions {
+  const around = async (envelopes: EventEnvelope[], work: () => Promise<void>) => {
+    const ids = upsertedProductIds(envelopes);
+    forget(ids);
+    try {
+      await work();
+    } finally {
+      forget(ids);
+    }
+  };
+  const { handleBatch } = consumer;
   return {
     ...consumer,
-    handle: async (envelope) => {
-      invalidate();
-      try {
-        await consumer.handle(envelope);
-      } finally {
-        invalidate();
-      }
-    },
+    handle: (envelope) => around([envelope], () => consumer.handle(envelope)),
+    ...(handleBatch ? { handleBatch: (envelopes: EventEnvelope[]) => around(envelopes, () => handleBatch(envelopes)) } : {}),
   };
 }

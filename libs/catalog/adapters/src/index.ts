@@ -6,6 +6,7 @@ export * from './catalog.env';
 export * from './consumers/upsert-received.consumer';
 export * from './demo-catalog';
 export * from './consumers/product-indexer.consumer';
+export * from './consumers/product-views.consumer';
 export * from './http/catalog.internal-router';
 export * from './search/search-text';
 export * from './search/minisearch.search-index';

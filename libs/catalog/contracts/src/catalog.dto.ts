@@ -128,6 +128,7 @@ export interface ItemInfoDto {
   sizeName: string;
   /** Price of one in major units of the pricelist's currency; 0 when the context names no pricelist. */
   priceAsNumber: number;
+  /** Items the stock holds: the ERP's units divided by the size table's `stockdivisor`, rounded down (decision 22). */
   stock: number;
 }
 
@@ -160,4 +161,11 @@ export interface CatalogClient {
   resolveUri(query: UriQuery, context: PriceContext): Promise<UriResultDto | null>;
   /** A pricelist by the ERP's id, with its currency; null when the ERP has not sent it. */
   getPricelist(pricelistId: string): Promise<PricelistDto | null>;
+  /**
+   * `searchProducts` and `resolveUri` as the JSON text of the same answers (a JSON object), where the
+   * client receives them as text (the HTTP client): a caller that only wraps the answer in its own
+   * envelope splices the text in instead of parsing and serialising ~60 KB again (decision 58).
+   */
+  searchProductsJson?(query: ProductQuery, context: PriceContext): Promise<string>;
+  resolveUriJson?(query: UriQuery, context: PriceContext): Promise<string | null>;
 }

@@ -1,6 +1,15 @@
 import { DomainError } from '@commerce/shared-errors';
-import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { CatalogClient, CategoryDto, ItemInfoDto, PriceContext, PricelistDto, ProductDto, ProductListDto, UriResultDto } from './catalog.dto';
+import { createInternalCallers } from '@commerce/shared-internal-client';
+import type {
+  CatalogClient,
+  CategoryDto,
+  ItemInfoDto,
+  PriceContext,
+  PricelistDto,
+  ProductDto,
+  ProductListDto,
+  UriResultDto,
+} from './catalog.dto';
 
 const contextQuery = (context: PriceContext): string => {
   const params = new URLSearchParams(Object.entries(context).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -10,22 +19,29 @@ const contextQuery = (context: PriceContext): string => {
 
 /** The catalog's internal HTTP API (`createCatalogInternalRouter`), for a deployment where the caller runs in another process. */
 export function createCatalogHttpClient(baseUrl: string): CatalogClient {
-  const call = createInternalCaller(baseUrl, 'catalog');
+  const { json: call, text } = createInternalCallers(baseUrl, 'catalog');
+  const unavailable = () => new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: `no catalog API at ${baseUrl}` });
   return {
     searchProducts: async (query, context) => {
       const list = await call<ProductListDto>('POST', '/internal/catalog/products/search', { query, context });
-      if (!list) throw new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: `no catalog API at ${baseUrl}` });
+      if (!list) throw unavailable();
+      return list;
+    },
+    searchProductsJson: async (query, context) => {
+      const list = await text('POST', '/internal/catalog/products/search', { query, context });
+      if (list === null) throw unavailable();
       return list;
     },
     getProduct: (id, context) => call<ProductDto>('GET', `/internal/catalog/products/${encodeURIComponent(id)}${contextQuery(context)}`),
     getItem: (id, context) => call<ItemInfoDto>('GET', `/internal/catalog/items/${encodeURIComponent(id)}${contextQuery(context)}`),
     listCategories: async () => {
       const list = await call<{ categories: CategoryDto[] }>('GET', '/internal/catalog/categories');
-      if (!list) throw new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: `no catalog API at ${baseUrl}` });
+      if (!list) throw unavailable();
       return list.categories;
     },
     // A 404 without a code is "nothing found"; the router answers so for a URI that leads nowhere.
     resolveUri: (query, context) => call<UriResultDto>('POST', '/internal/catalog/uri', { query, context }),
+    resolveUriJson: (query, context) => text('POST', '/internal/catalog/uri', { query, context }),
     getPricelist: (id) => call<PricelistDto>('GET', `/internal/catalog/pricelists/${encodeURIComponent(id)}`),
   };
 }

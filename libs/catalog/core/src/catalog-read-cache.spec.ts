@@ -56,6 +56,43 @@ describe('the listing read cache', () => {
 
   it('is the store itself with a bound of 0', () => {
     expect(cachedCatalogReads(store, { ttlMs: 0 }).catalog).toBe(store);
+    expect(cachedCatalogReads(store, { ttlMs: 2000, viewTtlMs: 0 }).catalog).toBe(store);
+  });
+
+  describe('views kept until their product changes (decision 58)', () => {
+    it('keeps views for their own bound, apart from the answers’', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 0, viewTtlMs: 300_000, now: () => now });
+      await cache.catalog.loadProducts([1]);
+      price = 2;
+      now = 299_999;
+      expect(priceOf(await cache.catalog.loadProducts([1]))).toEqual([1]);
+      now = 300_000;
+      expect(priceOf(await cache.catalog.loadProducts([1]))).toEqual([2]);
+    });
+
+    it('forgets only the changed products’ views, and every answer; a read in flight at the forget is not kept', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 2000, viewTtlMs: 300_000, now: () => now });
+      await cache.catalog.loadProducts([1, 2]);
+      expect(await cache.answer('k', async () => 'old')).toBe('old');
+      price = 2;
+      cache.forget([2]);
+      expect(priceOf(await cache.catalog.loadProducts([1, 2]))).toEqual([1, 2]);
+      expect(await cache.answer('k', async () => 'new')).toBe('new');
+
+      const pending = cache.catalog.loadProducts([3]);
+      cache.forget([3]);
+      await pending;
+      await cache.catalog.loadProducts([3]);
+      expect(calls.filter((c) => c[0] === 3)).toHaveLength(2);
+    });
+
+    it('does not keep "not there": a product created later shows at once', async () => {
+      const cache = cachedCatalogReads(store, { ttlMs: 0, viewTtlMs: 300_000, now: () => now });
+      expect(await cache.catalog.loadProducts([100])).toEqual([]);
+      await Promise.resolve();
+      await cache.catalog.loadProducts([100]);
+      expect(calls).toEqual([[100], [100]]);
+    });
   });
 
   describe('whole listing answers', () => {

@@ -1,8 +1,13 @@
 import type { CatalogRepository } from './catalog.repository';
 import type { CatalogRef, Category, ProductView, RefKind } from './product';
 
-/** How long the listing's reads are reused by default (decision 38): the bound on their staleness. */
+/** How long whole listing answers are reused by default (decisions 38, 53): the bound on their staleness. */
 export const DEFAULT_READ_CACHE_MS = 2000;
+/**
+ * How long a product view is kept at most by default (decision 58): views are forgotten when their
+ * product's `ProductUpserted` is heard, so this bound only matters for an event this process missed.
+ */
+export const DEFAULT_VIEW_CACHE_MS = 300_000;
 
 export interface CatalogReadCache {
   /** The repository with its listing reads cached; every other call goes to the store. */
@@ -13,8 +18,14 @@ export interface CatalogReadCache {
    * not kept. Without a cache (`ttlMs` 0) it computes every time.
    */
   answer<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  /** Forgets everything: called on this process's own writes and on every `ProductUpserted` it indexes. */
+  /** Forgets everything: called on this process's own writes (and delivery windows, the category sync). */
   invalidate(): void;
+  /**
+   * A product changed (its `ProductUpserted` or `StockChanged` was heard, from whichever process made the
+   * change): its view is read again, and so are the brands, collections, categories and every kept
+   * answer, which may show it. Other products' views stay.
+   */
+  forget(productIds: number[]): void;
 }
 
 /** A request as a cache key: the same JSON whatever the order of its object keys. */
@@ -32,16 +43,22 @@ interface Kept<T> {
 }
 
 /**
- * The product listing's reads (`POST products`, a category's `POST uri`), kept in process for `ttlMs`:
- * the page's product views, variant → product, the filter's brands and collections, the category tree.
- * Writes seen by this process (the upserts it applies, the `ProductUpserted` it indexes, delivery windows
- * it opens or closes, the category tree it syncs) clear it at once; writes by another process show
- * within `ttlMs`, the eventual consistency of reads (decision 38). A read started before a clear never
- * stores what it read. Only the listing uses it: `GET products/{id}` and items stay uncached here (the
- * edge caches a selection's products itself, decision 31).
+ * The product listing's reads (`POST products`, a category's `POST uri`), kept in process: the page's
+ * product views, variant → product, the filter's brands and collections, the category tree, for at most
+ * `viewTtlMs` (default `ttlMs`), and whole answers for `ttlMs`. Writes seen by this process (the upserts
+ * it applies, delivery windows it opens or closes, the category tree it syncs) clear it all at once; a
+ * product's change event (`forget`, from any process) drops that product's view and everything shared
+ * (decision 58); the bounds only matter for a change whose event this process never hears. A read
+ * started before a clear or a forget never stores what it read. Only the listing uses it:
+ * `GET products/{id}` and items stay uncached here (the edge caches a selection's products itself,
+ * decision 31).
  */
-export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?: number; now?: () => number } = {}): CatalogReadCache {
+export function cachedCatalogReads(
+  catalog: CatalogRepository,
+  options: { ttlMs?: number; viewTtlMs?: number; now?: () => number } = {},
+): CatalogReadCache {
   const ttlMs = options.ttlMs ?? DEFAULT_READ_CACHE_MS;
+  const viewTtlMs = options.viewTtlMs ?? ttlMs;
   const now = options.now ?? Date.now;
   // Values are promises, so that concurrent misses of a key share one read. A clear replaces the maps:
   // a read in flight then lands in a map nobody reads any more.
@@ -52,7 +69,8 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
   let answers = new Map<string, Kept<Promise<unknown>>>();
   /** Distinct listing requests kept at most (a storefront asks a few hundred pages and facet combinations). */
   const MAX_ANSWERS = 2000;
-  const fresh = <T>(kept: Kept<T> | undefined, at: number): kept is Kept<T> => kept !== undefined && at - kept.at < ttlMs;
+  const fresh = <T>(kept: Kept<T> | undefined, at: number, bound = viewTtlMs): kept is Kept<T> =>
+    kept !== undefined && at - kept.at < bound;
   /** Bounds the maps: past this many entries a map starts over (a listing reads a page at a time). */
   const MAX_ENTRIES = 50_000;
 
@@ -77,10 +95,16 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
         const value = loading.then((found) => found.get(key) ?? null);
         pending.push([key, value]);
         map.set(key, { at, value });
-        // A failed read is not kept (and not reported twice: the callers waiting on it get the error).
-        value.catch(() => {
-          if (map.get(key)?.value === value) map.delete(key);
-        });
+        // A failed read is not kept (and not reported twice: the callers waiting on it get the error), nor
+        // is "not there" (a product or variant created later must not wait for the bound to show).
+        value.then(
+          (found) => {
+            if (found === null && map.get(key)?.value === value) map.delete(key);
+          },
+          () => {
+            if (map.get(key)?.value === value) map.delete(key);
+          },
+        );
       }
     }
     const values = await Promise.all(pending.map(([, value]) => value));
@@ -144,7 +168,7 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
     if (ttlMs <= 0) return compute();
     const at = now();
     const kept = answers.get(key);
-    if (fresh(kept, at)) return kept.value as Promise<T>;
+    if (fresh(kept, at, ttlMs)) return kept.value as Promise<T>;
     if (answers.size >= MAX_ANSWERS) answers = new Map();
     const map = answers;
     const value = compute();
@@ -156,12 +180,19 @@ export function cachedCatalogReads(catalog: CatalogRepository, options: { ttlMs?
   }
 
   return {
-    catalog: ttlMs > 0 ? cached : catalog,
+    catalog: viewTtlMs > 0 ? cached : catalog,
     answer,
     invalidate() {
       answers = new Map();
       views = new Map();
       productOf = new Map();
+      refs = new Map();
+      categories = undefined;
+    },
+    forget(productIds) {
+      // Variant → product never changes once the variant exists (and "none" is never kept): it stays.
+      for (const id of productIds) views.delete(id);
+      answers = new Map();
       refs = new Map();
       categories = undefined;
     },

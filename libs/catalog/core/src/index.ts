@@ -23,3 +23,4 @@ export * from './product-filter';
 export * from './product-queries.use-case';
 export * from './index-product.use-case';
 export * from './catalog.use-cases';
+export * from './product-dto-cache';

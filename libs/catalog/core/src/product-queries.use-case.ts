@@ -20,6 +20,7 @@ import { systemClock, type CatalogRepository, type Clock } from './catalog.repos
 import { categoryDto } from './categories';
 import { parseItemId, parseProductId, type ProductView, type Variant } from './product';
 import { buildFilter, filterFieldsOf } from './product-filter';
+import { cachedProductDto } from './product-dto-cache';
 import { projection, toItemInfoDto, toProductDto, type Projection } from './product.mapper';
 import type { ExtraFilterField, SearchFilters, SearchIndex, SearchQuery, SearchScope, SortKey } from './search-index.port';
 import { foldText } from './slug';
@@ -158,7 +159,7 @@ async function listProducts(
   const p = projectionOf(deps, context);
   const products = variantIds.flatMap((id) => {
     const hit = visible.get(id);
-    return hit ? [productDtoOf(hit.view, hit.variant, p, fullRelated)] : [];
+    return hit ? [cachedProductDto(hit.view, hit.variant, p, fullRelated, () => productDtoOf(hit.view, hit.variant, p, fullRelated))] : [];
   });
   const filter = await buildFilter({ catalog: reads, settings }, found.facets ?? {}, totals);
   return { products, productCount: found.total, filter };

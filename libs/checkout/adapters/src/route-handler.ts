@@ -1,7 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
-import type { CheckoutDeps, SessionHandle } from '@commerce/checkout-core';
-import { RawJson } from './selection-answer-cache';
+import { RawJson, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 /** The parsed JSON body (the shared body parser reads JSON only). */
 export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;

@@ -3,6 +3,7 @@ import {
   envelopeWithoutLogin,
   getSelection,
   loggedInOf,
+  RawJson,
   type CheckoutDeps,
   type CheckoutSession,
   type SessionHandle,
@@ -11,10 +12,8 @@ import {
 import type { ProductDto } from '@commerce/catalog-contracts';
 import { productFetchedAt } from './product-cache';
 
-/** A body already serialised as JSON (text or its UTF-8 bytes): the route answers it as is (`sessionRoute`). */
-export class RawJson {
-  constructor(readonly json: string | Buffer) {}
-}
+/** Where the edge's answers already serialised are answered as they are (moved to checkout-core, decision 58). */
+export { RawJson } from '@commerce/checkout-core';
 
 /**
  * The edge's cart client: every change it asks for raises the selection's version in the session store

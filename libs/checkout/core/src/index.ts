@@ -13,3 +13,4 @@ export * from './subscription.use-cases';
 export * from './payment.use-cases';
 export * from './postal-code';
 export * from './testing/selection.fixture';
+export * from './raw-json';

@@ -2,12 +2,18 @@ import { parseProductQuery, parseUriQuery } from '@commerce/catalog-contracts';
 import { ValidationError } from '@commerce/shared-errors';
 import { ProductNotFoundError, UriNotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
+import { withToken, type RawJson } from './raw-json';
 
-/** `POST products`: the catalog's search in the session's market, pricelist and language. */
+/**
+ * `POST products`: the catalog's search in the session's market, pricelist and language. A catalog that
+ * answers as text (another process) has its answer passed on inside the envelope as it came (decision 58).
+ */
 export async function searchProducts(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const parsed = parseProductQuery(body, deps.view.store.productFilterFields);
   if (!parsed.ok) throw new ValidationError(parsed.errors);
-  const result = await deps.catalog.searchProducts(parsed.value, deps.view.priceContext(handle.session));
+  const context = deps.view.priceContext(handle.session);
+  if (deps.catalog.searchProductsJson) return withToken(handle.token, await deps.catalog.searchProductsJson(parsed.value, context));
+  const result = await deps.catalog.searchProducts(parsed.value, context);
   return { token: handle.token, products: result.products, productCount: result.productCount, filter: result.filter };
 }
 
@@ -23,10 +29,16 @@ export async function getProduct(deps: CheckoutDeps, handle: SessionHandle, prod
  * (`{found: "category", category, products, productCount, filter}`), only of the kinds named in `for`;
  * 404 `{uri: "not found"}` otherwise.
  */
-export async function resolveUri(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
+export async function resolveUri(deps: CheckoutDeps, handle: SessionHandle, body: unknown): Promise<RawJson | object> {
   const parsed = parseUriQuery(body, deps.view.store.productFilterFields);
   if (!parsed.ok) throw new ValidationError(parsed.errors);
-  const found = await deps.catalog.resolveUri(parsed.value, deps.view.priceContext(handle.session));
+  const context = deps.view.priceContext(handle.session);
+  if (deps.catalog.resolveUriJson) {
+    const json = await deps.catalog.resolveUriJson(parsed.value, context);
+    if (json === null) throw new UriNotFoundError();
+    return withToken(handle.token, json);
+  }
+  const found = await deps.catalog.resolveUri(parsed.value, context);
   if (!found) throw new UriNotFoundError();
   return { token: handle.token, ...found };
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@commerce/shared-errors';
 import { withRequestContext } from '@commerce/shared-logging';
-import { createInternalCaller } from './internal-caller';
+import { createInternalCaller, createInternalCallers } from './internal-caller';
 
 describe('internal caller', () => {
   let server: http.Server;
@@ -50,5 +50,18 @@ describe('internal caller', () => {
     const error = await createInternalCaller('http://127.0.0.1:1', 'catalog')('GET', '/x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toMatchObject({ kind: 'unavailable', fields: { catalog: 'unavailable (ECONNREFUSED)' } });
+  });
+
+  it('answers the callee’s JSON as text for a caller that passes it on, with the same null and errors', async () => {
+    const { text } = createInternalCallers(base, 'cart');
+    expect(await text('GET', '/ok')).toBe('{"a":1}');
+    expect(await text('GET', '/missing')).toBeNull();
+    await expect(text('POST', '/bad', {})).rejects.toMatchObject({
+      code: 'CART.INVALID',
+      kind: 'invalid',
+      fields: { quantity: 'must be positive' },
+    });
+    await expect(text('GET', '/text')).rejects.toMatchObject({ kind: 'unavailable', code: 'CART.REMOTE_ERROR' });
+    await expect(text('GET', '/broken')).rejects.toMatchObject({ kind: 'unavailable' });
   });
 });

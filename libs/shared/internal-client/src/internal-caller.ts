@@ -8,17 +8,26 @@ const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status])
 export type InternalCall = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<T | null>;
 
 /**
+ * The same call, answering the callee's JSON as text (null for a 404 without a code): for a caller that
+ * passes the answer on inside its own JSON instead of parsing and serialising it again.
+ */
+export type InternalTextCall = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<string | null>;
+
+/**
  * The plumbing of every typed HTTP client of a service's contracts (DESIGN §2): keep-alive, the
  * request id passed on, and the callee's `errors` turned back into a DomainError. A callee that does
  * not answer, or answers 5xx, is `unavailable` (503 at the edge), never an unexplained 500.
  */
 export function createInternalCaller(baseUrl: string, service: string): InternalCall {
+  return createInternalCallers(baseUrl, service).json;
+}
+
+/** Both forms of the call on one connection pool: parsed (`json`) and as the callee's text (`text`). */
+export function createInternalCallers(baseUrl: string, service: string): { json: InternalCall; text: InternalTextCall } {
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const code = `${service.toUpperCase()}.REMOTE_ERROR`;
-  return async <T>(method: string, path: string, body?: unknown): Promise<T | null> => {
+  const send = async (method: string, path: string, body?: unknown): Promise<{ statusCode: number; text: string }> => {
     const requestId = currentRequestId();
-    let statusCode: number;
-    let text: string;
     try {
       const res = await request(new URL(path, baseUrl), {
         method: method as 'GET',
@@ -26,26 +35,39 @@ export function createInternalCaller(baseUrl: string, service: string): Internal
         headers: { 'content-type': 'application/json', ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      statusCode = res.statusCode;
-      text = await res.body.text();
+      return { statusCode: res.statusCode, text: await res.body.text() };
     } catch (error) {
       throw new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
     }
-    let json: (T & { errors?: Record<string, string>; code?: string }) | undefined;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    // A bare 404 is "no such thing"; a 404 carrying a domain code is the callee's error (e.g. an unknown line).
-    if (statusCode === 404 && !json?.code) return null;
-    if (statusCode >= 400 || json === undefined) {
-      throw new DomainError(
-        json?.code ?? code,
-        statusCode < 500 && json?.errors ? (KIND_OF_STATUS.get(statusCode) ?? 'invalid') : 'unavailable',
-        json?.errors ?? { [service]: `answered ${statusCode}` },
-      );
-    }
-    return json;
   };
+  const parse = <T>(text: string): (T & { errors?: Record<string, string>; code?: string }) | undefined => {
+    try {
+      return text ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** A bare 404 is "no such thing" (null); a 404 carrying a domain code is the callee's error (e.g. an unknown line). */
+  const failure = (statusCode: number, json: { errors?: Record<string, string>; code?: string } | undefined): DomainError =>
+    new DomainError(
+      json?.code ?? code,
+      statusCode < 500 && json?.errors ? (KIND_OF_STATUS.get(statusCode) ?? 'invalid') : 'unavailable',
+      json?.errors ?? { [service]: `answered ${statusCode}` },
+    );
+  const json = async <T>(method: string, path: string, body?: unknown): Promise<T | null> => {
+    const { statusCode, text } = await send(method, path, body);
+    const answer = parse<T>(text);
+    if (statusCode === 404 && !answer?.code) return null;
+    if (statusCode >= 400 || answer === undefined) throw failure(statusCode, answer);
+    return answer;
+  };
+  const text = async (method: string, path: string, body?: unknown): Promise<string | null> => {
+    const answered = await send(method, path, body);
+    // Success is passed on unparsed: only a JSON object is (the callee's router sends nothing else).
+    if (answered.statusCode < 400 && answered.text.startsWith('{')) return answered.text;
+    const answer = parse<object>(answered.text);
+    if (answered.statusCode === 404 && !answer?.code) return null;
+    throw failure(answered.statusCode, answer);
+  };
+  return { json: json as InternalCall, text: text as InternalTextCall };
 }

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
-import { ItemNotFoundError, ProductNotFoundError } from '@commerce/catalog-core';
+import { ItemNotFoundError, listingJson, ProductNotFoundError } from '@commerce/catalog-core';
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
 import { z } from 'zod';
 
@@ -24,14 +24,15 @@ function notFound(ctx: { status: number; body: unknown }, error: { fields: Recor
 }
 
 /**
- * The JSON of an answer, made once per answer object: a listing answer the catalog keeps (decision 53)
- * comes back as the same object until it is cleared, so it is serialised once, not at every request.
+ * The JSON of a listing answer, made once per answer object: a listing answer the catalog keeps (decision
+ * 53) comes back as the same object until it is cleared, so it is serialised once, not at every request;
+ * a new answer reuses each product's JSON while its DTO is kept (`listingJson`, decision 58).
  */
 const serialised = new WeakMap<object, string>();
 function sendJson(ctx: { type: string; body: unknown }, answer: object): void {
   let json = serialised.get(answer);
   if (json === undefined) {
-    json = JSON.stringify(answer);
+    json = listingJson(answer);
     serialised.set(answer, json);
   }
   ctx.type = 'application/json';
