@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
-import { checkoutCall, type Endpoints } from './skeleton.scenario';
+import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
 import { notificationOf, referenceOf, type TestProviderSettings } from '@commerce/payment-adapters';
 
@@ -24,8 +24,11 @@ const PSP: TestProviderSettings = { publicUrl: PAYMENT_PUBLIC_URL, hmacKey: PAYM
 const RETURN = 'https://storefront.test/thanks';
 const FAILED = 'https://storefront.test/failed';
 
-/** A product of the demo shop's shape with its own stock per size: one per test need, so tests never share stock. */
-function product(id: string, name: string, sizes: Record<string, number>): SoapProduct {
+/**
+ * A product of the demo shop's shape with its own stock per size: one per test need, so tests never share
+ * stock. Its sizes are the demo's letter sizes unless `sizeIds` names sizes of its own.
+ */
+function product(id: string, name: string, sizes: Record<string, number>, sizeIds = 'ST-LETTERS'): SoapProduct {
   return {
     id,
     status: 'active',
@@ -39,7 +42,7 @@ function product(id: string, name: string, sizes: Record<string, number>): SoapP
         sku: '-WHT',
         status: 'active',
         sizes: Object.entries(sizes).map(([size, qty], i) => ({
-          id: `ST-LETTERS-${size}`,
+          id: `${sizeIds}-${size}`,
           description: size,
           sku: `${id}-${size}`,
           ean: `73519990${String(i).padStart(5, '0')}`,
@@ -68,6 +71,8 @@ export function paymentDemoCatalog(race: number): DemoCatalog {
     product('P-RACE', 'Race Cap', { S: race }),
     product('P-DUP', 'Duplicate Sock', { S: 5 }),
     product('P-HOOK', 'Hook Belt', { S: 10, M: 10, L: 10 }),
+    // Sizes of its own: the stockdivisor test puts them in a size table of packs.
+    product('P-PACK', 'Pack Socks', { S: 7, M: 2 }, 'PACK'),
   ];
   return {
     ...demo,
@@ -107,7 +112,7 @@ export function checkoutPaymentContract(
       h = harness;
       endpoints = { checkout: `${h.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } };
       items.clear();
-      for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock', 'hook-belt']) {
+      for (const uri of ['checkout-tee', 'last-scarf', 'race-cap', 'duplicate-sock', 'hook-belt', 'pack-socks']) {
         const found = await checkoutCall(endpoints, 'POST', '/uri', { body: { uri, for: ['product'] } });
         for (const item of found.body['product'].items as Array<{ item: string; name: string }>)
           items.set(`${uri}/${item.name}`, item.item);
@@ -529,6 +534,45 @@ export function checkoutPaymentContract(
       expect(new Set(results.filter((r) => r.status === 200).map((r) => r.body['order'])).size).toBe(options.race.stock);
       expect(await availableOf('race-cap/S')).toBe(0);
     }, 300_000);
+
+    it('stockdivisor from SOAP sizes_Update: the checkout counts stock in whole items of that many units (decision 22)', async () => {
+      // Pack Socks: 7 units of S and 2 of M, one unit an item while their sizes have no table.
+      expect(await availableOf('pack-socks/S')).toBe(7);
+      const soap = {
+        ...endpoints,
+        soap: `${h.url}/ams/system/service/module/soap/api`,
+        soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
+      };
+      const table =
+        '<sizetable><id>ST-PACK3</id><description>Packs of three</description><stockdivisor>3</stockdivisor><stockunit>pack</stockunit></sizetable>';
+      const answer = await postSoap(
+        soap,
+        'sizes_Update',
+        `<sizes><size><id>PACK-S</id><description>S</description>${table}</size><size><id>PACK-M</id><description>M</description>${table}</size></sizes>`,
+      );
+      expect(answer.text).toMatch(/>OK</);
+      // The catalog applies it from the bus: the product shows the table's unit once it has.
+      const until = Date.now() + 60_000;
+      let shown = (await call('POST', '/uri', undefined, { uri: 'pack-socks', for: ['product'] })).body['product'];
+      while (shown.stockUnit !== 'pack' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        shown = (await call('POST', '/uri', undefined, { uri: 'pack-socks', for: ['product'] })).body['product'];
+      }
+      // 7 units make 2 packs of three; 2 units make none.
+      expect(shown).toMatchObject({
+        stockUnit: 'pack',
+        inStock: true,
+        items: [
+          { name: 'S', stock: 'yes', inStock: true },
+          { name: 'M', stock: 'no', inStock: false },
+        ],
+      });
+      expect(await availableOf('pack-socks/S')).toBe(2);
+      // Buying one pack takes three units: one pack is left.
+      const token = await visitor('pack-socks/S', 1, 'test-invoice');
+      expect((await call('POST', '/payment', token, payment())).body['action']).toBe('success');
+      expect(await availableOf('pack-socks/S')).toBe(1);
+    }, 120_000);
 
     // Last: it points the helpers at a second shop whose holds last one second.
     describe('payments made after their hold expired (a hold of one second)', () => {

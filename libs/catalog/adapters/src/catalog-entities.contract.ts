@@ -50,6 +50,34 @@ export function catalogEntitiesContract(openEngine: () => DbEngine): void {
       expect(await catalog.applySizeUpsert({ id: 'S-NEW', description: 'XXL' })).toEqual({ changed: true, affectedProducts: 0 });
     });
 
+    it('applies the table’s stock divisor to stock and inStock, re-publishing the products whose sizes use it (decision 22)', async () => {
+      const { db, catalog, takeEvents, reindex } = await harness();
+      // Brown: S 4 units, M 5 (two warehouses), L 0; Oat: S 1, M 1.
+      await catalog.applyProductUpsert(soapProduct());
+      await catalog.applySizeUpsert({ id: 'S-S', sizetable: { id: 'ST-BOX', stockdivisor: '1', stockunit: 'box' } });
+      await catalog.applySizeUpsert({ id: 'S-M', sizetable: { id: 'ST-BOX' } });
+      await takeEvents();
+      const stockOf = async (variation: string) => {
+        const product = (await catalog.getProduct(await variationId(db, variation), {}))!;
+        return { inStock: product.inStock, items: product.items.map((i) => `${i.name}:${i.stock}`) };
+      };
+      expect(await stockOf('V-OAT')).toEqual({ inStock: true, items: ['S:yes', 'M:yes'] });
+
+      // Five units a box: Brown M's 5 make one; Brown S's 4 and Oat's single units make none.
+      expect(await catalog.applySizeUpsert({ id: 'S-S', sizetable: { id: 'ST-BOX', stockdivisor: '5' } })).toEqual({
+        changed: true,
+        affectedProducts: 1,
+      });
+      expect(await takeEvents()).toEqual(['1']);
+      expect(await stockOf('V-BRN')).toEqual({ inStock: true, items: ['S:no', 'M:yes', 'L:no'] });
+      expect(await stockOf('V-OAT')).toEqual({ inStock: false, items: ['S:no', 'M:no'] });
+      const brownM = (await catalog.getProduct(await variationId(db, 'V-BRN'), {}))!.items[1]!.item;
+      expect((await catalog.getItem(brownM, {}))!.stock).toBe(1);
+      // The index follows the re-published product: onlyAvailable leaves Oat out.
+      await reindex();
+      expect((await catalog.searchProducts({ onlyAvailable: true }, {})).products.map((p) => p.variantName)).toEqual(['Brown']);
+    });
+
     it('refuses a stock divisor below 1', async () => {
       const { catalog } = await harness();
       const error = await catalog.applySizeUpsert({ id: 'S', sizetable: { id: 'T', stockdivisor: '0' } }).catch((e: unknown) => e);
@@ -266,6 +294,13 @@ export function catalogEntitiesContract(openEngine: () => DbEngine): void {
       ]);
     });
   });
+}
+
+/** The id of a variant (the checkout API's product id), by the ERP's variation id. */
+async function variationId(db: Db, variationExternalId: string): Promise<string> {
+  const row = await db.table('variants').where({ external_id: variationExternalId }).first('id');
+  if (!row) throw new Error(`no variant ${variationExternalId}`);
+  return String(row.id);
 }
 
 /** The id of a product's first variant (the checkout API's product id), by the ERP's product id. */

@@ -165,5 +165,27 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await stock.commitStock(attempt)).toMatchObject({ committed: 0, unavailable: [{ originalQuantity: 4, unavailable: 3, available: 1 }] });
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
     });
+
+    it('counts items in the size table’s stockdivisor: holds what whole items the units make, a commit takes that many units each (decision 22)', async () => {
+      // Size S in a table of pairs: CAFE-BRN-S's 4 units are 2 items, CAFE-OAT-S's 1 unit none.
+      await h.catalog.applySizeUpsert({ id: 'S-S', sizetable: { id: 'ST-PAIRS', stockdivisor: '2', stockunit: 'pair' } });
+      expect(await hold([['CAFE-OAT-S', 1]])).toMatchObject({
+        held: false,
+        unavailable: [{ originalQuantity: 1, unavailable: 1, available: 0 }],
+      });
+      expect(await hold([['CAFE-BRN-S', 3]])).toMatchObject({
+        held: false,
+        unavailable: [{ originalQuantity: 3, unavailable: 1, available: 2 }],
+      });
+      const attempt = randomUUID();
+      expect(await hold([['CAFE-BRN-S', 1]], randomUUID(), attempt)).toEqual({ held: true });
+      expect(await hold([['CAFE-BRN-S', 2]])).toMatchObject({ held: false, unavailable: [{ available: 1 }] });
+      expect(await stock.commitStock(attempt)).toEqual({ committed: 1 });
+      expect(await stockOf('CAFE-BRN-S')).toBe(2);
+      expect(await hold([['CAFE-BRN-S', 1]])).toEqual({ held: true });
+      expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);
+      // Size M (no table) still counts one unit an item.
+      expect(await hold([['CAFE-BRN-M', 5]])).toEqual({ held: true });
+    });
   });
 }

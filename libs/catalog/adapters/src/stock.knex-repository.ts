@@ -11,7 +11,9 @@ import {
 
 interface ItemRow {
   id: string;
+  /** In the ERP's units; one item takes `divisor` of them. */
   stock: number;
+  divisor: number;
   preorder: boolean;
   variant_id: number;
   variant_external_id: string;
@@ -24,16 +26,29 @@ interface ItemRow {
  * preorder items and variants in an open delivery window are not limited. A commit decrements the stock
  * of the attempt's holds not yet committed and marks them committed in the same transaction, so however
  * often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a check constraint).
+ * Holds count items; the stock is in the ERP's units, `stockdivisor` of them an item (decision 22): an
+ * item's stock holds floor(stock / divisor) items, and a committed item takes `divisor` units.
  */
 export function createStockRepository(db: Db, options: { now?: () => Date; onCommitted?: () => void } = {}): StockClient {
   const now = () => (options.now ?? (() => new Date()))();
   const q = (name: string) => `${db.schema}.${name}`;
 
+  // The divisor as the projection reads it (`stockDivisorOf`): the variation's size table, else the size's, else 1.
   const lockItems = (trx: Knex.Transaction, ids: string[]) =>
     trx
-      .select('i.id', 'i.stock', 'i.preorder', 'i.variant_id', 'v.external_id as variant_external_id')
+      .select(
+        'i.id',
+        'i.stock',
+        'i.preorder',
+        'i.variant_id',
+        'v.external_id as variant_external_id',
+        trx.raw('coalesce(vt.stock_divisor, st.stock_divisor, 1)::int as divisor'),
+      )
       .from(`${q('items')} as i`)
       .join(`${q('variants')} as v`, 'v.id', 'i.variant_id')
+      .join(`${q('sizes')} as s`, 's.id', 'i.size_id')
+      .leftJoin(`${q('size_tables')} as vt`, 'vt.external_id', 'v.size_table_external_id')
+      .leftJoin(`${q('size_tables')} as st`, 'st.external_id', 's.size_table_external_id')
       .whereIn('i.id', ids)
       .orderBy('i.id')
       .forUpdate('i') as Promise<ItemRow[]>;
@@ -70,7 +85,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
     for (const [itemId, quantity] of wanted) {
       const item = items.get(itemId);
       if (item && (item.preorder || open.has(item.variant_external_id))) continue;
-      const available = item ? Math.max(0, item.stock - (held.get(itemId) ?? 0)) : 0;
+      const available = item ? Math.max(0, Math.floor(item.stock / Math.max(1, Number(item.divisor))) - (held.get(itemId) ?? 0)) : 0;
       if (quantity > available)
         unavailable.push({
           item: itemId,
@@ -176,11 +191,12 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           }
           return { committed: 0, unavailable };
         }
+        const divisors = new Map(items.map((i) => [i.id, Math.max(1, Number(i.divisor))]));
         for (const hold of holds)
           await db
             .table('items', trx)
             .where({ id: hold.item_id })
-            .update({ stock: trx.raw('greatest(stock - ?, 0)', [hold.quantity]) });
+            .update({ stock: trx.raw('greatest(stock - ?, 0)', [hold.quantity * (divisors.get(hold.item_id) ?? 1)]) });
         await db
           .table('stock_holds', trx)
           .where({ attempt_id: attemptId })

@@ -7,7 +7,7 @@ import { deepEqual, FieldErrors, pick, productUpsertedEvents, type ApplyEntityRe
 /**
  * `sizes_Update`: a size (its name, sku, ean, comment) and its size table (description, stock divisor,
  * stock unit). Products that show the size (its name is their item name) or the table (its stock unit
- * is their `stockUnit`) are published again in the same transaction.
+ * is their `stockUnit`, its divisor makes their stock) are published again in the same transaction.
  */
 export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap: SoapSize): Promise<ApplyEntityResult> {
   const errors = new FieldErrors();
@@ -32,7 +32,9 @@ export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap
       if (!before || !deepEqual(before, table)) {
         await uow.saveSizeTable(table);
         changed = true;
-        if (before && before.stockUnit !== table.stockUnit) affected.push(...(await uow.productsWithSizeTable(table.externalId)));
+        // The unit is their `stockUnit`; the divisor is how many items their stock makes (`stock`, `inStock`).
+        if (before && (before.stockUnit !== table.stockUnit || before.stockDivisor !== table.stockDivisor))
+          affected.push(...(await uow.productsWithSizeTable(table.externalId)));
       }
     }
 

@@ -252,6 +252,28 @@ describe('toProductDto', () => {
     expect(toProductDto({ ...view, deliveryWindows: windows('2026-01-10T00:00:00.000Z') }, oat, SE).inStock).toBe(false);
   });
 
+  it('counts stock in the size table’s stockdivisor: an item is in stock when its units make at least one (decision 22)', () => {
+    const table = (id: string, stockDivisor: number) => [id, { externalId: id, description: id, stockDivisor, stockUnit: 'pcs' }] as const;
+    // Brown M has 2 units: one item at a divisor of 2, none at 3.
+    const pairs = { ...view, sizeTables: new Map([table('ST-LETTERS', 2)]) };
+    const triples = { ...view, sizeTables: new Map([table('ST-LETTERS', 3)]) };
+    expect(toProductDto(pairs, brown, SE).items.map((i) => i.stock)).toEqual(['no', 'yes', 'no']);
+    expect(toItemInfoDto(pairs, brown, brown.items[1]!, SE).stock).toBe(1);
+    expect(toProductDto(triples, brown, SE)).toMatchObject({
+      inStock: false,
+      items: [{ stock: 'no' }, { stock: 'no', inStock: false }, { stock: 'no' }],
+    });
+    expect(toItemInfoDto(triples, brown, brown.items[1]!, SE).stock).toBe(0);
+    expect(toSearchDoc(triples, brown, NOW)).toMatchObject({ inStock: false, availableItemNames: [] });
+    // The variation's own size table comes before its sizes' table; a table never sent counts as none.
+    const byVariant = { ...view, sizeTables: new Map([table('ST-LETTERS', 3), table('ST-PAIRS', 2)]) };
+    expect(toItemInfoDto(byVariant, { ...brown, sizeTableExternalId: 'ST-PAIRS' }, brown.items[1]!, SE).stock).toBe(1);
+    expect(toItemInfoDto(byVariant, { ...brown, sizeTableExternalId: 'ST-UNKNOWN' }, brown.items[1]!, SE).stock).toBe(0);
+    // Preorder is not limited by stock.
+    const preorder = { ...brown, items: [item(10, 2, 'M', 0, { preorder: true })] };
+    expect(toProductDto(triples, preorder, SE).items[0]!.stock).toBe('yes');
+  });
+
   it('shows 0 in the market currency when the context has no pricelist', () => {
     expect(toProductDto(view, brown, projection({ market: '2' }, settings, NOW))).toMatchObject({ price: '€0.00', priceAsNumber: 0 });
   });

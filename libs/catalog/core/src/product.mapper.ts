@@ -6,7 +6,7 @@ import { discountOf, priceOf, pricesOf } from './pricing';
 import { isShown, type Category, type Item, type Price, type Product, type ProductView, type Variant } from './product';
 import { textForms } from './product-text';
 import type { SearchDoc } from './search-index.port';
-import { itemAvailable, marketsOf, variantAvailable, visibleIn } from './visibility';
+import { itemAvailable, marketsOf, sellableStock, variantAvailable, visibleIn } from './visibility';
 
 /** What a projection depends on besides the product: the visitor's market and pricelist, the store's settings, the time. */
 export interface Projection {
@@ -204,7 +204,7 @@ export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p
     brandName: view.brand?.name ?? '',
     sizeName: item.sizeName,
     priceAsNumber: price ? toMajorUnits(price.price, price.digits) : 0,
-    stock: item.stock,
+    stock: sellableStock(view, variant, item),
   };
 }
 

@@ -36,10 +36,30 @@ export function isWindowActive(window: Pick<DeliveryWindowSpan, 'status' | 'star
 export const inActiveDeliveryWindow = (view: ProductView, variant: Variant, now: Date): boolean =>
   view.deliveryWindows.some((w) => w.variationExternalId === variant.externalId && isWindowActive(w, now));
 
-/** An item can be bought: stock, the ERP's preorder flag, or its variant in an active delivery window. */
+/**
+ * How many of the ERP's stock units one item takes (decision 22): the `stockdivisor` of the variation's
+ * size table, else of the item's size's table (the first of them the ERP has sent), else 1.
+ */
+export function stockDivisorOf(view: Pick<ProductView, 'sizeTables'>, variant: Variant, item: Item): number {
+  for (const id of [variant.sizeTableExternalId, item.sizeTableExternalId]) {
+    const table = id === null ? undefined : view.sizeTables.get(id);
+    if (table) return Math.max(1, table.stockDivisor);
+  }
+  return 1;
+}
+
+/** The items that can be sold from the stock: whole multiples of the divisor (7 units at 3 a piece: 2). */
+export const sellableStock = (view: Pick<ProductView, 'sizeTables'>, variant: Variant, item: Item): number =>
+  Math.floor(Math.max(0, item.stock) / stockDivisorOf(view, variant, item));
+
+const inStockOrPreorder = (view: ProductView, variant: Variant, item: Item): boolean =>
+  item.preorder || sellableStock(view, variant, item) > 0;
+
+/** An item can be bought: stock for at least one, the ERP's preorder flag, or its variant in an active delivery window. */
 export const itemAvailable = (view: ProductView, variant: Variant, item: Item, now: Date): boolean =>
-  item.stock > 0 || item.preorder || inActiveDeliveryWindow(view, variant, now);
+  inStockOrPreorder(view, variant, item) || inActiveDeliveryWindow(view, variant, now);
 
 /** A variant is in stock when any item can be bought (in stock or preorder). */
 export const variantAvailable = (view: ProductView, variant: Variant, now: Date): boolean =>
-  variant.items.length > 0 && (inActiveDeliveryWindow(view, variant, now) || variant.items.some((i) => i.stock > 0 || i.preorder));
+  variant.items.length > 0 &&
+  (inActiveDeliveryWindow(view, variant, now) || variant.items.some((i) => inStockOrPreorder(view, variant, i)));
