@@ -181,6 +181,27 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     };
   };
 
+  // The hot path (decision 51) as fixed SQL texts on `db.query` (prepared statements on Postgres, no query
+  // builder): the schema is a plain identifier (createDb checks it), the columns are constants.
+  const selections = `${db.schema}.selections`;
+  const selectionLines = `${db.schema}.selection_lines`;
+  const readOpenSql = `select s.version as selection_version, ${SELECTION_COLUMNS.map((c) => `s.${c}`).join(', ')}, ${LINE_COLUMNS.map((c) => `l.${c}`).join(', ')}
+    from ${selections} s left join ${selectionLines} l on l.selection_id = s.id
+    where s.id = ? and s.status = 'open' order by l.seq`;
+  const SET_COLUMNS = ['currency', 'country', 'state', 'language', 'payment_method', 'shipping_method', 'vouchers', 'payment_fields'] as const;
+  const updateSql = `with s as (update ${selections} set ${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')},
+      updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
+  const lineValues = `(${LINE_COLUMNS.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
+  const writeSql = (gone: number, written: number): string => {
+    let sql = updateSql;
+    if (gone) sql += `, d as (delete from ${selectionLines} where selection_id in (select id from s) and line in (${Array(gone).fill('?').join(', ')}))`;
+    if (written)
+      sql += `, u as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
+        select s.id, v.* from s cross join (values ${Array(written).fill(lineValues).join(', ')}) as v (${LINE_COLUMNS.join(', ')})
+        on conflict (line) do update set ${LINE_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')})`;
+    return `${sql} select count(*)::int as n from s`;
+  };
+
   /**
    * The whole write of a change as one statement, applied only if the selection is still open at the
    * version it was read at (and then raised): true when it was. Its parts see one snapshot, and run only
@@ -188,47 +209,19 @@ export function createSelectionRepository(db: Db): SelectionRepository {
    */
   const writeIfUnchanged = async (before: Selection, version: number, after: Selection): Promise<boolean> => {
     const { gone, written } = linesChanged(before, after);
-    const fields = { ...selectionFields(after) };
-    const bindings: Knex.RawBinding[] = [`${db.schema}.selections`];
-    const sets = Object.entries(fields).map(([column, value]) => {
-      bindings.push(column, value);
-      return column === 'vouchers' || column === 'payment_fields' ? '?? = ?::jsonb' : '?? = ?';
-    });
-    bindings.push(before.id, version);
-    let sql = `with s as (update ?? set ${sets.join(', ')}, updated_at = now(), version = version + 1
-      where id = ? and status = 'open' and version = ? returning id)`;
-    if (gone.length) {
-      sql += `, d as (delete from ?? where selection_id in (select id from s) and line in (${gone.map(() => '?').join(', ')}))`;
-      bindings.push(`${db.schema}.selection_lines`, ...gone);
+    const fields = selectionFields(after);
+    const bindings: unknown[] = [...SET_COLUMNS.map((c) => fields[c]), before.id, version, ...gone];
+    for (const line of written) {
+      const r = lineRow(before.id, line) as Record<string, unknown>;
+      for (const c of LINE_COLUMNS) bindings.push(r[c] ?? null);
     }
-    if (written.length) {
-      const columns = LINE_COLUMNS;
-      const row = `(${columns.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
-      sql += `, u as (insert into ?? (selection_id, ${columns.map(() => '??').join(', ')})
-        select s.id, v.* from s cross join (values ${written.map(() => row).join(', ')}) as v (${columns.map(() => '??').join(', ')})
-        on conflict (line) do update set ${columns.map(() => '?? = excluded.??').join(', ')})`;
-      bindings.push(`${db.schema}.selection_lines`, ...columns);
-      for (const line of written) {
-        const r = lineRow(before.id, line) as Record<string, Knex.RawBinding>;
-        bindings.push(...columns.map((c) => r[c] ?? null));
-      }
-      bindings.push(...columns, ...columns.flatMap((c) => [c, c]));
-    }
-    sql += ' select count(*)::int as n from s';
-    const result = (await db.knex.raw(sql, bindings)) as { rows: Array<{ n: number }> };
-    return Number(result.rows[0]?.n) === 1;
+    const rows = await db.query<{ n: number }>(writeSql(gone.length, written.length), bindings);
+    return Number(rows[0]?.n) === 1;
   };
 
   /** The open selection and its version, in one statement (no lock). */
   const readOpen = async (id: string): Promise<{ selection: Selection; version: number } | null> => {
-    const rows = (await db
-      .table('selections as s')
-      .leftJoin(`${db.schema}.selection_lines as l`, 'l.selection_id', 's.id')
-      .where({ 's.id': id, 's.status': 'open' })
-      .orderBy('l.seq')
-      .select('s.version as selection_version', ...SELECTION_COLUMNS.map((c) => `s.${c}`), ...LINE_COLUMNS.map((c) => `l.${c}`))) as Array<
-      SelectionRow & LineRow & { line: string | null; selection_version: number }
-    >;
+    const rows = await db.query<SelectionRow & LineRow & { line: string | null; selection_version: number }>(readOpenSql, [id]);
     const row = rows[0];
     if (!row) return null;
     return {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CatalogClient, PriceContext, ProductDto } from '@commerce/catalog-contracts';
+import { stableJson } from '@commerce/checkout-core';
 
 export interface ProductCacheOptions {
   /** How long a product stays cached; 0 turns the cache off. */
@@ -51,7 +52,8 @@ export function cachingCatalogClient(catalog: CatalogClient, options: ProductCac
       entry.digest = digest;
       entry.product = same;
       if (same) fetchedAt.set(same, asked);
-      return same;
+      // Shared by every answer that shows it and never changed: serialised once (decision 59).
+      return same && stableJson(same);
     });
     entries.set(key, entry);
     const value = entry.value;

@@ -1,6 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
-import { RawJson, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
+import { RawJson, answerJson, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 /** The parsed JSON body (the shared body parser reads JSON only). */
 export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
@@ -16,6 +16,10 @@ export const sessionRoute =
     const body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
     if (body instanceof RawJson) {
       ctx.body = body.json;
+      ctx.type = 'application/json';
+    } else if (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype) {
+      // An envelope: its stable parts (store lists, cached products) spliced in as kept JSON (decision 59).
+      ctx.body = answerJson(body as Record<string, unknown>);
       ctx.type = 'application/json';
     } else ctx.body = body;
   };

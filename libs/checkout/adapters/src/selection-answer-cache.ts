@@ -1,5 +1,6 @@
 import type { CartClient } from '@commerce/cart-contracts';
 import {
+  answerJson,
   envelopeWithoutLogin,
   getSelection,
   loggedInOf,
@@ -143,7 +144,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
       return null;
     }
     const { token: _token, ...body } = await envelopeWithoutLogin(deps, handle, selection);
-    const rest = Buffer.from(JSON.stringify(body).slice(1));
+    const rest = Buffer.from(answerJson(body).slice(1));
     const current = entries.get(key);
     // A slower rendering of an older version never replaces a newer one.
     if (current && current.version > version) return rest;

@@ -5,6 +5,7 @@ import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
 import type { CheckoutSession } from './session';
 import { priceSelection, type PricedSelection } from './selection-pricing';
+import { stableJson } from './stable-json';
 
 type Country = StoreConfig['countries'][number];
 type Market = StoreConfig['markets'][number];
@@ -30,10 +31,10 @@ export class StoreView {
     this.markets = new Map(store.markets.map((m) => [m.market, m]));
     this.languagesById = new Map(store.languages.map((l) => [l.language, l]));
     this.vouchers = new Map(store.vouchers.map((v) => [v.voucher.toUpperCase(), v]));
-    this.sortedLanguages = [...store.languages]
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((l) => ({ language: l.language, name: l.name }));
-    this.shippable = store.countries
+    this.sortedLanguages = stableJson(
+      [...store.languages].sort((a, b) => a.name.localeCompare(b.name)).map((l) => ({ language: l.language, name: l.name })),
+    );
+    this.shippable = stableJson(store.countries
       .filter((c) => c.shipTo)
       .map((c) => ({
         country: c.country,
@@ -41,7 +42,19 @@ export class StoreView {
         eu: c.eu,
         language: c.language,
         ...(c.states.length ? { states: c.states.map((s) => ({ state: s.state, name: s.name })) } : {}),
-      }));
+      })));
+  }
+
+  /** What an envelope shows per country, state, language or currency: built once each, serialised once (decision 59). */
+  private readonly memo = new Map<string, object>();
+  private memoised<T extends object>(key: string, make: () => T): T {
+    let value = this.memo.get(key) as T | undefined;
+    if (value === undefined) {
+      value = stableJson(make());
+      // Keys are the store's countries × states, languages and currencies: bounded by the configuration.
+      this.memo.set(key, value);
+    }
+    return value;
   }
 
   /** The session of a new visitor: the detected country when the store has it, else the store's default, else none. */
@@ -98,6 +111,10 @@ export class StoreView {
   readonly currencyFormat: (currency: string) => CurrencyFormat;
 
   location(session: CheckoutSession) {
+    return this.memoised(`location|${session.country}|${session.state}`, () => this.makeLocation(session));
+  }
+
+  private makeLocation(session: Pick<CheckoutSession, 'country' | 'state'>) {
     const entry = session.country ? this.countries.get(session.country) : undefined;
     const state = entry && session.state ? entry.states.find((s) => s.state === session.state) : undefined;
     return {
@@ -112,6 +129,10 @@ export class StoreView {
   }
 
   language(session: CheckoutSession) {
+    return this.memoised(`language|${session.language}`, () => this.makeLanguage(session));
+  }
+
+  private makeLanguage(session: Pick<CheckoutSession, 'language'>) {
     const found = this.languagesById.get(session.language) ?? this.store.languages[0]!;
     return { language: found.language, name: found.name };
   }
@@ -136,6 +157,10 @@ export class StoreView {
   }
 
   paymentMethods(session: CheckoutSession) {
+    return this.memoised(`paymentMethods|${session.country}|${this.sessionCurrency(session)}`, () => this.makePaymentMethods(session));
+  }
+
+  private makePaymentMethods(session: Pick<CheckoutSession, 'country' | 'buyer'>) {
     const format = this.currencyFormat(this.sessionCurrency(session));
     return this.availablePaymentMethods(session.country).map((m) => ({
       paymentMethod: m.paymentMethod,

@@ -14,3 +14,4 @@ export * from './payment.use-cases';
 export * from './postal-code';
 export * from './testing/selection.fixture';
 export * from './raw-json';
+export * from './stable-json';

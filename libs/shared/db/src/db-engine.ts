@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -128,6 +129,24 @@ function engineOf(knex: Knex, engine: 'postgres' | 'pglite'): DbEngine {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
+interface PgConnection {
+  query<R>(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
+}
+
+/** `?` placeholders as `$n`, and a name from the text's digest: the same text is one prepared statement per connection. */
+const prepared = new Map<string, { name: string; text: string }>();
+function preparedStatement(sql: string): { name: string; text: string } {
+  let statement = prepared.get(sql);
+  if (!statement) {
+    let n = 0;
+    statement = { name: `q_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    // Statement shapes are few (fixed texts and a handful of line counts); bounded anyway.
+    if (prepared.size > 1000) prepared.clear();
+    prepared.set(sql, statement);
+  }
+  return statement;
+}
+
 /** A `Db` on an existing knex; schema names are plain lowercase identifiers so that they never need quoting. */
 export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: string): Db {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`database: invalid schema name ${JSON.stringify(schema)} (use [a-z_][a-z0-9_]*)`);
@@ -137,6 +156,19 @@ export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: stri
     engine,
     table: (name, trx) => (trx ?? knex)(`${schema}.${name}`),
     transaction: (fn) => knex.transaction(fn),
+    query: async <R>(sql: string, bindings: readonly unknown[]): Promise<R[]> => {
+      if (engine !== 'postgres') return ((await knex.raw(sql, bindings as Knex.RawBinding[])) as { rows: R[] }).rows;
+      const statement = preparedStatement(sql);
+      // As knex announces its own queries, for whoever listens (logs, tests counting statements).
+      knex.emit('query', { method: 'raw', sql, bindings });
+      const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<unknown> };
+      const connection = await client.acquireConnection();
+      try {
+        return (await connection.query<R>({ name: statement.name, text: statement.text, values: bindings })).rows;
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
     ping: async () => {
       await knex.raw('select 1');
     },

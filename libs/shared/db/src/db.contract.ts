@@ -157,6 +157,31 @@ export function dbContract(openEngine: () => Promise<DbEngine>): void {
       expect(await db.table('vals').where('at', '=', at).count({ n: '*' })).toEqual([{ n: 1 }]);
     });
 
+    it('runs a statement with positional parameters through query, the same text again too, and announces it', async () => {
+      await migrate(db, [createTable('items')]);
+      const seen: string[] = [];
+      const listen = (q: { sql: string }) => void seen.push(q.sql);
+      db.knex.on('query', listen);
+      try {
+        const insert = `insert into ${db.schema}.items (label) values (?), (?) returning id, label`;
+        expect(await db.query(insert, ['a', 'b'])).toEqual([
+          { id: expect.any(Number), label: 'a' },
+          { id: expect.any(Number), label: 'b' },
+        ]);
+        await db.query(insert, ['c', 'd']);
+        const select = `select label, count(*) over () as n from ${db.schema}.items where label > ? order by label`;
+        expect(await db.query(select, ['a'])).toEqual([
+          { label: 'b', n: 3 },
+          { label: 'c', n: 3 },
+          { label: 'd', n: 3 },
+        ]);
+        expect(await db.query(select, ['z'])).toEqual([]);
+      } finally {
+        db.knex.off('query', listen);
+      }
+      expect(seen.filter((sql) => sql.includes(`${db.schema}.items`))).toHaveLength(4);
+    });
+
     it('answers ping while the engine is open', async () => {
       await expect(db.ping()).resolves.toBeUndefined();
       expect(db.engine).toBe(engine.engine);

@@ -15,6 +15,12 @@ export interface Db {
   /** A query builder on `<schema>.<name>`, inside trx when given. */
   table(name: string, trx?: Knex.Transaction): Knex.QueryBuilder;
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /**
+   * One statement with positional `?` parameters (no `??`; `?` nowhere else in the text), for a hot path:
+   * its rows. On Postgres a named prepared statement (parsed and planned once per connection) sent on a
+   * pooled connection without knex's builder or binding rewrites; on PGlite through `knex.raw`.
+   */
+  query<R = Record<string, unknown>>(sql: string, bindings: readonly unknown[]): Promise<R[]>;
   /** Readiness: `select 1`. */
   ping(): Promise<void>;
 }

@@ -179,6 +179,8 @@ async function openClient(url: string): Promise<Redis> {
     // Our PING is the readiness check; ioredis's own (INFO) would, on a peer that never answers,
     // outlive the attempt and leave a 2 s disconnect timer behind.
     enableReadyCheck: false,
+    // Commands of concurrent requests issued in one tick go out in one write (decision 59): fewer syscalls.
+    enableAutoPipelining: true,
   });
   // connect() itself rejects with a bare "Connection is closed."; the reason is in the error event.
   let socketError: unknown;
