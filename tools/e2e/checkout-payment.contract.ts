@@ -4,6 +4,7 @@ import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
 import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
 import { notificationOf, referenceOf, type TestProviderSettings } from '@commerce/payment-adapters';
+import { paymentBrowser } from '../../libs/payment/adapters/src/testing/payment-browser';
 
 /** Where the test providers' pages claim to be (`PAYMENT_PUBLIC_URL`); the test swaps in the server's origin. */
 export const PAYMENT_PUBLIC_URL = 'http://shop.test';
@@ -124,14 +125,7 @@ export function checkoutPaymentContract(
 
     const call = async (method: string, path: string, token: string | undefined, body?: unknown) =>
       checkoutCall(endpoints, method, path, { ...(token ? { token } : {}), ...(body === undefined ? {} : { body }) });
-    const browse = (url: string, init?: RequestInit) => fetch(url.replace(PAYMENT_PUBLIC_URL, h.url), { redirect: 'manual', ...init });
-    const postForm = (url: string, form: Record<string, string>) =>
-      browse(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-      });
-    const queryOf = (location: string) => Object.fromEntries(new URL(location).searchParams);
+    const { browse, postForm, queryOf } = paymentBrowser(PAYMENT_PUBLIC_URL, () => h.url);
     const address = (over: Record<string, string> = {}) => ({
       email: 'anna@example.com',
       firstName: 'Anna',

@@ -1,5 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
-import { isDomainError, statusOfKind } from '@commerce/shared-errors';
+import { withCodes as answerWithCodes } from '@commerce/shared-http';
 import type { AccountClient } from '@commerce/account-contracts';
 
 type Body = Record<string, unknown>;
@@ -10,18 +10,8 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function createAccountInternalRouter(account: AccountClient): Router {
   const router = new Router({ prefix: '/internal/account' });
   // Errors carry their code, so the client rebuilds the same DomainError; an unknown customer is a bare 404.
-  const withCodes =
-    (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) =>
-    async (ctx: RouterContext) => {
-      try {
-        ctx.body = await handler(ctx);
-        ctx.status = status;
-      } catch (err) {
-        if (!isDomainError(err) || err.code === 'ACCOUNT.CUSTOMER_NOT_FOUND') throw err;
-        ctx.status = statusOfKind[err.kind];
-        ctx.body = { code: err.code, errors: err.fields };
-      }
-    };
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>, status?: number) =>
+    answerWithCodes(handler, { passes: (err) => err.code === 'ACCOUNT.CUSTOMER_NOT_FOUND', ...(status ? { status } : {}) });
   router.post(
     '/customers',
     withCodes((ctx) => account.register(requestBody(ctx) as never), 201),

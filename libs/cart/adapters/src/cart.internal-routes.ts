@@ -1,6 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
-import { isDomainError, statusOfKind, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
+import { withCodes as answerWithCodes } from '@commerce/shared-http';
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
@@ -96,15 +97,9 @@ export function createCartInternalRouter(cart: CartClient): Router {
     ctx.body = selection;
   });
   // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
-  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => async (ctx: RouterContext) => {
-    try {
-      ctx.body = await handler(ctx);
-    } catch (err) {
-      if (!isDomainError(err) || err.code === 'CART.SELECTION_NOT_FOUND') throw err;
-      ctx.status = statusOfKind[err.kind];
-      ctx.body = { code: err.code, errors: err.fields };
-    }
-  };
+  // An unknown selection is left to the error middleware: a bare 404.
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) =>
+    answerWithCodes(handler, { passes: (err) => err.code === 'CART.SELECTION_NOT_FOUND' });
   router.post(
     '/selections/:id/items',
     withCodes((ctx) => cart.addItem(ctx.params['id']!, parse(AddItem, requestBody(ctx)))),

@@ -1,5 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
-import { isDomainError, statusOfKind } from '@commerce/shared-errors';
+import { withCodes } from '@commerce/shared-http';
 import type { OrderClient, OrderDto } from '@commerce/order-contracts';
 
 const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { body?: unknown }).body ?? {};
@@ -10,18 +10,6 @@ const numberParam = (value: unknown): number => (typeof value === 'string' && va
 export function createOrderInternalRouter(orders: OrderClient): Router {
   const router = new Router({ prefix: '/internal/order' });
   // Errors carry their code, so the client rebuilds the same DomainError; an unknown order is a bare 404.
-  const withCodes =
-    (handler: (ctx: RouterContext) => Promise<unknown>, status = 200) =>
-    async (ctx: RouterContext) => {
-      try {
-        ctx.body = await handler(ctx);
-        ctx.status = status;
-      } catch (err) {
-        if (!isDomainError(err)) throw err;
-        ctx.status = statusOfKind[err.kind];
-        ctx.body = { code: err.code, errors: err.fields };
-      }
-    };
   const answer = (ctx: RouterContext, order: OrderDto | null) => {
     if (!order) {
       ctx.status = 404;
@@ -39,9 +27,7 @@ export function createOrderInternalRouter(orders: OrderClient): Router {
     withCodes((ctx) => orders.completePaidAttempt(ctx.params['attempt']!)),
   );
   router.get('/orders/:id', async (ctx) => answer(ctx, await orders.getOrder(ctx.params['id']!)));
-  router.get('/payment-attempts/:attempt/order', async (ctx) =>
-    answer(ctx, await orders.getOrderByPaymentAttempt(ctx.params['attempt']!)),
-  );
+  router.get('/payment-attempts/:attempt/order', async (ctx) => answer(ctx, await orders.getOrderByPaymentAttempt(ctx.params['attempt']!)));
   router.get(
     '/customers/:customer/orders',
     withCodes((ctx) =>

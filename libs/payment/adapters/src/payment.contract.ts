@@ -10,6 +10,7 @@ import { PaymentAuthorized, type StartAttemptCommand } from '@commerce/payment-c
 import { buildPaymentService, type PaymentService } from './payment.service';
 import { notificationOf, returnParams } from './providers/hosted-test.provider';
 import { signParams } from './providers/hmac-signature';
+import { paymentBrowser } from './testing/payment-browser';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
 const settings = {
@@ -51,15 +52,7 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       orderDraft: { note: 'kept' },
       ...over,
     });
-    /** A page of the payment service, as the browser reaches it (the public URL's origin replaced by the test server's). */
-    const browse = (url: string, init?: RequestInit) => fetch(url.replace(settings.publicUrl, base), { redirect: 'manual', ...init });
-    const postForm = (url: string, form: Record<string, string>) =>
-      browse(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-      });
-    const queryOf = (location: string) => Object.fromEntries(new URL(location).searchParams);
+    const { browse, postForm, queryOf } = paymentBrowser(settings.publicUrl, () => base);
     const events = async (attemptId: string, type: string) =>
       (await database.table('outbox').where({ key: attemptId })).filter((r: { envelope: unknown }) => {
         const envelope = typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope;

@@ -1,5 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
-import { isDomainError, statusOfKind } from '@commerce/shared-errors';
+import { withCodes as answerWithCodes } from '@commerce/shared-http';
 import type { PaymentClient, StartAttemptCommand } from '@commerce/payment-contracts';
 
 type Body = Record<string, unknown>;
@@ -10,21 +10,8 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function createPaymentInternalRouter(payment: PaymentClient): Router {
   const router = new Router({ prefix: '/internal/payment' });
   // Errors carry their code, so the client rebuilds the same DomainError; an unknown attempt is a bare 404.
-  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => async (ctx: RouterContext) => {
-    try {
-      const body = await handler(ctx);
-      if (body === null) {
-        ctx.status = 404;
-        ctx.body = { errors: { attempt: 'not found' } };
-        return;
-      }
-      ctx.body = body;
-    } catch (err) {
-      if (!isDomainError(err)) throw err;
-      ctx.status = statusOfKind[err.kind];
-      ctx.body = { code: err.code, errors: err.fields };
-    }
-  };
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) =>
+    answerWithCodes(handler, { notFound: { errors: { attempt: 'not found' } } });
   router.post(
     '/attempts',
     withCodes((ctx) => payment.startAttempt(requestBody(ctx) as unknown as StartAttemptCommand)),

@@ -8,3 +8,4 @@ export { markShuttingDown, isShuttingDown } from './app-state';
 export * from './http-service';
 export * from './db-service';
 export * from './closers';
+export * from './internal-route';
