@@ -6,6 +6,7 @@
 //
 //   npm run bench:checkout
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
+//   WEBHOOK_COMPLETION_GRACE_MS=0 BENCH_ONLY=separate npm run bench:checkout   the order service racing the edge, to compare
 import { benchSetups, machineLine, realInfraEnv } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
 import {
@@ -17,10 +18,14 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { startShopProcesses, stopApp } from '../e2e/processes';
+import { readFileSync } from 'node:fs';
+import { startShopProcesses, stopApp, type ServiceProcess } from '../e2e/processes';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 15);
 const visitorCounts = (process.env['BENCH_VISITORS'] ?? '1,8').split(',').map(Number);
+// WEBHOOK_COMPLETION_GRACE_MS reaches the order service (the processes inherit the environment): the
+// CPU of a row is read once its webhooks' completions are done too, that long and two seconds after.
+const settleMs = Number(process.env['WEBHOOK_COMPLETION_GRACE_MS'] ?? 3000) + 2000;
 const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' };
 
 interface Running {
@@ -28,7 +33,38 @@ interface Running {
   engines: string;
   /** The origin the payment pages are served at (the test provider's URLs name PAYMENT_PUBLIC_URL). */
   pages: string;
+  /** The service processes whose CPU time a row reports (separate processes only). */
+  processes?: ServiceProcess[];
   stop(): Promise<void>;
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second): the
+ * cost of a checkout per service, which stays readable on a loaded machine where checkouts/s does not.
+ */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+const cpuOf = (processes: ServiceProcess[]) => new Map(processes.map((p) => [p.name, cpuMsOf(p.child.pid) ?? NaN]));
+
+/** HTTP requests each process has answered so far (its /metrics), health checks left out: the work a checkout asks of each service. */
+async function requestsOf(processes: ServiceProcess[]): Promise<Map<string, number>> {
+  const counts = await Promise.all(
+    processes.map(async (p) => {
+      const text = await (await fetch(`${p.url}/metrics`)).text();
+      let total = 0;
+      for (const [, labels, value] of text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm))
+        if (!/route="\/(readyz|healthz|livez)"/.test(labels!)) total += Number(value);
+      return [p.name, total] as const;
+    }),
+  );
+  return new Map(counts);
 }
 
 async function embedded(): Promise<Running> {
@@ -48,6 +84,7 @@ async function separateProcesses(): Promise<Running> {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka',
     pages: payment.url,
+    processes: all,
     stop: async () => void (await Promise.all(all.map(stopApp))),
   };
 }
@@ -110,7 +147,10 @@ async function measure(running: Running) {
   for (const visitors of visitorCounts) {
     const latencies: number[] = [];
     const deadline = Date.now() + seconds * 1000;
+    const cpuBefore = cpuOf(running.processes ?? []);
+    const requestsBefore = await requestsOf(running.processes ?? []);
     const started = Date.now();
+    const cpuFrom = Date.now();
     await Promise.all(
       Array.from({ length: visitors }, async () => {
         while (Date.now() < deadline) {
@@ -121,6 +161,14 @@ async function measure(running: Running) {
       }),
     );
     const elapsed = (Date.now() - started) / 1000;
+    // The consumers finish what the last checkouts started (the webhook's completion after its grace period).
+    if (running.processes) await new Promise((r) => setTimeout(r, settleMs));
+    const cpuAfter = cpuOf(running.processes ?? []);
+    const requests = [...(await requestsOf(running.processes ?? []))]
+      .map(([name, n]) => ({ name, perCheckout: (n - (requestsBefore.get(name) ?? 0)) / latencies.length }))
+      .filter((r) => r.perCheckout > 0);
+    const spent = [...cpuAfter].map(([name, ms]) => ({ name, ms: ms - (cpuBefore.get(name) ?? NaN) }));
+    const spentOver = Date.now() - cpuFrom;
     latencies.sort((a, b) => a - b);
     rows.push({
       visitors,
@@ -128,9 +176,33 @@ async function measure(running: Running) {
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       count: latencies.length,
+      requests,
+      spent,
+      spentOver,
     });
   }
-  return rows;
+  // What the processes burn doing nothing (consumers polling, relays, timers), measured once every row's
+  // work is done, is taken off each row's CPU time: what is left is the checkouts'.
+  const idleBefore = cpuOf(running.processes ?? []);
+  const idleFrom = Date.now();
+  if (running.processes) await new Promise((r) => setTimeout(r, 2 * settleMs));
+  const idleMs = Date.now() - idleFrom;
+  const idlePerMs = new Map([...cpuOf(running.processes ?? [])].map(([name, ms]) => [name, (ms - (idleBefore.get(name) ?? NaN)) / idleMs]));
+  return rows.map(({ spent, spentOver, ...row }) => ({
+    ...row,
+    cpu: spent.map(({ name, ms }) => ({ name, perCheckout: (ms - (idlePerMs.get(name) ?? NaN) * spentOver) / row.count })),
+  }));
+}
+
+/** `total 40.1: checkout-api 12.0, order 9.3, …`, or — where the processes are not this run's own. */
+function cpuCell(cpu: Array<{ name: string; perCheckout: number }>): string {
+  if (cpu.length === 0 || cpu.some((c) => Number.isNaN(c.perCheckout))) return '—';
+  const total = cpu.reduce((sum, c) => sum + c.perCheckout, 0);
+  return `total ${total.toFixed(1)}: ${cpu.map((c) => `${c.name} ${c.perCheckout.toFixed(1)}`).join(', ')}`;
+}
+
+function requestsCell(requests: Array<{ name: string; perCheckout: number }>): string {
+  return requests.length === 0 ? '—' : requests.map((r) => `${r.name} ${r.perCheckout.toFixed(2)}`).join(', ');
 }
 
 async function main() {
@@ -138,15 +210,15 @@ async function main() {
   const lines = [
     `${machineLine()}; ${seconds} s a row`,
     '',
-    '| engines | visitors at once | checkouts/s | p50 ms | p99 ms | checkouts |',
-    '|---|---|---|---|---|---|',
+    '| engines | visitors at once | checkouts/s | p50 ms | p99 ms | checkouts | requests a checkout, by service | service CPU ms a checkout (above idle) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const setup of setups) {
     const running = await setup();
     try {
       for (const r of await measure(running))
         lines.push(
-          `| ${running.engines} | ${r.visitors} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${r.count} |`,
+          `| ${running.engines} | ${r.visitors} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ${r.count} | ${requestsCell(r.requests)} | ${cpuCell(r.cpu)} |`,
         );
     } finally {
       await running.stop();

@@ -97,6 +97,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       trackingUrls: store.trackingUrls,
       // The last step of the checkout saga: the edge's payment-result and the PaymentAuthorized consumer.
       saga: { payment: payment.client, stock: catalog.stock, cart: cart.client },
+      webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
     });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),

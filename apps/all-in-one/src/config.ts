@@ -5,6 +5,7 @@ import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
 import { geoipEnv, loginGuardEnv, paymentHoldEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
+import { orderEnv } from '@commerce/order-adapters';
 
 /** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
 export const AllInOneConfigSchema = z.object({
@@ -48,5 +49,6 @@ export const AllInOneConfigSchema = z.object({
   ...geoipEnv(),
   ...paymentEnv(),
   ...paymentHoldEnv(),
+  ...orderEnv(),
 });
 export type AllInOneConfig = z.infer<typeof AllInOneConfigSchema>;

@@ -13,7 +13,7 @@ import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildOrderService } from '@commerce/order-adapters';
+import { buildOrderService, orderEnv } from '@commerce/order-adapters';
 import { createPaymentHttpClient } from '@commerce/payment-contracts';
 import { createStockHttpClient } from '@commerce/catalog-contracts';
 import { createCartHttpClient } from '@commerce/cart-contracts';
@@ -32,6 +32,7 @@ const ConfigSchema = z.object({
   CART_URL: env.url,
   /** Holds the outbox relay back after start: a crash test kills the process between placing and publishing. 0 in production. */
   OUTBOX_RELAY_START_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  ...orderEnv(),
 });
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
@@ -54,6 +55,7 @@ runService('order', async () => {
       logger,
       trackingUrls: store.trackingUrls,
       relayStartDelayMs: config.OUTBOX_RELAY_START_DELAY_MS,
+      webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
       saga: {
         payment: createPaymentHttpClient(config.PAYMENT_URL),
         stock: createStockHttpClient(config.CATALOG_URL),

@@ -4,3 +4,4 @@ export * from './order.internal-routes';
 export * from './order.service';
 export * from './consumers/upsert-received.consumer';
 export * from './consumers/payment-authorized.consumer';
+export * from './order.env';

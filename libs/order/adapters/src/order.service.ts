@@ -25,6 +25,8 @@ export interface OrderServiceDeps {
   saga?: SagaClients;
   /** Holds the outbox relay back after start (`OUTBOX_RELAY_START_DELAY_MS`; crash tests). */
   relayStartDelayMs?: number;
+  /** How long a fresh paid attempt is left to the edge before `PaymentAuthorized` completes it (`WEBHOOK_COMPLETION_GRACE_MS`). */
+  webhookGraceMs?: number;
 }
 
 export interface OrderService {
@@ -64,7 +66,18 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
         await deps.bus.subscribe(
           orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl, onCommitted: () => relay.nudge() }),
         ),
-        ...(deps.saga ? [await deps.bus.subscribe(paymentAuthorizedConsumer({ db: deps.db, logger: deps.logger, orders: client }))] : []),
+        ...(deps.saga
+          ? [
+              await deps.bus.subscribe(
+                paymentAuthorizedConsumer({
+                  db: deps.db,
+                  logger: deps.logger,
+                  orders: client,
+                  ...(deps.webhookGraceMs === undefined ? {} : { graceMs: deps.webhookGraceMs }),
+                }),
+              ),
+            ]
+          : []),
       ];
       relay.start();
     },

@@ -6,22 +6,45 @@ import type { OrderClient } from '@commerce/order-contracts';
 
 export const ORDER_PAYMENTS_GROUP = 'order-payments';
 
+/** The default of WEBHOOK_COMPLETION_GRACE_MS. */
+export const DEFAULT_WEBHOOK_COMPLETION_GRACE_MS = 3000;
+/** At most this: the wait holds the consumer's partition, and Kafka drops a member silent for 10 s. */
+export const MAX_WEBHOOK_COMPLETION_GRACE_MS = 8000;
+
 export interface PaymentAuthorizedConsumerDeps {
   db: Db;
   logger: Logger;
-  orders: Pick<OrderClient, 'completePaidAttempt'>;
+  orders: Pick<OrderClient, 'completePaidAttempt' | 'getOrderByPaymentAttempt'>;
+  /**
+   * How long after its authorization an attempt is left to the visitor's `payment-result` (the edge
+   * completes it then) before this consumer looks (WEBHOOK_COMPLETION_GRACE_MS; default 3000, at most
+   * 8000): an attempt with an order by then is not completed a second time. 0: at once.
+   */
+  graceMs?: number;
+  /** For tests: the clock and the wait. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Completes the checkout of a paid attempt when its payment is authorized, whether or not the visitor
  * comes back to post the result (a closed browser after paying still gets its order): the same
- * `completePaidAttempt` as the edge's `payment-result`, idempotent by attempt id. The completion calls
- * the payment, catalog and cart services, so it runs before the dedupe record rather than inside its
- * transaction (the all-in-one's PGlite is one connection); a redelivery meets the attempt's order. A
- * failure (a service down) throws: the bus retries, then moves the event to `payment.payment.v1.dlq`.
- * The topic's other events are not ours.
+ * `completePaidAttempt` as the edge's `payment-result`, idempotent by attempt id. A fresh attempt is
+ * the edge's first: the consumer waits until the grace period after the event has passed, and leaves an
+ * attempt that has its order by then alone, instead of racing the visitor's `payment-result` through the
+ * payment, catalog and cart services and the order's row locks. The wait counts from the event's
+ * `occurredAt` (never longer than the grace period, whatever the clocks say), so a backlog of older
+ * events is not slowed. The completion calls the payment, catalog and cart services, so it runs before
+ * the dedupe record rather than inside its transaction (the all-in-one's PGlite is one connection); a
+ * redelivery meets the attempt's order. A failure (a service down) throws: the bus retries, then moves
+ * the event to `payment.payment.v1.dlq`. The topic's other events are not ours.
  */
 export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): SubscribeOptions {
+  const graceMs = Math.min(Math.max(deps.graceMs ?? DEFAULT_WEBHOOK_COMPLETION_GRACE_MS, 0), MAX_WEBHOOK_COMPLETION_GRACE_MS);
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? wait;
   return {
     groupId: ORDER_PAYMENTS_GROUP,
     topics: [PaymentTopics.PAYMENT],
@@ -30,10 +53,25 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
     handle: async (envelope: EventEnvelope) => {
       if (envelope.type !== PaymentAuthorized.type) return;
       const { attemptId } = PaymentAuthorized.parse(envelope).payload;
+      if (graceMs > 0) {
+        const left = Math.min(Date.parse(envelope.occurredAt) + graceMs - now(), graceMs);
+        if (left > 0) await sleep(left);
+        const order = await deps.orders.getOrderByPaymentAttempt(attemptId);
+        if (order) {
+          await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
+          deps.logger.debug({ eventId: envelope.id, attemptId, order: order.order }, 'order: paid attempt completed by the edge');
+          return;
+        }
+      }
       const completion = await deps.orders.completePaidAttempt(attemptId);
       await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
-      if (completion.placed) deps.logger.debug({ eventId: envelope.id, attemptId, order: completion.order.order }, 'order: paid attempt completed');
-      else deps.logger.warn({ eventId: envelope.id, attemptId, unavailable: completion.unavailable }, 'order: stock of an expired hold gone, payment voided');
+      if (completion.placed)
+        deps.logger.debug({ eventId: envelope.id, attemptId, order: completion.order.order }, 'order: paid attempt completed');
+      else
+        deps.logger.warn(
+          { eventId: envelope.id, attemptId, unavailable: completion.unavailable },
+          'order: stock of an expired hold gone, payment voided',
+        );
     },
   };
 }

@@ -1,0 +1,127 @@
+import { PaymentAuthorized, PaymentDeclined } from '@commerce/payment-contracts';
+import type { OrderClient, OrderDto, PaidAttemptCompletion } from '@commerce/order-contracts';
+import { createDbEngine, migrate, type Db, type DbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import { orderMigrations } from '../order.migrations';
+import { paymentAuthorizedConsumer } from './payment-authorized.consumer';
+
+const logger = createLogger('order-test', 'silent');
+let engine: DbEngine;
+let db: Db;
+
+beforeAll(async () => {
+  engine = await createDbEngine('pglite://memory');
+  db = engine.forSchema(uniqueName('order'));
+  await migrate(db, orderMigrations);
+}, 60_000);
+afterAll(async () => {
+  await engine?.close();
+});
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z');
+const authorized = (attemptId: string, occurredAt: number) => ({
+  ...PaymentAuthorized.create(attemptId, { attemptId, selectionId: 's1', paymentMethod: 'test-card', amountMinor: 100, currency: 'SEK' }),
+  occurredAt: new Date(occurredAt).toISOString(),
+});
+const anOrder = { id: 'o1', order: '1001' } as OrderDto;
+
+/**
+ * The consumer with a clock standing at `at`, a wait that moves it, and an order client whose edge places
+ * the attempt's order at `edgePlacesAt` (never when undefined).
+ */
+function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number }) {
+  let clock = options.at;
+  const waits: number[] = [];
+  const completed: string[] = [];
+  const orders: Pick<OrderClient, 'completePaidAttempt' | 'getOrderByPaymentAttempt'> = {
+    getOrderByPaymentAttempt: async () => (options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt ? anOrder : null),
+    completePaidAttempt: async (attemptId): Promise<PaidAttemptCompletion> => {
+      completed.push(attemptId);
+      return { placed: true, order: anOrder };
+    },
+  };
+  const consumer = paymentAuthorizedConsumer({
+    db,
+    logger,
+    orders,
+    ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
+    now: () => clock,
+    sleep: async (ms) => {
+      waits.push(ms);
+      clock += ms;
+    },
+  });
+  return { consumer, waits, completed };
+}
+
+describe('the PaymentAuthorized consumer', () => {
+  it('leaves a fresh attempt to the edge for the grace period, and does not complete it again when the edge did', async () => {
+    const attemptId = uniqueName('a');
+    const { consumer, waits, completed } = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 400 });
+
+    await consumer.handle(authorized(attemptId, T0));
+
+    expect(waits).toEqual([2800]);
+    expect(completed).toEqual([]);
+  });
+
+  it('completes a fresh attempt the edge has not completed when the grace period is over (the visitor never came back)', async () => {
+    const attemptId = uniqueName('a');
+    const { consumer, waits, completed } = harness({ at: T0 + 50, graceMs: 3000 });
+
+    await consumer.handle(authorized(attemptId, T0));
+
+    expect(waits).toEqual([2950]);
+    expect(completed).toEqual([attemptId]);
+  });
+
+  it('does not wait for an event older than the grace period (a backlog), and completes it only when it has no order', async () => {
+    const done = uniqueName('a');
+    const open = uniqueName('a');
+    const { consumer, waits, completed } = harness({ at: T0 + 60_000, graceMs: 3000, edgePlacesAt: T0 + 60_000 });
+    await consumer.handle(authorized(done, T0));
+    expect(completed).toEqual([]);
+
+    const orphan = harness({ at: T0 + 60_000, graceMs: 3000 });
+    await orphan.consumer.handle(authorized(open, T0));
+
+    expect([...waits, ...orphan.waits]).toEqual([]);
+    expect(orphan.completed).toEqual([open]);
+  });
+
+  it('waits no longer than the grace period when the event is stamped ahead of this clock', async () => {
+    const { consumer, waits, completed } = harness({ at: T0, graceMs: 3000 });
+
+    await consumer.handle(authorized(uniqueName('a'), T0 + 120_000));
+
+    expect(waits).toEqual([3000]);
+    expect(completed).toHaveLength(1);
+  });
+
+  it('with no grace period completes at once without asking for the order first', async () => {
+    const attemptId = uniqueName('a');
+    const { consumer, waits, completed } = harness({ at: T0, graceMs: 0, edgePlacesAt: T0 });
+
+    await consumer.handle(authorized(attemptId, T0));
+
+    expect(waits).toEqual([]);
+    expect(completed).toEqual([attemptId]);
+  });
+
+  it('records the event as consumed either way, and ignores the topic’s other events', async () => {
+    const skipped = uniqueName('a');
+    const declined = uniqueName('a');
+    const { consumer, completed, waits } = harness({ at: T0, graceMs: 1000, edgePlacesAt: T0 });
+    const event = authorized(skipped, T0);
+    await consumer.handle(event);
+    await consumer.handle({
+      ...PaymentDeclined.create(declined, { attemptId: declined, selectionId: 's', paymentMethod: 'm', amountMinor: 1, currency: 'SEK' }),
+    });
+
+    expect(completed).toEqual([]);
+    expect(waits).toEqual([1000]);
+    const recorded = await db.table('processed_events').where({ event_id: event.id }).select('consumer');
+    expect(recorded).toEqual([{ consumer: 'order-payments' }]);
+  });
+});

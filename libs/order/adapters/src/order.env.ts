@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { DEFAULT_WEBHOOK_COMPLETION_GRACE_MS, MAX_WEBHOOK_COMPLETION_GRACE_MS } from './consumers/payment-authorized.consumer';
+
+/** The order service's own variables, for the order and all-in-one config schemas. */
+export const orderEnv = () => ({
+  /**
+   * How long after its authorization a paid attempt is left to the visitor's `payment-result` before the
+   * order service completes it from the webhook's `PaymentAuthorized` (ms; decision 60): one whose order
+   * the edge placed by then is not completed twice. 0: at once, racing the edge.
+   */
+  WEBHOOK_COMPLETION_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WEBHOOK_COMPLETION_GRACE_MS)
+    .default(DEFAULT_WEBHOOK_COMPLETION_GRACE_MS),
+});
