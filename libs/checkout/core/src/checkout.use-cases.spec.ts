@@ -9,7 +9,8 @@ import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-c
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './envelope';
 import { openSession, type CheckoutDeps } from './checkout.use-cases';
-import { searchProducts } from './product.use-cases';
+import { resolveUri, searchProducts } from './product.use-cases';
+import { RawJson } from './raw-json';
 import { addItem, getSelection } from './selection.use-cases';
 import type { CheckoutSession } from './session';
 
@@ -225,5 +226,25 @@ describe('checkout use cases', () => {
     expect(list).toEqual({ token: handle.token, products: [], productCount: 0, filter: [] });
     expect(catalogCalls[0]).toMatchObject({ query: { search: 'jacket', limit: 5 } });
     await expect(searchProducts(deps, handle, { limit: -1 })).rejects.toMatchObject({ fields: { limit: expect.any(String) } });
+  });
+
+  it('passes a catalog answer that comes as JSON text on inside the envelope, unparsed (decision 58)', async () => {
+    const { deps } = fakes();
+    const handle = await openSession(deps, undefined);
+    const answer = '{"products":[{"product":"7","name":"Café \\"Jacket\\""}],"productCount":1,"filter":[]}';
+    const calls: unknown[] = [];
+    const catalog = {
+      ...deps.catalog,
+      searchProductsJson: async (query: unknown) => (calls.push(query), answer),
+      resolveUriJson: async (query: { uri: string }) => (query.uri === 'women' ? '{"found":"category","products":[]}' : null),
+    };
+    const listed = await searchProducts({ ...deps, catalog }, handle, { search: 'jacket' });
+    expect(listed).toBeInstanceOf(RawJson);
+    expect(JSON.parse((listed as RawJson).json as string)).toEqual({ token: handle.token, ...JSON.parse(answer) });
+    expect(calls).toEqual([{ search: 'jacket' }]);
+    const found = (await resolveUri({ ...deps, catalog }, handle, { uri: 'women', for: ['category'] })) as RawJson;
+    expect(JSON.parse(found.json as string)).toEqual({ token: handle.token, found: 'category', products: [] });
+    await expect(resolveUri({ ...deps, catalog }, handle, { uri: 'nowhere', for: ['category'] })).rejects.toMatchObject({ fields: { uri: 'not found' } });
+    await expect(searchProducts({ ...deps, catalog }, handle, { limit: -1 })).rejects.toMatchObject({ fields: { limit: expect.any(String) } });
   });
 });
