@@ -52,9 +52,10 @@ export function catalogApiSuite(title: string, engines: () => Record<string, str
       categories = (await checkoutCall(endpoints, 'GET', '/categories')).body['categories'];
     }, 120_000);
 
+    // Closing waits for the consumers and relays to stop: more than jest's 5 s default on a loaded machine.
     afterAll(async () => {
       await running?.close();
-    });
+    }, 60_000);
 
     describe('POST products without a body', () => {
       it('returns every product of the market (Sweden for a new session), counted, with every filter field', async () => {

@@ -162,10 +162,10 @@ export interface CatalogClient {
   /** A pricelist by the ERP's id, with its currency; null when the ERP has not sent it. */
   getPricelist(pricelistId: string): Promise<PricelistDto | null>;
   /**
-   * `searchProducts` and `resolveUri` as the JSON text of the same answers (a JSON object), where the
-   * client receives them as text (the HTTP client): a caller that only wraps the answer in its own
-   * envelope splices the text in instead of parsing and serialising ~60 KB again (decision 58).
+   * `searchProducts` and `resolveUri` as the UTF-8 JSON of the same answers (a JSON object), where the
+   * client receives them as bytes (the HTTP client): a caller that only wraps the answer in its own
+   * envelope splices the bytes in instead of decoding, parsing and serialising ~60 KB again (decision 58).
    */
-  searchProductsJson?(query: ProductQuery, context: PriceContext): Promise<string>;
-  resolveUriJson?(query: UriQuery, context: PriceContext): Promise<string | null>;
+  searchProductsJson?(query: ProductQuery, context: PriceContext): Promise<Buffer>;
+  resolveUriJson?(query: UriQuery, context: PriceContext): Promise<Buffer | null>;
 }

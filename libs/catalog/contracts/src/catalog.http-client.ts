@@ -19,7 +19,7 @@ const contextQuery = (context: PriceContext): string => {
 
 /** The catalog's internal HTTP API (`createCatalogInternalRouter`), for a deployment where the caller runs in another process. */
 export function createCatalogHttpClient(baseUrl: string): CatalogClient {
-  const { json: call, text } = createInternalCallers(baseUrl, 'catalog');
+  const { json: call, bytes } = createInternalCallers(baseUrl, 'catalog');
   const unavailable = () => new DomainError('CATALOG.REMOTE_ERROR', 'unavailable', { catalog: `no catalog API at ${baseUrl}` });
   return {
     searchProducts: async (query, context) => {
@@ -28,7 +28,7 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
       return list;
     },
     searchProductsJson: async (query, context) => {
-      const list = await text('POST', '/internal/catalog/products/search', { query, context });
+      const list = await bytes('POST', '/internal/catalog/products/search', { query, context });
       if (list === null) throw unavailable();
       return list;
     },
@@ -41,7 +41,7 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
     },
     // A 404 without a code is "nothing found"; the router answers so for a URI that leads nowhere.
     resolveUri: (query, context) => call<UriResultDto>('POST', '/internal/catalog/uri', { query, context }),
-    resolveUriJson: (query, context) => text('POST', '/internal/catalog/uri', { query, context }),
+    resolveUriJson: (query, context) => bytes('POST', '/internal/catalog/uri', { query, context }),
     getPricelist: (id) => call<PricelistDto>('GET', `/internal/catalog/pricelists/${encodeURIComponent(id)}`),
   };
 }

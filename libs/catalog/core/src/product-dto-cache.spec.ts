@@ -52,7 +52,7 @@ describe('product DTOs kept with their view (decision 58)', () => {
   it('writes a listing answer as JSON.stringify does, keys in their order', () => {
     const product = { product: '7', name: 'Café "Sweater"', items: [{ item: '7-1' }] };
     const list = { products: [product, product], productCount: 2, filter: [{ field: 'brands', values: [] }] };
-    expect(listingJson(list)).toBe(JSON.stringify(list));
+    expect(listingJson(list).toString('utf8')).toBe(JSON.stringify(list));
     const category = {
       found: 'category',
       category: { category: '3', name: ['Women'] },
@@ -61,7 +61,8 @@ describe('product DTOs kept with their view (decision 58)', () => {
       filter: [],
       missing: undefined,
     };
-    expect(listingJson(category)).toBe(JSON.stringify(category));
-    expect(listingJson({ found: 'product', product })).toBe(JSON.stringify({ found: 'product', product }));
+    expect(listingJson(category).toString('utf8')).toBe(JSON.stringify(category));
+    expect(listingJson({}).toString('utf8')).toBe('{}');
+    expect(listingJson({ found: 'product', product }).toString('utf8')).toBe(JSON.stringify({ found: 'product', product }));
   });
 });

@@ -58,31 +58,39 @@ export function cachedProductDto(
   return dto;
 }
 
-/** JSON of DTOs made once per DTO object (shared DTOs come back as the same object). */
-const jsonOfDto = new WeakMap<object, string>();
-const jsonOf = (value: object): string => {
-  let json = jsonOfDto.get(value);
-  if (json === undefined) {
-    json = JSON.stringify(value);
-    jsonOfDto.set(value, json);
+/** The UTF-8 JSON of DTOs, made once per DTO object (shared DTOs come back as the same object). */
+const jsonOfDto = new WeakMap<object, Buffer>();
+const bytesOf = (value: object): Buffer => {
+  let bytes = jsonOfDto.get(value);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(value), 'utf8');
+    jsonOfDto.set(value, bytes);
   }
-  return json;
+  return bytes;
 };
 
 /**
- * The JSON of a listing answer (`{products, productCount, filter}`, or a category's `POST uri` answer),
- * its keys in their order, each product's JSON made once for as long as the DTO is kept: the answer's
- * ~60 KB are mostly the page's products, which repeat across requests.
+ * The UTF-8 JSON of a listing answer (`{products, productCount, filter}`, or a category's `POST uri`
+ * answer), its keys in their order: each product's bytes are made once for as long as its DTO is kept
+ * and copied, not encoded, into every answer that shows it (the answer's ~60 KB are mostly the page's
+ * products, which repeat across requests).
  */
-export function listingJson(answer: object): string {
-  const parts: string[] = [];
+export function listingJson(answer: object): Buffer {
+  const parts: Buffer[] = [];
+  let first = true;
   for (const [key, value] of Object.entries(answer)) {
     if (value === undefined) continue;
-    const json =
-      key === 'products' && Array.isArray(value)
-        ? `[${value.map((product) => (product !== null && typeof product === 'object' ? jsonOf(product as object) : JSON.stringify(product))).join(',')}]`
-        : JSON.stringify(value);
-    parts.push(`${JSON.stringify(key)}:${json}`);
+    parts.push(Buffer.from(`${first ? '{' : ','}${JSON.stringify(key)}:`, 'utf8'));
+    first = false;
+    if (key === 'products' && Array.isArray(value)) {
+      parts.push(Buffer.from('['));
+      value.forEach((product: unknown, i) => {
+        if (i > 0) parts.push(Buffer.from(','));
+        parts.push(product !== null && typeof product === 'object' ? bytesOf(product) : Buffer.from(JSON.stringify(product), 'utf8'));
+      });
+      parts.push(Buffer.from(']'));
+    } else parts.push(Buffer.from(JSON.stringify(value), 'utf8'));
   }
-  return `{${parts.join(',')}}`;
+  parts.push(Buffer.from(first ? '{}' : '}'));
+  return Buffer.concat(parts);
 }

@@ -235,15 +235,15 @@ describe('checkout use cases', () => {
     const calls: unknown[] = [];
     const catalog = {
       ...deps.catalog,
-      searchProductsJson: async (query: unknown) => (calls.push(query), answer),
-      resolveUriJson: async (query: { uri: string }) => (query.uri === 'women' ? '{"found":"category","products":[]}' : null),
+      searchProductsJson: async (query: unknown) => (calls.push(query), Buffer.from(answer)),
+      resolveUriJson: async (query: { uri: string }) => (query.uri === 'women' ? Buffer.from('{"found":"category","products":[]}') : null),
     };
     const listed = await searchProducts({ ...deps, catalog }, handle, { search: 'jacket' });
     expect(listed).toBeInstanceOf(RawJson);
-    expect(JSON.parse((listed as RawJson).json as string)).toEqual({ token: handle.token, ...JSON.parse(answer) });
+    expect(JSON.parse((listed as RawJson).json.toString())).toEqual({ token: handle.token, ...JSON.parse(answer) });
     expect(calls).toEqual([{ search: 'jacket' }]);
     const found = (await resolveUri({ ...deps, catalog }, handle, { uri: 'women', for: ['category'] })) as RawJson;
-    expect(JSON.parse(found.json as string)).toEqual({ token: handle.token, found: 'category', products: [] });
+    expect(JSON.parse(found.json.toString())).toEqual({ token: handle.token, found: 'category', products: [] });
     await expect(resolveUri({ ...deps, catalog }, handle, { uri: 'nowhere', for: ['category'] })).rejects.toMatchObject({ fields: { uri: 'not found' } });
     await expect(searchProducts({ ...deps, catalog }, handle, { limit: -1 })).rejects.toMatchObject({ fields: { limit: expect.any(String) } });
   });

@@ -52,9 +52,9 @@ describe('internal caller', () => {
     expect(error).toMatchObject({ kind: 'unavailable', fields: { catalog: 'unavailable (ECONNREFUSED)' } });
   });
 
-  it('answers the callee’s JSON as text for a caller that passes it on, with the same null and errors', async () => {
-    const { text } = createInternalCallers(base, 'cart');
-    expect(await text('GET', '/ok')).toBe('{"a":1}');
+  it('answers the callee’s JSON as bytes for a caller that passes it on, with the same null and errors', async () => {
+    const { bytes: text } = createInternalCallers(base, 'cart');
+    expect((await text('GET', '/ok'))!.toString('utf8')).toBe('{"a":1}');
     expect(await text('GET', '/missing')).toBeNull();
     await expect(text('POST', '/bad', {})).rejects.toMatchObject({
       code: 'CART.INVALID',

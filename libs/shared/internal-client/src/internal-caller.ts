@@ -8,10 +8,10 @@ const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status])
 export type InternalCall = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<T | null>;
 
 /**
- * The same call, answering the callee's JSON as text (null for a 404 without a code): for a caller that
- * passes the answer on inside its own JSON instead of parsing and serialising it again.
+ * The same call, answering the callee's JSON as its UTF-8 bytes (null for a 404 without a code): for a
+ * caller that passes the answer on inside its own JSON instead of decoding, parsing and serialising it again.
  */
-export type InternalTextCall = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<string | null>;
+export type InternalBytesCall = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<Buffer | null>;
 
 /**
  * The plumbing of every typed HTTP client of a service's contracts (DESIGN §2): keep-alive, the
@@ -22,11 +22,11 @@ export function createInternalCaller(baseUrl: string, service: string): Internal
   return createInternalCallers(baseUrl, service).json;
 }
 
-/** Both forms of the call on one connection pool: parsed (`json`) and as the callee's text (`text`). */
-export function createInternalCallers(baseUrl: string, service: string): { json: InternalCall; text: InternalTextCall } {
+/** Both forms of the call on one connection pool: parsed (`json`) and as the callee's bytes (`bytes`). */
+export function createInternalCallers(baseUrl: string, service: string): { json: InternalCall; bytes: InternalBytesCall } {
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const code = `${service.toUpperCase()}.REMOTE_ERROR`;
-  const send = async (method: string, path: string, body?: unknown): Promise<{ statusCode: number; text: string }> => {
+  const send = async (method: string, path: string, body?: unknown): Promise<{ statusCode: number; bytes: Buffer }> => {
     const requestId = currentRequestId();
     try {
       const res = await request(new URL(path, baseUrl), {
@@ -35,7 +35,7 @@ export function createInternalCallers(baseUrl: string, service: string): { json:
         headers: { 'content-type': 'application/json', ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      return { statusCode: res.statusCode, text: await res.body.text() };
+      return { statusCode: res.statusCode, bytes: Buffer.from(await res.body.arrayBuffer()) };
     } catch (error) {
       throw new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
     }
@@ -55,19 +55,19 @@ export function createInternalCallers(baseUrl: string, service: string): { json:
       json?.errors ?? { [service]: `answered ${statusCode}` },
     );
   const json = async <T>(method: string, path: string, body?: unknown): Promise<T | null> => {
-    const { statusCode, text } = await send(method, path, body);
-    const answer = parse<T>(text);
+    const { statusCode, bytes } = await send(method, path, body);
+    const answer = parse<T>(bytes.toString('utf8'));
     if (statusCode === 404 && !answer?.code) return null;
     if (statusCode >= 400 || answer === undefined) throw failure(statusCode, answer);
     return answer;
   };
-  const text = async (method: string, path: string, body?: unknown): Promise<string | null> => {
+  const bytes = async (method: string, path: string, body?: unknown): Promise<Buffer | null> => {
     const answered = await send(method, path, body);
     // Success is passed on unparsed: only a JSON object is (the callee's router sends nothing else).
-    if (answered.statusCode < 400 && answered.text.startsWith('{')) return answered.text;
-    const answer = parse<object>(answered.text);
+    if (answered.statusCode < 400 && answered.bytes[0] === 0x7b) return answered.bytes;
+    const answer = parse<object>(answered.bytes.toString('utf8'));
     if (answered.statusCode === 404 && !answer?.code) return null;
     throw failure(answered.statusCode, answer);
   };
-  return { json: json as InternalCall, text: text as InternalTextCall };
+  return { json: json as InternalCall, bytes: bytes as InternalBytesCall };
 }

@@ -108,10 +108,10 @@ describe('catalog internal HTTP API and its client', () => {
   it('gives the same answers as JSON text for a caller that passes them on (decision 58)', async () => {
     const context = { market: '1', pricelist: 'SE' };
     const text = await client.searchProductsJson!({ search: 'sweater' }, context);
-    expect(JSON.parse(text)).toEqual(await service.client.searchProducts({ search: 'sweater' }, context));
+    expect(JSON.parse(text.toString('utf8'))).toEqual(await service.client.searchProducts({ search: 'sweater' }, context));
     const category = (await client.listCategories())[0]!;
     const uri = { uri: category.uri, for: ['category' as const], query: { limit: 1 } };
-    expect(JSON.parse((await client.resolveUriJson!(uri, context))!)).toEqual(await service.client.resolveUri(uri, context));
+    expect(JSON.parse((await client.resolveUriJson!(uri, context))!.toString('utf8'))).toEqual(await service.client.resolveUri(uri, context));
     expect(await client.resolveUriJson!({ uri: 'nowhere', for: ['category'] }, context)).toBeNull();
     await expect(client.searchProductsJson!({ limit: -1 }, {})).rejects.toMatchObject({ kind: 'invalid' });
   });

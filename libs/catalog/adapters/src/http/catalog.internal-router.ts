@@ -28,7 +28,7 @@ function notFound(ctx: { status: number; body: unknown }, error: { fields: Recor
  * 53) comes back as the same object until it is cleared, so it is serialised once, not at every request;
  * a new answer reuses each product's JSON while its DTO is kept (`listingJson`, decision 58).
  */
-const serialised = new WeakMap<object, string>();
+const serialised = new WeakMap<object, Buffer>();
 function sendJson(ctx: { type: string; body: unknown }, answer: object): void {
   let json = serialised.get(answer);
   if (json === undefined) {
