@@ -17,6 +17,8 @@ export interface Phase {
   startUs: number;
   endUs: number;
   requests: number;
+  /** CPU time each service process used during the phase (ms, from /proc: user + system), where readable. */
+  cpuMs?: Record<string, number>;
 }
 export interface PhaseRecord {
   /** Service name → pid. */
@@ -43,7 +45,9 @@ export function summarise(dir: string, top = 15): string {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const out: string[] = [];
   for (const phase of record.phases) {
-    out.push(`## ${phase.what}, ${phase.connections} connections: ${phase.requests} requests in ${((phase.endUs - phase.startUs) / 1e6).toFixed(1)} s`);
+    out.push(
+      `## ${phase.what}, ${phase.connections} connections: ${phase.requests} requests in ${((phase.endUs - phase.startUs) / 1e6).toFixed(1)} s`,
+    );
     for (const [service, pid] of Object.entries(record.pids)) {
       // The main thread's profile (`.0.`); worker threads (tsx's loader) write their own.
       const file = files.find((f) => f.includes(`.${pid}.0.`));
@@ -64,7 +68,10 @@ export function summarise(dir: string, top = 15): string {
         self.set(name, (self.get(name) ?? 0) + delta);
       }
       const perRequest = phase.requests ? busy / 1000 / phase.requests : 0;
-      out.push(`- ${service} (pid ${pid}): busy ${(busy / 1000).toFixed(0)} ms, ${perRequest.toFixed(3)} ms a request`);
+      const cpu = phase.cpuMs?.[service];
+      const cpuText = cpu === undefined ? '' : `; CPU ${cpu.toFixed(0)} ms, ${(cpu / Math.max(1, phase.requests)).toFixed(3)} ms a request`;
+      // Sampled "busy" counts time the thread waited for a core too; /proc's CPU time does not.
+      out.push(`- ${service} (pid ${pid}): busy ${(busy / 1000).toFixed(0)} ms, ${perRequest.toFixed(3)} ms a request${cpuText}`);
       for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
         out.push(`    ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)} %  ${name}`);
     }

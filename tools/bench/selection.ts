@@ -23,7 +23,7 @@ import {
 import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Phase, PhaseRecord } from './profile-summary';
 
@@ -34,7 +34,26 @@ const TOKENS = 300;
 const profileDir = process.env['BENCH_PROFILE'];
 /** What the profile summary reads beside the profiles (`tools/bench/profile-summary.ts`). */
 const record: PhaseRecord = { pids: {}, phases: [] };
+/** CPU per request per process of each separate-processes row, printed after the table. */
+const cpuLines: string[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+/** User + system CPU time of a process so far (ms), from /proc (Linux; clock ticks of 10 ms); undefined elsewhere. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces): state is 3rd, utime the 14th, stime the 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+const cpuNow = () =>
+  Object.fromEntries(
+    Object.entries(record.pids).flatMap(([service, pid]) => {
+      const ms = cpuMsOf(pid);
+      return ms === undefined ? [] : [[service, ms] as const];
+    }),
+  );
 
 interface Running {
   endpoints: Endpoints;
@@ -80,10 +99,12 @@ async function separateProcesses(): Promise<Running> {
   };
   const per = Object.fromEntries([...schemas].map(([app, schema]) => [app, { DATABASE_SCHEMA: schema }]));
   // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
-  const shop = await startShopProcesses(infra, { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } }).catch(async (e: unknown) => {
-    await dropSchemas();
-    throw e;
-  });
+  const shop = await startShopProcesses(infra, { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } }).catch(
+    async (e: unknown) => {
+      await dropSchemas();
+      throw e;
+    },
+  );
   return {
     endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
@@ -98,6 +119,7 @@ async function separateProcesses(): Promise<Running> {
 async function load(url: string, connections: number, options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string } = {}) {
   let next = 0;
   const startUs = monotonicUs();
+  const cpuBefore = cpuNow();
   const tokens = options.tokens ?? [];
   const result = await autocannon({
     url,
@@ -114,7 +136,23 @@ async function load(url: string, connections: number, options: { method?: 'GET' 
     ],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  if (options.what) record.phases.push({ what: options.what, connections, startUs, endUs: monotonicUs(), requests: result.requests.total } satisfies Phase);
+  const cpuAfter = cpuNow();
+  const cpuMs = Object.fromEntries(Object.keys(cpuBefore).map((service) => [service, (cpuAfter[service] ?? 0) - cpuBefore[service]!]));
+  if (options.what)
+    record.phases.push({
+      what: options.what,
+      connections,
+      startUs,
+      endUs: monotonicUs(),
+      requests: result.requests.total,
+      cpuMs,
+    } satisfies Phase);
+  // CPU per request per process: the figure to read on a loaded machine (decision 57's bench notes).
+  const perRequest = Object.entries(cpuMs)
+    .filter(([, ms]) => ms > 0)
+    .map(([service, ms]) => `${service} ${(ms / Math.max(1, result.requests.total)).toFixed(3)}`);
+  if (options.what && perRequest.length)
+    cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -174,6 +212,7 @@ async function main() {
     }
   }
   console.log(lines.join('\n'));
+  if (cpuLines.length) console.log(`\n${cpuLines.join('\n')}`);
   if (profileDir) {
     writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
     console.log(`\nCPU per request per process: npx tsx tools/bench/profile-summary.ts ${profileDir}`);

@@ -188,13 +188,15 @@ export function createSelectionRepository(db: Db): SelectionRepository {
   const readOpenSql = `select s.version as selection_version, ${SELECTION_COLUMNS.map((c) => `s.${c}`).join(', ')}, ${LINE_COLUMNS.map((c) => `l.${c}`).join(', ')}
     from ${selections} s left join ${selectionLines} l on l.selection_id = s.id
     where s.id = ? and s.status = 'open' order by l.seq`;
-  const SET_COLUMNS = ['currency', 'country', 'state', 'language', 'payment_method', 'shipping_method', 'vouchers', 'payment_fields'] as const;
+  // What a change may set: every selection column but its id and status, in the order of selectionFields.
+  const SET_COLUMNS = SELECTION_COLUMNS.filter((c) => c !== 'id' && c !== 'status') as Array<keyof ReturnType<typeof selectionFields>>;
   const updateSql = `with s as (update ${selections} set ${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')},
       updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
   const lineValues = `(${LINE_COLUMNS.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
   const writeSql = (gone: number, written: number): string => {
     let sql = updateSql;
-    if (gone) sql += `, d as (delete from ${selectionLines} where selection_id in (select id from s) and line in (${Array(gone).fill('?').join(', ')}))`;
+    if (gone)
+      sql += `, d as (delete from ${selectionLines} where selection_id in (select id from s) and line in (${Array(gone).fill('?').join(', ')}))`;
     if (written)
       sql += `, u as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
         select s.id, v.* from s cross join (values ${Array(written).fill(lineValues).join(', ')}) as v (${LINE_COLUMNS.join(', ')})

@@ -190,7 +190,10 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
   return async (handle: SessionHandle): Promise<unknown> => {
     const { selectionId } = handle.session;
     if (!selectionId || ttl <= 0) return getSelection(deps, handle);
-    const [rest, loggedIn] = await Promise.all([answer(handle, selectionId), handle.session.customerId ? loggedInOf(deps, handle) : undefined]);
+    const [rest, loggedIn] = await Promise.all([
+      answer(handle, selectionId),
+      handle.session.customerId ? loggedInOf(deps, handle) : undefined,
+    ]);
     // Closed or gone: the uncached path finds the session's next selection (or an empty one).
     if (rest === null) return getSelection(deps, handle);
     const head = Buffer.from(`{"token":${JSON.stringify(handle.token)},`);

@@ -55,18 +55,24 @@ export async function openSession(
       ? await deps.sessions.getWithVersion(token)
       : { session: await deps.sessions.get(token), selectionVersion: null };
     const versionRead =
-      session?.selectionId && selectionVersion !== null ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } } : {};
+      session?.selectionId && selectionVersion !== null
+        ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } }
+        : {};
     if (session && !session.customerId) return { token, session, isNew: false, ...versionRead };
     if (session?.customerId) {
       // A login ends when the customer is gone or a password reset raised the epoch since (decision 43).
       const customer = await deps.account.getCustomer(session.customerId);
-      if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0)) return { token, session, isNew: false, customer, ...versionRead };
+      if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0))
+        return { token, session, isNew: false, customer, ...versionRead };
       await deps.sessions.delete(token);
     }
   }
   const fresh = {
     token: deps.sessions.newToken(),
-    session: deps.view.initialSession((deps.now ?? (() => new Date()))(), typeof detectCountry === 'function' ? detectCountry() : detectCountry),
+    session: deps.view.initialSession(
+      (deps.now ?? (() => new Date()))(),
+      typeof detectCountry === 'function' ? detectCountry() : detectCountry,
+    ),
     isNew: true,
   };
   await deps.sessions.set(fresh.token, fresh.session);

@@ -34,15 +34,17 @@ export class StoreView {
     this.sortedLanguages = stableJson(
       [...store.languages].sort((a, b) => a.name.localeCompare(b.name)).map((l) => ({ language: l.language, name: l.name })),
     );
-    this.shippable = stableJson(store.countries
-      .filter((c) => c.shipTo)
-      .map((c) => ({
-        country: c.country,
-        name: c.name,
-        eu: c.eu,
-        language: c.language,
-        ...(c.states.length ? { states: c.states.map((s) => ({ state: s.state, name: s.name })) } : {}),
-      })));
+    this.shippable = stableJson(
+      store.countries
+        .filter((c) => c.shipTo)
+        .map((c) => ({
+          country: c.country,
+          name: c.name,
+          eu: c.eu,
+          language: c.language,
+          ...(c.states.length ? { states: c.states.map((s) => ({ state: s.state, name: s.name })) } : {}),
+        })),
+    );
   }
 
   /** What an envelope shows per country, state, language or currency: built once each, serialised once (decision 59). */

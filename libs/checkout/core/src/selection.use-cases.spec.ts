@@ -17,7 +17,14 @@ const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.
 const selection = oneLineSelection();
 
 const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
-  sessions: { get: async () => null, set: async () => undefined, delete: async () => undefined, newToken: () => 't', selectionVersion: async () => 0, selectionChanged: async () => undefined },
+  sessions: {
+    get: async () => null,
+    set: async () => undefined,
+    delete: async () => undefined,
+    newToken: () => 't',
+    selectionVersion: async () => 0,
+    selectionChanged: async () => undefined,
+  },
   catalog: { getProduct } as CatalogClient,
   cart: { getSelection: async () => selection } as unknown as CartClient,
   account: {} as AccountClient,

@@ -111,7 +111,13 @@ export class RedisSessionStore implements SessionStore {
   async getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string) {
     // defineCommand: EVALSHA, falling back to EVAL once after a script flush.
     const redis = this.redis as Redis & {
-      sessionWithCounter(key: string, ttlMs: number, slackMs: number, field: string, prefix: string): Promise<[string | null, string | null]>;
+      sessionWithCounter(
+        key: string,
+        ttlMs: number,
+        slackMs: number,
+        field: string,
+        prefix: string,
+      ): Promise<[string | null, string | null]>;
     };
     const [json, counter] = await this.call(() =>
       redis.sessionWithCounter(this.prefix + token, this.ttlSeconds * 1000, this.slackMs, field, this.counterKey(counterPrefix)),

@@ -15,7 +15,11 @@ export interface SessionStore {
    * the field's value: 0 when never raised; null when the session has no such string field). A hit
    * slides the TTL as `get` does.
    */
-  getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string): Promise<{ session: T | null; counter: number | null }>;
+  getWithCounter<T = SessionData>(
+    token: string,
+    field: string,
+    counterPrefix: string,
+  ): Promise<{ session: T | null; counter: number | null }>;
   /** Writes the session and (re)starts its TTL. */
   set(token: string, data: SessionData): Promise<void>;
   delete(token: string): Promise<void>;

@@ -142,10 +142,16 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     await store.set(token, { country: 'SE' });
     expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE' }, counter: null });
     await store.set(token, { country: 'SE', selectionId: id });
-    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE', selectionId: id }, counter: 0 });
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({
+      session: { country: 'SE', selectionId: id },
+      counter: 0,
+    });
     await store.raise(`selection:${id}`);
     await store.raise(`selection:${id}`);
-    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({ session: { country: 'SE', selectionId: id }, counter: 2 });
+    expect(await store.getWithCounter(token, 'selectionId', 'selection:')).toEqual({
+      session: { country: 'SE', selectionId: id },
+      counter: 2,
+    });
     // A field that is not a string names no counter.
     await store.set(token, { selectionId: 7 });
     expect((await store.getWithCounter(token, 'selectionId', 'selection:')).counter).toBeNull();
