@@ -1,26 +1,35 @@
-import { enqueue, type RetainedTable } from '@commerce/shared-bus';
+import { envelopesJson, outboxInsertSql, type RetainedTable } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { UpsertStore } from '@commerce/backoffice-core';
 
-// 5 parameters a row; 1000 rows stay far below Postgres's 65535 bind parameters.
-const ROWS_PER_INSERT = 1000;
-
-/** The UpsertStore on knex (Postgres or PGlite): the entities and their outbox rows in one transaction. */
+/**
+ * The UpsertStore on knex (Postgres or PGlite): the entities and their outbox rows in one transaction —
+ * one statement, whatever the batch's size. The envelopes go to the database once, as one JSON array
+ * (one bind parameter: a 1,000-product batch is ~4.5 MB, where a multi-row insert of each table sent it
+ * twice as 5,000-odd parameters that knex and pg numbered and framed one by one); each envelope becomes
+ * an outbox row, and the entity its payload holds (`payload -> '<entity>'`, the text as sent) a
+ * received_upserts row, both in the batch's order.
+ */
 export function createReceivedUpsertsStore(db: Db): UpsertStore {
   return {
-    async saveBatch(entity, items, events, requestId) {
-      await db.transaction(async (trx) => {
-        for (let start = 0; start < items.length; start += ROWS_PER_INSERT) {
-          const rows = items.slice(start, start + ROWS_PER_INSERT).map((item) => ({
-            entity,
-            external_id: item.externalId,
-            payload: JSON.stringify(item.data),
-            request_id: requestId ?? null,
-          }));
-          await db.table('received_upserts', trx).insert(rows);
-        }
-        await enqueue(db, trx, events);
-      });
+    async saveBatch(entity, events, requestId) {
+      if (events.length === 0) return;
+      await db.knex.raw(
+        `with input as (select e, n, e -> 'payload' -> cast(:entity as text) as entity
+                        from json_array_elements(cast(:batch as json)) with ordinality as r(e, n)),
+           received as (
+             insert into :received: (entity, external_id, payload, request_id)
+             select :entity, entity ->> 'id', entity, :requestId from input order by n
+           )
+         ${outboxInsertSql('input', ':outbox:')}`,
+        {
+          batch: envelopesJson(events),
+          received: `${db.schema}.received_upserts`,
+          outbox: `${db.schema}.outbox`,
+          entity,
+          requestId: requestId ?? null,
+        },
+      );
     },
   };
 }

@@ -2,7 +2,13 @@ import { BackofficeTopics, DeliveryWindowUpsertReceived, ProductUpsertReceived, 
 import { InvalidEntityError } from './backoffice.errors';
 import { receiveEntities, receiveProducts } from './receive-entities.use-case';
 import type { EventEnvelope } from '@commerce/shared-events';
-import type { ReceivedEntity, UpsertStore } from './upsert-store.port';
+import type { UpsertStore } from './upsert-store.port';
+
+/** What the store keeps of each event: the entity its payload holds under the entity's name. */
+interface ReceivedEntity {
+  externalId: string;
+  data: unknown;
+}
 
 function recordingStore(): UpsertStore & {
   batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[];
@@ -10,7 +16,13 @@ function recordingStore(): UpsertStore & {
   const batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[] = [];
   return {
     batches,
-    saveBatch: async (entity, items, events, requestId) => void batches.push({ entity, items, events, requestId }),
+    saveBatch: async (entity, events, requestId) => {
+      const items = events.map((e) => {
+        const data = (e.payload as Record<string, { id: string }>)[entity]!;
+        return { externalId: data.id, data };
+      });
+      batches.push({ entity, items, events, requestId });
+    },
   };
 }
 

@@ -87,7 +87,6 @@ export async function receiveEntities(
   ) => EventEnvelope;
   await deps.store.saveBatch(
     entity,
-    ready.map((data) => ({ externalId: data.id, data })),
     ready.map((data) => envelopeOf(data, requestId)),
     requestId,
   );

@@ -1,7 +1,7 @@
 import { systemClock, type CatalogRepository, type Clock } from './catalog.repository';
 import { isShown } from './product';
 import { toSearchDoc } from './product.mapper';
-import type { SearchIndex } from './search-index.port';
+import type { SearchDoc, SearchIndex } from './search-index.port';
 
 export interface IndexDeps {
   catalog: CatalogRepository;
@@ -18,23 +18,28 @@ export async function indexProduct(deps: IndexDeps, productId: number): Promise<
   return indexProducts(deps, [productId]);
 }
 
-/** `indexProduct` for many products: read and written a few hundred at a time; unknown ids are left alone. */
+/**
+ * `indexProduct` for many products: read a few hundred at a time, then written to the index with one
+ * upsert and one removal (a SOAP batch's run is one Meilisearch documents task to wait for, not one per
+ * read); unknown ids are left alone.
+ */
 export async function indexProducts(deps: IndexDeps, productIds: number[], batchSize = 200): Promise<{ indexed: number; removed: number }> {
-  const total = { indexed: 0, removed: 0 };
   const ids = [...new Set(productIds)];
+  const shown: SearchDoc[] = [];
+  const hidden: string[] = [];
   for (let i = 0; i < ids.length; i += batchSize) {
     const views = await deps.catalog.loadProducts(ids.slice(i, i + batchSize));
     const now = (deps.clock ?? systemClock).now();
-    const shown = views.flatMap((view) =>
-      view.product.variants.filter((v) => isShown(view.product, v)).map((v) => toSearchDoc(view, v, now)),
-    );
-    const hidden = views.flatMap((view) => view.product.variants.filter((v) => !isShown(view.product, v)).map((v) => String(v.id)));
-    if (shown.length > 0) await deps.search.upsert(shown);
-    if (hidden.length > 0) await deps.search.remove(hidden);
-    total.indexed += shown.length;
-    total.removed += hidden.length;
+    for (const view of views) {
+      for (const v of view.product.variants) {
+        if (isShown(view.product, v)) shown.push(toSearchDoc(view, v, now));
+        else hidden.push(String(v.id));
+      }
+    }
   }
-  return total;
+  if (shown.length > 0) await deps.search.upsert(shown);
+  if (hidden.length > 0) await deps.search.remove(hidden);
+  return { indexed: shown.length, removed: hidden.length };
 }
 
 export interface ReindexProgress {

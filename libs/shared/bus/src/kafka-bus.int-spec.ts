@@ -72,3 +72,29 @@ describeWithEngines('Kafka bus start-up log', ['kafka'], (engines) => {
     expect(warnings).toEqual([]);
   }, 90_000);
 });
+
+describeWithEngines('Kafka bus: a publish larger than the broker takes in one record batch', ['kafka'], (engines) => {
+  it('publishes 3 MB of envelopes in one call (split by bytes), every one once and in order per key', async () => {
+    const logger = pino({ level: 'error' });
+    const bus = await createKafkaBus(engines.url('kafka').split(','), { clientId: 'large-publish-test', logger });
+    try {
+      const topic = uniqueName('large_publish');
+      // ~5 kB each, 600 of them on two keys: one request would carry ~1.5 MB a partition (the broker's limit is 1 MB).
+      const events = Array.from({ length: 600 }, (_, i) => envelope(topic, `k${i % 2}`, { n: i, text: 'x'.repeat(5000) }));
+      const handled: Array<{ key: string; n: number }> = [];
+      await bus.subscribe({
+        groupId: uniqueName('large_publish'),
+        topics: [topic],
+        handle: async (e) => void handled.push({ key: e.key, n: (e.payload as { n: number }).n }),
+      });
+      await bus.publish(events);
+      await eventually(() => expect(handled).toHaveLength(600), 30_000);
+      for (const key of ['k0', 'k1']) {
+        const ns = handled.filter((h) => h.key === key).map((h) => h.n);
+        expect(ns).toEqual(events.filter((e) => e.key === key).map((e) => (e.payload as { n: number }).n));
+      }
+    } finally {
+      await bus.close();
+    }
+  }, 90_000);
+});

@@ -45,6 +45,8 @@ export interface KafkaBus extends EventBus {
 }
 
 const TOPIC_DEFAULTS = { replicationFactor: 1 };
+/** Bytes of message values per produce request (see publish). */
+const PUBLISH_REQUEST_BYTES = 512 * 1024;
 
 /** Kafka through kafkajs; the broker is asked at creation, so a wrong KAFKA_BROKERS stops start-up at once. */
 export async function createKafkaBus(brokers: string[], options: KafkaBusOptions): Promise<KafkaBus> {
@@ -276,15 +278,28 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         byTopic.set(event.topic, list);
       }
       await ensureTopics([...byTopic.keys()]);
-      await (
-        await connectedProducer()
-      ).sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, list]) => ({
-          topic,
-          messages: list.map((e) => ({ key: e.key, value: encodeEnvelope(e), headers: headersOf(e) })),
-        })),
-      });
+      const producer = await connectedProducer();
+      // One request per PUBLISH_REQUEST_BYTES: a partition's messages of a request are one record batch,
+      // which the broker refuses past its message.max.bytes (1 MB by default); the outbox relay hands
+      // over hundreds of envelopes of a few kB at once. In turn, so each key keeps its order.
+      let request: Array<{ topic: string; messages: Array<{ key: string; value: Buffer; headers: IHeaders }> }> = [];
+      let bytes = 0;
+      const send = async () => {
+        if (request.length > 0) await producer.sendBatch({ acks: -1, topicMessages: request });
+        request = [];
+        bytes = 0;
+      };
+      for (const [topic, list] of byTopic) {
+        for (const e of list) {
+          const value = Buffer.from(encodeEnvelope(e), 'utf8');
+          if (bytes > 0 && bytes + value.length > PUBLISH_REQUEST_BYTES) await send();
+          let entry = request.at(-1);
+          if (entry?.topic !== topic) request.push((entry = { topic, messages: [] }));
+          entry.messages.push({ key: e.key, value, headers: headersOf(e) });
+          bytes += value.length + e.key.length;
+        }
+      }
+      await send();
     },
 
     publishRaw: (topic, key, value, headers = {}) => sendRaw(topic, [{ key, value, headers }]),

@@ -102,6 +102,21 @@ export function outboxContract(harness: OutboxHarness): void {
       expect(await db.table('outbox').whereNull('sent_at').select('id')).toEqual([]);
     });
 
+    it('enqueues more events at once than a statement has bind parameters, in order, as written', async () => {
+      // 20,000 events × 4 columns was past Postgres's 65,535 parameters of a multi-row insert.
+      const events = Array.from({ length: 20_000 }, (_, i) => envelope(topic, `k${i % 7}`, { n: i, text: `"${i}" \\ ✓ 漢` }));
+      await db.transaction((trx) => enqueue(db, trx, events));
+
+      const rows = (await db.table('outbox').orderBy('seq').select('id', 'topic', 'key', 'envelope')) as Array<{
+        id: string;
+        topic: string;
+        key: string;
+        envelope: unknown;
+      }>;
+      expect(rows.map((r) => [r.id, r.topic, r.key])).toEqual(events.map((e) => [e.id, e.topic, e.key]));
+      expect(rows.map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope))).toEqual(events);
+    });
+
     it('publishes in batches until nothing is pending', async () => {
       const events = Array.from({ length: 25 }, (_, i) => envelope(topic, `k${i}`));
       await db.transaction((trx) => enqueue(db, trx, events));

@@ -62,21 +62,39 @@ export const outboxMigrations: Migration[] = [
 ];
 
 /**
+ * The statement that writes outbox rows from `input`, a relation of envelopes `e` (json) in the order
+ * `n`, into `outbox` (an identifier binding of knex's raw, e.g. `:outbox:`): the envelope is stored as
+ * the text it was sent as. `enqueue` and statements that write their own rows beside it share it.
+ */
+export const outboxInsertSql = (input: string, outbox: string): string =>
+  `insert into ${outbox} (id, topic, key, envelope) select cast(e ->> 'id' as uuid), e ->> 'topic', e ->> 'key', e from ${input} order by n`;
+
+/** The envelopes as one JSON array: the `:batch` of `outboxInsertSql`, each carrying the current request id. */
+export const envelopesJson = (events: EventEnvelope[]): string => JSON.stringify(events.map(withCurrentRequestId));
+
+/**
  * Writes events to the outbox inside the caller's transaction: they are published (by the relay)
- * only if that transaction commits. An event made inside a request carries its request id.
+ * only if that transaction commits. An event made inside a request carries its request id. One
+ * statement with the envelopes as one JSON parameter, however many: a multi-row insert bound four
+ * parameters an event (the catalog's apply of 1,000 products enqueues ~15,000 events, near Postgres's
+ * 65,535), which knex and pg numbered and framed one by one.
  */
 export async function enqueue(db: Db, trx: Knex.Transaction, events: EventEnvelope[]): Promise<void> {
   if (events.length === 0) return;
-  await db
-    .table('outbox', trx)
-    .insert(events.map(withCurrentRequestId).map((e) => ({ id: e.id, topic: e.topic, key: e.key, envelope: JSON.stringify(e) })));
+  await trx.raw(
+    `with input as (select e, n from json_array_elements(cast(:batch as json)) with ordinality as r(e, n)) ${outboxInsertSql('input', ':outbox:')}`,
+    { batch: envelopesJson(events), outbox: `${db.schema}.outbox` },
+  );
 }
 
 export interface OutboxRelayOptions {
   logger?: Logger;
   /** Poll period for rows nobody nudged about (default 100 ms). */
   intervalMs?: number;
-  /** Rows per publish (default 100). */
+  /**
+   * Rows per publish (default 500): the catalog's apply of 1,000 products enqueues ~15,000 events, each
+   * round a read, a publish and an update (the Kafka bus splits a large publish by bytes).
+   */
   batchSize?: number;
   /**
    * Holds the relay back this long after `start` (default 0): nothing is published, nudges included, until
@@ -114,7 +132,7 @@ export class OutboxRelay {
   ) {
     this.logger = options.logger;
     this.intervalMs = options.intervalMs ?? 100;
-    this.batchSize = options.batchSize ?? 100;
+    this.batchSize = options.batchSize ?? 500;
     this.startDelayMs = options.startDelayMs ?? 0;
   }
 

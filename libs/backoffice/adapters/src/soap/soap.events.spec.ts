@@ -37,6 +37,16 @@ async function publishProduct(h: SoapServiceHarness, externalId: string, request
   await h.bus.drain();
 }
 
+/** A products_Update of one product through the endpoint, as the request `requestId`. */
+async function updateProductAs(h: SoapServiceHarness, requestId: string, productId: string) {
+  const res = await fetch(h.url, {
+    method: 'POST',
+    headers: { ...soapHeaders('products_Update'), 'x-request-id': requestId },
+    body: soapRequest('products_Update', `<products><product><id>${productId}</id></product></products>`, HARNESS_USER),
+  });
+  expect(res.status).toBe(200);
+}
+
 describe('the change-event feed over SOAP', () => {
   let h: SoapServiceHarness;
   let client: Client;
@@ -89,12 +99,7 @@ describe('the change-event feed over SOAP', () => {
 
   it('a product change caused by a SOAP request of ours does not echo back', async () => {
     const requestId = 'req-echo-1';
-    const res = await fetch(h.url, {
-      method: 'POST',
-      headers: { ...soapHeaders('products_Update'), 'x-request-id': requestId },
-      body: soapRequest('products_Update', '<products><product><id>P9</id></product></products>', HARNESS_USER),
-    });
-    expect(res.status).toBe(200);
+    await updateProductAs(h, requestId, 'P9');
     await publishProduct(h, 'P9', requestId);
     await publishProduct(h, 'P10', 'req-from-elsewhere');
     expect((await client['customers_UpdateAsync']!({ login, customers: { customer: [{ id: 'C1' }] } }))[0]).toBe('OK');
@@ -102,6 +107,28 @@ describe('the change-event feed over SOAP', () => {
     await h.bus.drain();
 
     expect(eventsOf((await client['events_GetAsync']!({ login, type: 'all' }))[0]).map((e) => e.entry)).toEqual(['P10']);
+  });
+
+  it('a run of one request’s events is recorded together: once, and not at all when a SOAP call of ours caused it', async () => {
+    const requestId = 'req-run-1';
+    await updateProductAs(h, requestId, 'R1');
+    // One publish of many events with one request id: the memory bus hands them to handleBatch as a run.
+    const ours = ['R1', 'R2', 'R3'].map((id) => ProductUpserted.create(id, { productId: `p-${id}`, externalId: id }, requestId));
+    const theirs = ['S1', 'S2', 'S3'].map((id) =>
+      ProductUpserted.create(id, { productId: `p-${id}`, externalId: id }, 'req-run-elsewhere'),
+    );
+    await h.bus.publish([...ours, ...theirs]);
+    await h.bus.drain();
+    // The same run again (a redelivery): nothing more.
+    await h.bus.publish(theirs);
+    await h.bus.drain();
+
+    // Keys spread over partitions: each partition's run is in order, the partitions' runs in any order.
+    expect(
+      eventsOf((await client['events_GetAsync']!({ login, type: 'all' }))[0])
+        .map((e) => e.entry)
+        .sort(),
+    ).toEqual(['S1', 'S2', 'S3']);
   });
 
   it('refuses an unknown event number with a Client fault and marks none of the call done', async () => {

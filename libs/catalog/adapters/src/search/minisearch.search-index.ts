@@ -56,6 +56,18 @@ const searchableText = (doc: SearchDoc, field: string): string => {
   return Array.isArray(value) ? value.join(' \u2063 ') : String(value ?? '');
 };
 
+/**
+ * A copy of a search document (plain data: strings, numbers, booleans, null, arrays, records), so the
+ * index keeps its own; several times cheaper than structuredClone, which was a fifth of indexing.
+ */
+function copyPlain<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyPlain) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyPlain((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
 /** Set bits of a 32-bit word. */
 function popcount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
@@ -198,28 +210,44 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly textHits = new Map<string, Array<{ id: string; score: number }>>();
   /** Whole orders by sort; any write clears them. */
   private readonly orders = new Map<string, SortOrder>();
+  /** The document being added and its attributes' terms, which MiniSearch's `extractField` hands back as they are. */
+  private adding: { doc: SearchDoc; terms: string[][] } | undefined;
   private readonly mini = new MiniSearch<SearchDoc>({
     idField: 'id',
     fields: [...SEARCHABLE_ATTRIBUTES],
-    extractField: (doc, field) => (field === 'id' ? doc.id : searchableText(doc, field)),
-    tokenize: (text) => tokenize(text),
-    processTerm: (term) => normalizeTerm(term) || null,
-    searchOptions: { prefix: false, fuzzy: false },
+    // A document's text is tokenised and normalised once (termsOf, for the ranking's positions too), and
+    // MiniSearch indexes those terms: a field is its terms joined by spaces, split back on them.
+    extractField: (doc, field) => (field === 'id' ? doc.id : this.termsText(doc, field)),
+    tokenize: (text) => text.split(' '),
+    processTerm: (term) => term || null,
+    // A query's words are tokenised and normalised as a document's text once was.
+    searchOptions: { prefix: false, fuzzy: false, tokenize: (text) => tokenize(text), processTerm: (term) => normalizeTerm(term) || null },
   });
 
   async upsert(docs: SearchDoc[]): Promise<void> {
     this.changed();
     for (const doc of docs) {
       this.removeOne(doc.id);
-      const copy = structuredClone(doc);
+      const copy = copyPlain(doc);
       this.addOne(copy);
-      const tokens = SEARCHABLE_ATTRIBUTES.flatMap((attr, a) =>
-        termsOf(searchableText(copy, attr)).map((term, k) => ({ term, pos: a * 1000 + k, attr: a })),
-      );
+      const terms = SEARCHABLE_ATTRIBUTES.map((attr) => termsOf(searchableText(copy, attr)));
+      const tokens = terms.flatMap((list, a) => list.map((term, k) => ({ term, pos: a * 1000 + k, attr: a })));
       this.tokens.set(doc.id, tokens);
       for (const term of new Set(tokens.map((t) => t.term))) this.addWord(term, 1);
-      this.mini.add(copy);
+      this.adding = { doc: copy, terms };
+      try {
+        this.mini.add(copy);
+      } finally {
+        this.adding = undefined;
+      }
     }
+  }
+
+  /** A searchable field as MiniSearch indexes it: its normalised terms, space-separated. */
+  private termsText(doc: SearchDoc, field: string): string {
+    const a = (SEARCHABLE_ATTRIBUTES as readonly string[]).indexOf(field);
+    if (this.adding?.doc === doc && a >= 0) return this.adding.terms[a]!.join(' ');
+    return termsOf(searchableText(doc, field)).join(' ');
   }
 
   async remove(ids: string[]): Promise<void> {
@@ -553,7 +581,7 @@ export class MiniSearchIndex implements SearchIndex {
     const group = this.vocabulary.get(first) ?? new Map<string, number>();
     const n = (group.get(term) ?? 0) + delta;
     // A word new to the index, or gone from it, changes what query words match.
-    if ((n > 0) !== group.has(term)) this.candidates.clear();
+    if (n > 0 !== group.has(term)) this.candidates.clear();
     if (n > 0) group.set(term, n);
     else group.delete(term);
     if (group.size > 0) this.vocabulary.set(first, group);
