@@ -80,10 +80,18 @@ function addChild(parent: Open, local: string, value: XmlNode): void {
   else children[local] = [existing, value];
 }
 
+/** Local names by name as written: a batch repeats a hundred-odd names hundreds of thousands of times. */
+const localNames = new Map<string, string>();
+
 function localName(name: string): string {
+  const known = localNames.get(name);
+  if (known !== undefined) return known;
   const local = name.slice(name.lastIndexOf(':') + 1);
   if (local === '') fail(`the name ${name} has no local part`);
   if (FORBIDDEN_NAMES.has(local)) throw new MalformedRequestError(`the name ${local} is not allowed in a request`);
+  // Only names that passed; bounded, since a document may hold many names (the pre-scan caps their length).
+  if (localNames.size >= 10_000) localNames.clear();
+  localNames.set(name, local);
   return local;
 }
 
