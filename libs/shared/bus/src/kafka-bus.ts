@@ -329,9 +329,32 @@ async function createTopics(admin: Admin, topics: string[], numPartitions: numbe
   try {
     await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
   } catch (error) {
-    // Another process created one of them in the meantime.
-    if ((error as { type?: string })?.type !== 'TOPIC_ALREADY_EXISTS' && !String((error as Error)?.message).includes('already exists'))
+    const type = (error as { type?: string })?.type;
+    // Another process created one of them in the meantime; or the topic is created but the broker's
+    // metadata does not list it yet, which kafkajs's wait for leaders does not retry (seen when the
+    // services of a new KAFKA_NAMESPACE start at once on a loaded machine).
+    if (
+      type !== 'TOPIC_ALREADY_EXISTS' &&
+      type !== 'UNKNOWN_TOPIC_OR_PARTITION' &&
+      !String((error as Error)?.message).includes('already exists')
+    )
       throw error;
+    await untilListed(admin, missing);
+  }
+}
+
+/** Waits (up to ~10 s) until the broker's metadata lists the topics with their leaders. */
+async function untilListed(admin: Admin, topics: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { topics: listed } = await admin.fetchTopicMetadata({ topics });
+      if (listed.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (error) {
+      const type = (error as { type?: string })?.type;
+      if ((type !== 'UNKNOWN_TOPIC_OR_PARTITION' && type !== 'LEADER_NOT_AVAILABLE') || attempt >= 40) throw error;
+    }
+    if (attempt >= 40) return;
+    await sleep(250);
   }
 }
 
