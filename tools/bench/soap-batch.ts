@@ -51,12 +51,16 @@ async function separateProcesses(): Promise<Running> {
     await engine.close();
   };
   try {
-    const [catalog, cart, soap] = await Promise.all([
+    // All settled: when one fails to start, the others that did are stopped below, not left running.
+    const starts = await Promise.allSettled([
       startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, MEILI_URL: 'embedded', ...profiling }),
       startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
       startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling }),
     ]);
-    services.push(catalog, cart, soap);
+    for (const start of starts) if (start.status === 'fulfilled') services.push(start.value);
+    const failed = starts.find((start) => start.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [catalog, cart, soap] = services as [ServiceProcess, ServiceProcess, ServiceProcess];
     const account = await startApp('account', { ...infra, DATABASE_SCHEMA: accountSchema, CATALOG_URL: catalog.url });
     services.push(account);
     const edge = await startListingEdge(infra, { catalog, cart, account });
