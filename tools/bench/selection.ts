@@ -180,6 +180,22 @@ async function measure(running: Running) {
   return rows;
 }
 
+/**
+ * A setup, tried up to three times: on a fresh Kafka namespace a service sometimes exits at start with "This
+ * server does not host this topic-partition" (topics its peers are creating at the same moment); a new try
+ * starts every process again.
+ */
+async function startedWithRetries(setup: () => Promise<Running>): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await setup();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.error(`setup failed (attempt ${attempt} of 3), starting again: ${String((error as Error).message).split('\n')[0]}`);
+    }
+  }
+}
+
 async function main() {
   const bare = await serve('bare');
   const bareRows = new Map<number, Awaited<ReturnType<typeof load>>>();
@@ -200,7 +216,7 @@ async function main() {
     ),
   ];
   for (const setup of setups) {
-    const running = await setup();
+    const running = await startedWithRetries(setup);
     Object.assign(record.pids, running.pids);
     try {
       for (const r of await measure(running))
