@@ -7,6 +7,7 @@
 //   npm run bench:checkout
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
 //   WEBHOOK_COMPLETION_GRACE_MS=0 BENCH_ONLY=separate npm run bench:checkout   the order service racing the edge, to compare
+//   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npm run bench:checkout            CPU profiles of the services (profile-summary.ts)
 import { benchSetups, machineLine, realInfraEnv } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
 import {
@@ -18,7 +19,9 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PhaseRecord } from './profile-summary';
 import { startShopProcesses, stopApp, type ServiceProcess } from '../e2e/processes';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 15);
@@ -26,6 +29,11 @@ const visitorCounts = (process.env['BENCH_VISITORS'] ?? '1,8').split(',').map(Nu
 // WEBHOOK_COMPLETION_GRACE_MS reaches the order service (the processes inherit the environment): the
 // CPU of a row is read once its webhooks' completions are done too, that long and two seconds after.
 const settleMs = Number(process.env['WEBHOOK_COMPLETION_GRACE_MS'] ?? 3000) + 2000;
+// BENCH_PROFILE=<dir>: every separate service writes a CPU profile there (node --cpu-prof), and phases.json
+// the rows' windows (each with its settling) and the processes' pids, for tools/bench/profile-summary.ts.
+const profileDir = process.env['BENCH_PROFILE'];
+const record: PhaseRecord = { pids: {}, phases: [] };
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' };
 
 interface Running {
@@ -35,6 +43,7 @@ interface Running {
   pages: string;
   /** The service processes whose CPU time a row reports (separate processes only). */
   processes?: ServiceProcess[];
+  pids?: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -78,13 +87,18 @@ async function embedded(): Promise<Running> {
 }
 
 async function separateProcesses(): Promise<Running> {
-  const infra = { ...realInfraEnv(), PAYMENT_PUBLIC_URL: 'http://bench.payment' };
+  const infra = {
+    ...realInfraEnv(),
+    PAYMENT_PUBLIC_URL: 'http://bench.payment',
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+  };
   const { edge, soap, payment, all } = await startShopProcesses(infra, { catalog: { MEILI_URL: 'embedded' } });
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka',
     pages: payment.url,
     processes: all,
+    pids: Object.fromEntries(all.map((s) => [s.name, s.child.pid!])),
     stop: async () => void (await Promise.all(all.map(stopApp))),
   };
 }
@@ -151,6 +165,7 @@ async function measure(running: Running) {
     const requestsBefore = await requestsOf(running.processes ?? []);
     const started = Date.now();
     const cpuFrom = Date.now();
+    const startUs = monotonicUs();
     await Promise.all(
       Array.from({ length: visitors }, async () => {
         while (Date.now() < deadline) {
@@ -164,6 +179,13 @@ async function measure(running: Running) {
     // The consumers finish what the last checkouts started (the webhook's completion after its grace period).
     if (running.processes) await new Promise((r) => setTimeout(r, settleMs));
     const cpuAfter = cpuOf(running.processes ?? []);
+    record.phases.push({
+      what: `checkout, ${visitors} visitors`,
+      connections: visitors,
+      startUs,
+      endUs: monotonicUs(),
+      requests: latencies.length,
+    });
     const requests = [...(await requestsOf(running.processes ?? []))]
       .map(([name, n]) => ({ name, perCheckout: (n - (requestsBefore.get(name) ?? 0)) / latencies.length }))
       .filter((r) => r.perCheckout > 0);
@@ -215,6 +237,7 @@ async function main() {
   ];
   for (const setup of setups) {
     const running = await setup();
+    Object.assign(record.pids, running.pids ?? {});
     try {
       for (const r of await measure(running))
         lines.push(
@@ -225,6 +248,10 @@ async function main() {
     }
   }
   console.log(lines.join('\n'));
+  if (profileDir) {
+    writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
+    console.log(`\nCPU per checkout per process: npx tsx tools/bench/profile-summary.ts ${profileDir}`);
+  }
 }
 
 main().catch((e: unknown) => {
