@@ -58,6 +58,33 @@ interface Load {
   rps: number;
   p50: number;
   p99: number;
+  requests: number;
+  /** CPU ms per request of each server process (separate processes, Linux): what a loaded machine does not distort. */
+  cpu?: Record<string, number>;
+}
+
+/** CPU ms (user + system) a process has used so far, from /proc (Linux, 100 ticks a second); undefined elsewhere. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A load with the CPU each named process spent on it, per request. */
+async function withCpu(pids: Record<string, number | undefined>, run: () => Promise<Load>): Promise<Load> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
+  const result = await run();
+  const cpu: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    const [a, b] = [before[name], cpuMsOf(pid)];
+    if (a !== undefined && b !== undefined && result.requests > 0) cpu[name] = (b - a) / result.requests;
+  }
+  return Object.keys(cpu).length > 0 ? { ...result, cpu } : result;
 }
 
 /** One autocannon run: one request again and again (`body`), or each request the next of `bodies` in turn. */
@@ -77,7 +104,7 @@ async function load(
     ...(bodies ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] } : {}),
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
 }
 
 const percentile = (values: number[], p: number) =>
@@ -199,7 +226,7 @@ async function startTarget(
   mode: Mode,
   target: Target,
   prepared: Prepared,
-): Promise<{ endpoints: Endpoints; engines: string; close: () => Promise<void> }> {
+): Promise<{ endpoints: Endpoints; engines: string; close: () => Promise<void>; pids?: Record<string, number | undefined> }> {
   const meili = mode === 'embedded' ? 'embedded' : process.env['MEILI_URL']!;
   if (target === 'all-in-one') {
     const server = await spawnBenchServer('catalog', {
@@ -266,6 +293,7 @@ async function startTarget(
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } },
     engines: `separate processes: catalog on Postgres, ${mode === 'embedded' ? 'embedded search' : 'Meilisearch'}; checkout-api edge, ${process.env['REDIS_URL'] ? 'Redis' : 'in-memory'} sessions`,
+    pids: { catalog: services[0]!.child.pid, edge: edge.child.pid },
     close: async () => {
       await Promise.all(services.map(stopApp));
       await dropRunSchemas();
@@ -336,13 +364,14 @@ async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
     if (check.status !== 200 || !(check.body['productCount'] > 0))
       throw new Error(`the benchmark query finds nothing: ${JSON.stringify(check.body).slice(0, 300)}`);
     const url = `${endpoints.checkout}/products`;
-    const one = await load(url, { connections: 1, method: 'POST', body: body(24), token });
-    const many = await load(url, { connections, method: 'POST', body: body(24), token });
+    const measure = (options: Parameters<typeof load>[1]) => withCpu(server.pids ?? {}, () => load(url, options));
+    const one = await measure({ connections: 1, method: 'POST', body: body(24), token });
+    const many = await measure({ connections, method: 'POST', body: body(24), token });
     const bodies = await variedBodies(endpoints, token);
-    const variedOne = await load(url, { connections: 1, method: 'POST', bodies, token });
-    const variedMany = await load(url, { connections, method: 'POST', bodies, token });
-    const page1 = await load(url, { connections: 1, method: 'POST', body: body(1), token });
-    const page100 = await load(url, { connections: 1, method: 'POST', body: body(100), token });
+    const variedOne = await measure({ connections: 1, method: 'POST', bodies, token });
+    const variedMany = await measure({ connections, method: 'POST', bodies, token });
+    const page1 = await measure({ connections: 1, method: 'POST', body: body(1), token });
+    const page100 = await measure({ connections: 1, method: 'POST', body: body(100), token });
 
     const lags: number[] = [];
     const batches: Array<Awaited<ReturnType<typeof soapBatchRound>>> = [];
@@ -440,6 +469,24 @@ async function main() {
         `| POST products (${r.target}, ${r.mode}) | ${r.engines} | ${r.matches} | ${r.one.rps.toFixed(0)} | ${r.one.p50} / ${r.one.p99} | ${r.many.rps.toFixed(0)} | ${r.many.p50} / ${r.many.p99} | ${ratio(r.one, bare.one)} / ${ratio(r.many, bare.many)} | ${r.variedOne.rps.toFixed(0)}, ${r.variedOne.p50} / ${r.variedOne.p99} | ${r.variedMany.rps.toFixed(0)}, ${r.variedMany.p50} / ${r.variedMany.p99} | ${r.page1.rps.toFixed(0)} vs ${r.page100.rps.toFixed(0)} | ${r.reindexMs === undefined ? '—' : (r.reindexMs / 1000).toFixed(1)} | ${r.lag} | ${r.batch} |`,
     ),
     '',
+    ...(rows.some((r) => r.one.cpu)
+      ? [
+          'CPU ms per request of each process (user + system from /proc, load by load):',
+          '',
+          `| row | one query, 1 conn | one query, ${connections} conn | varied, 1 conn | varied, ${connections} conn | page of 1 | page of 100 |`,
+          '|---|---|---|---|---|---|---|',
+          ...rows.map((r) => {
+            const cell = (l: Load) =>
+              l.cpu
+                ? Object.entries(l.cpu)
+                    .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+                    .join(', ')
+                : '—';
+            return `| ${r.target}, ${r.mode} | ${[r.one, r.many, r.variedOne, r.variedMany, r.page1, r.page100].map(cell).join(' | ')} |`;
+          }),
+          '',
+        ]
+      : []),
     `Varied queries: ${rows[0]?.varied ?? 0} distinct bodies in turn (search word × two brands × three categories, each from that word's own facets, page of 24), so the kept answers of decision 53 hardly ever answer.`,
   ];
   console.log(out.join('\n'));
