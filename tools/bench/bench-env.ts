@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { runKafkaNamespace } from '../e2e/processes';
 
@@ -27,3 +28,18 @@ export const realInfraEnv = (): Record<string, string> => ({
   STORE_CONFIG: 'infra/config/demo-store.json',
   LOG_LEVEL: 'error',
 });
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second); undefined
+ * elsewhere: the cost of a request per process, which stays readable on a loaded machine where rates do not.
+ */
+export function cpuMsOf(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}

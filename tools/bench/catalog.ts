@@ -19,7 +19,7 @@
 //                                  10,000 products takes minutes); delete the folder after a catalog change
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { machineLine } from './bench-env';
+import { cpuMsOf, machineLine } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
 import { soapBatchRound } from './soap-batch-round';
 import { join, resolve } from 'node:path';
@@ -61,18 +61,6 @@ interface Load {
   requests: number;
   /** CPU ms per request of each server process (separate processes, Linux): what a loaded machine does not distort. */
   cpu?: Record<string, number>;
-}
-
-/** CPU ms (user + system) a process has used so far, from /proc (Linux, 100 ticks a second); undefined elsewhere. */
-function cpuMsOf(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A load with the CPU each named process spent on it, per request. */
