@@ -7,6 +7,9 @@
 //   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npx tsx tools/bench/selection.ts
 //                                                         only one setup (embedded|separate); CPU profiles of
 //                                                         the separate services (node --cpu-prof) into that folder
+//   BENCH_AT_TARGET=1 npx tsx tools/bench/selection.ts    also each request at its issue-7 target rate at 50
+//                                                         connections (GET 3,000/s, POST 1,500/s offered): the
+//                                                         p99 at the target load, not at saturation
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, machineLine, realInfraEnv } from './bench-env';
@@ -32,6 +35,9 @@ const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',')
 /** Sessions the POST load rotates over, so no line nears the quantity limit. */
 const TOKENS = 300;
 const profileDir = process.env['BENCH_PROFILE'];
+/** Issue 7's targets, offered as fixed rates at 50 connections when BENCH_AT_TARGET is set. */
+const TARGET_RATES = { 'GET selection': 3000, 'POST items/{item}': 1500 } as const;
+const atTarget = Boolean(process.env['BENCH_AT_TARGET']);
 /** What the profile summary reads beside the profiles (`tools/bench/profile-summary.ts`). */
 const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
@@ -116,7 +122,11 @@ async function separateProcesses(): Promise<Running> {
   };
 }
 
-async function load(url: string, connections: number, options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string } = {}) {
+async function load(
+  url: string,
+  connections: number,
+  options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string; rate?: number } = {},
+) {
   let next = 0;
   const startUs = monotonicUs();
   const cpuBefore = cpuNow();
@@ -126,6 +136,7 @@ async function load(url: string, connections: number, options: { method?: 'GET' 
     connections,
     duration: seconds,
     method: options.method ?? 'GET',
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests: [
       {
         setupRequest: (req) => {
@@ -169,14 +180,21 @@ async function measure(running: Running) {
   const item = found.body['products'][0].items[0].item as string;
   const tokens: string[] = [];
   for (let i = 0; i < TOKENS; i++) tokens.push((await checkoutCall(running.endpoints, 'POST', `/items/${item}`)).body['token'] as string);
+  const requests = [
+    ['GET selection', 'GET', '/selection'],
+    ['POST items/{item}', 'POST', `/items/${item}`],
+  ] as const;
   const rows = [];
   for (const connections of connectionCounts) {
-    for (const [what, method, path] of [
-      ['GET selection', 'GET', '/selection'],
-      ['POST items/{item}', 'POST', `/items/${item}`],
-    ] as const)
+    for (const [what, method, path] of requests)
       rows.push({ what, connections, ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what })) });
   }
+  if (atTarget && connectionCounts.includes(50))
+    for (const [what, method, path] of requests) {
+      const rate = TARGET_RATES[what];
+      const label = `${what} offered at ${rate}/s`;
+      rows.push({ what: label, connections: 50, ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate })) });
+    }
   return rows;
 }
 
