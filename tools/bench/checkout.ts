@@ -8,7 +8,7 @@
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
 //   WEBHOOK_COMPLETION_GRACE_MS=0 BENCH_ONLY=separate npm run bench:checkout   the order service racing the edge, to compare
 //   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npm run bench:checkout            CPU profiles of the services (profile-summary.ts)
-import { benchSetups, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, machineLine, realInfraEnv } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
 import {
   checkoutCall,
@@ -19,7 +19,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseRecord } from './profile-summary';
 import { startShopProcesses, stopApp, type ServiceProcess } from '../e2e/processes';
@@ -47,19 +47,6 @@ interface Running {
   stop(): Promise<void>;
 }
 
-/**
- * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second): the
- * cost of a checkout per service, which stays readable on a loaded machine where checkouts/s does not.
- */
-function cpuMsOf(pid: number | undefined): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 const cpuOf = (processes: ServiceProcess[]) => new Map(processes.map((p) => [p.name, cpuMsOf(p.child.pid) ?? NaN]));
 
 /** HTTP requests each process has answered so far (its /metrics), health checks left out: the work a checkout asks of each service. */

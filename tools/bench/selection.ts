@@ -12,7 +12,7 @@
 //                                                         p99 at the target load, not at saturation
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, machineLine, realInfraEnv } from './bench-env';
 import autocannon from 'autocannon';
 import {
   checkoutCall,
@@ -26,7 +26,7 @@ import {
 import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Phase, PhaseRecord } from './profile-summary';
 
@@ -43,16 +43,6 @@ const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
 const cpuLines: string[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-/** User + system CPU time of a process so far (ms), from /proc (Linux; clock ticks of 10 ms); undefined elsewhere. */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    // Fields after the command name (which may hold spaces): state is 3rd, utime the 14th, stime the 15th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
 const cpuNow = () =>
   Object.fromEntries(
     Object.entries(record.pids).flatMap(([service, pid]) => {
