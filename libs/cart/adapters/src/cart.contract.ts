@@ -198,7 +198,7 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect((await cart.client.changeSelection(id, { removeVoucher: 'b' })).vouchers).toEqual(['A']);
       });
 
-      it('writes a change nobody contends as one read and one conditional statement, outside a transaction', async () => {
+      it('writes a change nobody contends as one conditional statement, outside a transaction, from the selection as this process last wrote it', async () => {
         const { id } = await newSelection();
         const added = await cart.client.changeSelection(id, {
           lines: [
@@ -224,13 +224,55 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         } finally {
           database.knex.off('query', listen);
         }
-        expect(seen).toHaveLength(2);
+        // No read (decision 62): the process wrote the selection last, and the write's version check proves it current.
+        expect(seen).toHaveLength(1);
         expect(seen.every((q) => q.tx === undefined)).toBe(true);
         expect(after.items.map((i) => [i.item, i.quantity])).toEqual([
           ['7-2', 4],
           ['7-3', 2],
         ]);
         expect(await cart.client.getSelection(id)).toEqual(after);
+      });
+
+      it('reads again when another process changed the selection since this one kept it, losing nothing and refusing nothing', async () => {
+        // A second cart process (replica) on the same database: each keeps what it last read or wrote.
+        const other = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
+        const { id } = await newSelection();
+        const first = await cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('9-1', 10), quantity: 1 }] });
+        // The other process adds a line and raises the first one; this one's kept selection knows neither.
+        const meanwhile = await other.client.changeSelection(id, {
+          lines: [
+            { op: 'addItem', item: item('9-2', 20), quantity: 1 },
+            { op: 'addLine', line: first.items[0]!.line, quantity: 2 },
+          ],
+        });
+        const seen: string[] = [];
+        const listen = (q: { sql: string }) => void seen.push(q.sql);
+        database.knex.on('query', listen);
+        let after;
+        try {
+          // A line only the other process knows: refused by the kept selection, so read again, then applied.
+          after = await cart.client.changeSelection(id, { lines: [{ op: 'addLine', line: meanwhile.items[1]!.line, quantity: 1 }] });
+        } finally {
+          database.knex.off('query', listen);
+        }
+        expect(seen).toHaveLength(2);
+        expect(after.items.map((i) => [i.item, i.quantity])).toEqual([
+          ['9-1', 3],
+          ['9-2', 2],
+        ]);
+        // The other process's kept selection is now behind: its write fails the version check and reads again.
+        const last = await other.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('9-1', 10), quantity: 1 }] });
+        expect(last.items.map((i) => [i.item, i.quantity])).toEqual([
+          ['9-1', 4],
+          ['9-2', 2],
+        ]);
+        expect(await cart.client.getSelection(id)).toEqual(last);
+        // Closed by one process, the other's kept selection does not bring it back.
+        await other.client.closeSelection(id);
+        await expect(cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('9-3', 5), quantity: 1 }] })).rejects.toMatchObject({
+          code: 'CART.SELECTION_NOT_FOUND',
+        });
       });
 
       it('removes an item and adds it again on a new line in one change', async () => {

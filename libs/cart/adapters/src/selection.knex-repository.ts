@@ -111,6 +111,8 @@ const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23
 
 /** Optimistic tries of a change before it queues for the row lock (decision 51). */
 const OPTIMISTIC_ATTEMPTS = 3;
+/** Selections this process last read or wrote, kept with their version (decision 62). */
+const KEPT_SELECTIONS = 10_000;
 
 /** A line column's SQL type, for the typed placeholders of the one-statement write. */
 const LINE_CASTS: Record<string, string> = {
@@ -124,6 +126,18 @@ const LINE_CASTS: Record<string, string> = {
 const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
 
 export function createSelectionRepository(db: Db): SelectionRepository {
+  // Each selection as this process last read or wrote it, with its version then (decision 62): a change starts
+  // from it instead of reading, and its conditional write (on that version) proves it current or sends the
+  // change back to a read. The entries are never changed (a change makes new objects); oldest out.
+  const kept = new Map<string, { selection: Selection; version: number }>();
+  const keep = (selection: Selection, version: number) => {
+    // A read that left before a write of this process came back after it: the write's is newer.
+    if ((kept.get(selection.id)?.version ?? -1) > version) return;
+    kept.delete(selection.id);
+    const oldest = kept.size >= KEPT_SELECTIONS ? kept.keys().next().value : undefined;
+    if (oldest !== undefined) kept.delete(oldest);
+    kept.set(selection.id, { selection, version });
+  };
   const selectionFields = (s: Selection) => ({
     currency: s.currency,
     country: s.country,
@@ -225,14 +239,19 @@ export function createSelectionRepository(db: Db): SelectionRepository {
   const readOpen = async (id: string): Promise<{ selection: Selection; version: number } | null> => {
     const rows = await db.query<SelectionRow & LineRow & { line: string | null; selection_version: number }>(readOpenSql, [id]);
     const row = rows[0];
-    if (!row) return null;
-    return {
+    if (!row) {
+      kept.delete(id);
+      return null;
+    }
+    const read = {
       selection: toSelection(
         row,
         rows.filter((l) => l.line !== null),
       ),
       version: Number(row.selection_version),
     };
+    keep(read.selection, read.version);
+    return read;
   };
 
   const claimOnce = (customerId: string, anonymousId: string | null, merge: (saved: Selection, anonymous: Selection) => Selection) =>
@@ -259,6 +278,7 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     async create(s, customerId) {
       try {
         await db.table('selections').insert({ id: s.id, status: s.status, customer_id: customerId ?? null, ...selectionFields(s) });
+        keep(s, 0);
         return true;
       } catch (e) {
         if (customerId && isUniqueViolation(e)) return false;
@@ -267,6 +287,7 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     },
 
     async close(id) {
+      kept.delete(id);
       // Closed, a customer's saved selection frees its place: the next one made for the customer is the new saved one.
       const closed = await db.table('selections').where({ id, status: 'open' }).update({ status: 'closed', updated_at: db.knex.fn.now() });
       return Number(closed) > 0;
@@ -279,9 +300,12 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     },
 
     async claim(customerId, anonymousId, merge) {
+      if (anonymousId) kept.delete(anonymousId);
       for (let attempt = 0; ; attempt++) {
         try {
-          return await claimOnce(customerId, anonymousId, merge);
+          const claimed = await claimOnce(customerId, anonymousId, merge);
+          if (claimed) kept.delete(claimed.id);
+          return claimed;
         } catch (e) {
           // Another device made the saved selection meanwhile: the second attempt merges into it.
           if (attempt === 0 && isUniqueViolation(e)) continue;
@@ -298,13 +322,33 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     async update(id, change) {
       // Optimistic first (decision 51): read in one statement, write in one statement that applies only at
       // the version read. Two round trips and no transaction when nobody else changes the selection meanwhile.
+      // The first try starts from the selection as this process last read or wrote it, without reading
+      // (decision 62): one round trip. A kept selection that is no longer current fails the version check (or
+      // refuses the change: an unknown line, a quantity rule) and the change is tried again from a read.
+      let fromKept = kept.get(id);
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        const read = await readOpen(id);
+        const tryKept = fromKept !== undefined;
+        const read = fromKept ?? (await readOpen(id));
+        fromKept = undefined;
         if (!read) return null;
-        const after = change(read.selection);
+        let after: Selection;
         try {
-          if (await writeIfUnchanged(read.selection, read.version, after)) return after;
+          after = change(read.selection);
         } catch (e) {
+          if (!tryKept) throw e;
+          kept.delete(id);
+          attempt--;
+          continue;
+        }
+        try {
+          if (await writeIfUnchanged(read.selection, read.version, after)) {
+            keep(after, read.version + 1);
+            return after;
+          }
+          kept.delete(id);
+          if (tryKept) attempt--;
+        } catch (e) {
+          kept.delete(id);
           // A line removed and its item added again in one change meets the (selection, item) index inside
           // one statement: the locked path below writes it in two.
           if (!isUniqueViolation(e)) throw e;
@@ -321,7 +365,7 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         const after = change(before);
         await write(trx, before, after);
         return after;
-      });
+      }).finally(() => kept.delete(id));
     },
   };
 }
