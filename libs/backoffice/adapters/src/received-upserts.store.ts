@@ -1,6 +1,7 @@
-import { envelopesJson, outboxInsertSql, type RetainedTable } from '@commerce/shared-bus';
+import { outboxBatch, outboxInputSql, outboxInsertSql, type RetainedTable } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { UpsertStore } from '@commerce/backoffice-core';
+import type { EventEnvelope } from '@commerce/shared-events';
 
 /**
  * The UpsertStore on knex (Postgres or PGlite): the entities and their outbox rows in one transaction —
@@ -10,20 +11,29 @@ import type { UpsertStore } from '@commerce/backoffice-core';
  * an outbox row, and the entity its payload holds (`payload -> '<entity>'`, the text as sent) a
  * received_upserts row, both in the batch's order.
  */
+/** The id of the entity an upsert event carries (`payload[entity].id`), passed beside the JSON rather than read out of it. */
+function externalIdOf(event: EventEnvelope, entity: string): string {
+  const carried = (event.payload as Record<string, { id?: unknown } | undefined>)[entity]?.id;
+  if (typeof carried !== 'string') throw new Error(`an upsert event of ${entity} without its entity's id`);
+  return carried;
+}
+
 export function createReceivedUpsertsStore(db: Db): UpsertStore {
   return {
     async saveBatch(entity, events, requestId) {
       if (events.length === 0) return;
       await db.knex.raw(
-        `with input as (select e, n, e -> 'payload' -> cast(:entity as text) as entity
-                        from json_array_elements(cast(:batch as json)) with ordinality as r(e, n)),
+        `with input as (${outboxInputSql}),
            received as (
              insert into :received: (entity, external_id, payload, request_id)
-             select :entity, entity ->> 'id', entity, :requestId from input order by n
+             select :entity, x.external_id, input.e -> 'payload' -> cast(:entity as text), :requestId
+             from input join unnest(cast(:externalIds as text[])) with ordinality as x(external_id, n) on x.n = input.n
+             order by input.n
            )
          ${outboxInsertSql('input', ':outbox:')}`,
         {
-          batch: envelopesJson(events),
+          ...outboxBatch(events),
+          externalIds: events.map((event) => externalIdOf(event, entity)),
           received: `${db.schema}.received_upserts`,
           outbox: `${db.schema}.outbox`,
           entity,

@@ -136,6 +136,19 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
   });
 }
 
+/** Decompressed chunks as they arrive (the bench's in-process stand-in for a request): the same limits and pre-scan. */
+export function checkSoapBytes(chunks: readonly Buffer[], limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): SoapBody {
+  const scan = new XmlPrescan(limits.xml);
+  let xmlBytes = 0;
+  for (const chunk of chunks) {
+    xmlBytes += chunk.length;
+    if (xmlBytes > limits.maxXmlBytes) throw new RequestTooLargeError(limits.maxXmlBytes, 'decompressed request body');
+    scan.write(chunk);
+  }
+  scan.end();
+  return bodyOf(Buffer.concat(chunks as Buffer[], xmlBytes).toString('utf8'), scan);
+}
+
 /** A body another middleware already read (as text): the same size limit and pre-scan. */
 export function checkSoapText(raw: string, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): SoapBody {
   const bytes = Buffer.from(raw, 'utf8');

@@ -1,0 +1,89 @@
+// Issue 8's products_Update acknowledgement, stage by stage in one process: the CPU (process.cpuUsage) of
+// each step the SOAP endpoint takes for a 1,000-product batch (3 variations × 5 sizes, every field
+// filled), and the wall time of the one statement that stores the batch with its outbox rows.
+//
+//   npm run bench:soap-stages                             # the statement on PGlite in memory
+//   source <(tools/infra/env) && npm run bench:soap-stages   # and on Postgres (a schema of its own, dropped)
+//   BENCH_SOAP_BATCH (1000), BENCH_ROUNDS (5)
+import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
+import { createReceivedUpsertsStore, backofficeMigrations, entityToXml, soapRequestXml } from '@commerce/backoffice-adapters';
+import { validateBatch } from '@commerce/backoffice-core';
+import { outboxBatch } from '@commerce/shared-bus';
+import { createDbEngine, migrate } from '@commerce/shared-db';
+import { parseSoapEnvelope } from '../../libs/backoffice/adapters/src/soap/soap-envelope';
+import { checkSoapBytes, DEFAULT_BODY_LIMITS } from '../../libs/backoffice/adapters/src/soap/soap-body.reader';
+import { xmlListToEntities, type XmlNode } from '../../libs/backoffice/adapters/src/soap/soap-xml.mapper';
+import { generateCatalog } from '../demo/catalog-generator';
+
+const size = Number(process.env['BENCH_SOAP_BATCH'] ?? 1000);
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
+
+function cpuMs<T>(work: () => T): [T, number] {
+  const before = process.cpuUsage();
+  const value = work();
+  const used = process.cpuUsage(before);
+  return [value, (used.user + used.system) / 1000];
+}
+
+async function main(): Promise<void> {
+  const { products } = generateCatalog({ products: size, brands: 20, leafCategories: 50, seed: 7 });
+  const inner = `<products>${products.map((p) => `<product>${entityToXml('Product', p)}</product>`).join('')}</products>`;
+  const xml = soapRequestXml('products_Update', inner, { username: 'erp', password: 'secret', namespace: 'urn:bench' });
+  const bytes = Buffer.from(xml, 'utf8');
+  // As it arrives from a socket: 64 kB chunks.
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += 65536) chunks.push(bytes.subarray(at, at + 65536));
+  console.log(`batch: ${size} products, ${(bytes.length / 1e6).toFixed(2)} MB of XML`);
+
+  const engines = [{ name: 'pglite', url: 'pglite://memory' }];
+  if (process.env['DATABASE_URL']) engines.push({ name: 'postgres', url: process.env['DATABASE_URL'] });
+  const stores = await Promise.all(
+    engines.map(async ({ name, url }) => {
+      const engine = await createDbEngine(url);
+      const schema = `bench_stages_${process.pid}`;
+      const db = engine.forSchema(schema);
+      await migrate(db, backofficeMigrations);
+      return { name, engine, db, schema, store: createReceivedUpsertsStore(db) };
+    }),
+  );
+
+  const rows: Record<string, number[]> = {};
+  const record = (stage: string, ms: number) => (rows[stage] ??= []).push(ms);
+  const event = UpsertReceivedEvents.product;
+  for (let round = 0; round < rounds; round++) {
+    const [body, readMs] = cpuMs(() => checkSoapBytes(chunks, DEFAULT_BODY_LIMITS));
+    record('read: streaming checks + decode', readMs);
+    const [parsed, parseMs] = cpuMs(() => parseSoapEnvelope(body.text));
+    record('parse (tree)', parseMs);
+    const payload = parsed.payload as Record<string, XmlNode>;
+    const [entities, mapMs] = cpuMs(() => xmlListToEntities('Product', 'product', payload['products']));
+    record('tree → entities', mapMs);
+    const [valid, validateMs] = cpuMs(() => validateBatch('products', ProductSchema, entities));
+    record('validation', validateMs);
+    const [envelopes, envelopeMs] = cpuMs(() => valid.map((p) => event.envelopeOfParsed(p, `bench-${round}`)));
+    record('envelopes', envelopeMs);
+    const [, jsonMs] = cpuMs(() => outboxBatch(envelopes));
+    record('JSON + ids of the batch (apart; the store makes its own)', jsonMs);
+    for (const { name, store } of stores) {
+      const started = performance.now();
+      const before = process.cpuUsage();
+      await store.saveBatch('product', envelopes, `bench-${round}`);
+      const used = process.cpuUsage(before);
+      record(`store on ${name}: wall`, performance.now() - started);
+      record(`store on ${name}: this process's CPU`, (used.user + used.system) / 1000);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`ms per batch (median / min / max of ${rounds}):`);
+  for (const [stage, xs] of Object.entries(rows))
+    console.log(`  ${stage.padEnd(62)} ${median(xs).toFixed(0).padStart(6)} ${Math.min(...xs).toFixed(0).padStart(6)} ${Math.max(...xs).toFixed(0).padStart(6)}`);
+  for (const { engine, db, schema, name } of stores) {
+    if (name === 'postgres') await db.knex.raw('drop schema ?? cascade', [schema]);
+    await engine.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
