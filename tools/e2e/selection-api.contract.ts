@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { loadStoreConfig } from '@commerce/shared-config';
 import type { Db } from '@commerce/shared-db';
-import { createHttpApp, mountRouters } from '@commerce/shared-http';
+import { createHttpApp, mountRouters, withLeanRoutes } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { createMemoryBus } from '@commerce/shared-bus';
 import type { SessionStore } from '@commerce/shared-sessions';
@@ -195,7 +195,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       if (mode === 'over HTTP') {
         const cartApp = createHttpApp({ service: 'cart', logger, metrics: false });
         mountRouters(cartApp, [cartService.router]);
-        cart = createCartHttpClient(await listen(cartApp.callback()));
+        // As the cart process serves it: the selection changes on lean routes before the app (decision 63).
+        cart = createCartHttpClient(await listen(withLeanRoutes(cartApp, cartService.leanRoutes, logger, cartApp.callback())));
       }
       let mailerUrl = 'outbox';
       let outboxDir = '';

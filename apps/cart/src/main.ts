@@ -10,6 +10,6 @@ runService('cart', async () => {
   const store = loadStoreConfig(STORE_CONFIG);
   return startDbService('cart', 8081, async ({ db }) => {
     const cart = await buildCartService({ db, currencyFormat: currencyFormats(store) });
-    return { routers: [cart.router] };
+    return { routers: [cart.router], leanRoutes: cart.leanRoutes };
   });
 });

@@ -1,7 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
-import { withCodes as answerWithCodes } from '@commerce/shared-http';
+import { ValidationError, fieldsFromIssues, type DomainError } from '@commerce/shared-errors';
+import { withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
@@ -80,6 +80,39 @@ const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
 
 const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { body?: unknown }).body;
 
+const selectionNotFound = (err: DomainError) => err.code === 'CART.SELECTION_NOT_FOUND';
+
+/** The selection changes, for the router and the lean routes alike. */
+const changeHandlers = (cart: CartClient) => ({
+  addItem: (id: string, body: unknown) => cart.addItem(id, parse(AddItem, body)),
+  change: (id: string, body: unknown) => cart.changeSelection(id, parse(Change, body) as never),
+});
+
+/**
+ * The selection changes (the edge's `POST items/{item}` and every other change) answered without the app's
+ * middleware (decision 63): the same answers and errors as the router's routes, which stay for everything
+ * these do not take.
+ */
+export function createCartLeanRoutes(cart: CartClient): LeanRoute[] {
+  const changes = changeHandlers(cart);
+  return [
+    {
+      method: 'POST',
+      route: '/internal/cart/selections/:id/items',
+      path: /^\/internal\/cart\/selections\/([^/]+)\/items$/,
+      handle: ([id = ''], body) => changes.addItem(id, body),
+      passes: selectionNotFound,
+    },
+    {
+      method: 'POST',
+      route: '/internal/cart/selections/:id/changes',
+      path: /^\/internal\/cart\/selections\/([^/]+)\/changes$/,
+      handle: ([id = ''], body) => changes.change(id, body),
+      passes: selectionNotFound,
+    },
+  ];
+}
+
 /** The cart's internal HTTP API (DESIGN §2): what `createCartHttpClient` calls. */
 export function createCartInternalRouter(cart: CartClient): Router {
   const router = new Router({ prefix: '/internal/cart' });
@@ -98,15 +131,15 @@ export function createCartInternalRouter(cart: CartClient): Router {
   });
   // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
   // An unknown selection is left to the error middleware: a bare 404.
-  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) =>
-    answerWithCodes(handler, { passes: (err) => err.code === 'CART.SELECTION_NOT_FOUND' });
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => answerWithCodes(handler, { passes: selectionNotFound });
+  const changes = changeHandlers(cart);
   router.post(
     '/selections/:id/items',
-    withCodes((ctx) => cart.addItem(ctx.params['id']!, parse(AddItem, requestBody(ctx)))),
+    withCodes((ctx) => changes.addItem(ctx.params['id']!, requestBody(ctx))),
   );
   router.post(
     '/selections/:id/changes',
-    withCodes((ctx) => cart.changeSelection(ctx.params['id']!, parse(Change, requestBody(ctx)) as never)),
+    withCodes((ctx) => changes.change(ctx.params['id']!, requestBody(ctx))),
   );
   const answer = (ctx: RouterContext, selection: SelectionDto | null) => {
     if (!selection) {

@@ -2,20 +2,23 @@ import type Router from '@koa/router';
 import type { CurrencyFormat } from '@commerce/shared-config';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { CartClient } from '@commerce/cart-contracts';
+import type { LeanRoute } from '@commerce/shared-http';
 import { cartUseCases } from '@commerce/cart-core';
 import { cartMigrations } from './cart.migrations';
 import { createSelectionRepository } from './selection.knex-repository';
-import { createCartInternalRouter } from './cart.internal-routes';
+import { createCartInternalRouter, createCartLeanRoutes } from './cart.internal-routes';
 
 export interface CartService {
   /** The use cases as a typed client: the in-process implementation of CartClient. */
   client: CartClient;
   router: Router;
+  /** The selection changes answered before the router's app (decision 63), for a process serving the router over HTTP. */
+  leanRoutes: LeanRoute[];
 }
 
 /** Composition of the cart: migrations, repository, use cases, internal routes. */
 export async function buildCartService(deps: { db: Db; currencyFormat(currency: string): CurrencyFormat }): Promise<CartService> {
   await migrate(deps.db, cartMigrations);
   const client = cartUseCases({ selections: createSelectionRepository(deps.db), currencyFormat: deps.currencyFormat });
-  return { client, router: createCartInternalRouter(client) };
+  return { client, router: createCartInternalRouter(client), leanRoutes: createCartLeanRoutes(client) };
 }

@@ -5,6 +5,7 @@ import { createDbEngine, type Db } from '@commerce/shared-db';
 import { createLogger, type Logger } from '@commerce/shared-logging';
 import { startHttpService } from './http-service';
 import type { RunningServer } from './serve';
+import type { LeanRoute } from './lean-route';
 
 /**
  * The composition of a service that owns a schema and serves internal HTTP: config from env
@@ -14,7 +15,7 @@ import type { RunningServer } from './serve';
 export async function startDbService(
   name: string,
   defaultPort: number,
-  build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; close?: () => Promise<void> }>,
+  build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; leanRoutes?: LeanRoute[]; close?: () => Promise<void> }>,
 ): Promise<RunningServer> {
   const config = loadConfig(z.object({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) }));
   const logger = createLogger(name, config.LOG_LEVEL);
@@ -25,6 +26,7 @@ export async function startDbService(
     service: name,
     logger,
     routers: built.routers,
+    ...(built.leanRoutes ? { leanRoutes: built.leanRoutes } : {}),
     port: config.PORT,
     host: config.HOST,
     readiness: [{ name: 'database', check: () => db.ping() }],

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from '@commerce/shared-logging';
 import { requestContextMiddleware } from './request-context.middleware';
-import { createAppMetrics } from './metrics.middleware';
+import { createAppMetrics, setRequestObserver } from './metrics.middleware';
 import { errorMiddleware } from './error.middleware';
 import { healthMiddleware, type ReadinessCheck } from './health.middleware';
 
@@ -46,7 +46,11 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
   app.use(requestContextMiddleware(app, logger));
-  if (metrics) app.use(createAppMetrics(service, metricsRegistries).middleware);
+  if (metrics) {
+    const appMetrics = createAppMetrics(service, metricsRegistries);
+    setRequestObserver(app, appMetrics.observe);
+    app.use(appMetrics.middleware);
+  }
   app.use(errorMiddleware(logger, errorBody));
   for (const middleware of beforeBody) app.use(middleware);
   // JSON only: an XML (SOAP) body is left unread, for its route to stream with its own limit and to

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
+import type { LeanRoute } from './lean-route';
 
 export interface HttpServiceOptions extends HttpAppOptions {
   routers: Router[];
@@ -9,12 +10,17 @@ export interface HttpServiceOptions extends HttpAppOptions {
   host?: string;
   /** Run in order once the server has stopped taking requests: consumers, relays, pools. */
   onShutdown?: Array<() => Promise<void>>;
+  /** Internal routes answered without the app's middleware (decision 63); bodies over 64 kB still go to the app. */
+  leanRoutes?: LeanRoute[];
 }
 
 /** What every service's main does with HTTP: the shared app, its routers, listening, graceful close. */
 export async function startHttpService(options: HttpServiceOptions): Promise<RunningServer> {
-  const { routers, port, host, onShutdown, ...appOptions } = options;
+  const { routers, port, host, onShutdown, leanRoutes, ...appOptions } = options;
+  // A lean route answers as an internal route of an app without these (decision 63).
+  if (leanRoutes?.length && (appOptions.errorBody || appOptions.bodyLimit || appOptions.beforeBody?.length))
+    throw new Error(`${options.service}: lean routes are for apps without errorBody, beforeBody or a bodyLimit of their own`);
   const app = createHttpApp(appOptions);
   mountRouters(app, routers);
-  return serve(app, { port, logger: options.logger, ...(host ? { host } : {}), ...(onShutdown ? { onShutdown } : {}) });
+  return serve(app, { port, logger: options.logger, ...(host ? { host } : {}), ...(onShutdown ? { onShutdown } : {}), ...(leanRoutes ? { leanRoutes } : {}) });
 }

@@ -9,3 +9,4 @@ export * from './http-service';
 export * from './db-service';
 export * from './closers';
 export * from './internal-route';
+export * from './lean-route';

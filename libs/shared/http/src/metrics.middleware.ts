@@ -28,7 +28,14 @@ function defaultMetricsRegistry(): Registry {
 export interface AppMetrics {
   registry: Registry;
   middleware: Koa.Middleware;
+  /** Records a request answered outside the middleware (a lean route, decision 63). */
+  observe(method: string, route: string, status: number, seconds: number): void;
 }
+
+/** The request-duration metric of each app made by `createHttpApp`, for what answers outside its middleware. */
+const observers = new WeakMap<Koa, AppMetrics['observe']>();
+export const requestObserverOf = (app: Koa): AppMetrics['observe'] | undefined => observers.get(app);
+export const setRequestObserver = (app: Koa, observe: AppMetrics['observe']): void => void observers.set(app, observe);
 
 const UNMATCHED = '<unmatched>';
 const ownPaths = new Set(['/metrics', '/healthz', '/readyz']);
@@ -66,5 +73,7 @@ export function createAppMetrics(service: string, extra: Registry[] = []): AppMe
       stop({ method: ctx.method, route, status: String(ctx.status) });
     }
   };
-  return { registry, middleware };
+  const observe: AppMetrics['observe'] = (method, route, status, seconds) =>
+    duration.observe({ method, route, status: String(status) }, seconds);
+  return { registry, middleware, observe };
 }

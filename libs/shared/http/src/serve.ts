@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from '@commerce/shared-logging';
 import { markShuttingDown } from './app-state';
+import { withLeanRoutes, type LeanRoute } from './lean-route';
 
 export interface ServeOptions {
   port: number;
@@ -11,6 +12,8 @@ export interface ServeOptions {
   /** Run in order after the last request has finished: consumers, relays, pools. */
   onShutdown?: Array<() => Promise<void>>;
   shutdownTimeoutMs?: number;
+  /** Internal routes answered before the app (decision 63). */
+  leanRoutes?: LeanRoute[];
 }
 
 export interface RunningServer {
@@ -27,8 +30,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
 export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
-  const { port, host, logger, onShutdown = [], shutdownTimeoutMs = 10_000 } = options;
-  const server = http.createServer(app.callback());
+  const { port, host, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [] } = options;
+  const callback = app.callback();
+  const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback) : callback);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   const inFlight = new Set<http.ServerResponse>();

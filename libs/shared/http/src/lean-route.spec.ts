@@ -1,0 +1,100 @@
+import { Router } from '@koa/router';
+import { DomainError, ValidationError } from '@commerce/shared-errors';
+import { createLogger, currentRequestId } from '@commerce/shared-logging';
+import { createHttpApp } from './http-app';
+import { mountRouters } from './mount-routers';
+import { withCodes } from './internal-route';
+import { serve, type RunningServer } from './serve';
+import type { LeanRoute } from './lean-route';
+
+const logger = createLogger('lean-test', 'silent');
+
+/** One handler, served both ways: on the router with `withCodes`, and as a lean route. */
+const handle = async (id: string, body: unknown): Promise<unknown> => {
+  const { n } = body as { n?: unknown };
+  if (id === 'gone') throw new DomainError('TEST.GONE', 'not_found', { thing: 'not found' });
+  if (id === 'busy') throw new DomainError('TEST.BUSY', 'unavailable', { thing: 'busy' }, {}, { 'Retry-After': '3' });
+  if (id === 'boom') throw new Error('secret');
+  if (typeof n !== 'number') throw new ValidationError({ n: 'must be a number' });
+  return { id, n, requestId: currentRequestId() ?? null };
+};
+const passes = (err: DomainError) => err.code === 'TEST.GONE' || err.code === 'TEST.BUSY';
+const leanRoute: LeanRoute = {
+  method: 'POST',
+  route: '/things/:id/changes',
+  path: /^\/things\/([^/]+)\/changes$/,
+  handle: ([id], body) => handle(id!, body),
+  passes,
+};
+
+async function start(lean: boolean): Promise<RunningServer> {
+  const app = createHttpApp({ service: 'lean-test', logger });
+  const router = new Router();
+  router.post(
+    '/things/:id/changes',
+    withCodes((ctx) => handle(ctx.params['id']!, (ctx.request as { body?: unknown }).body), { passes }),
+  );
+  mountRouters(app, [router]);
+  return serve(app, { port: 0, host: '127.0.0.1', logger, ...(lean ? { leanRoutes: [leanRoute] } : {}) });
+}
+
+describe('lean routes (decision 63)', () => {
+  let koa: RunningServer;
+  let lean: RunningServer;
+  beforeAll(async () => {
+    [koa, lean] = await Promise.all([start(false), start(true)]);
+  });
+  afterAll(async () => {
+    await Promise.all([koa.close(), lean.close()]);
+  });
+
+  const post = async (server: RunningServer, path: string, body: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    return { status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), body: await res.text() };
+  };
+
+  it.each([
+    ['an answer', '/things/7/changes', '{"n":1}'],
+    ['a domain error with its code', '/things/7/changes', '{"n":"x"}'],
+    ['a domain error left to the error middleware (a bare 404)', '/things/gone/changes', '{"n":1}'],
+    ['a passed domain error with its headers', '/things/busy/changes', '{"n":1}'],
+    ['an unexpected error', '/things/boom/changes', '{"n":1}'],
+    ['malformed JSON', '/things/7/changes', '{"n":'],
+    ['JSON that is not an object or array', '/things/7/changes', '"n"'],
+    ['a prototype-poisoning body', '/things/7/changes', '{"n":1,"__proto__":{"x":1}}'],
+    ['a percent-encoded parameter', '/things/a%20b/changes', '{"n":2}'],
+  ])('answers %s exactly as the app does', async (_what, path, body) => {
+    const [viaKoa, viaLean] = await Promise.all([post(koa, path, body), post(lean, path, body)]);
+    // The request ids differ (each server makes its own): compare everything else.
+    const withoutId = (text: string) => text.replace(/"requestId":"[^"]*"/, '"requestId":"…"');
+    expect({ ...viaLean, body: withoutId(viaLean.body) }).toEqual({ ...viaKoa, body: withoutId(viaKoa.body) });
+    expect(viaLean.status).toBeGreaterThanOrEqual(200);
+  });
+
+  it('answers a change on the lean route, with the caller’s request id in the context and on the answer', async () => {
+    const res = await fetch(`${lean.url}/things/7/changes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
+      body: '{"n":5}',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('req-42');
+    expect(await res.json()).toEqual({ id: '7', n: 5, requestId: 'req-42' });
+  });
+
+  it('leaves other content types, other methods and other paths to the app', async () => {
+    const text = await fetch(`${lean.url}/things/7/changes`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"n":1}' });
+    expect(text.status).toBe(400);
+    expect(await text.json()).toMatchObject({ code: 'REQUEST.INVALID', errors: { n: 'must be a number' } });
+    const put = await fetch(`${lean.url}/things/7/changes`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(put.status).toBe(405);
+    const elsewhere = await fetch(`${lean.url}/things/7/other`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(await elsewhere.json()).toEqual({ errors: { path: 'not found' } });
+  });
+
+  it('counts its requests in the app’s request-duration metric under the route’s pattern', async () => {
+    await post(lean, '/things/9/changes', '{"n":1}');
+    const metrics = await (await fetch(`${lean.url}/metrics`)).text();
+    expect(metrics).toMatch(/http_request_duration_seconds_count\{service="lean-test",method="POST",route="\/things\/:id\/changes",status="200"\} [1-9]/);
+  });
+});
