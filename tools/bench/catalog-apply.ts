@@ -7,6 +7,7 @@
 //
 //   npx tsx tools/bench/catalog-apply.ts                       # APPLY_PRODUCTS (1000), APPLY_BATCH (1000)
 //   DATABASE_URL=postgres://… npx tsx tools/bench/catalog-apply.ts
+//   APPLY_STATEMENTS=1 …                                      # and the SQL statements: count and ms by kind
 //
 // Relative numbers: run before and after a change in one session on the same machine.
 import { randomUUID } from 'node:crypto';
@@ -46,6 +47,34 @@ async function main() {
   await catalog.seed(demo); // markets, warehouses, sizes, pricelists, delivery windows
   await bus.drain();
 
+  // Statements by their first words and table (knex's query events: from sending to the answer).
+  const statements = new Map<string, { count: number; ms: number }>();
+  if (process.env['APPLY_STATEMENTS']) {
+    const started = new Map<string, { kind: string; at: number }>();
+    const kindOf = (sql: string) =>
+      sql
+        .replace(/\s+/g, ' ')
+        .replace(/"?[a-z_0-9]+"?\."([a-z_]+)"/g, '$1')
+        .slice(0, 70);
+    db.knex.on('query', (q: { __knexQueryUid: string; sql: string }) => started.set(q.__knexQueryUid, { kind: kindOf(q.sql), at: performance.now() }));
+    db.knex.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
+      const s = started.get(q.__knexQueryUid);
+      if (!s) return;
+      started.delete(q.__knexQueryUid);
+      const entry = statements.get(s.kind) ?? { count: 0, ms: 0 };
+      entry.count += 1;
+      entry.ms += performance.now() - s.at;
+      statements.set(s.kind, entry);
+    });
+  }
+  const printStatements = (label: string) => {
+    if (!process.env['APPLY_STATEMENTS']) return;
+    console.log(`statements of the ${label} round (count, ms):`);
+    for (const [kind, { count, ms }] of [...statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25))
+      console.log(`${String(count).padStart(6)} ${ms.toFixed(0).padStart(7)}  ${kind}`);
+    statements.clear();
+  };
+
   const round = async (list: SoapProduct[]): Promise<number> => {
     const started = Date.now();
     for (let i = 0; i < list.length; i += batchSize) {
@@ -57,8 +86,11 @@ async function main() {
     await bus.drain();
     return Date.now() - started;
   };
+  statements.clear();
   const insertMs = await round(products);
+  printStatements('first');
   const updateMs = await round(products.map((p) => ({ ...p, description: `${p.description ?? p.id} II` })));
+  printStatements('renamed');
   const count = (await catalog.useCases.searchProducts({ limit: 1 }, {})).productCount;
 
   await catalog.stop();

@@ -5,7 +5,14 @@ import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import { ProductUpserted } from '@commerce/catalog-contracts';
+import { AppliedProducts, catalogUseCases, defaultCatalogSettings, type CatalogRepository } from '@commerce/catalog-core';
+import { OutboxRelay } from '@commerce/shared-bus';
+import { migrate } from '@commerce/shared-db';
+import { catalogMigrations } from './catalog.migrations';
+import { createCatalogRepository } from './catalog.repository.knex';
 import { buildCatalogService, type CatalogService } from './catalog.service';
+import { productIndexerConsumer } from './consumers/product-indexer.consumer';
+import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { productViewsConsumer } from './consumers/product-views.consumer';
 import { emptyDemoCatalog } from './demo-catalog';
 import { MiniSearchIndex } from './search/minisearch.search-index';
@@ -199,6 +206,52 @@ describe('catalog consumers (PGlite, in-memory bus)', () => {
       ['Café Cardigan', ['yes', 'yes', 'no']],
       ['Café Cardigan', ['no', 'yes']],
     ]);
+  });
+});
+
+describe('the product indexer and the upsert consumer of one process (decision 64)', () => {
+  it('indexes the products the consumer applied as committed, without reading them back; a change made elsewhere is read', async () => {
+    const db = engine.forSchema(uniqueName('catalog'));
+    await migrate(db, catalogMigrations);
+    const bus = createMemoryBus({ logger, retryBaseMs: 1 });
+    const repository = createCatalogRepository(db);
+    const readBack: number[] = [];
+    const counting: CatalogRepository = {
+      ...repository,
+      loadProducts: (ids) => {
+        readBack.push(...ids);
+        return repository.loadProducts(ids);
+      },
+    };
+    const applied = new AppliedProducts();
+    const relay = new OutboxRelay(db, bus, { logger });
+    const search = new MiniSearchIndex();
+    const subscriptions = [
+      await bus.subscribe(upsertReceivedConsumer({ db, logger, applied })),
+      await bus.subscribe(productIndexerConsumer({ catalog: counting, search, logger, applied })),
+    ];
+    const useCases = catalogUseCases({ catalog: repository, search, settings: defaultCatalogSettings });
+    const listed = async () =>
+      (await useCases.searchProducts({}, {})).products.map((p) => [p.name, p.variantName, p.items.map((i) => i.stock)]).sort();
+    try {
+      await bus.publish([received(), received(soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] }))]);
+      await settle(bus, relay);
+      expect(await listed()).toEqual([
+        ['Café Sweater', 'Brown', ['yes', 'yes', 'no']],
+        ['Café Sweater', 'Oat', ['yes', 'yes']],
+        ['Sun Hat', '', ['yes']],
+      ]);
+      expect(readBack).toEqual([]);
+      expect(applied.size).toBe(0);
+
+      const { productId } = await useCases.applyProductUpsert(soapProduct({ variations: [{ id: 'V-OAT', sizes: [{ id: 'S-S', qty: '0' }] }] }));
+      await settle(bus, relay);
+      expect(readBack).toEqual([productId]);
+      expect((await listed())[1]).toEqual(['Café Sweater', 'Oat', ['no', 'yes']]);
+    } finally {
+      for (const subscription of subscriptions) await subscription.stop();
+      await bus.close();
+    }
   });
 });
 

@@ -194,8 +194,8 @@ const variantRow = (productId: number, v: Variant) => ({
   position: v.position,
   stock_id: v.stockId,
   size_table_external_id: v.sizeTableExternalId,
-  category_ids: JSON.stringify(v.categoryIds),
-  markets: v.markets === null ? null : JSON.stringify(v.markets),
+  category_ids: v.categoryIds,
+  markets: v.markets,
   item_quantity_minimum: v.itemQuantityMinimum,
   item_quantity_multiple_of: v.itemQuantityMultipleOf,
 });
@@ -210,6 +210,65 @@ const itemRow = (variantId: number, i: Item) => ({
   preorder: i.preorder,
   position: i.position,
 });
+/** The columns `saveProducts` writes, with their SQL types (`json_to_recordset`'s record). */
+const PRODUCT_COLUMNS = [
+  ['id', 'integer'],
+  ['external_id', 'text'],
+  ['name', 'text'],
+  ['sku', 'text'],
+  ['status', 'text'],
+  ['visible', 'boolean'],
+  ['description', 'text'],
+  ['excerpt', 'text'],
+  ['meta_title', 'text'],
+  ['meta_description', 'text'],
+  ['meta_keywords', 'text'],
+  ['country_of_origin', 'text'],
+  ['harm_code', 'text'],
+  ['harm_code_description', 'text'],
+  ['weight_value', 'text'],
+  ['weight_unit', 'text'],
+  ['comment', 'text'],
+  ['brand_id', 'integer'],
+  ['collection_id', 'integer'],
+  ['category_id', 'integer'],
+  ['media', 'jsonb'],
+  ['created_at', 'timestamptz'],
+  ['modified_at', 'timestamptz'],
+] as const;
+const VARIANT_COLUMNS = [
+  ['id', 'integer'],
+  ['product_id', 'integer'],
+  ['external_id', 'text'],
+  ['name', 'text'],
+  ['sku', 'text'],
+  ['status', 'text'],
+  ['visible', 'boolean'],
+  ['uri', 'text'],
+  ['position', 'integer'],
+  ['stock_id', 'text'],
+  ['size_table_external_id', 'text'],
+  ['category_ids', 'jsonb'],
+  ['markets', 'jsonb'],
+  ['item_quantity_minimum', 'integer'],
+  ['item_quantity_multiple_of', 'integer'],
+] as const;
+const ITEM_COLUMNS = [
+  ['id', 'text'],
+  ['variant_id', 'integer'],
+  ['size_id', 'integer'],
+  ['sku', 'text'],
+  ['ean', 'text'],
+  ['qty', 'integer'],
+  ['stock', 'integer'],
+  ['preorder', 'boolean'],
+  ['position', 'integer'],
+] as const;
+const ITEM_STOCK_COLUMNS = [
+  ['item_id', 'text'],
+  ['warehouse', 'text'],
+  ['qty', 'integer'],
+] as const;
 const toProductKey = (r: { id: number; external_id: string }): ProductKey => ({ id: r.id, externalId: r.external_id });
 
 /**
@@ -261,6 +320,84 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     return ids.map((id) => byId.get(id)).filter((p): p is Product => Boolean(p));
   }
 
+  /** What a product's view adds to it (brands, collections, categories, size tables, prices, delivery windows). */
+  async function views(products: Product[]): Promise<ProductView[]> {
+    if (products.length === 0) return [];
+
+    const brands = await refsById(
+      'brand',
+      products.map((p) => p.brandId),
+    );
+    const collections = await refsById(
+      'collection',
+      products.map((p) => p.collectionId),
+    );
+    const categories = await categoriesById(
+      products.flatMap((p) => [...(p.categoryId === null ? [] : [p.categoryId]), ...p.variants.flatMap((v) => v.categoryIds)]),
+    );
+    const tableIds = [
+      ...new Set(
+        products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)])),
+      ),
+    ].filter((id): id is string => id !== null);
+    const sizeTables = new Map(
+      tableIds.length
+        ? ((await t('size_tables').whereIn('external_id', tableIds)) as SizeTableRow[]).map((r) => [r.external_id, toSizeTable(r)])
+        : [],
+    );
+    const prices = (
+      (await t('pricelist_items').whereIn(
+        'product_external_id',
+        products.map((p) => p.externalId),
+      )) as PricelistItemRow[]
+    ).map(toPricelistItem);
+    const pricelistIds = [...new Set(prices.map((p) => p.pricelist))];
+    const pricelists = new Map(
+      pricelistIds.length
+        ? ((await t('pricelists').whereIn('external_id', pricelistIds)) as Array<Record<string, string>>).map((r) => [
+            r['external_id']!,
+            toPricelist(r),
+          ])
+        : [],
+    );
+    const variationIds = [...new Set(products.flatMap((p) => p.variants.map((v) => v.externalId)))];
+    const spans = variationIds.length
+      ? ((await db
+          .knex(`${q('delivery_window_variations')} as dwv`)
+          .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
+          .whereIn('dwv.variation_external_id', variationIds)
+          .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as Array<{
+          external_id: string;
+          variation_external_id: string;
+          status: string;
+          starts_at: Date | string | null;
+          stops_at: Date | string | null;
+        }>)
+      : [];
+    const windows = spans.map((s): DeliveryWindowSpan => ({
+      windowExternalId: s.external_id,
+      variationExternalId: s.variation_external_id,
+      status: s.status,
+      startsAt: isoOrNull(s.starts_at),
+      stopsAt: isoOrNull(s.stops_at),
+    }));
+    // Grouped once: a SOAP batch's run views a thousand products at a time.
+    const pricesOf = groupBy(prices, (p) => p.productExternalId);
+    return products.map((product): ProductView => {
+      const variantIds = new Set(product.variants.map((v) => v.externalId));
+      return {
+        product,
+        brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
+        collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
+        categories,
+        sizeTables,
+        prices: pricesOf.get(product.externalId) ?? [],
+        pricelists,
+        deliveryWindows: windows.length === 0 ? [] : windows.filter((w) => variantIds.has(w.variationExternalId)),
+      };
+    });
+  }
+
   async function refsById(kind: RefKind, ids: Array<number | null>): Promise<Map<number, CatalogRef>> {
     const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
     if (wanted.length === 0) return new Map();
@@ -283,77 +420,88 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
 
   /**
    * Writes products with their variants, items and per-warehouse stock (listed ones; unlisted rows are
-   * kept): one multi-row statement per table, whatever the number of products, variants and sizes.
+   * kept): one statement per table, whatever the number of products, variants and sizes, each with its
+   * rows as one JSON parameter (`upsertJson`).
    */
   async function saveProducts(trx: Knex.Transaction, products: Product[]): Promise<void> {
     if (products.length === 0) return;
-    await t('products', trx)
-      .insert(
-        products.map((product) => ({
-          id: product.id,
-          external_id: product.externalId,
-          name: product.name,
-          sku: product.sku,
-          status: product.status,
-          visible: product.visible,
-          description: product.description,
-          excerpt: product.excerpt,
-          meta_title: product.metaTitle,
-          meta_description: product.metaDescription,
-          meta_keywords: product.metaKeywords,
-          country_of_origin: product.countryOfOrigin,
-          harm_code: product.harmCode,
-          harm_code_description: product.harmCodeDescription,
-          weight_value: product.weightValue,
-          weight_unit: product.weightUnit,
-          comment: product.comment,
-          brand_id: product.brandId,
-          collection_id: product.collectionId,
-          category_id: product.categoryId,
-          media: JSON.stringify(product.media),
-          created_at: product.createdAt,
-          modified_at: product.modifiedAt,
-        })),
-      )
-      .onConflict('id')
-      .merge();
+    await upsertJson(
+      trx,
+      'products',
+      PRODUCT_COLUMNS,
+      products.map((product) => ({
+        id: product.id,
+        external_id: product.externalId,
+        name: product.name,
+        sku: product.sku,
+        status: product.status,
+        visible: product.visible,
+        description: product.description,
+        excerpt: product.excerpt,
+        meta_title: product.metaTitle,
+        meta_description: product.metaDescription,
+        meta_keywords: product.metaKeywords,
+        country_of_origin: product.countryOfOrigin,
+        harm_code: product.harmCode,
+        harm_code_description: product.harmCodeDescription,
+        weight_value: product.weightValue,
+        weight_unit: product.weightUnit,
+        comment: product.comment,
+        brand_id: product.brandId,
+        collection_id: product.collectionId,
+        category_id: product.categoryId,
+        media: product.media,
+        created_at: product.createdAt,
+        modified_at: product.modifiedAt,
+      })),
+    );
     const variants = products.flatMap((product) => product.variants.map((v) => ({ product, v })));
-    for (const part of chunks(variants)) {
-      // A URI can move from one variant to another in one upsert; free them all first.
-      await t('variants', trx)
-        .whereIn(
-          'id',
-          part.map(({ v }) => v.id),
-        )
-        .update({ uri: db.knex.raw(`'~' || id`) });
-    }
-    await upsertRows(
+    // A URI can move from one variant to another in one upsert; free them all first.
+    await trx.raw(`update ?? set uri = '~' || id where id in (select cast(value as integer) from json_array_elements_text(cast(? as json)))`, [
+      q('variants'),
+      JSON.stringify(variants.map(({ v }) => v.id)),
+    ]);
+    await upsertJson(
       trx,
       'variants',
+      VARIANT_COLUMNS,
       variants.map(({ product, v }) => variantRow(product.id, v)),
     );
     const items = variants.flatMap(({ v }) => v.items.map((i) => ({ v, i })));
-    await upsertRows(
+    await upsertJson(
       trx,
       'items',
+      ITEM_COLUMNS,
       items.map(({ v, i }) => itemRow(v.id, i)),
     );
     const stock = items.flatMap(({ i }) => Object.entries(i.warehouseStock).map(([warehouse, qty]) => ({ item_id: i.id, warehouse, qty })));
-    await upsertRows(trx, 'item_stock', stock, ['item_id', 'warehouse']);
+    await upsertJson(trx, 'item_stock', ITEM_STOCK_COLUMNS, stock, ['item_id', 'warehouse']);
   }
 
-  /** Inserts rows or updates those whose key exists, a thousand a statement. */
-  async function upsertRows(
+  /**
+   * Inserts rows or updates those whose key exists, in one statement: the rows go as one JSON array
+   * (`json_to_recordset`), not as a multi-row insert of a parameter per value, which knex numbered and
+   * the driver framed one by one (a SOAP batch's items alone were ~45,000 of them).
+   */
+  async function upsertJson(
     trx: Knex.Transaction,
     table: string,
+    columns: ReadonlyArray<readonly [string, string]>,
     rows: Array<Record<string, unknown>>,
-    key: string | string[] = 'id',
+    key: string[] = ['id'],
   ): Promise<void> {
-    for (const part of chunks(rows))
-      await t(table, trx)
-        .insert(part)
-        .onConflict(typeof key === 'string' ? [key] : key)
-        .merge();
+    if (rows.length === 0) return;
+    const names = columns.map(([name]) => `"${name}"`).join(', ');
+    const types = columns.map(([name, type]) => `"${name}" ${type}`).join(', ');
+    const updates = columns
+      .filter(([name]) => !key.includes(name))
+      .map(([name]) => `"${name}" = excluded."${name}"`)
+      .join(', ');
+    await trx.raw(
+      `insert into ?? (${names}) select ${names} from json_to_recordset(cast(? as json)) as r(${types}) ` +
+        `on conflict (${key.map((k) => `"${k}"`).join(', ')}) do update set ${updates}`,
+      [q(table), JSON.stringify(rows)],
+    );
   }
 
   /** Products (id, external id) selected by a query on products `p` joined as the caller needs. */
@@ -708,79 +856,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     transaction: (work) => (outer ? work(unitOfWork(outer)) : db.transaction((trx) => work(unitOfWork(trx)))),
 
     async loadProducts(productIds) {
-      const products = await loadProducts(productIds);
-      if (products.length === 0) return [];
-      const brands = await refsById(
-        'brand',
-        products.map((p) => p.brandId),
-      );
-      const collections = await refsById(
-        'collection',
-        products.map((p) => p.collectionId),
-      );
-      const categories = await categoriesById(
-        products.flatMap((p) => [...(p.categoryId === null ? [] : [p.categoryId]), ...p.variants.flatMap((v) => v.categoryIds)]),
-      );
-      const tableIds = [
-        ...new Set(
-          products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)])),
-        ),
-      ].filter((id): id is string => id !== null);
-      const sizeTables = new Map(
-        tableIds.length
-          ? ((await t('size_tables').whereIn('external_id', tableIds)) as SizeTableRow[]).map((r) => [r.external_id, toSizeTable(r)])
-          : [],
-      );
-      const prices = (
-        (await t('pricelist_items').whereIn(
-          'product_external_id',
-          products.map((p) => p.externalId),
-        )) as PricelistItemRow[]
-      ).map(toPricelistItem);
-      const pricelistIds = [...new Set(prices.map((p) => p.pricelist))];
-      const pricelists = new Map(
-        pricelistIds.length
-          ? ((await t('pricelists').whereIn('external_id', pricelistIds)) as Array<Record<string, string>>).map((r) => [
-              r['external_id']!,
-              toPricelist(r),
-            ])
-          : [],
-      );
-      const variationIds = [...new Set(products.flatMap((p) => p.variants.map((v) => v.externalId)))];
-      const spans = variationIds.length
-        ? ((await db
-            .knex(`${q('delivery_window_variations')} as dwv`)
-            .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
-            .whereIn('dwv.variation_external_id', variationIds)
-            .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as Array<{
-            external_id: string;
-            variation_external_id: string;
-            status: string;
-            starts_at: Date | string | null;
-            stops_at: Date | string | null;
-          }>)
-        : [];
-      const windows = spans.map((s): DeliveryWindowSpan => ({
-        windowExternalId: s.external_id,
-        variationExternalId: s.variation_external_id,
-        status: s.status,
-        startsAt: isoOrNull(s.starts_at),
-        stopsAt: isoOrNull(s.stops_at),
-      }));
-      return products.map((product): ProductView => {
-        const variantIds = new Set(product.variants.map((v) => v.externalId));
-        return {
-          product,
-          brand: product.brandId === null ? null : (brands.get(product.brandId) ?? null),
-          collection: product.collectionId === null ? null : (collections.get(product.collectionId) ?? null),
-          categories,
-          sizeTables,
-          prices: prices.filter((p) => p.productExternalId === product.externalId),
-          pricelists,
-          deliveryWindows: windows.filter((w) => variantIds.has(w.variationExternalId)),
-        };
-      });
+      return views(await loadProducts(productIds));
     },
+
+    productViews: (products) => views(products),
 
     async productIdsOfVariants(variantIds) {
       if (variantIds.length === 0) return new Map();

@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import type { CatalogClient, StockClient } from '@commerce/catalog-contracts';
 import {
+  AppliedProducts,
   cachedCatalogReads,
   catalogUseCases,
   DEFAULT_VIEW_CACHE_MS,
@@ -90,6 +91,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const applied = new AppliedProducts();
   let subscriptions: Subscription[] = [];
   let windowTimer: NodeJS.Timeout | undefined;
 
@@ -131,13 +133,16 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             db: deps.db,
             logger: deps.logger,
             ...(deps.clock ? { clock: deps.clock } : {}),
+            applied,
             onCommitted: () => {
               reads.invalidate();
               relay.nudge();
             },
           }),
         ),
-        await deps.bus.subscribe(forgetting(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger }), reads.forget)),
+        await deps.bus.subscribe(
+          forgetting(productIndexerConsumer({ catalog, search: deps.search, logger: deps.logger, applied }), reads.forget),
+        ),
         await deps.bus.subscribe(productViewsConsumer(reads.forget)),
       ];
       if (deps.search.kind === 'embedded') {

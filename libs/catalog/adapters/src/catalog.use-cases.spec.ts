@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { catalogSettings, InvalidProductError } from '@commerce/catalog-core';
+import { applyProductUpserts, catalogSettings, InvalidProductError, type AppliedProduct } from '@commerce/catalog-core';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
+import { createCatalogRepository } from './catalog.repository.knex';
 import { parseDemoCatalog } from './demo-catalog';
 import { catalogHarness, soapPricelist } from './testing/catalog-harness';
 import { soapProduct } from './testing/soap-product.fixture';
@@ -208,6 +209,33 @@ describe('applying a product upsert from the ERP', () => {
     expect(await listed(many)).toEqual(expected);
     // One ProductUpserted per product of the batch, not one per upsert.
     expect(await outboxCount(many.db)).toBe(3);
+  });
+
+  it('hands over each product it wrote as the store reads it back, with the id of the ProductUpserted recorded with it', async () => {
+    const { db } = await setup();
+    const repository = createCatalogRepository(db);
+    await applyProductUpserts({ catalog: repository }, [soapProduct(), soapProduct({ id: 'P-9', description: 'Other' })]);
+    const applied: AppliedProduct[] = [];
+    await applyProductUpserts({ catalog: repository, onApplied: (list) => applied.push(...list) }, [
+      // An update of a stored product (its other variation kept), new products, a product twice, and a
+      // size renamed by a later product than one that has it.
+      soapProduct({ variations: [{ id: 'V-BRN', sizes: [{ id: 'S-S', qty: '7' }, { id: 'S-XL', description: 'XL', qty: '1' }] }] }),
+      soapProduct({ id: 'P-2', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }),
+      { id: 'P-2', description: 'Renamed', variations: [{ id: 'V-X', sizes: [{ id: 'S-M', qty: '3' }] }] },
+      soapProduct({ id: 'P-3', variations: [{ id: 'V-Y', sizes: [{ id: 'S-XL', description: 'Extra Large', qty: '2' }] }] }),
+    ]);
+    const outbox = (await db.table('outbox').where({ topic: 'catalog.product.v1' }).select('id', 'key')) as Array<{ id: string; key: string }>;
+    expect(applied.map((a) => a.product.externalId).sort()).toEqual(['P-1', 'P-2', 'P-3']);
+    for (const { eventId, product } of applied) expect(outbox).toContainEqual({ id: eventId, key: String(product.id) });
+    const stored = await repository.loadProducts(applied.map((a) => a.product.id));
+    expect(applied.map((a) => a.product)).toEqual(stored.map((v) => v.product));
+    expect(applied.find((a) => a.product.externalId === 'P-1')!.product.variants[0]!.items.map((i) => i.sizeName)).toEqual([
+      'S',
+      'M',
+      'L',
+      'Extra Large',
+    ]);
+    expect(await repository.productViews(applied.map((a) => a.product))).toEqual(stored);
   });
 
   it('refuses a whole batch when one product has a bad number, writing nothing', async () => {

@@ -1,5 +1,6 @@
 import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
 import { StockChanged } from '@commerce/catalog-contracts';
+import type { AppliedProduct } from './applied-products';
 import { InvalidProductError } from './catalog.errors';
 import { systemClock, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
 import { readProductBatch, type ProductBatch } from './product-batch';
@@ -20,6 +21,11 @@ import { deepEqual, FieldErrors, isYes, pick, productUpsertedEvents } from './up
 export interface ApplyUpsertDeps {
   catalog: CatalogRepository;
   clock?: Clock;
+  /**
+   * Handed the products written with their ProductUpserted's id, inside the transaction: keep them
+   * only once it commits (`AppliedProducts`).
+   */
+  onApplied?: (applied: AppliedProduct[]) => void;
 }
 
 export interface ApplyUpsertResult {
@@ -55,7 +61,8 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
     const batch = await readProductBatch(uow, soaps);
     const results: ApplyUpsertResult[] = [];
     for (const [i, soap] of soaps.entries()) results.push(await applyOne(batch, soap, numbers[i]!, now));
-    await batch.flush();
+    const applied = await batch.flush();
+    deps.onApplied?.(applied);
     return results;
   });
 }

@@ -101,6 +101,8 @@ export interface CatalogRepository {
   transaction<T>(work: (uow: CatalogUnitOfWork) => Promise<T>): Promise<T>;
   /** Products with everything their projection reads; unknown ids are left out. */
   loadProducts(productIds: number[]): Promise<ProductView[]>;
+  /** The views of products at hand (as an apply wrote them): what a view adds to the product is read. */
+  productViews(products: Product[]): Promise<ProductView[]>;
   /** variant id → product id, for the variants that exist. */
   productIdsOfVariants(variantIds: number[]): Promise<Map<number, number>>;
   /** Product ids in id order, after `afterId`, at most `limit` (for reindexing). */

@@ -1,5 +1,5 @@
 import { systemClock, type CatalogRepository, type Clock } from './catalog.repository';
-import { isShown } from './product';
+import { isShown, type Product, type ProductView } from './product';
 import { toSearchDoc } from './product.mapper';
 import type { SearchDoc, SearchIndex } from './search-index.port';
 
@@ -21,14 +21,22 @@ export async function indexProduct(deps: IndexDeps, productId: number): Promise<
 /**
  * `indexProduct` for many products: read a few hundred at a time, then written to the index with one
  * upsert and one removal (a SOAP batch's run is one Meilisearch documents task to wait for, not one per
- * read); unknown ids are left alone.
+ * read); unknown ids are left alone. Products given in `applied` (as the transaction that recorded their
+ * events committed them, `AppliedProducts`) are not read back: only what their views add (brands,
+ * collections, categories, size tables, prices, delivery windows) is read.
  */
-export async function indexProducts(deps: IndexDeps, productIds: number[], batchSize = 200): Promise<{ indexed: number; removed: number }> {
+export async function indexProducts(
+  deps: IndexDeps,
+  productIds: number[],
+  batchSize = 200,
+  applied: ReadonlyMap<number, Product> = new Map(),
+): Promise<{ indexed: number; removed: number }> {
   const ids = [...new Set(productIds)];
+  const known = ids.flatMap((id) => applied.get(id) ?? []);
+  const unknown = ids.filter((id) => !applied.has(id));
   const shown: SearchDoc[] = [];
   const hidden: string[] = [];
-  for (let i = 0; i < ids.length; i += batchSize) {
-    const views = await deps.catalog.loadProducts(ids.slice(i, i + batchSize));
+  const add = (views: ProductView[]) => {
     const now = (deps.clock ?? systemClock).now();
     for (const view of views) {
       for (const v of view.product.variants) {
@@ -36,7 +44,9 @@ export async function indexProducts(deps: IndexDeps, productIds: number[], batch
         else hidden.push(String(v.id));
       }
     }
-  }
+  };
+  if (known.length > 0) add(await deps.catalog.productViews(known));
+  for (let i = 0; i < unknown.length; i += batchSize) add(await deps.catalog.loadProducts(unknown.slice(i, i + batchSize)));
   if (shown.length > 0) await deps.search.upsert(shown);
   if (hidden.length > 0) await deps.search.remove(hidden);
   return { indexed: shown.length, removed: hidden.length };

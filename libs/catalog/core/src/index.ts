@@ -24,3 +24,4 @@ export * from './product-queries.use-case';
 export * from './index-product.use-case';
 export * from './catalog.use-cases';
 export * from './product-dto-cache';
+export * from './applied-products';

@@ -1,4 +1,5 @@
 import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { AppliedProduct } from './applied-products';
 import type { CatalogEvent, CatalogUnitOfWork } from './catalog.repository';
 import type { CatalogRef, Category, Product, RefKind, Size } from './product';
 import { slugify } from './slug';
@@ -25,8 +26,12 @@ export interface ProductBatch {
   variantUriTaken(uri: string, exceptVariantId: number): Promise<boolean>;
   saveProduct(product: Product): void;
   publish(events: CatalogEvent[]): void;
-  /** Writes the products and records the events (one ProductUpserted per product, in the order first recorded). */
-  flush(): Promise<void>;
+  /**
+   * Writes the products and records the events (one ProductUpserted per product, in the order first
+   * recorded); answers the products written with their ProductUpserted's id (the indexer may index that
+   * state once the transaction commits, `AppliedProducts`).
+   */
+  flush(): Promise<AppliedProduct[]>;
 }
 
 type Variation = NonNullable<SoapProduct['variations']>[number];
@@ -132,9 +137,39 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
     async flush() {
       await uow.saveProducts([...staged.values()]);
       await uow.publish([...events.values()]);
+      const applied: AppliedProduct[] = [];
+      for (const product of staged.values()) {
+        const event = events.get(`ProductUpserted:${product.id}`);
+        if (event) applied.push({ eventId: event.id, product: withCurrentSizes(product, sizes) });
+      }
       staged.clear();
       events.clear();
+      return applied;
     },
+  };
+}
+
+/**
+ * The product as the store now reads it: an item shows its size's name and size table from the sizes
+ * table, which a later product of the batch may have renamed after this one was merged.
+ */
+function withCurrentSizes(product: Product, sizes: Map<string, Size>): Product {
+  const stale = product.variants.some((v) =>
+    v.items.some((i) => {
+      const size = sizes.get(i.sizeExternalId);
+      return size !== undefined && (size.name !== i.sizeName || size.sizeTableExternalId !== i.sizeTableExternalId);
+    }),
+  );
+  if (!stale) return product;
+  return {
+    ...product,
+    variants: product.variants.map((v) => ({
+      ...v,
+      items: v.items.map((i) => {
+        const size = sizes.get(i.sizeExternalId);
+        return size ? { ...i, sizeName: size.name, sizeTableExternalId: size.sizeTableExternalId } : i;
+      }),
+    })),
   };
 }
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
-import { indexProducts, type CatalogRepository, type SearchIndex } from '@commerce/catalog-core';
+import { indexProducts, type AppliedProducts, type CatalogRepository, type Product, type SearchIndex } from '@commerce/catalog-core';
 import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
 import type { Logger } from '@commerce/shared-logging';
 
@@ -10,6 +10,8 @@ export interface IndexerDeps {
   catalog: CatalogRepository;
   search: SearchIndex;
   logger: Logger;
+  /** Products this process's upsert consumer committed with their events: indexed without reading them back. */
+  applied?: AppliedProducts;
 }
 
 /**
@@ -26,11 +28,15 @@ export function indexerGroupId(search: SearchIndex): string {
 /**
  * Keeps the search index in line with the store. It indexes the product as stored now, not as the
  * event saw it, so a redelivered or out-of-date event is harmless and needs no dedupe record. The
- * products of one request (a SOAP batch) are read and indexed together (`handleBatch`).
+ * products of one request (a SOAP batch) are read and indexed together (`handleBatch`). A product this
+ * process's upsert consumer just committed with the event is indexed as committed, not read back
+ * (`applied`, decision 64), unless another event of the run for it was not applied here.
  */
 export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
   const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
     const productIds: number[] = [];
+    const known = new Map<number, Product>();
+    const readBack = new Set<number>(); // a product with an event of the run not applied here: the store decides
     for (const envelope of envelopes) {
       if (!ProductUpserted.matches(envelope)) {
         deps.logger.debug({ eventId: envelope.id, type: envelope.type }, 'catalog indexer: event not handled, skipped');
@@ -40,9 +46,13 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
       const productId = Number(event.payload.productId);
       if (!Number.isInteger(productId)) throw new Error(`catalog indexer: bad product id ${event.payload.productId} (${event.id})`);
       productIds.push(productId);
+      const product = deps.applied?.take(event.id) ?? null;
+      if (product && product.id === productId) known.set(productId, product);
+      else readBack.add(productId);
     }
     if (productIds.length === 0) return;
-    const result = await indexProducts(deps, productIds);
+    for (const id of readBack) known.delete(id);
+    const result = await indexProducts(deps, productIds, undefined, known);
     deps.logger.debug({ events: envelopes.length, products: productIds.length, ...result }, 'catalog indexer: products indexed');
   };
   return {

@@ -14,6 +14,8 @@ import {
   applyProductUpserts,
   applySizeUpsert,
   applyWarehouseUpsert,
+  type AppliedProduct,
+  type AppliedProducts,
   type CatalogRepository,
   type Clock,
 } from '@commerce/catalog-core';
@@ -30,6 +32,8 @@ export interface UpsertConsumerDeps {
   clock?: Clock;
   /** Called after a change was committed with its outbox rows (the relay publishes them now). */
   onCommitted?: () => void;
+  /** Where the products written are kept, once committed, for this process's indexer (decision 64). */
+  applied?: AppliedProducts;
 }
 
 type ApplyDeps = { catalog: CatalogRepository; clock?: Clock };
@@ -103,13 +107,15 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
     }
     if (ours.length === 0) return;
     let changed = false;
+    let written: AppliedProduct[] = [];
     const applied = await consumeBatchOnce(deps.db, CATALOG_UPSERTS_GROUP, ours, async (trx, fresh) => {
+      written = [];
       const applyDeps: ApplyDeps = { catalog: createCatalogRepository(deps.db, trx), ...(deps.clock ? { clock: deps.clock } : {}) };
       let products: EventEnvelope[] = [];
       const applyProducts = async () => {
         if (products.length === 0) return;
         const results = await applyProductUpserts(
-          applyDeps,
+          { ...applyDeps, onApplied: (list) => written.push(...list) },
           products.map((e) => ProductUpsertReceived.parse(e).payload.product),
         );
         changed = results.some((r) => r.changed) || changed;
@@ -127,6 +133,8 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
       await applyProducts();
     });
     deps.logger.debug({ events: ours.length, applied: applied.length, changed }, 'catalog: upserts consumed');
+    // Committed: before the relay is nudged, so the indexer finds them when their events arrive.
+    deps.applied?.remember(written);
     if (changed) deps.onCommitted?.();
   };
   // One apply at a time in this process (decision 53): the bus hands each partition's run to its own
