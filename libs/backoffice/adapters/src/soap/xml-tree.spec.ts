@@ -3,6 +3,7 @@ import { MalformedRequestError } from '@commerce/backoffice-core';
 import { soapRequest } from '../testing/soap-request';
 import { entityToXml } from './soap-xml.mapper';
 import { parseXmlTree } from './xml-tree';
+import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
 // The parser the endpoint used before decision 52, with its options: the oracle for the tree's shape.
 const oracle = new XMLParser({
@@ -14,9 +15,9 @@ const oracle = new XMLParser({
   ignorePiTags: true,
 });
 
-const reasonOf = (xml: string): string => {
+const reasonOf = (xml: string, limits: Partial<XmlLimits> = {}): string => {
   try {
-    parseXmlTree(xml);
+    parseXmlTree(xml, { ...DEFAULT_XML_LIMITS, ...limits });
   } catch (e) {
     if (e instanceof MalformedRequestError) return e.reason;
     throw e;
@@ -126,5 +127,37 @@ describe('parseXmlTree (the SOAP request parser)', () => {
     const tree = parseXmlTree('<a><toString>1</toString><hasOwnProperty/></a>') as { a: Record<string, unknown> };
     expect(tree.a).toEqual({ toString: '1', hasOwnProperty: '' });
     expect(Object.getPrototypeOf(tree.a)).toBe(Object.prototype);
+  });
+
+  describe("enforces the front door's limits in its one pass, with the pre-scan's words (decision 65)", () => {
+    const accepted = (xml: string, limits: Partial<XmlLimits>) => () => parseXmlTree(xml, { ...DEFAULT_XML_LIMITS, ...limits });
+
+    it('depth', () => {
+      expect(accepted('<a>'.repeat(5) + '</a>'.repeat(5), { maxDepth: 5 })).not.toThrow();
+      expect(reasonOf('<a>'.repeat(5) + '<b/>' + '</a>'.repeat(5), { maxDepth: 5 })).toBe('the request nests elements deeper than 5 levels');
+      expect(reasonOf('<a>'.repeat(200_000) + '</a>'.repeat(200_000))).toBe('the request nests elements deeper than 64 levels');
+    });
+
+    it('elements', () => {
+      expect(accepted(`<r>${'<a/>'.repeat(9)}</r>`, { maxElements: 10 })).not.toThrow();
+      expect(reasonOf(`<r>${'<a/>'.repeat(10)}</r>`, { maxElements: 10 })).toBe('the request has more than 10 elements');
+    });
+
+    it('attributes an element, and their names', () => {
+      const attrs = (k: number) => Array.from({ length: k }, (_, i) => `x${i}="1"`).join(' ');
+      expect(accepted(`<a ${attrs(3)}/>`, { maxAttributes: 3 })).not.toThrow();
+      expect(reasonOf(`<a ${attrs(4)}/>`, { maxAttributes: 3 })).toBe('an element has more than 3 attributes');
+      expect(reasonOf('<a __proto__="1"/>')).toBe('the name __proto__ is not allowed in a request');
+      expect(reasonOf('<a p:constructor="1"/>')).toBe('the name constructor is not allowed in a request');
+    });
+
+    it('name length in bytes (UTF-8), element and attribute names, a name seen before included', () => {
+      expect(accepted(`<${'n'.repeat(10)}/>`, { maxNameLength: 10 })).not.toThrow();
+      expect(reasonOf(`<${'n'.repeat(11)}/>`, { maxNameLength: 10 })).toBe('an element or attribute name is longer than 10 bytes');
+      expect(reasonOf(`<${'é'.repeat(6)}/>`, { maxNameLength: 10 })).toBe('an element or attribute name is longer than 10 bytes');
+      expect(reasonOf(`<a ${'n'.repeat(11)}="1"/>`, { maxNameLength: 10 })).toBe('an element or attribute name is longer than 10 bytes');
+      parseXmlTree(`<${'m'.repeat(20)}/>`);
+      expect(reasonOf(`<${'m'.repeat(20)}/>`, { maxNameLength: 10 })).toBe('an element or attribute name is longer than 10 bytes');
+    });
   });
 });

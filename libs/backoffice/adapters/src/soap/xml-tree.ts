@@ -1,5 +1,6 @@
 import { MalformedRequestError } from '@commerce/backoffice-core';
 import type { XmlNode } from './soap-xml.mapper';
+import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
 // The request parser of the SOAP endpoint (decision 52): one pass over the text with indexOf, building
 // the tree the mapper reads. It replaces fast-xml-parser's validator + parser (two passes, ~15× slower
@@ -8,7 +9,9 @@ import type { XmlNode } from './soap-xml.mapper';
 // array, an element's text beside children under '#text'). It is a strict XML 1.0 well-formedness check
 // for what a SOAP message may hold: matched tags, one root, quoted attributes, comments, CDATA and
 // processing instructions; no DTD or other declaration; only the five predefined entities and character
-// references. The streaming pre-scan (xml-prescan.ts) has already capped depth, counts and names.
+// references. It enforces the front door's caps on depth, element count, attributes an element and name
+// length as it goes (decision 65): the body reader's streaming pre-scan stops once it has read the login,
+// so this is the one pass over a request's markup; the reader's byte caps bound what it is given.
 
 /** Names that would become keys of the parsed object and reach Object.prototype's machinery (also refused by the pre-scan). */
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
@@ -83,7 +86,15 @@ function addChild(parent: Open, local: string, value: XmlNode): void {
 /** Local names by name as written: a batch repeats a hundred-odd names hundreds of thousands of times. */
 const localNames = new Map<string, string>();
 
-function localName(name: string): string {
+/** A name's length in UTF-8 bytes is at most three times its UTF-16 length: count bytes only near the cap. */
+function checkNameLength(name: string, limits: XmlLimits): void {
+  if (name.length * 3 <= limits.maxNameLength) return;
+  if (name.length > limits.maxNameLength || Buffer.byteLength(name, 'utf8') > limits.maxNameLength)
+    throw new MalformedRequestError(`an element or attribute name is longer than ${limits.maxNameLength} bytes`);
+}
+
+function localName(name: string, limits: XmlLimits): string {
+  checkNameLength(name, limits);
   const known = localNames.get(name);
   if (known !== undefined) return known;
   const local = name.slice(name.lastIndexOf(':') + 1);
@@ -99,8 +110,9 @@ function localName(name: string): string {
  * Parses a whole XML document into `{ rootLocalName: value }` (fast-xml-parser's shape for the endpoint's
  * options); MalformedRequestError naming the first thing that is not well-formed.
  */
-export function parseXmlTree(xml: string): Record<string, XmlNode> {
+export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS): Record<string, XmlNode> {
   const n = xml.length;
+  let elements = 0;
   const stack: Open[] = [];
   const document: Open = { name: '', local: '', children: undefined, text: '' };
   let rootSeen = false;
@@ -168,7 +180,10 @@ export function parseXmlTree(xml: string): Record<string, XmlNode> {
       j++;
     }
     const name = xml.slice(lt + 1, j);
-    const local = localName(name);
+    if (++elements > limits.maxElements) throw new MalformedRequestError(`the request has more than ${limits.maxElements} elements`);
+    if (stack.length + 1 > limits.maxDepth)
+      throw new MalformedRequestError(`the request nests elements deeper than ${limits.maxDepth} levels`);
+    const local = localName(name, limits);
     let attributes: string[] | undefined;
     let selfClosing = false;
     for (;;) {
@@ -195,6 +210,11 @@ export function parseXmlTree(xml: string): Record<string, XmlNode> {
         j++;
       }
       const attribute = xml.slice(nameStart, j);
+      checkNameLength(attribute, limits);
+      if (FORBIDDEN_NAMES.has(attribute.slice(attribute.lastIndexOf(':') + 1)))
+        throw new MalformedRequestError(`the name ${attribute.slice(attribute.lastIndexOf(':') + 1)} is not allowed in a request`);
+      if ((attributes?.length ?? 0) >= limits.maxAttributes)
+        throw new MalformedRequestError(`an element has more than ${limits.maxAttributes} attributes`);
       while (j < n && isSpace(xml.charCodeAt(j))) j++;
       if (xml.charCodeAt(j) !== 0x3d) fail(`the attribute ${attribute} has no value`);
       j++;
