@@ -9,6 +9,9 @@
 //   npm run bench:soap-batch                  # BENCH_SOAP_BATCH (1000), BENCH_SOAP_BATCHES (5), BENCH_ONLY=embedded|separate
 //   source <(tools/infra/env) && npm run bench:soap-batch
 //   BENCH_PROFILE=<dir> …                      # CPU profiles (--cpu-prof) of the server processes there
+//   BENCH_LOG=<dir> …                          # separate processes: backoffice-soap's and catalog's debug logs there
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { benchSetups, machineLine, realInfraEnv } from './bench-env';
@@ -22,6 +25,8 @@ const batches = Number(process.env['BENCH_SOAP_BATCHES'] ?? 5);
 const profileDir = process.env['BENCH_PROFILE'];
 const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' };
 const profiling: Record<string, string> = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
+const logDir = process.env['BENCH_LOG'];
+const logging: Record<string, string> = logDir ? { LOG_LEVEL: 'debug' } : {};
 
 interface Running {
   endpoints: Endpoints;
@@ -53,9 +58,9 @@ async function separateProcesses(): Promise<Running> {
   try {
     // All settled: when one fails to start, the others that did are stopped below, not left running.
     const starts = await Promise.allSettled([
-      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, MEILI_URL: 'embedded', ...profiling }),
+      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, MEILI_URL: 'embedded', ...profiling, ...logging }),
       startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
-      startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling }),
+      startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling, ...logging }),
     ]);
     for (const start of starts) if (start.status === 'fulfilled') services.push(start.value);
     const failed = starts.find((start) => start.status === 'rejected');
@@ -70,6 +75,7 @@ async function separateProcesses(): Promise<Running> {
       engines: 'separate processes: Postgres, Kafka, Redis sessions, embedded search',
       stop: async () => {
         await Promise.all(services.map(stopApp));
+        if (logDir) for (const service of services) writeFileSync(join(logDir, `${service.name}.log`), service.output());
         await dropSchemas();
       },
     };

@@ -198,5 +198,24 @@ const catalogEntities: Migration = {
   },
 };
 
+/**
+ * The variant URIs a product's names may lead to are looked up by their base (the URI without a `-<n>`
+ * suffix, `variantUris`): an index on that expression, so a SOAP batch's lookups do not scan every
+ * variant of the catalog (decision 64).
+ */
+const variantUriBaseIndex: Migration = {
+  name: 'catalog_003_variant_uri_base',
+  async up(knex, schema) {
+    await knex.raw(`create index if not exists variants_uri_base on ?? ((regexp_replace(uri, '-[0-9]+$', '')))`, [`${schema}.variants`]);
+  },
+};
+
 /** The catalog's schema: its tables plus the shared outbox and processed-events tables. */
-export const catalogMigrations: Migration[] = [...outboxMigrations, catalogTables, catalogEntities, stockHoldsMigration, stockHoldsLostMigration];
+export const catalogMigrations: Migration[] = [
+  ...outboxMigrations,
+  catalogTables,
+  catalogEntities,
+  stockHoldsMigration,
+  stockHoldsLostMigration,
+  variantUriBaseIndex,
+];

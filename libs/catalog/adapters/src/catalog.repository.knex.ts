@@ -324,56 +324,65 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
   async function views(products: Product[]): Promise<ProductView[]> {
     if (products.length === 0) return [];
 
-    const brands = await refsById(
-      'brand',
-      products.map((p) => p.brandId),
-    );
-    const collections = await refsById(
-      'collection',
-      products.map((p) => p.collectionId),
-    );
-    const categories = await categoriesById(
-      products.flatMap((p) => [...(p.categoryId === null ? [] : [p.categoryId]), ...p.variants.flatMap((v) => v.categoryIds)]),
-    );
     const tableIds = [
       ...new Set(
         products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)])),
       ),
     ].filter((id): id is string => id !== null);
-    const sizeTables = new Map(
-      tableIds.length
-        ? ((await t('size_tables').whereIn('external_id', tableIds)) as SizeTableRow[]).map((r) => [r.external_id, toSizeTable(r)])
-        : [],
-    );
-    const prices = (
-      (await t('pricelist_items').whereIn(
-        'product_external_id',
-        products.map((p) => p.externalId),
-      )) as PricelistItemRow[]
-    ).map(toPricelistItem);
-    const pricelistIds = [...new Set(prices.map((p) => p.pricelist))];
-    const pricelists = new Map(
-      pricelistIds.length
-        ? ((await t('pricelists').whereIn('external_id', pricelistIds)) as Array<Record<string, string>>).map((r) => [
-            r['external_id']!,
-            toPricelist(r),
-          ])
-        : [],
-    );
     const variationIds = [...new Set(products.flatMap((p) => p.variants.map((v) => v.externalId)))];
-    const spans = variationIds.length
-      ? ((await db
-          .knex(`${q('delivery_window_variations')} as dwv`)
-          .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
-          .whereIn('dwv.variation_external_id', variationIds)
-          .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as Array<{
-          external_id: string;
-          variation_external_id: string;
-          status: string;
-          starts_at: Date | string | null;
-          stops_at: Date | string | null;
-        }>)
-      : [];
+    // Independent reads, at once: on Postgres each is a round trip of its own (on PGlite they queue).
+    const [brands, collections, categories, sizeTables, { prices, pricelists }, spans] = await Promise.all([
+      refsById(
+        'brand',
+        products.map((p) => p.brandId),
+      ),
+      refsById(
+        'collection',
+        products.map((p) => p.collectionId),
+      ),
+      categoriesById(
+        products.flatMap((p) => [...(p.categoryId === null ? [] : [p.categoryId]), ...p.variants.flatMap((v) => v.categoryIds)]),
+      ),
+      (async () =>
+        new Map(
+          tableIds.length
+            ? ((await t('size_tables').whereIn('external_id', tableIds)) as SizeTableRow[]).map((r) => [r.external_id, toSizeTable(r)])
+            : [],
+        ))(),
+      (async () => {
+        const prices = (
+          (await t('pricelist_items').whereIn(
+            'product_external_id',
+            products.map((p) => p.externalId),
+          )) as PricelistItemRow[]
+        ).map(toPricelistItem);
+        const pricelistIds = [...new Set(prices.map((p) => p.pricelist))];
+        const pricelists = new Map(
+          pricelistIds.length
+            ? ((await t('pricelists').whereIn('external_id', pricelistIds)) as Array<Record<string, string>>).map((r) => [
+                r['external_id']!,
+                toPricelist(r),
+              ])
+            : [],
+        );
+        return { prices, pricelists };
+      })(),
+      variationIds.length
+        ? (db
+            .knex(`${q('delivery_window_variations')} as dwv`)
+            .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
+            .whereIn('dwv.variation_external_id', variationIds)
+            .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at') as Promise<
+            Array<{
+              external_id: string;
+              variation_external_id: string;
+              status: string;
+              starts_at: Date | string | null;
+              stops_at: Date | string | null;
+            }>
+          >)
+        : Promise.resolve([]),
+    ]);
     const windows = spans.map((s): DeliveryWindowSpan => ({
       windowExternalId: s.external_id,
       variationExternalId: s.variation_external_id,

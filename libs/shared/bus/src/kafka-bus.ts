@@ -137,6 +137,10 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       heartbeatInterval: 1000,
       rebalanceTimeout: 10_000,
       maxWaitTimeInMs: 500,
+      // A fetch brings up to 4 MB of a partition (kafkajs: 1 MB): a SOAP batch's share of a partition is
+      // ~1.5 MB of envelopes, which 1 MB cut into runs of ~200 products, a transaction each (decision 64).
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      maxBytes: 16 * 1024 * 1024,
       allowAutoTopicCreation: false,
     });
     let stopping = false;

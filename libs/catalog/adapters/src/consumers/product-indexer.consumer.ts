@@ -52,8 +52,12 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
     }
     if (productIds.length === 0) return;
     for (const id of readBack) known.delete(id);
+    const started = Date.now();
     const result = await indexProducts(deps, productIds, undefined, known);
-    deps.logger.debug({ events: envelopes.length, products: productIds.length, ...result }, 'catalog indexer: products indexed');
+    deps.logger.debug(
+      { events: envelopes.length, products: productIds.length, applied: known.size, ...result, ms: Date.now() - started },
+      'catalog indexer: products indexed',
+    );
   };
   return {
     groupId: indexerGroupId(deps.search),

@@ -106,6 +106,7 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
       }
     }
     if (ours.length === 0) return;
+    const started = Date.now();
     let changed = false;
     let written: AppliedProduct[] = [];
     const applied = await consumeBatchOnce(deps.db, CATALOG_UPSERTS_GROUP, ours, async (trx, fresh) => {
@@ -132,7 +133,7 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
       }
       await applyProducts();
     });
-    deps.logger.debug({ events: ours.length, applied: applied.length, changed }, 'catalog: upserts consumed');
+    deps.logger.debug({ events: ours.length, applied: applied.length, changed, ms: Date.now() - started }, 'catalog: upserts consumed');
     // Committed: before the relay is nudged, so the indexer finds them when their events arrive.
     deps.applied?.remember(written);
     if (changed) deps.onCommitted?.();
