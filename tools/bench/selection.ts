@@ -7,6 +7,10 @@
 //   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npx tsx tools/bench/selection.ts
 //                                                         only one setup (embedded|separate); CPU profiles of
 //                                                         the separate services (node --cpu-prof) into that folder
+//   BENCH_IDLE_SECONDS=10 BENCH_CONNECTIONS= BENCH_ONLY=separate npx tsx tools/bench/selection.ts
+//                                                         each separate process's CPU while no request is
+//                                                         served (ms a second, from /proc), before the load;
+//                                                         with BENCH_CONNECTIONS empty, only that
 //   BENCH_AT_TARGET=1 npx tsx tools/bench/selection.ts    also each request at its issue-7 target rate at 50
 //                                                         connections (GET 3,000/s, POST 1,500/s offered): the
 //                                                         p99 at the target load, not at saturation
@@ -31,7 +35,11 @@ import { join } from 'node:path';
 import type { Phase, PhaseRecord } from './profile-summary';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
-const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',').map(Number);
+const connectionCounts = (process.env['BENCH_CONNECTIONS'] ?? '1,50').split(',').filter(Boolean).map(Number);
+/** Seconds each separate process's idle CPU is read for, after the setup and before the load (0: not read). */
+const idleSeconds = Number(process.env['BENCH_IDLE_SECONDS'] ?? 0);
+/** Idle CPU of each separate process (ms a second), printed after the table. */
+const idleLines: string[] = [];
 /** Sessions the POST load rotates over, so no line nears the quantity limit. */
 const TOKENS = 300;
 const profileDir = process.env['BENCH_PROFILE'];
@@ -157,6 +165,19 @@ async function load(
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
+/** Each process's CPU while nothing is asked of it: its timers, polls and heartbeats, in ms a second. */
+async function idleCpu(): Promise<string> {
+  // Let the setup's events (the product's upserts, the sessions' changes) settle first.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const before = cpuNow();
+  const startUs = monotonicUs();
+  await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  const after = cpuNow();
+  const elapsedS = (monotonicUs() - startUs) / 1e6;
+  const each = Object.keys(before).map((service) => `${service} ${(((after[service] ?? 0) - before[service]!) / elapsedS).toFixed(1)}`);
+  return `idle CPU ms a second over ${elapsedS.toFixed(0)} s: ${each.join(', ')}`;
+}
+
 async function measure(running: Running) {
   const word = uniqueWord();
   for (const [operation, xml] of [
@@ -170,6 +191,7 @@ async function measure(running: Running) {
   const item = found.body['products'][0].items[0].item as string;
   const tokens: string[] = [];
   for (let i = 0; i < TOKENS; i++) tokens.push((await checkoutCall(running.endpoints, 'POST', `/items/${item}`)).body['token'] as string);
+  if (idleSeconds > 0 && running.pids) idleLines.push(await idleCpu());
   const requests = [
     ['GET selection', 'GET', '/selection'],
     ['POST items/{item}', 'POST', `/items/${item}`],
@@ -236,6 +258,7 @@ async function main() {
     }
   }
   console.log(lines.join('\n'));
+  if (idleLines.length) console.log(`\n${idleLines.join('\n')}`);
   if (cpuLines.length) console.log(`\n${cpuLines.join('\n')}`);
   if (profileDir) {
     writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));

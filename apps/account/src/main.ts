@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, loadStoreConfig, kafkaNamingEnv } from '@commerce/shared-config';
+import { env, loadConfig, loadStoreConfig, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
 import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startDbService } from '@commerce/shared-http';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
@@ -7,6 +7,7 @@ import { accountEnv, argon2Params, buildAccountService, createMailer, mailerOpti
 
 const ConfigSchema = z.object({
   ...accountEnv(),
+  ...outboxEnv(),
   /** The store configuration: its `frontendUrl` is the base of password-reset links. */
   STORE_CONFIG: z.string().min(1),
   /** The catalog's product events (back-in-stock mails). */
@@ -31,6 +32,7 @@ runService('account', async () => {
       resetTtlMinutes: config.PASSWORD_RESET_TTL_MINUTES,
       logger,
       bus,
+      outboxPollMs: config.OUTBOX_POLL_MS,
       catalog: createCatalogHttpClient(config.CATALOG_URL),
     });
     await account.start();

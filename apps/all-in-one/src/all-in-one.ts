@@ -68,6 +68,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
       viewCacheMs: config.VIEW_CACHE_MS,
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
     const accountLogger = logger.child({ component: 'account' });
@@ -82,6 +83,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger: accountLogger,
       bus,
       catalog: catalog.client,
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     const payment = await buildPaymentService({
       db: engine.forSchema('payment'),
@@ -89,6 +91,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger: logger.child({ component: 'payment' }),
       store,
       testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     const order = await buildOrderService({
       db: engine.forSchema('order'),
@@ -98,6 +101,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       // The last step of the checkout saga: the edge's payment-result and the PaymentAuthorized consumer.
       saga: { payment: payment.client, stock: catalog.stock, cart: cart.client },
       webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
@@ -115,6 +119,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       trustProxy: config.SOAP_TRUST_PROXY,
       // The account service's cost: a buyer who never logged in costs a login what anyone costs (decision 54).
       buyerPasswords: argon2Params(config),
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
 
     await catalog.start();

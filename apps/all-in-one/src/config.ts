@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, httpServiceEnv, kafkaNamingEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
+import { env, httpServiceEnv, kafkaNamingEnv, outboxEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
@@ -41,6 +41,7 @@ export const AllInOneConfigSchema = z.object({
   /** How long the edge keeps a product it shows in a selection (ms); 0: always ask the catalog. */
   PRODUCT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   ...retentionEnv(),
+  ...outboxEnv(),
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
   ...catalogEnv(),

@@ -10,6 +10,7 @@ import {
   retentionEnv,
   retentionSettings,
   kafkaNamingEnv,
+  outboxEnv,
 } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
@@ -22,6 +23,7 @@ const ConfigSchema = z.object({
   ...httpServiceEnv(8086),
   ...databaseEnv('backoffice'),
   ...retentionEnv(),
+  ...outboxEnv(),
   ...receivedUpsertsRetentionEnv(),
   ...backofficeSoapEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
@@ -55,6 +57,7 @@ runService('backoffice-soap', async () => {
       },
       trustProxy: config.SOAP_TRUST_PROXY,
       buyerPasswords: argon2Params(config),
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     await backoffice.start();
     closers.add(() => backoffice.stop());

@@ -8,6 +8,7 @@ import {
   retentionEnv,
   retentionSettings,
   kafkaNamingEnv,
+  outboxEnv,
 } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
@@ -20,6 +21,7 @@ const ConfigSchema = z.object({
   ...httpServiceEnv(8082),
   ...databaseEnv('catalog'),
   ...retentionEnv(),
+  ...outboxEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   ...kafkaNamingEnv(),
   /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
@@ -54,6 +56,7 @@ runService('catalog', async () => {
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
       viewCacheMs: config.VIEW_CACHE_MS,
+      outboxPollMs: config.OUTBOX_POLL_MS,
     });
     await catalog.start();
     closers.add(() => catalog.stop());

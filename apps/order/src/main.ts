@@ -8,6 +8,7 @@ import {
   retentionEnv,
   retentionSettings,
   kafkaNamingEnv,
+  outboxEnv,
 } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
@@ -22,6 +23,7 @@ const ConfigSchema = z.object({
   ...httpServiceEnv(8085),
   ...databaseEnv('order'),
   ...retentionEnv(),
+  ...outboxEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   ...kafkaNamingEnv(),
   /** The carriers' tracking pages (`trackingUrls`); required, as in the cart, so a deployment never uses the demo store's. */
@@ -55,6 +57,7 @@ runService('order', async () => {
       logger,
       trackingUrls: store.trackingUrls,
       relayStartDelayMs: config.OUTBOX_RELAY_START_DELAY_MS,
+      outboxPollMs: config.OUTBOX_POLL_MS,
       webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
       saga: {
         payment: createPaymentHttpClient(config.PAYMENT_URL),

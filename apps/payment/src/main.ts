@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, kafkaNamingEnv } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
@@ -9,6 +9,7 @@ import { buildPaymentService, paymentEnv, testProviderSettings } from '@commerce
 const ConfigSchema = z.object({
   ...httpServiceEnv(8084),
   ...databaseEnv('payment'),
+  ...outboxEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   ...kafkaNamingEnv(),
   /** The payment methods and their providers; required, as in the cart. */
@@ -33,6 +34,7 @@ runService('payment', async () => {
       bus,
       logger,
       store,
+      outboxPollMs: config.OUTBOX_POLL_MS,
       testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
     });
     await payment.start();

@@ -42,6 +42,8 @@ export interface AccountServiceDeps {
   /** How long a reset link works (default 60 minutes). */
   resetTtlMinutes?: number;
   logger?: Logger;
+  /** The outbox relay's safety-net poll (`OUTBOX_POLL_MS`; default 1 s): writes nudge the relay at commit. */
+  outboxPollMs?: number;
   /** For back-in-stock mails: the catalog's product events and the stock of an item. */
   bus?: EventBus;
   catalog?: Pick<CatalogClient, 'getItem'>;
@@ -74,7 +76,7 @@ export async function buildAccountService(deps: AccountServiceDeps): Promise<Acc
   };
   const client = accountUseCases(accountDeps);
   let consumers: Subscription[] = [];
-  const relay = deps.bus ? new OutboxRelay(deps.db, deps.bus, { ...(deps.logger ? { logger: deps.logger } : {}) }) : undefined;
+  const relay = deps.bus ? new OutboxRelay(deps.db, deps.bus, { ...(deps.logger ? { logger: deps.logger } : {}), intervalMs: deps.outboxPollMs }) : undefined;
   return {
     client,
     router: createAccountInternalRouter(client),

@@ -24,6 +24,8 @@ export interface BackofficeServiceDeps {
   db: Db;
   bus: EventBus;
   logger: Logger;
+  /** The outbox relay's safety-net poll (`OUTBOX_POLL_MS`; default 1 s): writes nudge the relay at commit. */
+  outboxPollMs?: number;
   namespace: string;
   users: SoapUser[];
   correlationPrefix?: string;
@@ -58,7 +60,7 @@ export const DEFAULT_EVENTS_PAGE_SIZE = 100;
 export async function buildBackofficeService(deps: BackofficeServiceDeps): Promise<BackofficeService> {
   await migrate(deps.db, backofficeMigrations);
   const store = createReceivedUpsertsStore(deps.db);
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: deps.outboxPollMs });
   const hasher = deps.hasher ?? createScryptPasswordHasher();
   // Buyers log in at the account service, whose hashes are argon2id: a buyer who never logged in then costs
   // a login what anyone costs (decision 54). SOAP users stay on scrypt (decision 30).

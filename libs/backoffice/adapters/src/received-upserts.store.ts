@@ -1,4 +1,4 @@
-import { outboxBatch, outboxInputSql, outboxInsertSql, type RetainedTable } from '@commerce/shared-bus';
+import { outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten, type RetainedTable } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { UpsertStore } from '@commerce/backoffice-core';
 import type { EventEnvelope } from '@commerce/shared-events';
@@ -40,6 +40,7 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
           requestId: requestId ?? null,
         },
       );
+      outboxWritten(db);
     },
   };
 }

@@ -31,6 +31,8 @@ export interface CatalogServiceDeps {
   bus: EventBus;
   search: SearchIndex;
   logger: Logger;
+  /** The outbox relay's safety-net poll (`OUTBOX_POLL_MS`; default 1 s): writes nudge the relay at commit. */
+  outboxPollMs?: number;
   /** From the store configuration (`catalogSettings(store)`): category tree, swatches, media sizes, currency formats. */
   settings?: CatalogSettings;
   clock?: Clock;
@@ -90,7 +92,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     settings,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: deps.outboxPollMs });
   const applied = new AppliedProducts();
   let subscriptions: Subscription[] = [];
   let windowTimer: NodeJS.Timeout | undefined;

@@ -14,6 +14,8 @@ export interface OrderServiceDeps {
   db: Db;
   bus: EventBus;
   logger: Logger;
+  /** The outbox relay's safety-net poll (`OUTBOX_POLL_MS`; default 1 s): writes nudge the relay at commit. */
+  outboxPollMs?: number;
   clock?: Clock;
   /** Carrier name → tracking page template with `{trackingId}` (store configuration `trackingUrls`). */
   trackingUrls?: Record<string, string>;
@@ -44,7 +46,7 @@ export interface OrderService {
 export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderService> {
   await migrate(deps.db, orderMigrations);
   const orders = createOrderRepository(deps.db);
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, startDelayMs: deps.relayStartDelayMs ?? 0 });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, startDelayMs: deps.relayStartDelayMs ?? 0, intervalMs: deps.outboxPollMs });
   const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) }, deps.saga);
   // Placing commits an OrderPlaced outbox row: publish it now rather than at the relay's next tick.
   const client: OrderClient = {

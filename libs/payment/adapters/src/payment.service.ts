@@ -16,6 +16,8 @@ export interface PaymentServiceDeps {
   db: Db;
   bus: EventBus;
   logger: Logger;
+  /** The outbox relay's safety-net poll (`OUTBOX_POLL_MS`; default 1 s): writes nudge the relay at commit. */
+  outboxPollMs?: number;
   store: StoreConfig;
   /** The built-in test providers' public address and signing key. */
   testProviders: TestProviderSettings;
@@ -42,7 +44,7 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
   const providers = paymentProviders(deps.store, deps.testProviders, minorDigits);
   await migrate(deps.db, paymentMigrations);
   // Every write nudges the relay; the poll only catches what a crash left behind, so it can be slow.
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: 1000 });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: deps.outboxPollMs });
   const useCases = paymentUseCases({
     attempts: createAttemptRepository(deps.db),
     methods: deps.store.paymentMethods,

@@ -4,7 +4,7 @@ import { uniqueName } from '@commerce/shared-testing';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { EventBus, Subscription } from './event-bus.port';
 import { envelope, eventually } from './event-bus.contract';
-import { consumeOnce, enqueue, outboxMigrations, OutboxRelay } from './outbox';
+import { consumeOnce, enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxMigrations, OutboxRelay } from './outbox';
 
 export interface OutboxHarness {
   openDb(): Promise<DbEngine>;
@@ -68,6 +68,20 @@ export function outboxContract(harness: OutboxHarness): void {
     subscriptions.push(await rawBus.subscribe({ groupId: uniqueName('outbox_g'), topics: [topic], handle: async (e) => void got.push(e) }));
     return got;
   }
+
+  /** An outbox row as another process's `enqueue` writes it (the same statement): no relay here hears of it. */
+  const writtenElsewhere = (event: EventEnvelope) =>
+    db.knex.raw(`with input as (${outboxInputSql}) ${outboxInsertSql('input', ':outbox:')}`, {
+      ...outboxBatch([event]),
+      outbox: `${db.schema}.outbox`,
+    });
+
+  /** Starts a relay and waits out its first poll (a timer of 0 ms), so only a nudge or a later poll publishes. */
+  const started = async (r: OutboxRelay) => {
+    r.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await r.flush();
+  };
 
   const pending = async () => (await db.table('outbox').whereNull('sent_at').count({ n: '*' }))[0]?.n;
 
@@ -145,6 +159,58 @@ export function outboxContract(harness: OutboxHarness): void {
       expect(await pending()).toBe(0);
     });
 
+    it('publishes a write as soon as its transaction commits, without a nudge or a poll', async () => {
+      const got = await received();
+      const r = relay({ intervalMs: 600_000 });
+      await started(r);
+      const sent = envelope(topic, 'k1');
+
+      await db.transaction((trx) => enqueue(db, trx, [sent]));
+
+      await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);
+      // Marked sent after the bus acknowledged: stop waits for that publish.
+      await r.stop();
+      expect(await pending()).toBe(0);
+    });
+
+    it('publishes a write in a nested transaction once the outer one commits, and nothing of one rolled back', async () => {
+      const got = await received();
+      const r = relay({ intervalMs: 600_000 });
+      await started(r);
+      const kept = envelope(topic, 'k1');
+      const dropped = envelope(topic, 'k2');
+
+      await expect(
+        db.transaction(async (trx) => {
+          await enqueue(db, trx, [dropped]);
+          throw new Error('abort');
+        }),
+      ).rejects.toThrow('abort');
+      await db.transaction(async (trx) => {
+        await trx.transaction((inner) => enqueue(db, inner, [kept]));
+        // The savepoint is released, the outer transaction is still open: nothing is visible to the relay yet.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      });
+
+      await eventually(() => expect(got.map((e) => e.id)).toEqual([kept.id]), timeoutMs);
+      expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 1 }]);
+    });
+
+    it('still finds, at its poll, a row no relay of this process was told about (another replica wrote it)', async () => {
+      const got = await received();
+      const r = relay({ intervalMs: 50 });
+      await started(r);
+      const sent = envelope(topic, 'k1');
+
+      // What another process's enqueue writes: the same statement, without this process's nudge.
+      await writtenElsewhere(sent);
+
+      await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);
+      // Marked sent after the bus acknowledged: stop waits for that publish.
+      await r.stop();
+      expect(await pending()).toBe(0);
+    });
+
     it('publishes soon after a nudge, without waiting for the next poll', async () => {
       const got = await received();
       const r = relay({ intervalMs: 60_000 });
@@ -152,7 +218,7 @@ export function outboxContract(harness: OutboxHarness): void {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const sent = envelope(topic, 'k1');
 
-      await db.transaction((trx) => enqueue(db, trx, [sent]));
+      await writtenElsewhere(sent);
       r.nudge();
 
       await eventually(() => expect(got.map((e) => e.id)).toEqual([sent.id]), timeoutMs);

@@ -113,11 +113,51 @@ export async function enqueue(db: Db, trx: Knex.Transaction, events: EventEnvelo
     ...outboxBatch(events),
     outbox: `${db.schema}.outbox`,
   });
+  outboxWritten(db, trx);
 }
+
+/** The started relays of each outbox in this process: a knex instance, then the schema. */
+const relaysOf = new WeakMap<Knex, Map<string, Set<OutboxRelay>>>();
+
+/**
+ * Tells this process's relays of `db`'s outbox that rows were written: once `trx` (its outermost
+ * transaction, when it is a nested one) commits, or now without one (a statement that committed on its
+ * own). `enqueue` calls it, so every service's writes are published at once; a statement that writes
+ * outbox rows itself (`outboxInsertSql`) calls it after. A rollback nudges nobody. Relays of other
+ * processes (replicas) find the rows at their next poll.
+ */
+export function outboxWritten(db: Db, trx?: Knex.Transaction): void {
+  const nudge = () => {
+    for (const relay of relaysOf.get(db.knex)?.get(db.schema) ?? []) relay.nudge();
+  };
+  if (!trx) return nudge();
+  let outer = trx as Knex.Transaction & { parentTransaction?: Knex.Transaction };
+  while (outer.parentTransaction) outer = outer.parentTransaction;
+  // knex sets it on every transaction; a missing one (another driver) nudges now, the poll covers the rest.
+  if (!outer.executionPromise) return nudge();
+  outer.executionPromise.then(nudge, () => undefined);
+}
+
+function register(relay: OutboxRelay, db: Db, on: boolean): void {
+  let bySchema = relaysOf.get(db.knex);
+  if (!bySchema) relaysOf.set(db.knex, (bySchema = new Map()));
+  const relays = bySchema.get(db.schema) ?? new Set<OutboxRelay>();
+  if (on) relays.add(relay);
+  else relays.delete(relay);
+  if (relays.size > 0) bySchema.set(db.schema, relays);
+  else bySchema.delete(db.schema);
+}
+
+/** The relays' poll period when none is given (`OUTBOX_POLL_MS`): a safety net, writes nudge their relay. */
+export const DEFAULT_OUTBOX_POLL_MS = 1000;
 
 export interface OutboxRelayOptions {
   logger?: Logger;
-  /** Poll period for rows nobody nudged about (default 100 ms). */
+  /**
+   * Poll period (default `DEFAULT_OUTBOX_POLL_MS`, 1 s): the safety net for rows no relay of this process
+   * was nudged about — written by another process or replica, or left pending by a failed publish. Rows
+   * written through `enqueue` in this process are published as soon as their transaction commits.
+   */
   intervalMs?: number;
   /**
    * Rows per publish (default 500): the catalog's apply of 1,000 products enqueues ~15,000 events, each
@@ -159,7 +199,7 @@ export class OutboxRelay {
     options: OutboxRelayOptions = {},
   ) {
     this.logger = options.logger;
-    this.intervalMs = options.intervalMs ?? 100;
+    this.intervalMs = options.intervalMs ?? DEFAULT_OUTBOX_POLL_MS;
     this.batchSize = options.batchSize ?? 500;
     this.startDelayMs = options.startDelayMs ?? 0;
   }
@@ -176,6 +216,7 @@ export class OutboxRelay {
   private begin(): void {
     if (this.stopped) return;
     this.started = true;
+    register(this, this.db, true);
     this.schedule(0);
   }
 
@@ -212,6 +253,7 @@ export class OutboxRelay {
   /** Stops polling and waits for a publish in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    register(this, this.db, false);
     if (this.timer) clearTimeout(this.timer);
     await this.chain;
   }

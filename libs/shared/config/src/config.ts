@@ -104,6 +104,15 @@ export const retentionEnv = () => ({
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(50_000).default(1000),
 });
 
+/**
+ * OUTBOX_POLL_MS: how often a service's outbox relay looks for rows nobody told it about (rows written by
+ * another replica, or left pending by a failed publish). A write through `enqueue` tells this process's
+ * relay when its transaction commits, so this is a safety net, not the delivery delay (decision 66).
+ */
+export const outboxEnv = () => ({
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+});
+
 /** The backoffice's record of ERP batches: kept past Kafka's retention, to rebuild `backoffice.upsert.v1` from. */
 export const receivedUpsertsRetentionEnv = () => ({
   RECEIVED_UPSERTS_RETENTION_DAYS: days(30, 1),
