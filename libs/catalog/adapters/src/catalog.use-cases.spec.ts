@@ -215,6 +215,7 @@ describe('applying a product upsert from the ERP', () => {
     const { db } = await setup();
     const repository = createCatalogRepository(db);
     await applyProductUpserts({ catalog: repository }, [soapProduct(), soapProduct({ id: 'P-9', description: 'Other' })]);
+    const before = Number((await db.table('outbox').max({ seq: 'seq' }))[0]!['seq']);
     const applied: AppliedProduct[] = [];
     await applyProductUpserts({ catalog: repository, onApplied: (list) => applied.push(...list) }, [
       // An update of a stored product (its other variation kept), new products, a product twice, and a
@@ -236,6 +237,12 @@ describe('applying a product upsert from the ERP', () => {
       'Extra Large',
     ]);
     expect(await repository.productViews(applied.map((a) => a.product))).toEqual(stored);
+    // What makes the batch searchable is recorded before the stock events, which the relay then publishes after it.
+    const batchTopics = (
+      (await db.table('outbox').where('seq', '>', before).orderBy('seq').select('topic')) as Array<{ topic: string }>
+    ).map((r) => r.topic);
+    // (P-2's two upserts each changed stock: two StockChanged, one ProductUpserted.)
+    expect(batchTopics).toEqual([...Array<string>(3).fill('catalog.product.v1'), ...Array<string>(4).fill('catalog.stock.v1')]);
   });
 
   it('refuses a whole batch when one product has a bad number, writing nothing', async () => {

@@ -28,7 +28,7 @@ export interface ProductBatch {
   publish(events: CatalogEvent[]): void;
   /**
    * Writes the products and records the events (one ProductUpserted per product, in the order first
-   * recorded); answers the products written with their ProductUpserted's id (the indexer may index that
+   * recorded, then every StockChanged in its order); answers the products written with their ProductUpserted's id (the indexer may index that
    * state once the transaction commits, `AppliedProducts`).
    */
   flush(): Promise<AppliedProduct[]>;
@@ -136,7 +136,11 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
     },
     async flush() {
       await uow.saveProducts([...staged.values()]);
-      await uow.publish([...events.values()]);
+      // The ProductUpserted first, then the StockChanged (other topics, each in its recorded order): the
+      // relay publishes in rounds, and what makes the batch searchable leaves in the first ones, the
+      // change feed's stock events after them.
+      const recorded = [...events.values()];
+      await uow.publish([...recorded.filter((e) => e.type !== 'StockChanged'), ...recorded.filter((e) => e.type === 'StockChanged')]);
       const applied: AppliedProduct[] = [];
       for (const product of staged.values()) {
         const event = events.get(`ProductUpserted:${product.id}`);
