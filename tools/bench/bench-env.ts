@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { runKafkaNamespace } from '../e2e/processes';
 
@@ -33,6 +33,26 @@ export const realInfraEnv = (): Record<string, string> => ({
  * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second); undefined
  * elsewhere: the cost of a request per process, which stays readable on a loaded machine where rates do not.
  */
+/**
+ * CPU time (ms, user + system) of every running process whose command name is `name` (e.g. `postgres`: the
+ * server and its backends; `redis-server`). On shared engines it includes other users' work.
+ */
+export function cpuMsOfCommand(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 export function cpuMsOf(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {

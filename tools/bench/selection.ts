@@ -16,7 +16,7 @@
 //                                                         p99 at the target load, not at saturation
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, cpuMsOf, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, cpuMsOfCommand, machineLine, realInfraEnv } from './bench-env';
 import autocannon from 'autocannon';
 import {
   checkoutCall,
@@ -51,13 +51,22 @@ const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
 const cpuLines: string[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-const cpuNow = () =>
-  Object.fromEntries(
-    Object.entries(record.pids).flatMap(([service, pid]) => {
-      const ms = cpuMsOf(pid);
-      return ms === undefined ? [] : [[service, ms] as const];
-    }),
-  );
+const cpuNow = () => {
+  const services = Object.entries(record.pids).flatMap(([service, pid]) => {
+    const ms = cpuMsOf(pid);
+    return ms === undefined ? [] : [[service, ms] as const];
+  });
+  // With separate processes, the engines and the load generator too: a change's whole CPU cost (the shared
+  // engines' figures include whatever else uses them meanwhile).
+  if (services.length === 0) return {};
+  const { user, system } = process.cpuUsage();
+  return Object.fromEntries([
+    ...services,
+    ['postgres (all)', cpuMsOfCommand('postgres')],
+    ['redis (all)', cpuMsOfCommand('redis-server')],
+    ['bench (autocannon)', (user + system) / 1000],
+  ]);
+};
 
 interface Running {
   endpoints: Endpoints;
