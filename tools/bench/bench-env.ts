@@ -33,17 +33,17 @@ export const realInfraEnv = (): Record<string, string> => ({
  * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second); undefined
  * elsewhere: the cost of a request per process, which stays readable on a loaded machine where rates do not.
  */
-/**
- * CPU time (ms, user + system) of every running process whose command name is `name` (e.g. `postgres`: the
- * server and its backends; `redis-server`). On shared engines it includes other users' work.
- */
-export function cpuMsOfCommand(name: string): number {
+/** The parent pid of a process, from `/proc/<pid>/stat`. */
+const parentOf = (stat: string): number => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+
+/** CPU time (ms, user + system) of a process and its children (a Postgres server and its backends), as now running. */
+export function cpuMsOfTree(pid: number): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      if (Number(entry) !== pid && parentOf(stat) !== pid) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       total += (Number(fields[11]) + Number(fields[12])) * 10;
     } catch {

@@ -16,7 +16,8 @@
 //                                                         p99 at the target load, not at saturation
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, cpuMsOf, cpuMsOfCommand, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv } from './bench-env';
+import { Redis } from 'ioredis';
 import autocannon from 'autocannon';
 import {
   checkoutCall,
@@ -30,7 +31,7 @@ import {
 import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Phase, PhaseRecord } from './profile-summary';
 
@@ -62,11 +63,23 @@ const cpuNow = () => {
   const { user, system } = process.cpuUsage();
   return Object.fromEntries([
     ...services,
-    ['postgres (all)', cpuMsOfCommand('postgres')],
-    ['redis (all)', cpuMsOfCommand('redis-server')],
+    ...Object.entries(enginePids).map(([engine, pid]) => [engine, cpuMsOfTree(pid)] as const),
     ['bench (autocannon)', (user + system) / 1000],
   ]);
 };
+/** The Postgres server (its backends are its children) and the Redis server the separate processes use. */
+const enginePids: Record<string, number> = {};
+async function findEnginePids(infra: Record<string, string>) {
+  const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
+  const backend = (await engine.knex.raw('select pg_backend_pid() as pid')) as { rows: Array<{ pid: number }> };
+  const stat = readFileSync(`/proc/${backend.rows[0]!.pid}/stat`, 'utf8');
+  enginePids['postgres'] = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  await engine.close();
+  const redis = new Redis(infra['REDIS_URL']!);
+  const info = await redis.info('server');
+  enginePids['redis'] = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  redis.disconnect();
+}
 
 interface Running {
   endpoints: Endpoints;
@@ -111,6 +124,8 @@ async function separateProcesses(): Promise<Running> {
     await engine.close();
   };
   const per = Object.fromEntries([...schemas].map(([app, schema]) => [app, { DATABASE_SCHEMA: schema }]));
+  // When the engines run on this machine, their CPU per request too (shared ones include others' work).
+  await findEnginePids(infra).catch(() => undefined);
   // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
   const shop = await startShopProcesses(infra, { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } }).catch(
     async (e: unknown) => {
