@@ -207,7 +207,19 @@ export function createSelectionRepository(db: Db): SelectionRepository {
   const updateSql = `with s as (update ${selections} set ${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')},
       updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
   const lineValues = `(${LINE_COLUMNS.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
+  // One text per shape, made once: the same string each time (its hash kept for the prepared-statement lookup).
+  const writeSqls = new Map<string, string>();
   const writeSql = (gone: number, written: number): string => {
+    const shape = `${gone}:${written}`;
+    let sql = writeSqls.get(shape);
+    if (sql === undefined) {
+      sql = writeSqlOf(gone, written);
+      if (writeSqls.size > 1000) writeSqls.clear();
+      writeSqls.set(shape, sql);
+    }
+    return sql;
+  };
+  const writeSqlOf = (gone: number, written: number): string => {
     let sql = updateSql;
     if (gone)
       sql += `, d as (delete from ${selectionLines} where selection_id in (select id from s) and line in (${Array(gone).fill('?').join(', ')}))`;
