@@ -275,6 +275,26 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         });
       });
 
+      it('reads first, not a stale kept selection and then again, once replicas take turns with its changes', async () => {
+        const a = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
+        const b = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
+        const { id } = await newSelection();
+        const add = (service: CartService) => service.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('10-1', 10), quantity: 1 }] });
+        // Each service's kept copy is stale at its every turn: a try, then a read and a write.
+        for (let i = 0; i < 40; i++) await add(i % 2 ? b : a);
+        const seen: string[] = [];
+        const listen = (q: { sql: string }) => void seen.push(q.sql);
+        database.knex.on('query', listen);
+        try {
+          for (let i = 0; i < 10; i++) await add(i % 2 ? b : a);
+        } finally {
+          database.knex.off('query', listen);
+        }
+        // Now a read and a write a change, as without kept copies.
+        expect(seen).toHaveLength(20);
+        expect((await a.client.getSelection(id))!.items[0]!.quantity).toBe(50);
+      });
+
       it('removes an item and adds it again on a new line in one change', async () => {
         const { id } = await newSelection();
         const added = await cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('8-1', 10), quantity: 1 }] });

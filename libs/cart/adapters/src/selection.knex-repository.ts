@@ -130,6 +130,20 @@ export function createSelectionRepository(db: Db): SelectionRepository {
   // from it instead of reading, and its conditional write (on that version) proves it current or sends the
   // change back to a read. The entries are never changed (a change makes new objects); oldest out.
   const kept = new Map<string, { selection: Selection; version: number }>();
+  // How often a kept try was stale lately (an exponential average: 1 stale, 0 current). Replicas that take one
+  // selection's changes in turn make most kept copies stale, and a stale try costs a statement more than a read
+  // first: from half stale on, this process reads first until the average has decayed below a quarter (about
+  // 70 changes later), then tries its kept copies again.
+  let staleRate = 0;
+  let keptOff = false;
+  const keptTried = (stale: boolean) => {
+    staleRate = staleRate * 0.95 + (stale ? 0.05 : 0);
+    if (staleRate >= 0.5) keptOff = true;
+  };
+  const keptSkipped = () => {
+    staleRate *= 0.99;
+    if (staleRate < 0.25) keptOff = false;
+  };
   const keep = (selection: Selection, version: number) => {
     // A read that left before a write of this process came back after it: the write's is newer.
     if ((kept.get(selection.id)?.version ?? -1) > version) return;
@@ -337,7 +351,8 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       // The first try starts from the selection as this process last read or wrote it, without reading
       // (decision 62): one round trip. A kept selection that is no longer current fails the version check (or
       // refuses the change: an unknown line, a quantity rule) and the change is tried again from a read.
-      let fromKept = kept.get(id);
+      let fromKept = keptOff ? undefined : kept.get(id);
+      if (keptOff) keptSkipped();
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const tryKept = fromKept !== undefined;
         const read = fromKept ?? (await readOpen(id));
@@ -348,12 +363,15 @@ export function createSelectionRepository(db: Db): SelectionRepository {
           after = change(read.selection);
         } catch (e) {
           if (!tryKept) throw e;
+          keptTried(true);
           kept.delete(id);
           attempt--;
           continue;
         }
         try {
-          if (await writeIfUnchanged(read.selection, read.version, after)) {
+          const written = await writeIfUnchanged(read.selection, read.version, after);
+          if (tryKept) keptTried(!written);
+          if (written) {
             keep(after, read.version + 1);
             return after;
           }
