@@ -140,12 +140,18 @@ export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS
     const next = xml.charCodeAt(lt + 1);
 
     if (next === 0x2f /* / */) {
-      const gt = indexOrFail('>', lt + 2, 'an end tag');
-      const name = xml.slice(lt + 2, gt).trimEnd();
       const top = stack.pop();
-      if (!top) fail(`an end tag </${name}> without its start tag`);
-      if (top.name !== name) fail(`the end tag </${name}> does not close <${top.name}>`);
-      addChild(stack[stack.length - 1] ?? document, top.local, valueOf(top));
+      // The usual end tag repeats its start tag's name and ends at once: compared in place, no string made.
+      const after = lt + 2 + (top ? top.name.length : 0);
+      let gt: number;
+      if (top && xml.charCodeAt(after) === 0x3e /* > */ && xml.startsWith(top.name, lt + 2)) gt = after;
+      else {
+        gt = indexOrFail('>', lt + 2, 'an end tag');
+        const name = xml.slice(lt + 2, gt).trimEnd();
+        if (!top) fail(`an end tag </${name}> without its start tag`);
+        if (top.name !== name) fail(`the end tag </${name}> does not close <${top.name}>`);
+      }
+      addChild(stack[stack.length - 1] ?? document, top!.local, valueOf(top!));
       i = gt + 1;
       continue;
     }
