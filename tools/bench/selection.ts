@@ -12,13 +12,16 @@
 //                                                         served (ms a second, from /proc), before the load;
 //                                                         with BENCH_CONNECTIONS empty, only that
 //   BENCH_AT_TARGET=1 npx tsx tools/bench/selection.ts    also each request at its issue-7 target rate at 50
-//                                                         connections (GET 3,000/s, POST 1,500/s offered): the
-//                                                         p99 at the target load, not at saturation
+//                                                         connections (GET 3,000/s, POST 1,500/s offered evenly,
+//                                                         tools/bench/paced-load.ts): the p99 at the target load,
+//                                                         not at saturation; also the p99 from each request's due
+//                                                         moment
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv } from './bench-env';
 import { Redis } from 'ioredis';
 import autocannon from 'autocannon';
+import { pacedLoad } from './paced-load';
 import {
   checkoutCall,
   postSoap,
@@ -153,21 +156,19 @@ async function load(
   const startUs = monotonicUs();
   const cpuBefore = cpuNow();
   const tokens = options.tokens ?? [];
-  const result = await autocannon({
-    url,
-    connections,
-    duration: seconds,
-    method: options.method ?? 'GET',
-    ...(options.rate ? { overallRate: options.rate } : {}),
-    requests: [
-      {
-        setupRequest: (req) => {
-          const token = tokens[next++ % Math.max(1, tokens.length)];
-          return token ? { ...req, headers: { ...req.headers, 'API-Token': token } } : req;
-        },
-      },
-    ],
-  });
+  const tokenHeaders = (i: number): Record<string, string> => {
+    const token = tokens[i % Math.max(1, tokens.length)];
+    return token ? { 'API-Token': token } : {};
+  };
+  const result = options.rate
+    ? await offered(url, connections, options.rate, options.method ?? 'GET', tokenHeaders)
+    : await autocannon({
+        url,
+        connections,
+        duration: seconds,
+        method: options.method ?? 'GET',
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...tokenHeaders(next++) } }) }],
+      });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const cpuAfter = cpuNow();
   const cpuMs = Object.fromEntries(Object.keys(cpuBefore).map((service) => [service, (cpuAfter[service] ?? 0) - cpuBefore[service]!]));
@@ -186,7 +187,33 @@ async function load(
     .map(([service, ms]) => `${service} ${(ms / Math.max(1, result.requests.total)).toFixed(3)}`);
   if (options.what && perRequest.length)
     cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ...('p99FromDue' in result.latency ? { p99FromDue: result.latency.p99FromDue } : {}),
+  };
+}
+
+/**
+ * A fixed rate offered evenly over the connections (`paced-load.ts`), in autocannon's result shape: not
+ * autocannon's `overallRate`, which sends each connection's share of a second in one burst and weights its
+ * percentiles towards slow answers.
+ */
+async function offered(
+  url: string,
+  connections: number,
+  rate: number,
+  method: 'GET' | 'POST',
+  headers: (i: number) => Record<string, string>,
+) {
+  const paced = await pacedLoad({ url, connections, rate, seconds, method, headers });
+  return {
+    non2xx: paced.non2xx,
+    errors: 0,
+    requests: { total: paced.requests, average: paced.rps },
+    latency: { p50: paced.p50, p99: paced.p99, p99FromDue: paced.p99FromDue },
+  };
 }
 
 /** Each process's CPU while nothing is asked of it: its timers, polls and heartbeats, in ms a second. */
@@ -229,7 +256,11 @@ async function measure(running: Running) {
     for (const [what, method, path] of requests) {
       const rate = TARGET_RATES[what];
       const label = `${what} offered at ${rate}/s`;
-      rows.push({ what: label, connections: 50, ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate })) });
+      rows.push({
+        what: label,
+        connections: 50,
+        ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate })),
+      });
     }
   return rows;
 }
@@ -275,7 +306,7 @@ async function main() {
     try {
       for (const r of await measure(running))
         lines.push(
-          `| ${r.what} | ${running.engines} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / bareRows.get(r.connections)!.rps).toFixed(2)} |`,
+          `| ${r.what} | ${running.engines} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99}${r.p99FromDue === undefined ? '' : ` (${r.p99FromDue} from due)`} | ${(r.rps / bareRows.get(r.connections)!.rps).toFixed(2)} |`,
         );
     } finally {
       await running.stop();
