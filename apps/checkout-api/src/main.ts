@@ -13,7 +13,7 @@ import {
   checkoutErrorBody,
   checkoutSessionMiddleware,
   checkoutSessions,
-  createCheckoutRouter,
+  createCheckoutRoutes,
   createLoginGuard,
   loginGuardEnv,
   paymentHoldEnv,
@@ -75,10 +75,13 @@ runService('checkout-api', async () => {
     ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
     ...withGeoip(config),
   };
+  // `POST items/{item}` is answered before the app (decision 67); the router has it too, for what that leaves.
+  const { router, leanRoutes } = createCheckoutRoutes(deps);
   return startHttpService({
     service: 'checkout-api',
     logger,
-    routers: [createCheckoutRouter(deps)],
+    routers: [router],
+    leanRoutes,
     errorBody: checkoutErrorBody,
     beforeBody: [checkoutSessionMiddleware(deps)],
     port: config.PORT,

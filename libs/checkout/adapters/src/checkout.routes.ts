@@ -1,14 +1,16 @@
+import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
 import type Koa from 'koa';
+import type { LeanRoute } from '@commerce/shared-http';
 import { checkoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
-import { mountSelectionRoutes } from './selection.routes';
+import { mountSelectionRoutes, selectionLeanRoutes } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
 import { mountOrderHistoryRoutes } from './order-history.routes';
 import { mountPaymentRoutes } from './payment.routes';
 import { cachingCatalogClient } from './product-cache';
 import { versionedCart } from './selection-answer-cache';
-import { clientAddress } from './client-address';
+import { clientAddress, headerText } from './client-address';
 import type { IpCountryLookup } from './geoip';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
@@ -34,28 +36,33 @@ interface CheckoutState {
 /** The session of this request; opened once, by the session middleware or by the error envelope. */
 export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promise<SessionHandle> {
   const state = ctx.state as CheckoutState;
-  if (!state.checkout) {
-    const header = ctx.get(TOKEN_HEADER).trim();
-    state.checkout = await openSession(deps, header || undefined, () => visitorCountry(deps, ctx));
-  }
+  state.checkout ??= await openRequestSession(deps, ctx.req);
   return state.checkout;
 }
 
+/** The session a request's token names (a fresh one for none, an unknown or an expired one). */
+export function openRequestSession(deps: CheckoutHttpDeps, req: IncomingMessage): Promise<SessionHandle> {
+  const header = headerText(req, TOKEN_HEADER).trim();
+  return openSession(deps, header || undefined, () => visitorCountry(deps, req));
+}
+
 /** A new visitor's country: the trusted header's, else the GeoIP table's for their address, else none. */
-function visitorCountry(deps: CheckoutHttpDeps, ctx: Koa.Context): string | null {
-  const named = deps.countryHeader ? ctx.get(deps.countryHeader).trim() : '';
+function visitorCountry(deps: CheckoutHttpDeps, req: IncomingMessage): string | null {
+  const named = deps.countryHeader ? headerText(req, deps.countryHeader).trim() : '';
   // Cloudflare's XX (unknown) and T1 (Tor) are not countries: fall through to the address.
   if (/^[A-Za-z]{2}$/.test(named) && !/^(xx|t1)$/i.test(named)) return named.toUpperCase();
-  return deps.geoip?.countryOf(clientAddress(ctx, deps.trustProxy)) ?? null;
+  return deps.geoip?.countryOf(clientAddress(req, deps.trustProxy)) ?? null;
+}
+
+/** An error body's token: the session's once opened, else the one the request named. */
+export function errorToken(req: IncomingMessage, handle: SessionHandle | undefined): Record<string, unknown> {
+  if (handle) return { token: handle.token };
+  const header = headerText(req, TOKEN_HEADER).trim();
+  return header ? { token: header } : {};
 }
 
 /** The token every checkout body carries, errors included (spec: "The body still has token"). */
-export const checkoutErrorBody = (ctx: Koa.Context): Record<string, unknown> => {
-  const handle = (ctx.state as CheckoutState).checkout;
-  if (handle) return { token: handle.token };
-  const header = ctx.get(TOKEN_HEADER).trim();
-  return header ? { token: header } : {};
-};
+export const checkoutErrorBody = (ctx: Koa.Context): Record<string, unknown> => errorToken(ctx.req, (ctx.state as CheckoutState).checkout);
 
 /**
  * Opens the session of every checkout request before its body is read (see createHttpApp's
@@ -80,6 +87,15 @@ export function checkoutSessionMiddleware(deps: CheckoutHttpDeps): Koa.Middlewar
 
 /** The checkout JSON API at /api/checkout: parse, call the use case, answer the envelope. */
 export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
+  return createCheckoutRoutes(deps).router;
+}
+
+/**
+ * The checkout's router and the lean routes (decision 67) that answer its selection changes before the
+ * app, on the same dependencies (one product cache, one versioned cart): a server with both mounts the
+ * router on an app with `checkoutErrorBody` and `checkoutSessionMiddleware`, as without.
+ */
+export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; leanRoutes: LeanRoute[] } {
   const router = new Router({ prefix: CHECKOUT_PREFIX });
 
   router.get('/openapi.json', (ctx) => {
@@ -102,12 +118,13 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
   // Every route that changes a selection raises its version, so that no replica answers an older rendering.
   const routeDeps: CheckoutHttpDeps = { ...deps, cart: versionedCart(deps.cart, deps.sessions) };
   const productCacheMs = deps.productCacheMs ?? 2000;
-  mountSelectionRoutes(
-    router,
-    { ...routeDeps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: productCacheMs }) },
-    sessionOf,
-    productCacheMs,
-  );
+  const selectionDeps = { ...routeDeps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: productCacheMs }) };
+  mountSelectionRoutes(router, selectionDeps, sessionOf, productCacheMs);
+  const leanRoutes = selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, {
+    open: (req) => openRequestSession(deps, req),
+    errorBody: errorToken,
+    headers: (handle) => ({ 'API-Token': handle.token }),
+  });
 
   mountProductRoutes(router, routeDeps, sessionOf);
 
@@ -117,5 +134,5 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
 
   mountPaymentRoutes(router, routeDeps, sessionOf);
 
-  return router;
+  return { router, leanRoutes };
 }

@@ -19,7 +19,7 @@ import { clientAddress } from './client-address';
 /** The login, password-reset and subscription routes (spec: Authentication; DESIGN §6 bodies): parse, call the use case, answer the envelope. */
 export function mountLoginRoutes(router: Router, deps: CheckoutDeps & { trustProxy?: boolean }, sessionOf: SessionOf): void {
   const on = sessionRoute(deps, sessionOf);
-  const address = (ctx: Koa.Context): string => clientAddress(ctx, deps.trustProxy);
+  const address = (ctx: Koa.Context): string => clientAddress(ctx.req, deps.trustProxy);
 
   router.post(
     '/register',

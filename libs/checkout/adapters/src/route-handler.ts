@@ -14,12 +14,19 @@ export const sessionRoute =
   (handler: RouteHandler) =>
   async (ctx: RouterContext): Promise<void> => {
     const body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
-    if (body instanceof RawJson) {
-      ctx.body = body.json;
+    const json = envelopeJson(body);
+    if (json === undefined) ctx.body = body;
+    else {
+      ctx.body = json;
       ctx.type = 'application/json';
-    } else if (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype) {
-      // An envelope: its stable parts (store lists, cached products) spliced in as kept JSON (decision 59).
-      ctx.body = answerJson(body as Record<string, unknown>);
-      ctx.type = 'application/json';
-    } else ctx.body = body;
+    }
   };
+
+/** A use case's answer as the JSON the route sends, or undefined for what is not an envelope (left to Koa). */
+export function envelopeJson(body: unknown): string | Buffer | undefined {
+  if (body instanceof RawJson) return body.json;
+  // An envelope: its stable parts (store lists, cached products) spliced in as kept JSON (decision 59).
+  if (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype)
+    return answerJson(body as Record<string, unknown>);
+  return undefined;
+}

@@ -11,8 +11,10 @@ import {
   setQuantities,
   setShippingMethod,
   type CheckoutDeps,
+  type SessionHandle,
 } from '@commerce/checkout-core';
-import { requestBody, sessionRoute, type SessionOf } from './route-handler';
+import type { LeanRoute } from '@commerce/shared-http';
+import { envelopeJson, requestBody, sessionRoute, type SessionOf } from './route-handler';
 import { cachedSelectionAnswer } from './selection-answer-cache';
 
 /**
@@ -93,4 +95,27 @@ export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, session
     '/vouchers/:voucher',
     on((h, p) => removeVoucher(deps, h, p['voucher']!)),
   );
+}
+
+/** How a lean checkout route opens the request's session and carries its token (see createCheckoutRoutes). */
+export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open' | 'errorBody' | 'headers'>;
+
+/**
+ * The selection changes answered before the Koa app (decision 67): `POST items/{item}`, the busiest, with
+ * the same use case as its router route; the router keeps it for every request these leave to it (a query
+ * string such as `?pretty`, another content type, a large body).
+ */
+export function selectionLeanRoutes(deps: CheckoutDeps, prefix: string, session: CheckoutLeanSession): LeanRoute[] {
+  const addItemRoute: LeanRoute<SessionHandle> = {
+    ...session,
+    method: 'POST',
+    route: `${prefix}/items/:item`,
+    path: new RegExp(`^${prefix.replaceAll('/', '\\/')}\\/items\\/([^/]+)$`),
+    bodyless: true,
+    handle: ([item], body, handle) => addItem(deps, handle, item!, body),
+    // Every domain error as the error middleware answers it: `{token, errors}`.
+    passes: () => true,
+    json: (answer) => envelopeJson(answer) ?? JSON.stringify(answer),
+  };
+  return [addItemRoute];
 }

@@ -17,10 +17,23 @@ export interface HttpServiceOptions extends HttpAppOptions {
 /** What every service's main does with HTTP: the shared app, its routers, listening, graceful close. */
 export async function startHttpService(options: HttpServiceOptions): Promise<RunningServer> {
   const { routers, port, host, onShutdown, leanRoutes, ...appOptions } = options;
-  // A lean route answers as an internal route of an app without these (decision 63).
-  if (leanRoutes?.length && (appOptions.errorBody || appOptions.bodyLimit || appOptions.beforeBody?.length))
-    throw new Error(`${options.service}: lean routes are for apps without errorBody, beforeBody or a bodyLimit of their own`);
+  // A lean route answers as an internal route of an app without these (decision 63), or opens and
+  // envelopes its own requests in their place (decision 67).
+  if (
+    leanRoutes?.some(
+      (route) => appOptions.bodyLimit || ((appOptions.errorBody || appOptions.beforeBody?.length) && !(route.open && route.errorBody)),
+    )
+  )
+    throw new Error(
+      `${options.service}: a lean route of an app with errorBody or beforeBody opens and envelopes its own requests; none with a bodyLimit`,
+    );
   const app = createHttpApp(appOptions);
   mountRouters(app, routers);
-  return serve(app, { port, logger: options.logger, ...(host ? { host } : {}), ...(onShutdown ? { onShutdown } : {}), ...(leanRoutes ? { leanRoutes } : {}) });
+  return serve(app, {
+    port,
+    logger: options.logger,
+    ...(host ? { host } : {}),
+    ...(onShutdown ? { onShutdown } : {}),
+    ...(leanRoutes ? { leanRoutes } : {}),
+  });
 }

@@ -11,16 +11,32 @@ import { requestObserverOf } from './metrics.middleware';
  * the same request id, access line and request-duration metric; a request it is not sure about (another
  * content type, no or too large `Content-Length`, a path it does not match) goes to the Koa app unchanged.
  */
-export interface LeanRoute {
+export interface LeanRoute<S = unknown> {
   method: 'POST' | 'PUT' | 'DELETE';
   /** The router's pattern, for the metric's `route` label (e.g. `/internal/cart/selections/:id/changes`). */
   route: string;
   /** The whole path; its captures are the route's parameters (percent-decoded). */
   path: RegExp;
-  /** The answer (a JSON body, 200); a DomainError is answered `{code, errors}` with its kind's status. */
-  handle(params: string[], body: unknown): Promise<unknown>;
+  /**
+   * The answer (a JSON body, 200); a DomainError is answered `{code, errors}` with its kind's status.
+   * `opened` is what `open` gave (undefined without one).
+   */
+  handle(params: string[], body: unknown, opened: S): Promise<unknown>;
   /** A domain error answered as the error middleware would instead (`{errors}`: a bare 404 of an unknown entity). */
-  passes?: (err: DomainError) => boolean;
+  passes?(err: DomainError): boolean;
+  /**
+   * Also a request without a body or a type (no `Content-Type`, no `Transfer-Encoding`, no or a zero
+   * `Content-Length`): its body is `{}`, as the app's body parser gives it (decision 67).
+   */
+  bodyless?: boolean;
+  /** Run before the body is read, as an app's `beforeBody` (the checkout's session); its failure is answered as an error. */
+  open?(req: IncomingMessage): Promise<S>;
+  /** Members in front of every error body, as an app's `errorBody` (`opened` undefined when `open` failed). */
+  errorBody?(req: IncomingMessage, opened: S | undefined): Record<string, unknown>;
+  /** Headers of every answer once opened (the checkout's `API-Token`). */
+  headers?(opened: S): Record<string, string>;
+  /** The answer's JSON text or bytes (JSON.stringify without). */
+  json?(answer: unknown): string | Buffer;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -42,7 +58,8 @@ function parseBody(text: string): unknown {
     const value: unknown = JSON.parse(text);
     if (PROTO_KEYS.test(text))
       JSON.parse(text, (key, v: unknown) => {
-        if (key === '__proto__' || (key === 'constructor' && v !== null && typeof v === 'object' && 'prototype' in v)) throw new MalformedBody();
+        if (key === '__proto__' || (key === 'constructor' && v !== null && typeof v === 'object' && 'prototype' in v))
+          throw new MalformedBody();
         return v;
       });
     return value;
@@ -63,38 +80,46 @@ const decode = (captures: string[]): string[] | undefined => {
 export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, koa: Handler): Handler {
   const observe = requestObserverOf(app);
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const path = req.url ?? '/';
     let route: LeanRoute | undefined;
     let params: string[] | undefined;
-    for (const r of routes) {
-      const match = r.method === req.method ? r.path.exec(path) : null;
-      if (match) {
-        route = r;
-        params = decode(match.slice(1));
-        break;
+    // A query string (the checkout's `?pretty`) is the app's.
+    if (!path.includes('?'))
+      for (const r of routes) {
+        const match = r.method === req.method ? r.path.exec(path) : null;
+        if (match) {
+          route = r;
+          params = decode(match.slice(1));
+          break;
+        }
       }
-    }
-    const length = Number(req.headers['content-length']);
+    const lengthHeader = req.headers['content-length'];
+    const length = Number(lengthHeader);
+    // No body and no type: the app's parser gives `{}` without reading anything.
+    const noBody =
+      (lengthHeader === undefined || lengthHeader === '0') &&
+      req.headers['transfer-encoding'] === undefined &&
+      req.headers['content-type'] === undefined;
     if (
       !route ||
       !params ||
-      !JSON_TYPE.test(req.headers['content-type'] ?? '') ||
-      !Number.isInteger(length) ||
-      length <= 0 ||
-      length > LEAN_BODY_LIMIT
+      !(
+        (noBody && route.bodyless) ||
+        (JSON_TYPE.test(req.headers['content-type'] ?? '') && Number.isInteger(length) && length > 0 && length <= LEAN_BODY_LIMIT)
+      )
     )
       return koa(req, res);
 
     const started = performance.now();
     const given = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof given === 'string' && acceptableId.test(given) ? given : newRequestId();
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      const json = JSON.stringify(body);
+    let opened: unknown;
+    let isOpen = false;
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}, json: string | Buffer = JSON.stringify(body)) => {
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      if (isOpen && route.headers) for (const [name, value] of Object.entries(route.headers(opened))) res.setHeader(name, value);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Content-Length', Buffer.byteLength(json));
       // During a graceful shutdown, a kept-alive socket must not outlive its last response.
@@ -104,6 +129,27 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
       observe?.(route.method, route.route, status, ms / 1000);
       logger.info({ method: req.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
     };
+    const errorBody = (): Record<string, unknown> => {
+      try {
+        return route.errorBody?.(req, isOpen ? opened : undefined) ?? {};
+      } catch (err) {
+        logger.error({ err }, 'errorBody failed; answering without its members');
+        return {};
+      }
+    };
+    /** A failure as the app answers it: a domain error with its code, or as the error middleware does. */
+    const fail = (err: unknown) => {
+      if (!isDomainError(err)) {
+        logger.error({ err }, 'unhandled error');
+        return send(500, { ...errorBody(), errors: { server: 'internal error' } });
+      }
+      const status = statusOfKind[err.kind];
+      if (!route.passes?.(err)) return send(status, { code: err.code, errors: err.fields });
+      // As the error middleware answers it.
+      if (status >= 500) logger.warn({ code: err.code, fields: err.fields }, err.message);
+      else logger.debug({ code: err.code, fields: err.fields }, err.message);
+      return send(status, { ...errorBody(), errors: err.fields, ...err.extra }, err.headers);
+    };
 
     const chunks: Buffer[] = [];
     let size = 0;
@@ -112,32 +158,36 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
       if (size <= LEAN_BODY_LIMIT) chunks.push(chunk);
     });
     req.on('error', () => res.destroy());
+    // `open` runs while the body arrives, as the app's `beforeBody` runs before its body parser.
+    const opening = withRequestContext({ requestId }, async () => {
+      if (route.open) opened = await route.open(req);
+      isOpen = true;
+    });
+    // Settled here so that a failure is not unhandled before the body has arrived; answered at its end.
+    opening.catch(() => undefined);
     req.on('end', () => {
       void withRequestContext({ requestId }, async () => {
-        let body: unknown;
         try {
-          if (size !== length) throw new MalformedBody();
-          body = parseBody(Buffer.concat(chunks, size).toString('utf8'));
-        } catch {
-          logger.debug({ status: 400 }, 'request rejected');
-          return send(400, { errors: { body: 'malformed JSON' } });
+          await opening;
+        } catch (err) {
+          return fail(err);
         }
+        let body: unknown = {};
+        if (!noBody)
+          try {
+            if (size !== length) throw new MalformedBody();
+            body = parseBody(Buffer.concat(chunks, size).toString('utf8'));
+          } catch {
+            logger.debug({ status: 400 }, 'request rejected');
+            return send(400, { ...errorBody(), errors: { body: 'malformed JSON' } });
+          }
         let answer: unknown;
         try {
-          answer = await route.handle(params, body);
+          answer = await route.handle(params, body, opened);
         } catch (err) {
-          if (!isDomainError(err)) {
-            logger.error({ err }, 'unhandled error');
-            return send(500, { errors: { server: 'internal error' } });
-          }
-          const status = statusOfKind[err.kind];
-          if (!route.passes?.(err)) return send(status, { code: err.code, errors: err.fields });
-          // As the error middleware answers it.
-          if (status >= 500) logger.warn({ code: err.code, fields: err.fields }, err.message);
-          else logger.debug({ code: err.code, fields: err.fields }, err.message);
-          return send(status, { errors: err.fields, ...err.extra }, err.headers);
+          return fail(err);
         }
-        send(200, answer);
+        send(200, answer, {}, route.json ? route.json(answer) : JSON.stringify(answer));
       });
     });
   };
