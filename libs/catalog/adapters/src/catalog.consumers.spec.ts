@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BackofficeTopics, PricelistUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/backoffice-contracts';
 import { createMemoryBus, deadLetterTopic, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
-import { createLogger } from '@commerce/shared-logging';
+import { createLogger, withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import { ProductUpserted } from '@commerce/catalog-contracts';
 import { AppliedProducts, catalogUseCases, defaultCatalogSettings, type CatalogRepository } from '@commerce/catalog-core';
@@ -252,6 +252,45 @@ describe('the product indexer and the upsert consumer of one process (decision 6
       for (const subscription of subscriptions) await subscription.stop();
       await bus.close();
     }
+  });
+});
+
+describe('the upsert consumer applies the waiting runs of one request together (decision 68)', () => {
+  const product = (id: string) => received(soapProduct({ id, variations: [{ id: `V-${id}`, sizes: [{ id: `S-${id}`, qty: '1' }] }] }));
+  const stored = async (db: Db) => (await db.table('processed_events').where({ consumer: 'catalog-upserts' }).count({ n: '*' }))[0];
+
+  async function consumer() {
+    const db = engine.forSchema(uniqueName('catalog'));
+    await migrate(db, catalogMigrations);
+    let commits = 0;
+    const subscription = upsertReceivedConsumer({ db, logger, onCommitted: () => void commits++ });
+    const handleBatch = subscription.handleBatch!;
+    // As Kafka's bus hands them over: each partition's run on its own worker, in its request's context.
+    const partitions = (requestIds: string[], runs: EventEnvelope[][]) =>
+      Promise.allSettled(runs.map((run, i) => withRequestContext({ requestId: requestIds[i]! }, () => handleBatch(run))));
+    return { db, partitions, commits: () => commits };
+  }
+
+  it('one transaction for the partitions’ runs of a request; runs of different requests each their own', async () => {
+    const { db, partitions, commits } = await consumer();
+    const same = await partitions(['r-1', 'r-1', 'r-1'], [[product('A1'), product('A2')], [product('A3')], [product('A4')]]);
+    expect(same.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(commits()).toBe(1);
+    expect(await stored(db)).toEqual({ n: 4 });
+
+    const different = await partitions(['r-2', 'r-3'], [[product('B1')], [product('B2')]]);
+    expect(different.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(commits()).toBe(3);
+    expect(await stored(db)).toEqual({ n: 6 });
+  });
+
+  it('a run that fails together with others is retried on its own: only its own handing over fails', async () => {
+    const { db, partitions, commits } = await consumer();
+    const poison: EventEnvelope = { ...product('X'), payload: { entity: 'product', product: { id: '' } } };
+    const results = await partitions(['r-1', 'r-1', 'r-1'], [[product('C1')], [poison, product('X2')], [product('C3')]]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(commits()).toBe(2);
+    expect(await stored(db)).toEqual({ n: 2 });
   });
 });
 

@@ -136,6 +136,8 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             logger: deps.logger,
             ...(deps.clock ? { clock: deps.clock } : {}),
             applied,
+            // Kafka hands each partition's run of a request over on its own (decision 68).
+            mergeWaitMs: deps.bus.kind === 'kafka' ? 20 : 0,
             onCommitted: () => {
               reads.invalidate();
               relay.nudge();
