@@ -159,19 +159,24 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     });
     req.on('error', () => res.destroy());
     // `open` runs while the body arrives, as the app's `beforeBody` runs before its body parser.
-    const opening = withRequestContext({ requestId }, async () => {
-      if (route.open) opened = await route.open(req);
-      isOpen = true;
-    });
-    // Settled here so that a failure is not unhandled before the body has arrived; answered at its end.
-    opening.catch(() => undefined);
+    const { open } = route;
+    let opening: Promise<void> | undefined;
+    if (open) {
+      opening = withRequestContext({ requestId }, async () => {
+        opened = await open(req);
+        isOpen = true;
+      });
+      // Settled here so that a failure is not unhandled before the body has arrived; answered at its end.
+      opening.catch(() => undefined);
+    } else isOpen = true;
     req.on('end', () => {
       void withRequestContext({ requestId }, async () => {
-        try {
-          await opening;
-        } catch (err) {
-          return fail(err);
-        }
+        if (opening)
+          try {
+            await opening;
+          } catch (err) {
+            return fail(err);
+          }
         let body: unknown = {};
         if (!noBody)
           try {
