@@ -50,7 +50,12 @@ describe('lean routes (decision 63)', () => {
 
   const post = async (server: RunningServer, path: string, body: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    return { status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), body: await res.text() };
+    return {
+      status: res.status,
+      type: res.headers.get('content-type'),
+      retryAfter: res.headers.get('retry-after'),
+      body: await res.text(),
+    };
   };
 
   it.each([
@@ -83,18 +88,114 @@ describe('lean routes (decision 63)', () => {
   });
 
   it('leaves other content types, other methods and other paths to the app', async () => {
-    const text = await fetch(`${lean.url}/things/7/changes`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"n":1}' });
+    const text = await fetch(`${lean.url}/things/7/changes`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"n":1}',
+    });
     expect(text.status).toBe(400);
     expect(await text.json()).toMatchObject({ code: 'REQUEST.INVALID', errors: { n: 'must be a number' } });
     const put = await fetch(`${lean.url}/things/7/changes`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(put.status).toBe(405);
-    const elsewhere = await fetch(`${lean.url}/things/7/other`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const elsewhere = await fetch(`${lean.url}/things/7/other`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(await elsewhere.json()).toEqual({ errors: { path: 'not found' } });
   });
 
   it('counts its requests in the app’s request-duration metric under the route’s pattern', async () => {
     await post(lean, '/things/9/changes', '{"n":1}');
     const metrics = await (await fetch(`${lean.url}/metrics`)).text();
-    expect(metrics).toMatch(/http_request_duration_seconds_count\{service="lean-test",method="POST",route="\/things\/:id\/changes",status="200"\} [1-9]/);
+    expect(metrics).toMatch(
+      /http_request_duration_seconds_count\{service="lean-test",method="POST",route="\/things\/:id\/changes",status="200"\} [1-9]/,
+    );
+  });
+});
+
+describe('lean routes that open their requests (decision 67)', () => {
+  // As the checkout's session: opened before the body, its name in every error body and on every answer.
+  const open = async (header: string | string[] | undefined): Promise<string> => {
+    if (header === 'down') throw new DomainError('TEST.DOWN', 'unavailable', { store: 'unavailable' });
+    if (header === 'boom') throw new Error('secret');
+    return typeof header === 'string' && header ? `session-of-${header}` : 'new-session';
+  };
+  const errorBody = (asked: string | string[] | undefined, opened: string | undefined) =>
+    opened ? { who: opened } : typeof asked === 'string' && asked ? { who: asked } : {};
+  const answer = async (who: string, id: string, body: unknown) => {
+    if (id === 'gone') throw new DomainError('TEST.GONE', 'not_found', { thing: 'not found' });
+    if (id === 'boom') throw new Error('secret');
+    return { who, id, body };
+  };
+  const leanRoute: LeanRoute<string> = {
+    method: 'POST',
+    route: '/things/:id',
+    path: /^\/things\/([^/]+)$/,
+    bodyless: true,
+    open: (req) => open(req.headers['x-who']),
+    errorBody: (req, opened) => errorBody(req.headers['x-who'], opened),
+    headers: (who) => ({ 'X-Who': who }),
+    passes: () => true,
+    handle: ([id], body, who) => answer(who, id!, body),
+  };
+
+  async function start(lean: boolean): Promise<RunningServer> {
+    const app = createHttpApp({
+      service: 'lean-open-test',
+      logger,
+      errorBody: (ctx) => errorBody(ctx.req.headers['x-who'], ctx.state['who'] as string | undefined),
+      beforeBody: [
+        async (ctx, next) => {
+          ctx.state['who'] = await open(ctx.req.headers['x-who']);
+          ctx.set('X-Who', ctx.state['who'] as string);
+          await next();
+        },
+      ],
+    });
+    const router = new Router();
+    router.post('/things/:id', async (ctx) => {
+      ctx.body = await answer(ctx.state['who'] as string, ctx.params['id']!, (ctx.request as { body?: unknown }).body);
+    });
+    mountRouters(app, [router]);
+    return serve(app, { port: 0, host: '127.0.0.1', logger, ...(lean ? { leanRoutes: [leanRoute as LeanRoute] } : {}) });
+  }
+
+  let koa: RunningServer;
+  let lean: RunningServer;
+  beforeAll(async () => {
+    [koa, lean] = await Promise.all([start(false), start(true)]);
+  });
+  afterAll(async () => {
+    await Promise.all([koa.close(), lean.close()]);
+  });
+
+  const ask = async (server: RunningServer, path: string, headers: Record<string, string>, body?: string) => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
+    return { status: res.status, type: res.headers.get('content-type'), who: res.headers.get('x-who'), body: await res.text() };
+  };
+
+  it.each([
+    ['an answer', '/things/7', { 'x-who': 'ann', 'content-type': 'application/json' }, '{"n":1}'],
+    ['no body and no type', '/things/7', { 'x-who': 'ann' }, undefined],
+    ['a new session', '/things/7', {}, undefined],
+    ['a domain error, enveloped', '/things/gone', { 'x-who': 'ann' }, undefined],
+    ['an unexpected error, enveloped', '/things/boom', { 'x-who': 'ann' }, undefined],
+    ['malformed JSON, enveloped', '/things/7', { 'x-who': 'ann', 'content-type': 'application/json' }, '{"n":'],
+    ['an open that fails with a domain error', '/things/7', { 'x-who': 'down' }, undefined],
+    ['an open that fails unexpectedly', '/things/7', { 'x-who': 'boom', 'content-type': 'application/json' }, '{"n":1}'],
+    ['a query string (the app’s)', '/things/7?pretty', { 'x-who': 'ann' }, undefined],
+  ])('answers %s exactly as the app does', async (_what, path, headers, body) => {
+    const [viaKoa, viaLean] = await Promise.all([ask(koa, path, headers, body), ask(lean, path, headers, body)]);
+    expect(viaLean).toEqual(viaKoa);
+    expect(viaLean.status).toBeGreaterThanOrEqual(200);
+  });
+
+  it('is refused beside an app with errorBody or beforeBody when it does not open and envelope its requests', async () => {
+    const { startHttpService } = await import('./http-service');
+    const plain: LeanRoute = { method: 'POST', route: '/x', path: /^\/x$/, handle: async () => ({}) };
+    await expect(
+      startHttpService({ service: 'mixed', logger, routers: [], port: 0, host: '127.0.0.1', errorBody: () => ({}), leanRoutes: [plain] }),
+    ).rejects.toThrow(/opens and envelopes/);
   });
 });
