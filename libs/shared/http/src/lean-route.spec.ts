@@ -38,15 +38,20 @@ async function start(lean: boolean): Promise<RunningServer> {
   return serve(app, { port: 0, host: '127.0.0.1', logger, ...(lean ? { leanRoutes: [leanRoute] } : {}) });
 }
 
-describe('lean routes (decision 63)', () => {
-  let koa: RunningServer;
-  let lean: RunningServer;
+/** An app served twice for the suite: with only its Koa app, and with its lean routes in front. */
+function servedBothWays(start: (lean: boolean) => Promise<RunningServer>): { koa: RunningServer; lean: RunningServer } {
+  const served = {} as { koa: RunningServer; lean: RunningServer };
   beforeAll(async () => {
-    [koa, lean] = await Promise.all([start(false), start(true)]);
+    [served.koa, served.lean] = await Promise.all([start(false), start(true)]);
   });
   afterAll(async () => {
-    await Promise.all([koa.close(), lean.close()]);
+    await Promise.all([served.koa.close(), served.lean.close()]);
   });
+  return served;
+}
+
+describe('lean routes (decision 63)', () => {
+  const served = servedBothWays(start);
 
   const post = async (server: RunningServer, path: string, body: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -69,7 +74,7 @@ describe('lean routes (decision 63)', () => {
     ['a prototype-poisoning body', '/things/7/changes', '{"n":1,"__proto__":{"x":1}}'],
     ['a percent-encoded parameter', '/things/a%20b/changes', '{"n":2}'],
   ])('answers %s exactly as the app does', async (_what, path, body) => {
-    const [viaKoa, viaLean] = await Promise.all([post(koa, path, body), post(lean, path, body)]);
+    const [viaKoa, viaLean] = await Promise.all([post(served.koa, path, body), post(served.lean, path, body)]);
     // The request ids differ (each server makes its own): compare everything else.
     const withoutId = (text: string) => text.replace(/"requestId":"[^"]*"/, '"requestId":"…"');
     expect({ ...viaLean, body: withoutId(viaLean.body) }).toEqual({ ...viaKoa, body: withoutId(viaKoa.body) });
@@ -77,7 +82,7 @@ describe('lean routes (decision 63)', () => {
   });
 
   it('answers a change on the lean route, with the caller’s request id in the context and on the answer', async () => {
-    const res = await fetch(`${lean.url}/things/7/changes`, {
+    const res = await fetch(`${served.lean.url}/things/7/changes`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
       body: '{"n":5}',
@@ -88,16 +93,20 @@ describe('lean routes (decision 63)', () => {
   });
 
   it('leaves other content types, other methods and other paths to the app', async () => {
-    const text = await fetch(`${lean.url}/things/7/changes`, {
+    const text = await fetch(`${served.lean.url}/things/7/changes`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: '{"n":1}',
     });
     expect(text.status).toBe(400);
     expect(await text.json()).toMatchObject({ code: 'REQUEST.INVALID', errors: { n: 'must be a number' } });
-    const put = await fetch(`${lean.url}/things/7/changes`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const put = await fetch(`${served.lean.url}/things/7/changes`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(put.status).toBe(405);
-    const elsewhere = await fetch(`${lean.url}/things/7/other`, {
+    const elsewhere = await fetch(`${served.lean.url}/things/7/other`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
@@ -106,8 +115,8 @@ describe('lean routes (decision 63)', () => {
   });
 
   it('counts its requests in the app’s request-duration metric under the route’s pattern', async () => {
-    await post(lean, '/things/9/changes', '{"n":1}');
-    const metrics = await (await fetch(`${lean.url}/metrics`)).text();
+    await post(served.lean, '/things/9/changes', '{"n":1}');
+    const metrics = await (await fetch(`${served.lean.url}/metrics`)).text();
     expect(metrics).toMatch(
       /http_request_duration_seconds_count\{service="lean-test",method="POST",route="\/things\/:id\/changes",status="200"\} [1-9]/,
     );
@@ -161,14 +170,7 @@ describe('lean routes that open their requests (decision 67)', () => {
     return serve(app, { port: 0, host: '127.0.0.1', logger, ...(lean ? { leanRoutes: [leanRoute as LeanRoute] } : {}) });
   }
 
-  let koa: RunningServer;
-  let lean: RunningServer;
-  beforeAll(async () => {
-    [koa, lean] = await Promise.all([start(false), start(true)]);
-  });
-  afterAll(async () => {
-    await Promise.all([koa.close(), lean.close()]);
-  });
+  const served = servedBothWays(start);
 
   const ask = async (server: RunningServer, path: string, headers: Record<string, string>, body?: string) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
@@ -186,7 +188,7 @@ describe('lean routes that open their requests (decision 67)', () => {
     ['an open that fails unexpectedly', '/things/7', { 'x-who': 'boom', 'content-type': 'application/json' }, '{"n":1}'],
     ['a query string (the app’s)', '/things/7?pretty', { 'x-who': 'ann' }, undefined],
   ])('answers %s exactly as the app does', async (_what, path, headers, body) => {
-    const [viaKoa, viaLean] = await Promise.all([ask(koa, path, headers, body), ask(lean, path, headers, body)]);
+    const [viaKoa, viaLean] = await Promise.all([ask(served.koa, path, headers, body), ask(served.lean, path, headers, body)]);
     expect(viaLean).toEqual(viaKoa);
     expect(viaLean.status).toBeGreaterThanOrEqual(200);
   });
