@@ -136,7 +136,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             logger: deps.logger,
             ...(deps.clock ? { clock: deps.clock } : {}),
             applied,
-            // Kafka hands each partition's run of a request over on its own (decision 68).
+            // Kafka's partitions' runs of a request come from its fetches, the in-memory bus's in one turn (decision 68).
             mergeWaitMs: deps.bus.kind === 'kafka' ? 20 : 0,
             onCommitted: () => {
               reads.invalidate();

@@ -36,7 +36,7 @@ export interface UpsertConsumerDeps {
   applied?: AppliedProducts;
   /**
    * How long an idle consumer waits for the other partitions' runs of a request before applying the first
-   * (ms, decision 68; 20 by default, 0: none). The in-memory bus hands a request over whole: 0 there.
+   * (ms, decision 68; 20 by default; 0: until the next turn of the event loop, enough for the in-memory bus).
    */
   mergeWaitMs?: number;
 }
@@ -172,7 +172,8 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
     }
   };
   const drain = async (): Promise<void> => {
-    if (mergeWaitMs > 0) await new Promise((resolve) => setTimeout(resolve, mergeWaitMs));
+    // The in-memory bus hands its partitions' runs over in one turn of the event loop: a turn is enough there.
+    await new Promise((resolve) => (mergeWaitMs > 0 ? setTimeout(resolve, mergeWaitMs) : setImmediate(resolve)));
     while (pending.length > 0) {
       const requestId = pending[0]!.requestId;
       let n = 1;
