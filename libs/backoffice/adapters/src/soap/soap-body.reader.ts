@@ -54,7 +54,7 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
   if (req.readableEnded) return Promise.resolve({ text: '' });
 
   return new Promise<SoapBody>((resolve, reject) => {
-    const scan = new XmlPrescan(limits.xml, { untilLogin: true });
+    const scan = new XmlPrescan(limits.xml);
     const chunks: Buffer[] = [];
     let sent = 0;
     let xmlBytes = 0;
@@ -138,7 +138,7 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
 
 /** Decompressed chunks as they arrive (the bench's in-process stand-in for a request): the same limits and pre-scan. */
 export function checkSoapBytes(chunks: readonly Buffer[], limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): SoapBody {
-  const scan = new XmlPrescan(limits.xml, { untilLogin: true });
+  const scan = new XmlPrescan(limits.xml);
   let xmlBytes = 0;
   for (const chunk of chunks) {
     xmlBytes += chunk.length;
@@ -153,7 +153,7 @@ export function checkSoapBytes(chunks: readonly Buffer[], limits: SoapBodyLimits
 export function checkSoapText(raw: string, limits: SoapBodyLimits = DEFAULT_BODY_LIMITS): SoapBody {
   const bytes = Buffer.from(raw, 'utf8');
   if (bytes.length > limits.maxBodyBytes) throw new RequestTooLargeError(limits.maxBodyBytes);
-  const scan = new XmlPrescan(limits.xml, { untilLogin: true });
+  const scan = new XmlPrescan(limits.xml);
   scan.write(bytes);
   scan.end();
   return bodyOf(raw, scan);

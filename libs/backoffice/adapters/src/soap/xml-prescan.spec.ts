@@ -90,36 +90,4 @@ describe('the XML pre-scan', () => {
       expect(s.login()).toBeUndefined();
     });
   });
-
-  describe('untilLogin: the body reader scans up to the login only; the parser checks the rest (decision 65)', () => {
-    const LOGIN = '<E:Envelope xmlns:E="e"><E:Body><ns1:op><ns1:login><username>erp</username><password>pw</password></ns1:login>';
-    const scanned = (xml: string, limits: Partial<XmlLimits> = {}) => {
-      const s = new XmlPrescan({ ...DEFAULT_XML_LIMITS, ...limits }, { untilLogin: true });
-      s.write(Buffer.from(xml));
-      s.end();
-      return s;
-    };
-
-    it('reads the login, then stops: what follows it is not looked at', () => {
-      const s = scanned(`${LOGIN}${'<a>'.repeat(10)}<__proto__/><!DOCTYPE x>`, { maxDepth: 8 });
-      expect(s.finished).toBe(true);
-      expect(s.login()).toEqual({ username: 'erp', password: 'pw' });
-    });
-
-    it('stops at a second child of the operation when the first was not a login (no login read)', () => {
-      const s = scanned('<E><B><op><x/><login><username>a</username><password>b</password></login><y>');
-      expect(s.finished).toBe(true);
-      expect(s.login()).toBeUndefined();
-    });
-
-    it('still refuses a DTD, a forbidden name or a limit before the login, as the bytes arrive', () => {
-      expect(reason(() => scanned(`<!DOCTYPE x [<!ENTITY a "b">]>${LOGIN}`))).toBe('a SOAP message must not contain a DTD');
-      expect(reason(() => scanned('<E><__proto__>'))).toBe('the name __proto__ is not allowed in a request');
-      expect(reason(() => scanned(`${'<a>'.repeat(3)}<b>`, { maxDepth: 3 }))).toBe('the request nests elements deeper than 3 levels');
-    });
-
-    it('scans a document without a login to its end, limits included', () => {
-      expect(reason(() => scanned(`<r>${'<a/>'.repeat(10)}</r>`, { maxElements: 10 }))).toBe('the request has more than 10 elements');
-    });
-  });
 });

@@ -78,29 +78,10 @@ export class XmlPrescan {
   /** A comment, CDATA or a long value inside the login: leave the login to the parser. */
   private loginUnclear = false;
   private logins = 0;
-  /** Children of the operation element seen so far (with `untilLogin`: the scan ends after the first). */
-  private operationChildren = 0;
-  private done = false;
 
-  /**
-   * `untilLogin`: the scan ends once the first element four levels deep has closed, or a second one opens
-   * (in a SOAP request, the operation element's first child: the login, which the spec puts first). What
-   * it checks up to there (no DTD, names, limits) still refuses a document as its bytes arrive; the
-   * parser enforces the same limits over the whole document in its one pass, on at most the reader's byte
-   * caps (decision 65). Without it, the whole document is scanned.
-   */
-  constructor(
-    private readonly limits: XmlLimits = DEFAULT_XML_LIMITS,
-    private readonly options: { untilLogin?: boolean } = {},
-  ) {}
-
-  /** With `untilLogin`, whether the scan has ended (later bytes are not looked at). */
-  get finished(): boolean {
-    return this.done;
-  }
+  constructor(private readonly limits: XmlLimits = DEFAULT_XML_LIMITS) {}
 
   write(chunk: Uint8Array): void {
-    if (this.done) return;
     const n = chunk.length;
     for (let i = 0; i < n; i++) {
       // Text outside the login decides nothing until the next '<': skip to it (most of a batch's bytes).
@@ -119,13 +100,11 @@ export class XmlPrescan {
         }
       }
       this.step(chunk[i] as number);
-      if (this.done) return;
     }
   }
 
   /** The body is complete: it must not end inside markup. */
   end(): void {
-    if (this.done) return;
     if (this.state !== State.Text) throw new MalformedRequestError('malformed XML: the document ends inside markup');
   }
 
@@ -200,10 +179,6 @@ export class XmlPrescan {
   }
 
   private openElement(selfClosing: boolean): void {
-    if (this.depth === 3 && this.operationChildren++ > 0 && this.options.untilLogin) {
-      this.done = true;
-      return;
-    }
     this.elements++;
     if (this.elements > this.limits.maxElements) this.refuse(`the request has more than ${this.limits.maxElements} elements`);
     if (this.depth + 1 > this.limits.maxDepth) this.refuse(`the request nests elements deeper than ${this.limits.maxDepth} levels`);
@@ -307,7 +282,6 @@ export class XmlPrescan {
           if (this.depth === 0) this.refuse('malformed XML: an end tag without its start tag');
           this.depth--;
           this.state = State.Text;
-          if (this.depth === 3 && this.options.untilLogin) this.done = true;
         } else if (!isSpace(b)) this.refuse('malformed XML: a bad character in an end tag');
         return;
       case State.InTag:

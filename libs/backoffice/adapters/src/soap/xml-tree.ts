@@ -10,8 +10,8 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 // for what a SOAP message may hold: matched tags, one root, quoted attributes, comments, CDATA and
 // processing instructions; no DTD or other declaration; only the five predefined entities and character
 // references. It enforces the front door's caps on depth, element count, attributes an element and name
-// length as it goes (decision 65): the body reader's streaming pre-scan stops once it has read the login,
-// so this is the one pass over a request's markup; the reader's byte caps bound what it is given.
+// length as it goes (decision 65), as a second line behind the body reader's streaming pre-scan, which
+// refuses them as the bytes arrive; the reader's byte caps bound what it is given.
 
 /** Names that would become keys of the parsed object and reach Object.prototype's machinery (also refused by the pre-scan). */
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
