@@ -90,4 +90,24 @@ describe('the XML pre-scan', () => {
       expect(s.login()).toBeUndefined();
     });
   });
+
+  describe('deep in the document, where plain tags are taken in one go, it decides as byte by byte', () => {
+    const deep = (inner: string) => `<E><B><op><products><product>${inner}</product></products></op></B></E>`;
+    const name = (n: number) => 'n'.repeat(n);
+    it.each([
+      ['plain fields', deep('<id>1</id><name>x</name><sizes><size><id>a</id></size></sizes>'), {}, 'accepted'],
+      ['__proto__ deep', deep('<a><__proto__>1</__proto__></a>'), {}, 'the name __proto__ is not allowed in a request'],
+      ['constructor deep', deep('<a><constructor/></a>'), {}, 'the name constructor is not allowed in a request'],
+      ['prototype as an end tag', deep('<a>1</prototype>'), {}, 'the name prototype is not allowed in a request'],
+      ['one level too deep', deep('<a><b><c>1</c></b></a>'), { maxDepth: 7 }, 'the request nests elements deeper than 7 levels'],
+      ['exactly as deep as allowed', deep('<a><b>1</b></a>'), { maxDepth: 7 }, 'accepted'],
+      ['one element too many', deep('<a/><b>1</b><c>2</c>'), { maxElements: 7 }, 'the request has more than 7 elements'],
+      ['a name at the limit', deep(`<${name(12)}>1</${name(12)}>`), { maxNameLength: 12 }, 'accepted'],
+      ['a name over the limit', deep(`<${name(13)}>1</${name(13)}>`), { maxNameLength: 12 }, 'an element or attribute name is longer than 12 bytes'],
+      ['an end tag name over the limit', deep(`<a>1</${name(13)}>`), { maxNameLength: 12 }, 'an element or attribute name is longer than 12 bytes'],
+      ['too many end tags', `<E><B><op><products><product><a>1</a></product></products></op></B></E></E></x>`, {}, 'malformed XML: an end tag without its start tag'],
+    ])('%s', (_what, xml, limits, why) => {
+      for (const chunk of [0, 1, 3, 5]) expect([chunk, reason(() => scan(xml, limits, chunk))]).toEqual([chunk, why]);
+    });
+  });
 });

@@ -86,8 +86,16 @@ export class XmlPrescan {
     for (let i = 0; i < n; i++) {
       // Text outside the login decides nothing until the next '<': skip to it (most of a batch's bytes).
       if (this.state === State.Text && !this.capturing) {
-        const lt = chunk.indexOf(LT, i);
-        if (lt < 0) return;
+        // A loop, not Buffer#indexOf: the text between tags is a few bytes, and a native call per tag cost
+        // more than the bytes it skipped.
+        let lt = i;
+        while (lt < n && chunk[lt] !== LT) lt++;
+        if (lt === n) return;
+        const gt = this.plainTag(chunk, lt);
+        if (gt >= 0) {
+          i = gt;
+          continue;
+        }
         i = lt;
       } else if (this.state === State.StartName || this.state === State.EndName) {
         // A tag name's plain bytes in one go; a prefix's ':' and whatever ends the name go through step.
@@ -101,6 +109,36 @@ export class XmlPrescan {
       }
       this.step(chunk[i] as number);
     }
+  }
+
+  /**
+   * Most of a batch's markup is `<name>` and `</name>` deep in the document, with a plain name that is
+   * neither too long nor one of the forbidden names' lengths: taken here in one go, returning the index of
+   * its '>' (the state stays Text). Anything else (a prefix, attributes, a tag split across chunks, the
+   * first five levels where the login is read, a limit about to be crossed, a name of 9 or 11 bytes) returns
+   * -1 and goes byte by byte through step, which decides exactly as before.
+   */
+  private plainTag(chunk: Uint8Array, lt: number): number {
+    const n = chunk.length;
+    let p = lt + 1;
+    if (p >= n) return -1;
+    const end = chunk[p] === SLASH;
+    if (end) p++;
+    const start = p;
+    if (p >= n || chunk[p] === BANG || chunk[p] === QUESTION) return -1;
+    while (p < n && isPlainNameByte(chunk[p] as number)) p++;
+    const length = p - start;
+    if (p >= n || chunk[p] !== GT || length === 0 || length > this.limits.maxNameLength) return -1;
+    if (length === 9 || length === 11) return -1; // __proto__, prototype, constructor: checkName's business
+    if (end) {
+      if (this.depth <= 5) return -1;
+      this.depth--;
+      return p;
+    }
+    if (this.depth < 5 || this.depth + 1 > this.limits.maxDepth || this.elements + 1 > this.limits.maxElements) return -1;
+    this.elements++;
+    this.depth++;
+    return p;
   }
 
   /** The body is complete: it must not end inside markup. */
