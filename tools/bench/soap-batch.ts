@@ -10,7 +10,7 @@
 //   source <(tools/infra/env) && npm run bench:soap-batch
 //   BENCH_PROFILE=<dir> …                      # CPU profiles (--cpu-prof) of the server processes there
 //   BENCH_LOG=<dir> …                          # separate processes: backoffice-soap's and catalog's debug logs there
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
@@ -75,7 +75,10 @@ async function separateProcesses(): Promise<Running> {
       engines: 'separate processes: Postgres, Kafka, Redis sessions, embedded search',
       stop: async () => {
         await Promise.all(services.map(stopApp));
-        if (logDir) for (const service of services) writeFileSync(join(logDir, `${service.name}.log`), service.output());
+        if (logDir) {
+          mkdirSync(logDir, { recursive: true });
+          for (const service of services) writeFileSync(join(logDir, `${service.name}.log`), service.output());
+        }
         await dropSchemas();
       },
     };
