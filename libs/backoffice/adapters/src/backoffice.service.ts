@@ -89,12 +89,8 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     }
   };
   const router = createSoapRouter({
-    receiveEntities: async (entity, entities, requestId) => {
-      const result = await receiveEntities({ store, hasher: buyerHasher }, entity, entities, requestId);
-      // Committed: publish now rather than at the relay's next poll, so catalog sees the batch quickly.
-      if (result.received > 0) relay.nudge();
-      return result;
-    },
+    // The store nudges the relay when the batch commits (outboxWritten, decision 66).
+    receiveEntities: (entity, entities, requestId) => receiveEntities({ store, hasher: buyerHasher }, entity, entities, requestId),
     getEvents: (request) => getEvents({ feed, pageSize }, request),
     markEventsDone: (username, numbers) => markEventsDone({ feed }, username, numbers),
     users: deps.users,

@@ -103,7 +103,6 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
       if (windows > 0) {
         reads.invalidate();
         deps.logger.info({ windows, affectedProducts }, 'catalog: delivery windows opened or closed');
-        relay.nudge();
       }
     } catch (error) {
       deps.logger.warn({ err: error }, 'catalog: delivery window check failed; retried at the next tick');
@@ -112,10 +111,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
 
   const stock = createStockRepository(deps.db, {
     ...(deps.clock ? { now: () => deps.clock!.now() } : {}),
-    onCommitted: () => {
-      reads.invalidate();
-      relay.nudge();
-    },
+    onCommitted: () => reads.invalidate(),
   });
 
   return {
@@ -138,10 +134,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             applied,
             // Kafka's partitions' runs of a request come from its fetches, the in-memory bus's in one turn (decision 68).
             mergeWaitMs: deps.bus.kind === 'kafka' ? 20 : 0,
-            onCommitted: () => {
-              reads.invalidate();
-              relay.nudge();
-            },
+            onCommitted: () => reads.invalidate(),
           }),
         ),
         await deps.bus.subscribe(
@@ -183,7 +176,6 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
         await useCases.indexProducts(changed.map((r) => r.productId));
       }
       reads.invalidate();
-      if (entities + products > 0) relay.nudge();
       deps.logger.info(
         { products: demo.products.length, changed: products, otherEntitiesChanged: entities },
         'catalog: demo catalog seeded',

@@ -48,12 +48,8 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
   const orders = createOrderRepository(deps.db);
   const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, startDelayMs: deps.relayStartDelayMs ?? 0, intervalMs: deps.outboxPollMs });
   const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) }, deps.saga);
-  // Placing commits an OrderPlaced outbox row: publish it now rather than at the relay's next tick.
-  const client: OrderClient = {
-    ...useCases,
-    placeOrder: (command) => useCases.placeOrder(command).finally(() => relay.nudge()),
-    completePaidAttempt: (attemptId) => useCases.completePaidAttempt(attemptId).finally(() => relay.nudge()),
-  };
+  // Placing commits an OrderPlaced outbox row; enqueue nudges the relay at commit (decision 66).
+  const client: OrderClient = useCases;
   let subscriptions: Subscription[] = [];
   const templates = new Map(Object.entries(deps.trackingUrls ?? {}).map(([carrier, url]) => [carrier.toLowerCase(), url]));
   const trackingUrl = (carrier: string, trackingId: string) =>
@@ -66,7 +62,7 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
     async start() {
       subscriptions = [
         await deps.bus.subscribe(
-          orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl, onCommitted: () => relay.nudge() }),
+          orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl }),
         ),
         ...(deps.saga
           ? [

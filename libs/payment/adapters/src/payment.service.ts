@@ -51,16 +51,16 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
     providers,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  // Every state change enqueues an event: publish it now rather than at the next poll.
+  // Every state change enqueues an event, and enqueue nudges the relay at commit (decision 66).
   const client: PaymentClient = {
-    startAttempt: (c) => useCases.startAttempt(c).finally(() => relay.nudge()),
-    verifyResult: (f) => useCases.verifyResult(f).finally(() => relay.nudge()),
+    startAttempt: (c) => useCases.startAttempt(c),
+    verifyResult: (f) => useCases.verifyResult(f),
     getAttempt: (id) => useCases.getAttempt(id),
-    cancelAttempt: (id) => useCases.cancelAttempt(id).finally(() => relay.nudge()),
-    voidAttempt: (id) => useCases.voidAttempt(id).finally(() => relay.nudge()),
+    cancelAttempt: (id) => useCases.cancelAttempt(id),
+    voidAttempt: (id) => useCases.voidAttempt(id),
     addressSearch: (m, c, i) => useCases.addressSearch(m, c, i),
   };
-  const notifying: PaymentUseCases = { ...useCases, ...client, notify: (p, n) => useCases.notify(p, n).finally(() => relay.nudge()) };
+  const notifying: PaymentUseCases = useCases;
   const names = (kinds: string[]) => [...providers.keys()].filter((p) => kinds.includes(p));
   return {
     client,

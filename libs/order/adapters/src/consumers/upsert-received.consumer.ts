@@ -11,8 +11,6 @@ export interface OrderUpsertConsumerDeps {
   db: Db;
   logger: Logger;
   trackingUrl?: ApplyOrderUpsertDeps['trackingUrl'];
-  /** Called after a change was committed with its outbox rows (the relay publishes them now). */
-  onCommitted?: () => void;
 }
 
 /**
@@ -51,7 +49,6 @@ export function orderUpsertReceivedConsumer(deps: OrderUpsertConsumerDeps): Subs
         deps.logger.warn({ eventId: envelope.id, entity, externalId: result.id }, 'order: upsert names an order this service never placed, skipped');
       }
       deps.logger.debug({ eventId: envelope.id, entity, externalId: result.id, applied, changed: result.changed }, 'order: upsert consumed');
-      if (result.changed) deps.onCommitted?.();
     },
   };
 }
