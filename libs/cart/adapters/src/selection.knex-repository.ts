@@ -180,15 +180,12 @@ export function createSelectionRepository(db: Db): SelectionRepository {
 
   const write = async (trx: Knex.Transaction, before: Selection, after: Selection) => {
     const id = before.id;
-    const { gone, written } = linesChanged(before, after);
+    const { gone, added, changed } = linesChanged(before, after);
     if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
-    const old = new Set(before.lines.map((l) => l.line));
-    for (const line of written) {
-      if (!old.has(line.line)) await db.table('selection_lines', trx).insert(lineRow(id, line));
-      else {
-        const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
-        await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
-      }
+    for (const line of added) await db.table('selection_lines', trx).insert(lineRow(id, line));
+    for (const line of changed) {
+      const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
+      await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
     }
     await db
       .table('selections', trx)
@@ -196,18 +193,30 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       .update({ ...selectionFields(after), updated_at: db.knex.fn.now(), version: db.knex.raw('version + 1') });
   };
 
-  /** What a change must write: the lines it removed, and those it added or changed. */
+  /** What a change must write: the lines it removed, those it added, and those it changed. */
   const linesChanged = (before: Selection, after: Selection) => {
     const kept = new Set(after.lines.map((l) => l.line));
     const old = new Map(before.lines.map((l) => [l.line, l]));
-    return {
-      gone: before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line),
-      written: after.lines.filter((l) => {
-        const previous = old.get(l.line);
-        return !previous || !sameLine(previous, l);
-      }),
-    };
+    const added: SelectionLine[] = [];
+    const changed: SelectionLine[] = [];
+    for (const l of after.lines) {
+      const previous = old.get(l.line);
+      if (!previous) added.push(l);
+      else if (!sameLine(previous, l)) changed.push(l);
+    }
+    return { gone: before.lines.filter((l) => !kept.has(l.line)).map((l) => l.line), added, changed };
   };
+
+  /** Whether a change leaves the selection's own columns (not its lines) as they were. */
+  const sameFields = (before: Selection, after: Selection) =>
+    before.currency === after.currency &&
+    before.country === after.country &&
+    before.state === after.state &&
+    before.language === after.language &&
+    before.paymentMethod === after.paymentMethod &&
+    before.shippingMethod === after.shippingMethod &&
+    (before.vouchers === after.vouchers || JSON.stringify(before.vouchers) === JSON.stringify(after.vouchers)) &&
+    (before.paymentFields === after.paymentFields || JSON.stringify(before.paymentFields) === JSON.stringify(after.paymentFields));
 
   // The hot path (decision 51) as fixed SQL texts on `db.query` (prepared statements on Postgres, no query
   // builder): the schema is a plain identifier (createDb checks it), the columns are constants.
@@ -218,29 +227,37 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     where s.id = ? and s.status = 'open' order by l.seq`;
   // What a change may set: every selection column but its id and status, in the order of selectionFields.
   const SET_COLUMNS = SELECTION_COLUMNS.filter((c) => c !== 'id' && c !== 'status') as Array<keyof ReturnType<typeof selectionFields>>;
-  const updateSql = `with s as (update ${selections} set ${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')},
-      updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
+  // The selection's row is always raised to the next version; its own columns are set only by a change of them
+  // (an item's add changes lines only: no JSON to send and parse).
+  const updateSql = (fields: boolean) => `with s as (update ${selections} set ${
+    fields ? `${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')}, ` : ''
+  }updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
   const lineValues = `(${LINE_COLUMNS.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
+  const lineList = (n: number) => `(values ${Array(n).fill(lineValues).join(', ')}) as v (${LINE_COLUMNS.join(', ')})`;
   // One text per shape, made once: the same string each time (its hash kept for the prepared-statement lookup).
   const writeSqls = new Map<string, string>();
-  const writeSql = (gone: number, written: number): string => {
-    const shape = `${gone}:${written}`;
+  const writeSql = (fields: boolean, gone: number, added: number, changed: number): string => {
+    const shape = `${fields ? 1 : 0}:${gone}:${added}:${changed}`;
     let sql = writeSqls.get(shape);
     if (sql === undefined) {
-      sql = writeSqlOf(gone, written);
+      sql = writeSqlOf(fields, gone, added, changed);
       if (writeSqls.size > 1000) writeSqls.clear();
       writeSqls.set(shape, sql);
     }
     return sql;
   };
-  const writeSqlOf = (gone: number, written: number): string => {
-    let sql = updateSql;
+  // Added lines are inserted and changed ones updated in place (by their unique line id, on the selection the
+  // conditional update matched): no speculative insert, no sequence value spent, no conflict check per change.
+  const writeSqlOf = (fields: boolean, gone: number, added: number, changed: number): string => {
+    let sql = updateSql(fields);
     if (gone)
       sql += `, d as (delete from ${selectionLines} where selection_id in (select id from s) and line in (${Array(gone).fill('?').join(', ')}))`;
-    if (written)
-      sql += `, u as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
-        select s.id, v.* from s cross join (values ${Array(written).fill(lineValues).join(', ')}) as v (${LINE_COLUMNS.join(', ')})
-        on conflict (line) do update set ${LINE_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')})`;
+    if (added)
+      sql += `, i as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')}) select s.id, v.* from s cross join ${lineList(added)})`;
+    if (changed)
+      sql += `, u as (update ${selectionLines} l set ${LINE_COLUMNS.filter((c) => c !== 'line')
+        .map((c) => `${c} = v.${c}`)
+        .join(', ')} from ${lineList(changed)} where l.selection_id = (select id from s) and l.line = v.line)`;
     return `${sql} select count(*)::int as n from s`;
   };
 
@@ -250,14 +267,19 @@ export function createSelectionRepository(db: Db): SelectionRepository {
    * when the conditional update matched, i.e. when nothing has changed the selection since it was read.
    */
   const writeIfUnchanged = async (before: Selection, version: number, after: Selection): Promise<boolean> => {
-    const { gone, written } = linesChanged(before, after);
-    const fields = selectionFields(after);
-    const bindings: unknown[] = [...SET_COLUMNS.map((c) => fields[c]), before.id, version, ...gone];
-    for (const line of written) {
+    const { gone, added, changed } = linesChanged(before, after);
+    const fieldsChanged = !sameFields(before, after);
+    const bindings: unknown[] = [];
+    if (fieldsChanged) {
+      const fields = selectionFields(after);
+      for (const c of SET_COLUMNS) bindings.push(fields[c]);
+    }
+    bindings.push(before.id, version, ...gone);
+    for (const line of [...added, ...changed]) {
       const r = lineRow(before.id, line) as Record<string, unknown>;
       for (const c of LINE_COLUMNS) bindings.push(r[c] ?? null);
     }
-    const rows = await db.query<{ n: number }>(writeSql(gone.length, written.length), bindings);
+    const rows = await db.query<{ n: number }>(writeSql(fieldsChanged, gone.length, added.length, changed.length), bindings);
     return Number(rows[0]?.n) === 1;
   };
 

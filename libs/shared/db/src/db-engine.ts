@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
-import { types as pgTypes } from 'pg';
+import pg, { types as pgTypes } from 'pg';
 import type { Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
 import { openPglite as openPgliteConnection } from './pglite-loader';
@@ -87,7 +87,11 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     throw new DbUnavailableError(url, describeCause(error), { cause: error });
   }
   options.logger?.info({ database: maskUrl(url) }, 'database connected');
-  return engineOf(knex, 'postgres');
+  const statements = preparedStatementRunner(
+    { connectionString: url, connectionTimeoutMillis: 3000, types: pgTypeOverrides },
+    options.poolMax ?? 10,
+  );
+  return engineOf(knex, 'postgres', statements);
 }
 
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
@@ -117,13 +121,13 @@ function knexLog(logger: Logger | undefined): Knex.Logger {
   return { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') };
 }
 
-function engineOf(knex: Knex, engine: 'postgres' | 'pglite'): DbEngine {
+function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: PreparedStatementRunner): DbEngine {
   let closed: Promise<void> | undefined;
   return {
     knex,
     engine,
-    forSchema: (schema) => createDb(knex, engine, schema),
-    close: () => (closed ??= knex.destroy()),
+    forSchema: (schema) => createDb(knex, engine, schema, statements),
+    close: () => (closed ??= Promise.all([knex.destroy(), statements?.close()]).then(() => undefined)),
   };
 }
 
@@ -131,6 +135,91 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
 interface PgConnection {
   query<R>(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
+}
+
+/** Runs `Db.query`'s named prepared statements on connections of its own (decision 69). */
+interface PreparedStatementRunner {
+  run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+type PgClient = pg.Client & { dead?: boolean };
+
+/**
+ * A pool of at most `max` pg clients for `Db.query`, beside knex's (decision 69): a statement takes an idle
+ * client, or opens one while under `max`, or waits for the next release, and goes out as a `pg.Query` with
+ * its name (no knex acquire with its pending-operation promises and timers, no copy of a config object
+ * per query). Clients open on demand and stay open until the engine closes; one that fails is dropped.
+ */
+function preparedStatementRunner(config: pg.ClientConfig, max: number): PreparedStatementRunner {
+  const idle: PgClient[] = [];
+  const waiting: Array<{ resolve(client: PgClient): void; reject(error: unknown): void }> = [];
+  const all = new Set<PgClient>();
+  let opening = 0;
+  let closed = false;
+  const open = async (): Promise<PgClient> => {
+    opening++;
+    const client: PgClient = new pg.Client(config);
+    client.on('error', () => {
+      client.dead = true;
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      client.dead = true;
+      throw error;
+    } finally {
+      opening--;
+    }
+    all.add(client);
+    return client;
+  };
+  const acquire = (): PgClient | Promise<PgClient> => {
+    if (closed) throw new Error('database: engine closed');
+    for (let client = idle.pop(); client; client = idle.pop()) {
+      if (!client.dead) return client;
+      all.delete(client);
+      void client.end().catch(() => undefined);
+    }
+    if (all.size + opening < max) return open();
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+  const release = (client: PgClient) => {
+    if (client.dead || closed) {
+      all.delete(client);
+      void client.end().catch(() => undefined);
+      // A waiter gets a fresh client in its place.
+      const next = waiting.shift();
+      if (next && !closed) open().then(next.resolve, next.reject);
+      return;
+    }
+    const next = waiting.shift();
+    if (next) next.resolve(client);
+    else idle.push(client);
+  };
+  return {
+    async run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]> {
+      const taken = acquire();
+      const client = taken instanceof Promise ? await taken : taken;
+      return new Promise<R[]>((resolve, reject) => {
+        // A text config, named after: pg copies an object config's descriptors on every query.
+        const query = new pg.Query(statement.text, values as unknown[], (error: Error | undefined, result: pg.QueryResult) => {
+          release(client);
+          if (error) reject(error);
+          else resolve(result.rows as R[]);
+        });
+        (query as unknown as { name: string }).name = statement.name;
+        client.query(query);
+      });
+    },
+    async close() {
+      closed = true;
+      for (const w of waiting.splice(0)) w.reject(new Error('database: engine closed'));
+      idle.length = 0;
+      await Promise.all([...all].map((c) => c.end().catch(() => undefined)));
+      all.clear();
+    },
+  };
 }
 
 /** `?` placeholders as `$n`, and a name from the text's digest: the same text is one prepared statement per connection. */
@@ -148,7 +237,7 @@ function preparedStatement(sql: string): { name: string; text: string } {
 }
 
 /** A `Db` on an existing knex; schema names are plain lowercase identifiers so that they never need quoting. */
-export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: string): Db {
+export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: string, statements?: PreparedStatementRunner): Db {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`database: invalid schema name ${JSON.stringify(schema)} (use [a-z_][a-z0-9_]*)`);
   return {
     knex,
@@ -161,6 +250,7 @@ export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: stri
       const statement = preparedStatement(sql);
       // As knex announces its own queries, for whoever listens (logs, tests counting statements).
       knex.emit('query', { method: 'raw', sql, bindings });
+      if (statements) return statements.run<R>(statement, bindings);
       const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<unknown> };
       const connection = await client.acquireConnection();
       try {

@@ -182,6 +182,19 @@ export function dbContract(openEngine: () => Promise<DbEngine>): void {
       expect(seen.filter((sql) => sql.includes(`${db.schema}.items`))).toHaveLength(4);
     });
 
+    it('runs more statements at once through query than the pool has connections, and a failing one rejects with its code', async () => {
+      await migrate(db, [createTable('many')]);
+      const insert = `insert into ${db.schema}.many (label) values (?) returning label`;
+      const labels = Array.from({ length: 40 }, (_, i) => `l${i}`);
+      expect(await Promise.all(labels.map((l) => db.query(insert, [l])))).toEqual(labels.map((label) => [{ label }]));
+      const failing = `insert into ${db.schema}.many (id, label) values (?, ?)`;
+      const [{ id }] = (await db.query<{ id: number }>(`select min(id)::int as id from ${db.schema}.many where label = ?`, ['l0'])) as [{ id: number }];
+      const results = await Promise.allSettled(labels.map(() => db.query(failing, [id, 'again'])));
+      expect(results.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === '23505')).toBe(true);
+      // The connections that carried the failures serve the next statements.
+      expect(await db.query(`select count(*)::int as n from ${db.schema}.many where label like ?`, ['l%'])).toEqual([{ n: 40 }]);
+    });
+
     it('answers ping while the engine is open', async () => {
       await expect(db.ping()).resolves.toBeUndefined();
       expect(db.engine).toBe(engine.engine);
