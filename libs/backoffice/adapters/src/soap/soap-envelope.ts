@@ -1,6 +1,6 @@
 import { MalformedRequestError } from '@commerce/backoffice-core';
 import type { XmlNode } from './soap-xml.mapper';
-import { parseXmlTree } from './xml-tree';
+import { parseXmlTree, type EntityListOf } from './xml-tree';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -14,13 +14,17 @@ export interface SoapRequestBody {
 const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
   typeof node === 'object' && node !== null && !Array.isArray(node);
 
-/** Parses a SOAP 1.1 request and finds its operation element; MalformedRequestError for anything else. */
-export function parseSoapEnvelope(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS): SoapRequestBody {
+/**
+ * Parses a SOAP 1.1 request and finds its operation element; MalformedRequestError for anything else.
+ * With `entityListOf` (updateListOf), an `*_Update`'s items are built into their entities as they are
+ * parsed (see parseXmlTree).
+ */
+export function parseSoapEnvelope(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS, entityListOf?: EntityListOf): SoapRequestBody {
   const text = xml.replace(/^\uFEFF/, '').trim();
   if (text === '') throw new MalformedRequestError('empty request body: expected a SOAP envelope');
   // SOAP 1.1 forbids a DTD in a message, and refusing it outright rules out entity-expansion attacks:
   // parseXmlTree refuses any declaration and defines no entity (decision 52), and enforces the limits.
-  const doc = parseXmlTree(text, limits);
+  const doc = parseXmlTree(text, limits, entityListOf);
   const envelope = isElementObject(doc) ? doc['Envelope'] : undefined;
   if (!isElementObject(envelope) || Object.keys(doc as object).length !== 1)
     throw new MalformedRequestError('not a SOAP envelope: the root element must be Envelope');

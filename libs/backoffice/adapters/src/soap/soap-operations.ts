@@ -2,6 +2,7 @@ import type { ReceivableEntity } from '@commerce/backoffice-contracts';
 import { MalformedRequestError, OperationNotImplementedError, UnknownOperationError } from '@commerce/backoffice-core';
 import type { ChangeEvent } from '@commerce/backoffice-core';
 import { entityToXml, xmlListToEntities, type XmlNode } from './soap-xml.mapper';
+import type { EntityListOf } from './xml-tree';
 
 /** The operations of the spec's table: name, the element that carries the request, the element that answers. */
 export const SPEC_OPERATIONS = [
@@ -73,6 +74,19 @@ export function operationOfElement(element: string): SpecOperation {
   if (!found) throw new UnknownOperationError(`unknown operation: ${element}`);
   return found;
 }
+
+const updateLists = new Map<string, UpdateOperation | undefined>();
+/**
+ * The list element, item and type of the `*_Update` a Body element stands for (what its updateHandler
+ * reads), for the parser to build its items straight into entities; undefined for any other element.
+ */
+export const updateListOf: EntityListOf = (element) => {
+  if (updateLists.has(element)) return updateLists.get(element);
+  const spec = SPEC_OPERATIONS.find((op) => lcfirst(op.request) === lcfirst(element));
+  const update = spec && UPDATE_OPERATIONS.find((op) => op.name === spec.name);
+  if (updateLists.size < 100) updateLists.set(element, update);
+  return update;
+};
 
 /**
  * SOAPAction is `{namespace}<Operation>`; clients vary in quoting, separators (`#`, `/`) and the case of

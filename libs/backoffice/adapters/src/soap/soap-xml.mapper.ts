@@ -1,8 +1,16 @@
 import { escapeXml } from './soap-reply';
 import { isScalar, soapTypes, type SoapField } from './soap-types';
 
+/**
+ * An item of an `*_Update`'s list that the parser already built into its entity (parseXmlTree with
+ * `entityListOf`): exactly what xmlToEntity would have made of its tree, returned by it as it is.
+ */
+export class MappedEntity {
+  constructor(readonly entity: unknown) {}
+}
+
 /** What fast-xml-parser gives for an element: text ('' when empty), an object of children, or an array when repeated. */
-export type XmlNode = string | { [name: string]: XmlNode } | XmlNode[];
+export type XmlNode = string | MappedEntity | { [name: string]: XmlNode } | XmlNode[];
 
 const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
   typeof node === 'object' && node !== null && !Array.isArray(node);
@@ -33,6 +41,7 @@ function mapValue(type: string, node: XmlNode): unknown {
  * Anything of the wrong kind is passed through unchanged so that validation names the field.
  */
 export function xmlToEntity(type: string, node: XmlNode | undefined): unknown {
+  if (node instanceof MappedEntity) return node.entity;
   const fields = soapTypes[type];
   if (!fields) throw new Error(`no SOAP type ${type}`);
   if (node === undefined || (typeof node === 'string' && node.trim() === '')) return {};

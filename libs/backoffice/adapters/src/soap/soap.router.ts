@@ -26,6 +26,7 @@ import {
   operationOfElement,
   UPDATE_OPERATIONS,
   updateHandler,
+  updateListOf,
   type GetEvents,
   type SoapHandler,
   type SoapOperationName,
@@ -185,7 +186,7 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         // A login the pre-scan could read is checked before the document is parsed: a stranger's large
         // document costs no parse.
         const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
-        const { operation: element, payload } = parseSoapEnvelope(body.text, limits.xml);
+        const { operation: element, payload } = parseSoapEnvelope(body.text, limits.xml, updateListOf);
         const operation = operationOfElement(element);
         operationName = operation.name;
         checkSoapAction(ctx.get('soapaction') || undefined, operation);

@@ -1,5 +1,6 @@
 import { MalformedRequestError } from '@commerce/backoffice-core';
-import type { XmlNode } from './soap-xml.mapper';
+import { MappedEntity, type XmlNode } from './soap-xml.mapper';
+import { isScalar, soapTypes, type SoapField } from './soap-types';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
 // The request parser of the SOAP endpoint (decision 52): one pass over the text with indexOf, building
@@ -58,12 +59,222 @@ const badInName = (c: number): boolean =>
   c === 0x3c || c === 0x3d || c === 0x22 || c === 0x27 || c === 0x26 || c === 0x3b || c === 0x21 || c === 0x3f;
 const badNameStart = (c: number): boolean => badInName(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
 
+/**
+ * What an open element becomes. Generic: a node of the tree. Below the list element of an `*_Update`
+ * (`Envelope/Body/products_Update/products`), its items are built straight into the entities the mapper
+ * (soap-xml.mapper.ts) would have made of their tree, driven by the same `soapTypes`: Entity (a complex
+ * type's fields), List (a list wrapper's items), Scalar (a field's text), Ignored (an element the type does
+ * not have, dropped as the mapper drops it). Batch is that list element itself: a tree node whose items are
+ * MappedEntity values.
+ */
+const enum Mode {
+  Generic,
+  Batch,
+  Entity,
+  List,
+  Scalar,
+  Ignored,
+}
+
+/** A complex type's fields, for building its entities as the elements arrive. */
+interface TypeInfo {
+  fields: SoapField[];
+  /** Field index by local name. */
+  index: Map<string, number>;
+  /** Field k's name as a document last wrote it. */
+  written: (Guess | undefined)[];
+  /** The name as written of the items of list field k, last seen. */
+  items: (Guess | undefined)[];
+}
+
+/** A name as a document wrote it (prefix included), checked, and its local part. */
+interface Guess {
+  name: string;
+  local: string;
+}
+
+const typeInfos = new Map<string, TypeInfo>();
+function typeInfo(type: string): TypeInfo {
+  let info = typeInfos.get(type);
+  if (!info) {
+    const fields = soapTypes[type];
+    if (!fields) throw new Error(`no SOAP type ${type}`);
+    info = {
+      fields,
+      index: new Map(fields.map((field, k) => [field.name, k])),
+      written: new Array<Guess | undefined>(fields.length).fill(undefined),
+      items: new Array<Guess | undefined>(fields.length).fill(undefined),
+    };
+    typeInfos.set(type, info);
+  }
+  return info;
+}
+
+/** The list element and item type of an `*_Update`'s Body element (its local name), or undefined. */
+export type EntityListOf = (operationElement: string) => { list: string; item: string; type: string } | undefined;
+
+/**
+ * Thrown inside the typed build where the mapper would pass a piece of the tree through unchanged (a field
+ * repeated that should not be, a text field holding elements): the document is then parsed again into the
+ * tree, and the mapper makes exactly what it always made. Only badly shaped batches take this path.
+ */
+const IRREGULAR = new Error('irregular batch shape');
+
+/** A slot for a complex field that was present but blank: the mapper leaves it out. */
+const SKIPPED = Symbol('skipped');
+
+const isBlank = (text: string): boolean => text.trim() === '';
+
 interface Open {
   /** The name as written (prefix included), which the end tag must repeat. */
   name: string;
   local: string;
   children: Record<string, XmlNode> | undefined;
   text: string;
+  mode: Mode;
+  /** Entity: its type; List and Batch: the item's type (undefined for a scalar item). */
+  info: TypeInfo | undefined;
+  /** Under an Entity: the field's index in the parent's type. */
+  field: number;
+  /** Entity: the field index of the last child it holds of a known field (-1: none yet). */
+  last: number;
+  /** Entity: the value of each field by index; List: the items. */
+  slots: unknown[] | undefined;
+  /** Entity, List, Scalar: an element opened inside. */
+  hasChildren: boolean;
+  /** List and Batch: the item's name. */
+  item: string;
+}
+
+const open = (name: string, local: string): Open => ({
+  name,
+  local,
+  children: undefined,
+  text: '',
+  mode: Mode.Generic,
+  info: undefined,
+  field: -1,
+  last: -1,
+  slots: undefined,
+  hasChildren: false,
+  item: '',
+});
+
+/** The element just opened under `parent`: what it is in the typed build (Generic outside it). */
+function placeChild(parent: Open, child: Open, depth: number, stack: readonly Open[], entityListOf: EntityListOf | undefined): void {
+  switch (parent.mode) {
+    case Mode.Generic: {
+      // Envelope/Body/<operation>/<list>: the list element of an *_Update.
+      if (depth !== 3 || !entityListOf || stack[0]!.local !== 'Envelope' || stack[1]!.local !== 'Body') return;
+      const list = entityListOf(stack[2]!.local);
+      if (!list || child.local !== list.list) return;
+      child.mode = Mode.Batch;
+      child.item = list.item;
+      child.info = typeInfo(list.type);
+      return;
+    }
+    case Mode.Batch:
+      if (child.local !== parent.item) return;
+      child.mode = Mode.Entity;
+      child.info = parent.info;
+      return;
+    case Mode.Entity: {
+      parent.hasChildren = true;
+      const info = parent.info!;
+      const k = info.index.get(child.local);
+      if (k === undefined) {
+        child.mode = Mode.Ignored;
+        return;
+      }
+      const field = info.fields[k]!;
+      child.field = k;
+      parent.last = k;
+      if (field.list) {
+        child.mode = Mode.List;
+        child.item = field.list;
+        child.info = isScalar(field.type) ? undefined : typeInfo(field.type);
+      } else if (isScalar(field.type)) child.mode = Mode.Scalar;
+      else {
+        child.mode = Mode.Entity;
+        child.info = typeInfo(field.type);
+      }
+      return;
+    }
+    case Mode.List:
+      parent.hasChildren = true;
+      if (child.local !== parent.item) child.mode = Mode.Ignored;
+      else if (parent.info) {
+        child.mode = Mode.Entity;
+        child.info = parent.info;
+      } else child.mode = Mode.Scalar;
+      return;
+    case Mode.Scalar:
+      // A text field holding elements: the mapper passes that tree through for validation to name.
+      throw IRREGULAR;
+    case Mode.Ignored:
+      child.mode = Mode.Ignored;
+      return;
+  }
+}
+
+/** The value of a closed element in the typed build (what the mapper would have made of its tree, before its field's rules). */
+function typedValue(element: Open): unknown {
+  switch (element.mode) {
+    case Mode.Entity: {
+      if (!element.hasChildren) return element.text;
+      const { fields } = element.info!;
+      const slots = element.slots;
+      const out: Record<string, unknown> = {};
+      if (slots)
+        for (let k = 0; k < fields.length; k++) {
+          const value = slots[k];
+          if (value !== undefined && value !== SKIPPED) out[fields[k]!.name] = value;
+        }
+      return out;
+    }
+    case Mode.List:
+      return element.hasChildren ? (element.slots ?? []) : element.text;
+    default:
+      return element.text;
+  }
+}
+
+/** An item of a list, of a repeated field or of the batch: blank is an empty entity, other text passes through. */
+const itemOf = (element: Open, value: unknown): unknown =>
+  element.mode === Mode.Entity && typeof value === 'string' && isBlank(value) ? {} : value;
+
+/** Hands a closed element's value to its parent. */
+function closeInto(parent: Open, element: Open): void {
+  switch (parent.mode) {
+    case Mode.Generic:
+      addChild(parent, element.local, valueOf(element));
+      return;
+    case Mode.Batch:
+      addChild(parent, element.local, element.mode === Mode.Entity ? new MappedEntity(itemOf(element, typedValue(element))) : valueOf(element));
+      return;
+    case Mode.Entity: {
+      if (element.mode === Mode.Ignored) return;
+      const k = element.field;
+      const field = parent.info!.fields[k]!;
+      const slots = (parent.slots ??= new Array<unknown>(parent.info!.fields.length));
+      const value = typedValue(element);
+      if (field.repeated) {
+        ((slots[k] ??= []) as unknown[]).push(itemOf(element, value));
+        return;
+      }
+      // The same field twice: the tree holds an array there, which the mapper passes through.
+      if (slots[k] !== undefined) throw IRREGULAR;
+      if (typeof value !== 'string' || element.mode === Mode.Scalar) slots[k] = value;
+      else if (element.mode === Mode.List) slots[k] = isBlank(value) ? [] : value;
+      else slots[k] = isBlank(value) ? SKIPPED : value;
+      return;
+    }
+    case Mode.List:
+      if (element.mode !== Mode.Ignored) (parent.slots ??= []).push(itemOf(element, typedValue(element)));
+      return;
+    default:
+      return;
+  }
 }
 
 /** The value of a closed element: its text, or its children (with any text under '#text'). */
@@ -108,13 +319,26 @@ function localName(name: string, limits: XmlLimits): string {
 
 /**
  * Parses a whole XML document into `{ rootLocalName: value }` (fast-xml-parser's shape for the endpoint's
- * options); MalformedRequestError naming the first thing that is not well-formed.
+ * options); MalformedRequestError naming the first thing that is not well-formed. With `entityListOf`, the
+ * items of an `*_Update`'s list element are built into their entities as they are parsed (MappedEntity
+ * values, which xmlListToEntities returns as they are) instead of into the tree: the same entities, the
+ * same errors, no tree of the batch and no second walk over it.
  */
-export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS): Record<string, XmlNode> {
+export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS, entityListOf?: EntityListOf): Record<string, XmlNode> {
+  if (!entityListOf) return parse(xml, limits, undefined);
+  try {
+    return parse(xml, limits, entityListOf);
+  } catch (error) {
+    if (error !== IRREGULAR) throw error;
+    return parse(xml, limits, undefined);
+  }
+}
+
+function parse(xml: string, limits: XmlLimits, entityListOf: EntityListOf | undefined): Record<string, XmlNode> {
   const n = xml.length;
   let elements = 0;
   const stack: Open[] = [];
-  const document: Open = { name: '', local: '', children: undefined, text: '' };
+  const document: Open = open('', '');
   let rootSeen = false;
   let i = 0;
   const startsAt = (token: string, at: number): boolean => xml.startsWith(token, at);
@@ -151,7 +375,7 @@ export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS
         if (!top) fail(`an end tag </${name}> without its start tag`);
         if (top.name !== name) fail(`the end tag </${name}> does not close <${top.name}>`);
       }
-      addChild(stack[stack.length - 1] ?? document, top!.local, valueOf(top!));
+      closeInto(stack[stack.length - 1] ?? document, top!);
       i = gt + 1;
       continue;
     }
@@ -179,17 +403,49 @@ export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS
     }
 
     // A start tag: its name, then attributes (checked, not kept), then '>' or '/>'.
-    let j = lt + 1;
-    if (j >= n || badNameStart(xml.charCodeAt(j)) || endsName(xml.charCodeAt(j))) fail('a tag without a valid name');
-    while (j < n && !endsName(xml.charCodeAt(j))) {
-      if (badInName(xml.charCodeAt(j))) fail('a bad character in a tag name');
-      j++;
+    const parent = stack[stack.length - 1] ?? document;
+    // In the typed build, a child's name as the document wrote it for the same field before: when the
+    // document repeats it, it is compared in place (no string made, no lookup). Fields come in their type's
+    // order, so the candidates are the fields after the last one seen. A name kept here passed every check
+    // of a name when it was first read; the limits, which may differ between calls, are checked again.
+    let guess: Guess | undefined;
+    if (parent.mode === Mode.Entity) {
+      const written = parent.info!.written;
+      for (let k = parent.last + 1; k < written.length; k++) {
+        const candidate = written[k];
+        if (candidate !== undefined && xml.startsWith(candidate.name, lt + 1) && endsName(xml.charCodeAt(lt + 1 + candidate.name.length))) {
+          guess = candidate;
+          break;
+        }
+      }
+    } else if (parent.mode === Mode.List) {
+      const candidate = stack[stack.length - 2]!.info!.items[parent.field];
+      if (candidate !== undefined && xml.startsWith(candidate.name, lt + 1) && endsName(xml.charCodeAt(lt + 1 + candidate.name.length)))
+        guess = candidate;
     }
-    const name = xml.slice(lt + 1, j);
-    if (++elements > limits.maxElements) throw new MalformedRequestError(`the request has more than ${limits.maxElements} elements`);
-    if (stack.length + 1 > limits.maxDepth)
-      throw new MalformedRequestError(`the request nests elements deeper than ${limits.maxDepth} levels`);
-    const local = localName(name, limits);
+    let j = lt + 1;
+    let name: string;
+    let local: string;
+    if (guess !== undefined) {
+      name = guess.name;
+      local = guess.local;
+      j += name.length;
+      if (++elements > limits.maxElements) throw new MalformedRequestError(`the request has more than ${limits.maxElements} elements`);
+      if (stack.length + 1 > limits.maxDepth)
+        throw new MalformedRequestError(`the request nests elements deeper than ${limits.maxDepth} levels`);
+      checkNameLength(name, limits);
+    } else {
+      if (j >= n || badNameStart(xml.charCodeAt(j)) || endsName(xml.charCodeAt(j))) fail('a tag without a valid name');
+      while (j < n && !endsName(xml.charCodeAt(j))) {
+        if (badInName(xml.charCodeAt(j))) fail('a bad character in a tag name');
+        j++;
+      }
+      name = xml.slice(lt + 1, j);
+      if (++elements > limits.maxElements) throw new MalformedRequestError(`the request has more than ${limits.maxElements} elements`);
+      if (stack.length + 1 > limits.maxDepth)
+        throw new MalformedRequestError(`the request nests elements deeper than ${limits.maxDepth} levels`);
+      local = localName(name, limits);
+    }
     let attributes: string[] | undefined;
     let selfClosing = false;
     for (;;) {
@@ -239,9 +495,29 @@ export function parseXmlTree(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS
       if (rootSeen) fail('more than one root element');
       rootSeen = true;
     }
-    const element: Open = { name, local, children: undefined, text: '' };
-    if (selfClosing) addChild(stack[stack.length - 1] ?? document, local, '');
-    else stack.push(element);
+    if (selfClosing && parent.mode === Mode.Generic && (stack.length !== 3 || !entityListOf)) addChild(parent, local, '');
+    else {
+      const element = open(name, local);
+      placeChild(parent, element, stack.length, stack, entityListOf);
+      if (guess === undefined && element.mode !== Mode.Ignored) {
+        if (parent.mode === Mode.Entity) parent.info!.written[element.field] = { name, local };
+        else if (parent.mode === Mode.List) stack[stack.length - 2]!.info!.items[parent.field] = { name, local };
+      }
+      if (selfClosing) closeInto(parent, element);
+      else if (element.mode === Mode.Scalar) {
+        // Most of a batch: `<name>text</name>`, taken here in one go when its end tag follows its text
+        // (the text read as the loop reads it); anything else goes round the loop.
+        const end = xml.indexOf('<', j);
+        const gt = end + 2 + name.length;
+        if (end !== -1 && xml.charCodeAt(end + 1) === 0x2f && xml.charCodeAt(gt) === 0x3e && xml.startsWith(name, end + 2)) {
+          if (end > j) element.text = decodeReferences(normaliseLineEnds(xml.slice(j, end))).trim();
+          closeInto(parent, element);
+          i = gt + 1;
+          continue;
+        }
+        stack.push(element);
+      } else stack.push(element);
+    }
     i = j;
   }
 
