@@ -30,6 +30,14 @@ describe('internal caller', () => {
     expect(seen.at(-1)).toEqual({ url: '/ok', requestId: 'req-42' });
   });
 
+  it('sends a path as `new URL` would spell it, and a plain one as it is', async () => {
+    const call = createInternalCaller(base, 'cart');
+    await call('GET', '/ok?q=a b&é').catch(() => undefined);
+    expect(seen.at(-1)?.url).toBe('/ok?q=a%20b&%C3%A9');
+    await call('GET', '/ok?q=a%20b').catch(() => undefined);
+    expect(seen.at(-1)?.url).toBe('/ok?q=a%20b');
+  });
+
   it('answers null for a 404', async () => {
     expect(await createInternalCaller(base, 'cart')('GET', '/missing')).toBeNull();
   });

@@ -1,6 +1,14 @@
-import { Agent, request } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
 import { currentRequestId, REQUEST_ID_HEADER } from '@commerce/shared-logging';
+
+const JSON_HEADERS = ['content-type', 'application/json'];
+/** A path undici takes as it is; anything else is normalised (percent-encoded) as `new URL` does. */
+const PLAIN_PATH = /^\/[\x21-\x7e]*$/;
+const pathOf = (path: string, origin: string): string => {
+  const url = new URL(path, origin);
+  return url.pathname + url.search;
+};
 
 const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status]) => [status, kind as ErrorKind]));
 
@@ -24,21 +32,47 @@ export function createInternalCaller(baseUrl: string, service: string): Internal
 
 /** Both forms of the call on one connection pool: parsed (`json`) and as the callee's bytes (`bytes`). */
 export function createInternalCallers(baseUrl: string, service: string): { json: InternalCall; bytes: InternalBytesCall } {
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  // One kept pool for the callee's origin (decision 69): no URL parsed and no origin looked up per call.
+  const origin = new URL(baseUrl).origin;
+  const pool = new Pool(origin, { keepAliveTimeout: 30_000, connections: 64 });
   const code = `${service.toUpperCase()}.REMOTE_ERROR`;
-  const send = async (method: string, path: string, body?: unknown): Promise<{ statusCode: number; bytes: Buffer }> => {
+  const unavailable = (error: unknown) =>
+    new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
+  const send = (method: string, path: string, body?: unknown): Promise<{ statusCode: number; bytes: Buffer }> => {
     const requestId = currentRequestId();
-    try {
-      const res = await request(new URL(path, baseUrl), {
-        method: method as 'GET',
-        dispatcher: agent,
-        headers: { 'content-type': 'application/json', ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { statusCode: res.statusCode, bytes: Buffer.from(await res.body.arrayBuffer()) };
-    } catch (error) {
-      throw new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
-    }
+    const headers = requestId ? ['content-type', 'application/json', REQUEST_ID_HEADER, requestId] : JSON_HEADERS;
+    return new Promise((resolve, reject) => {
+      let statusCode = 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      // undici's dispatch with a handler of its own: the answer's bytes without a body stream to consume.
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, status) => {
+          statusCode = status;
+          chunks.length = size = 0;
+        },
+        onResponseData: (_controller, chunk) => {
+          chunks.push(chunk);
+          size += chunk.length;
+        },
+        onResponseEnd: () => resolve({ statusCode, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) }),
+        onResponseError: (_controller, error) => reject(unavailable(error)),
+      };
+      try {
+        pool.dispatch(
+          {
+            method: method as Dispatcher.HttpMethod,
+            path: PLAIN_PATH.test(path) ? path : pathOf(path, origin),
+            headers,
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          },
+          handler,
+        );
+      } catch (error) {
+        reject(unavailable(error));
+      }
+    });
   };
   const parse = <T>(text: string): (T & { errors?: Record<string, string>; code?: string }) | undefined => {
     try {

@@ -81,6 +81,7 @@ export class RedisSessionStore implements SessionStore {
   ) {
     this.slackMs = slideSlackMs(ttlSeconds);
     redis.defineCommand('sessionWithCounter', { numberOfKeys: 1, lua: GET_WITH_COUNTER_SCRIPT });
+    redis.defineCommand('raiseCounter', { numberOfKeys: 1, lua: RAISE_SCRIPT });
   }
 
   /** Connects and checks that Redis answers; throws SessionStoreUnavailableError within a few seconds if not. */
@@ -139,8 +140,10 @@ export class RedisSessionStore implements SessionStore {
 
   async raise(name: string): Promise<number> {
     // One command: INCR and the TTL together in a script (atomic, as MULTI would be, at a fraction of the
-    // client's cost per call), so a counter never lives on without one.
-    return Number(await this.call(() => this.redis.eval(RAISE_SCRIPT, 1, this.counterKey(name), this.ttlSeconds)));
+    // client's cost per call), so a counter never lives on without one. Sent by its SHA-1 (EVALSHA, once
+    // EVAL after a script flush), not as its text at every raise.
+    const redis = this.redis as Redis & { raiseCounter(key: string, ttlSeconds: number): Promise<number> };
+    return Number(await this.call(() => redis.raiseCounter(this.counterKey(name), this.ttlSeconds)));
   }
 
   /** Counters beside the sessions: a token (base64url) never contains `:`, so `#:` cannot meet one. */
