@@ -120,8 +120,10 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
   const productCacheMs = deps.productCacheMs ?? 2000;
   const selectionDeps = { ...routeDeps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: productCacheMs }) };
   mountSelectionRoutes(router, selectionDeps, sessionOf, productCacheMs);
+  // A change needs the session, not the version of its selection that `GET selection` reads with it (decision 69).
+  const changeDeps: CheckoutHttpDeps = { ...deps, sessions: { ...deps.sessions, getWithVersion: undefined } };
   const leanRoutes = selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, {
-    open: (req) => openRequestSession(deps, req),
+    open: (req) => openRequestSession(changeDeps, req),
     errorBody: errorToken,
     headers: (handle) => ({ 'API-Token': handle.token }),
   });
