@@ -21,6 +21,16 @@ export interface PacedLoadOptions {
   method?: 'GET' | 'POST';
   /** Headers of the i-th request (e.g. a session token). */
   headers?: (i: number) => Record<string, string>;
+  /** Requests slower than this from sending (ms) are listed in `slow` with their moments (default 25). */
+  slowMs?: number;
+}
+
+/** A request slower than `slowMs` from sending: when it was sent (epoch ms) and how long its answer took. */
+export interface SlowRequest {
+  sentAt: number;
+  ms: number;
+  /** Its index in the run (0 is the first request due). */
+  index: number;
 }
 
 export interface PacedLoadResult {
@@ -32,7 +42,13 @@ export interface PacedLoadResult {
   p99: number;
   /** ms from the moment the request was due (includes waiting for its connection). */
   p99FromDue: number;
+  /** p99 from sending of the requests due after the first second. */
+  p99AfterFirstSecond: number;
   non2xx: number;
+  slow: SlowRequest[];
+  /** The generator's own lateness: ms its timers fired after a request's due moment, on a free connection (p99, max). */
+  timerLateP99: number;
+  timerLateMax: number;
 }
 
 const percentile = (sorted: Float64Array, p: number): number =>
@@ -114,8 +130,14 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
   const total = Math.floor(options.rate * options.seconds);
   const fromSend = new Float64Array(total);
   const fromDue = new Float64Array(total);
+  const afterFirst = new Float64Array(total);
+  let afterFirstDone = 0;
   let done = 0;
   let non2xx = 0;
+  const slowMs = options.slowMs ?? 25;
+  const slow: SlowRequest[] = [];
+  const timerLate: number[] = [];
+  const epoch = performance.timeOrigin;
   const start = nowMs() + 50;
   try {
     await Promise.all(
@@ -125,11 +147,14 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
           const wait = due - nowMs();
           if (wait > 1) await sleep(wait);
           const sent = nowMs();
+          if (wait > 0) timerLate.push(sent - due);
           const status = await connection.send(requestBytes(i));
           const answered = nowMs();
           if (status < 200 || status > 299) non2xx++;
           fromSend[done] = answered - sent;
           fromDue[done] = answered - Math.min(due, sent);
+          if (i >= options.rate) afterFirst[afterFirstDone++] = answered - sent;
+          if (answered - sent >= slowMs) slow.push({ sentAt: epoch + sent, ms: answered - sent, index: i });
           done++;
         }
       }),
@@ -147,6 +172,10 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     p50: round(percentile(sortedSend, 50)),
     p99: round(percentile(sortedSend, 99)),
     p99FromDue: round(percentile(sortedDue, 99)),
+    p99AfterFirstSecond: round(percentile(afterFirst.subarray(0, afterFirstDone).sort(), 99)),
     non2xx,
+    slow,
+    timerLateP99: round(percentile(Float64Array.from(timerLate).sort(), 99)),
+    timerLateMax: round(timerLate.reduce((a, b) => Math.max(a, b), 0)),
   };
 }

@@ -16,12 +16,19 @@
 //                                                         tools/bench/paced-load.ts): the p99 at the target load,
 //                                                         not at saturation; also the p99 from each request's due
 //                                                         moment
+//   BENCH_STALLS=/tmp/stalls BENCH_AT_TARGET=1 BENCH_ONLY=separate npx tsx tools/bench/selection.ts
+//                                                         where the paced rows' slow answers (≥ 25 ms) come from:
+//                                                         every separate process and the load generator record
+//                                                         their event-loop stalls and GC pauses
+//                                                         (tools/bench/loop-probe.ts) into that folder; each
+//                                                         slow answer is put down to the stalls it overlapped
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv } from './bench-env';
 import { Redis } from 'ioredis';
 import autocannon from 'autocannon';
-import { pacedLoad } from './paced-load';
+import { pacedLoad, type SlowRequest } from './paced-load';
+import { startLoopProbe } from './loop-probe';
 import {
   checkoutCall,
   postSoap,
@@ -34,8 +41,8 @@ import {
 import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Phase, PhaseRecord } from './profile-summary';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -50,6 +57,10 @@ const profileDir = process.env['BENCH_PROFILE'];
 /** Issue 7's targets, offered as fixed rates at 50 connections when BENCH_AT_TARGET is set. */
 const TARGET_RATES = { 'GET selection': 3000, 'POST items/{item}': 1500 } as const;
 const atTarget = Boolean(process.env['BENCH_AT_TARGET']);
+/** Where the processes' stall records go (tools/bench/loop-probe.ts), when set. */
+const stallsDir = process.env['BENCH_STALLS'] ? resolve(process.env['BENCH_STALLS']) : undefined;
+/** What each paced row's slow answers overlapped, printed after the table. */
+const stallLines: string[] = [];
 /** What the profile summary reads beside the profiles (`tools/bench/profile-summary.ts`). */
 const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
@@ -117,9 +128,14 @@ async function separateProcesses(): Promise<Running> {
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const apps: ShopApp[] = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order'];
   const schemas = new Map(apps.map((app) => [app, `bench_sel_${app.replace('-', '_')}_${suffix}`]));
+  const nodeOptions = [
+    ...(profileDir ? [`--cpu-prof --cpu-prof-dir=${profileDir}`] : []),
+    ...(stallsDir ? [`--import ${resolve('tools/bench/loop-probe.ts')}`] : []),
+  ];
   const infra: Record<string, string> = {
     ...realInfraEnv(),
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    ...(nodeOptions.length ? { NODE_OPTIONS: nodeOptions.join(' ') } : {}),
+    ...(stallsDir ? { LOOP_PROBE_DIR: stallsDir } : {}),
   };
   const dropSchemas = async () => {
     const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
@@ -187,6 +203,7 @@ async function load(
     .map(([service, ms]) => `${service} ${(ms / Math.max(1, result.requests.total)).toFixed(3)}`);
   if (options.what && perRequest.length)
     cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}`);
+  if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate));
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -213,7 +230,80 @@ async function offered(
     errors: 0,
     requests: { total: paced.requests, average: paced.rps },
     latency: { p50: paced.p50, p99: paced.p99, p99FromDue: paced.p99FromDue },
+    slow: paced.slow,
+    timerLate: `p99 ${paced.timerLateP99} ms, max ${paced.timerLateMax} ms; p99 from sending after the first second ${paced.p99AfterFirstSecond} ms`,
   };
+}
+
+interface StallEvent {
+  kind: 'gc' | 'stall';
+  /** A GC's kind: 1 minor (scavenge), 2 major (mark-compact), 4 incremental marking, 8 weak callbacks. */
+  gc?: number;
+  /** Epoch ms. */
+  at: number;
+  ms: number;
+}
+
+/**
+ * What a paced row's slow answers overlapped (BENCH_STALLS): each process's event-loop stalls and GC pauses
+ * during the row (from the loop probes' files), and each slow answer put down to the first of: a GC pause in
+ * the edge, another stall of the edge, a stall of the load generator, a stall of another process, none seen.
+ * Also how many of them came in the row's first second (renderings made again after the rows before changed
+ * every selection).
+ */
+async function stallReport(what: string, slow: SlowRequest[], startUs: number, timerLate: string): Promise<string> {
+  if (!stallsDir) return '';
+  const toMs = Date.now();
+  const fromMs = toMs - (monotonicUs() - startUs) / 1000;
+  // The probes write once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const names = new Map<number, string>([[process.pid, 'load generator'], ...Object.entries(record.pids).map(([n, pid]) => [pid, n] as const)]);
+  const byProcess = new Map<string, StallEvent[]>();
+  for (const file of readdirSync(stallsDir).filter((f) => f.endsWith('.jsonl'))) {
+    const pid = Number(file.replace('.jsonl', ''));
+    const name = names.get(pid);
+    if (!name) continue;
+    const events = readFileSync(join(stallsDir, file), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as StallEvent)
+      .filter((e) => e.at + e.ms >= fromMs && e.at <= toMs);
+    byProcess.set(name, events);
+  }
+  const overlaps = (request: SlowRequest, e: StallEvent) => e.at < request.sentAt + request.ms && e.at + e.ms > request.sentAt;
+  const causes = new Map<string, number>();
+  for (const request of slow) {
+    const hit = (name: string, kind?: StallEvent['kind']) =>
+      (byProcess.get(name) ?? []).some((e) => (!kind || e.kind === kind) && overlaps(request, e));
+    const others = [...byProcess.keys()].filter((n) => n !== 'checkout-api' && n !== 'load generator' && hit(n));
+    const cause = hit('checkout-api', 'gc')
+      ? 'edge GC'
+      : hit('checkout-api')
+        ? 'edge stall'
+        : hit('load generator')
+          ? 'load generator stall'
+          : others.length
+            ? `stall of ${others.join('+')}`
+            : 'no stall seen';
+    causes.set(cause, (causes.get(cause) ?? 0) + 1);
+  }
+  const rate = TARGET_RATES[what.split(' offered')[0] as keyof typeof TARGET_RATES] ?? 1;
+  const firstSecond = slow.filter((r) => r.index < rate).length;
+  const perProcess = [...byProcess]
+    .map(([name, events]) => {
+      const of = (kind: StallEvent['kind']) => events.filter((e) => e.kind === kind);
+      const sum = (list: StallEvent[]) => list.reduce((a, e) => a + e.ms, 0).toFixed(0);
+      const max = (list: StallEvent[]) => list.reduce((a, e) => Math.max(a, e.ms), 0).toFixed(1);
+      const [stalls, gcs] = [of('stall'), of('gc')];
+      const major = gcs.filter((e) => e.gc === 2);
+      return `${name} ${stalls.length} stalls (${sum(stalls)} ms, max ${max(stalls)}), ${gcs.length} GCs ≥ 1 ms (${sum(gcs)} ms, max ${max(gcs)}; ${major.length} of them major, ${sum(major)} ms)`;
+    })
+    .join('; ');
+  return [
+    `${what}: ${slow.length} answers ≥ 25 ms from sending, ${firstSecond} of them in the first second; by what they overlapped: ${[...causes].map(([c, n]) => `${c} ${n}`).join(', ') || '—'}`,
+    `  the load generator's timers late: ${timerLate}`,
+    `  stalls ≥ 5 ms and GC pauses from the row's start: ${perProcess}`,
+  ].join('\n');
 }
 
 /** Each process's CPU while nothing is asked of it: its timers, polls and heartbeats, in ms a second. */
@@ -282,6 +372,10 @@ async function startedWithRetries(setup: () => Promise<Running>): Promise<Runnin
 }
 
 async function main() {
+  if (stallsDir) {
+    mkdirSync(stallsDir, { recursive: true });
+    startLoopProbe(stallsDir);
+  }
   const bare = await serve('bare');
   const bareRows = new Map<number, Awaited<ReturnType<typeof load>>>();
   try {
@@ -315,6 +409,7 @@ async function main() {
   console.log(lines.join('\n'));
   if (idleLines.length) console.log(`\n${idleLines.join('\n')}`);
   if (cpuLines.length) console.log(`\n${cpuLines.join('\n')}`);
+  if (stallLines.length) console.log(`\n${stallLines.join('\n')}`);
   if (profileDir) {
     writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
     console.log(`\nCPU per request per process: npx tsx tools/bench/profile-summary.ts ${profileDir}`);
