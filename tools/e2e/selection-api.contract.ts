@@ -693,6 +693,23 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect((await get(base))['selection'].items).toEqual([]);
       });
 
+      it('never answers an older selection after concurrent changes through both replicas (a change kept as its rendering, decision 69)', async () => {
+        const first = await callAt(base, 'POST', '/items/3-1');
+        const token = first.body['token'];
+        const line = first.body['selection'].items[0].line;
+        const get = async (edge: string) => (await callAt(edge, 'GET', '/selection', { token })).body;
+        let expected = 1;
+        for (let round = 0; round < 3; round++) {
+          // Concurrent changes of one selection: each edge keeps a change's answer only when no other change
+          // raised the version between its read and its raise, so whichever is kept, none is older than the last.
+          await Promise.all(
+            Array.from({ length: 8 }, (_, i) => callAt(i % 2 ? replica : base, 'POST', `/lines/${line}/quantity/1`, { token })),
+          );
+          expected += 8;
+          for (const edge of [base, replica]) expect(quantities({ body: await get(edge) } as Call)).toEqual([['3-1', expected]]);
+        }
+      });
+
       it("answers the cached rendering with this request's token, indented with ?pretty", async () => {
         const first = await call('POST', '/items/3-1');
         const token = first.body['token'];

@@ -9,7 +9,7 @@ import { mountLoginRoutes } from './login.routes';
 import { mountOrderHistoryRoutes } from './order-history.routes';
 import { mountPaymentRoutes } from './payment.routes';
 import { cachingCatalogClient } from './product-cache';
-import { versionedCart } from './selection-answer-cache';
+import { cachedSelectionAnswer, versionedCart } from './selection-answer-cache';
 import { clientAddress, headerText } from './client-address';
 import type { IpCountryLookup } from './geoip';
 import { openSession, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
@@ -119,14 +119,21 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
   const routeDeps: CheckoutHttpDeps = { ...deps, cart: versionedCart(deps.cart, deps.sessions) };
   const productCacheMs = deps.productCacheMs ?? 2000;
   const selectionDeps = { ...routeDeps, catalog: cachingCatalogClient(deps.catalog, { ttlMs: productCacheMs }) };
-  mountSelectionRoutes(router, selectionDeps, sessionOf, productCacheMs);
-  // A change needs the session, not the version of its selection that `GET selection` reads with it (decision 69).
-  const changeDeps: CheckoutHttpDeps = { ...deps, sessions: { ...deps.sessions, getWithVersion: undefined } };
-  const leanRoutes = selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, {
-    open: (req) => openRequestSession(changeDeps, req),
-    errorBody: errorToken,
-    headers: (handle) => ({ 'API-Token': handle.token }),
-  });
+  // One answer cache for the router and the lean routes: a change answered on either is kept for `GET selection`.
+  const selectionAnswer = cachedSelectionAnswer(selectionDeps, { ttlMs: productCacheMs });
+  mountSelectionRoutes(router, selectionDeps, sessionOf, productCacheMs, selectionAnswer);
+  const leanRoutes = selectionLeanRoutes(
+    selectionDeps,
+    CHECKOUT_PREFIX,
+    {
+      // The session with its selection's version (decision 57's one round trip): a change's answer is kept
+      // as the rendering of the version it raised when that is one more than this (decision 71; amends 70).
+      open: (req) => openRequestSession(deps, req),
+      errorBody: errorToken,
+      headers: (handle) => ({ 'API-Token': handle.token }),
+    },
+    selectionAnswer,
+  );
 
   mountProductRoutes(router, routeDeps, sessionOf);
 

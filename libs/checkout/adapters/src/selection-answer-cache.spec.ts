@@ -3,8 +3,16 @@ import { DomainError } from '@commerce/shared-errors';
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { CatalogClient, ProductDto } from '@commerce/catalog-contracts';
-import { StoreView, oneLineSelection, type CheckoutDeps } from '@commerce/checkout-core';
-import { cachedSelectionAnswer, RawJson, versionedCart } from './selection-answer-cache';
+import {
+  StoreView,
+  answerJson,
+  changeLine,
+  getSelection,
+  oneLineSelection,
+  type CheckoutDeps,
+  type SessionHandle,
+} from '@commerce/checkout-core';
+import { cachedSelectionAnswer, keptChange, RawJson, versionedCart } from './selection-answer-cache';
 import { cachingCatalogClient } from './product-cache';
 
 const selection = (id: string) => ({ id }) as SelectionDto;
@@ -154,5 +162,83 @@ describe('cachedSelectionAnswer: renderings per selection version, refreshed in 
       await new Promise((r) => setImmediate(r));
     }
     expect(state.cartReads).toBeGreaterThan(reads);
+  });
+});
+
+describe('keptChange: a change answered is the rendering of the version it raised the selection to (decision 69)', () => {
+  const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+  function setup() {
+    /** `othersBetween`: raises by other changes (other requests, other replicas) between a request's read and its raise. */
+    const state = { version: 4, quantity: 1, cartReads: 0, othersBetween: 0, fail: false };
+    const sessions = {
+      selectionVersion: async () => state.version,
+      selectionChanged: async () => (state.version += 1 + state.othersBetween),
+    };
+    const cart = versionedCart(
+      {
+        getSelection: async () => {
+          state.cartReads++;
+          return oneLineSelection(state.quantity);
+        },
+        changeSelection: async (_id: string, change: { lines: Array<{ quantity: number }> }) => {
+          if (state.fail) throw new DomainError('CART.REMOTE_ERROR', 'unavailable', { cart: 'unavailable (ETIMEDOUT)' });
+          state.quantity = change.lines[0]!.quantity;
+          return oneLineSelection(state.quantity);
+        },
+      } as unknown as CartClient,
+      sessions,
+    );
+    const catalog = {
+      getProduct: async (id: string) => ({ product: id, name: 'Jacket', items: [] }) as unknown as ProductDto,
+    } as unknown as CatalogClient;
+    const deps = { sessions, catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }), cart, view: new StoreView(store) } as unknown as CheckoutDeps;
+    const answers = cachedSelectionAnswer(deps, { ttlMs: 1000 });
+    // As the session middleware opens it: the selection's version read with the session, before any cart call.
+    const handle = (token = 'tok'): SessionHandle => ({
+      token,
+      isNew: false,
+      session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: token },
+      versionRead: { selectionId: 'sel1', version: state.version },
+    });
+    const set = (quantity: number) => {
+      const h = handle();
+      return keptChange(deps, answers, h, (d) => changeLine(d, h, 'aa', 'set', String(quantity)));
+    };
+    const get = async (token = 'tok') => ((await answers(handle(token))) as RawJson).json.toString();
+    const uncached = async (token = 'tok') => answerJson((await getSelection(deps, handle(token))) as Record<string, unknown>);
+    return { state, set, get, uncached, answers, handle, deps };
+  }
+
+  it("answers the next GET with the change's answer, byte for byte as an uncached GET, without reading the cart", async () => {
+    const { state, set, get, uncached } = setup();
+    const answer = await set(3);
+    expect(state.version).toBe(5);
+    expect(await get()).toBe(answerJson(answer as Record<string, unknown>));
+    expect(await get('other')).toBe(await uncached('other'));
+    expect(state.cartReads).toBe(1); // the uncached GET's own
+  });
+
+  it('keeps nothing when another change raised the version between the read and this raise', async () => {
+    const { state, set, get } = setup();
+    state.othersBetween = 1;
+    await set(3);
+    expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 3 }] } });
+    expect(state.cartReads).toBe(1);
+  });
+
+  it("keeps nothing for a failed change, nor a change's answer with more than the envelope", async () => {
+    const { state, set, get, deps, answers, handle } = setup();
+    state.fail = true;
+    await expect(set(3)).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(state.version).toBe(5); // raised all the same
+    state.fail = false;
+    await get();
+    expect(state.cartReads).toBe(1);
+    // An answer that says more than the envelope (as a country change's `removedItems`) is not a GET's answer.
+    const h = handle();
+    await keptChange(deps, answers, h, async (d) => ({ ...(await changeLine(d, h, 'aa', 'set', '5')), removedItems: [] }));
+    expect(state.version).toBe(6);
+    expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 5 }] } });
+    expect(state.cartReads).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import type { CartClient } from '@commerce/cart-contracts';
+import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 import {
   answerJson,
   envelopeWithoutLogin,
@@ -17,6 +17,13 @@ import { productFetchedAt } from './product-cache';
 export { RawJson } from '@commerce/checkout-core';
 
 /**
+ * The count each selection a change answered was raised to (decision 48's version), by the cart's answer:
+ * the answer cache keeps a change's own envelope as the rendering of that version when nothing else changed
+ * the selection in between (`keepChange`, decision 69).
+ */
+const raisedTo = new WeakMap<SelectionDto, number>();
+
+/**
  * The edge's cart client: every change it asks for raises the selection's version in the session store
  * (decision 48), after the cart answered and before the edge does, failed calls included (a change may
  * have been made before the answer was lost). A new selection has nothing rendered yet: no raise.
@@ -29,10 +36,21 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
       await Promise.all([...new Set(ids())].filter((id): id is string => Boolean(id)).map((id) => sessions.selectionChanged(id)));
     }
   };
+  /** One selection's change: its answer remembers the count its raise gave. */
+  const changing = async (id: string, call: Promise<SelectionDto>): Promise<SelectionDto> => {
+    let answered: SelectionDto | undefined;
+    try {
+      answered = await call;
+      return answered;
+    } finally {
+      const raised = await sessions.selectionChanged(id);
+      if (answered && typeof raised === 'number' && answered.id === id) raisedTo.set(answered, raised);
+    }
+  };
   return {
     ...cart,
-    addItem: (id, command) => raising(() => [id], cart.addItem(id, command)),
-    changeSelection: (id, change) => raising(() => [id], cart.changeSelection(id, change)),
+    addItem: (id, command) => changing(id, cart.addItem(id, command)),
+    changeSelection: (id, change) => changing(id, cart.changeSelection(id, change)),
     closeSelection: (id) => raising(() => [id], cart.closeSelection(id)),
     claimSelection: (customerId, anonymousId) => {
       let saved: string | undefined;
@@ -40,6 +58,29 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
       return raising(() => [anonymousId, saved], claimed);
     },
   };
+}
+
+/**
+ * Runs a selection change's use case with a cart that notes the selection it answered, and offers the
+ * answer to the answer cache (`keepChange`): the next `GET selection` of that selection and session is then
+ * answered without a cart read or a compose.
+ */
+export async function keptChange<T>(
+  deps: CheckoutDeps,
+  answers: SelectionAnswer,
+  handle: SessionHandle,
+  run: (deps: CheckoutDeps) => Promise<T>,
+): Promise<T> {
+  let changed: SelectionDto | undefined;
+  const noting = (call: Promise<SelectionDto>) => call.then((s) => ((changed = s), s));
+  const cart: CartClient = {
+    ...deps.cart,
+    addItem: (id, command) => noting(deps.cart.addItem(id, command)),
+    changeSelection: (id, change) => noting(deps.cart.changeSelection(id, change)),
+  };
+  const answer = await run({ ...deps, cart });
+  if (changed) answers.keepChange(handle, answer, changed);
+  return answer;
 }
 
 export interface SelectionAnswerCacheOptions {
@@ -74,8 +115,38 @@ interface Rendered {
   /** Never served from then on: the request renders. */
   staleAt: number;
   /** The serialised envelope without `token` and `loggedIn`, from its first key on (its `{` cut off), as bytes. */
-  rest: Buffer;
+  rest?: Buffer;
+  /** A change's envelope kept unserialised (`keepChange`): serialised into `rest` by the first `GET` that serves it. */
+  body?: Record<string, unknown>;
   refreshing?: boolean;
+}
+
+/** The members of a selection envelope (`selectionEnvelope`) and `loggedIn`: a change's answer with any other is not kept. */
+const ENVELOPE_MEMBERS = new Set([
+  'token',
+  'selection',
+  'products',
+  'location',
+  'paymentMethods',
+  'paymentFields',
+  'shippingMethods',
+  'countries',
+  'language',
+  'languages',
+  'loggedIn',
+]);
+
+/** `GET selection`'s answer, and what keeps a change's answer as its rendering (decision 69). */
+export interface SelectionAnswer {
+  (handle: SessionHandle): Promise<unknown>;
+  /**
+   * A change's answer (`envelope` of `changed`), kept as the rendering of the selection's version the change
+   * raised it to when that is one more than the version the request read with its session, before the cart
+   * call: no change of that selection (through any replica) was answered between that read and this raise,
+   * so the state the cart answered includes every change answered before it, and any later change raises the
+   * version again before it is answered.
+   */
+  keepChange(handle: SessionHandle, answer: unknown, changed: SelectionDto): void;
 }
 
 /**
@@ -96,7 +167,7 @@ const keyOf = ({ createdAt: _createdAt, ...session }: CheckoutSession): string =
  * the background once the products are `ttlMs` old, at a jittered moment, and a rendering whose products
  * are `2 × ttlMs` old is never served (decision 57).
  */
-export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnswerCacheOptions) {
+export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnswerCacheOptions): SelectionAnswer {
   const max = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
@@ -145,17 +216,30 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     }
     const { token: _token, ...body } = await envelopeWithoutLogin(deps, handle, selection);
     const rest = Buffer.from(answerJson(body).slice(1));
+    keep(key, { version, renderedAt: started, products: body.products, rest, refreshAt: 0, staleAt: 0 });
+    return rest;
+  };
+
+  const keep = (key: string, entry: Rendered) => {
     const current = entries.get(key);
     // A slower rendering of an older version never replaces a newer one.
-    if (current && current.version > version) return rest;
+    if (current && current.version > entry.version) return;
     entries.delete(key);
-    entries.set(key, timed({ version, renderedAt: started, products: body.products, rest, refreshAt: 0, staleAt: 0 }));
+    entries.set(key, timed(entry));
     // Oldest first out: a Map iterates in insertion order.
     for (const oldest of entries.keys()) {
       if (entries.size <= max) break;
       entries.delete(oldest);
     }
-    return rest;
+  };
+
+  /** The kept bytes of a rendering; a change's kept envelope is serialised once, here. */
+  const restOf = (entry: Rendered): Buffer => {
+    if (!entry.rest) {
+      entry.rest = Buffer.from(answerJson(entry.body!).slice(1));
+      entry.body = undefined;
+    }
+    return entry.rest;
   };
 
   const shared = (handle: SessionHandle, selectionId: string, version: number, key: string): Promise<Buffer | null> => {
@@ -184,10 +268,21 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
         options.onRefreshError?.(error);
       });
     }
-    return hit.rest;
+    return restOf(hit);
   };
 
-  return async (handle: SessionHandle): Promise<unknown> => {
+  const keepChange = (handle: SessionHandle, answer: unknown, changed: SelectionDto) => {
+    const seen = handle.versionRead;
+    const raised = raisedTo.get(changed);
+    if (ttl <= 0 || !seen || raised === undefined || raised !== seen.version + 1) return;
+    if (seen.selectionId !== changed.id || handle.session.selectionId !== changed.id) return;
+    if (typeof answer !== 'object' || answer === null || !Object.keys(answer).every((m) => ENVELOPE_MEMBERS.has(m))) return;
+    const { token: _token, loggedIn: _loggedIn, ...body } = answer as { token?: string; loggedIn?: unknown; products?: ProductDto[] };
+    if (!Array.isArray(body.products)) return;
+    keep(keyOf(handle.session), { version: raised, renderedAt: now(), products: body.products, body, refreshAt: 0, staleAt: 0 });
+  };
+
+  const answerOf = async (handle: SessionHandle): Promise<unknown> => {
     const { selectionId } = handle.session;
     if (!selectionId || ttl <= 0) return getSelection(deps, handle);
     const [rest, loggedIn] = await Promise.all([
@@ -201,4 +296,6 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     const tail = Buffer.from(`,"loggedIn":${JSON.stringify(loggedIn)}}`);
     return new RawJson(Buffer.concat([head, rest.subarray(0, rest.length - 1), tail]));
   };
+
+  return Object.assign(answerOf, { keepChange });
 }

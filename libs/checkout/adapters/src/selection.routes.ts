@@ -15,16 +15,23 @@ import {
 } from '@commerce/checkout-core';
 import type { LeanRoute } from '@commerce/shared-http';
 import { envelopeJson, requestBody, sessionRoute, type SessionOf } from './route-handler';
-import { cachedSelectionAnswer } from './selection-answer-cache';
+import { cachedSelectionAnswer, keptChange, type SelectionAnswer } from './selection-answer-cache';
 
 /**
  * The selection's routes (DESIGN §6): parse the path and body, call the use case, answer the envelope.
  * `GET selection` reuses a rendered answer for up to `answerCacheMs` (decision 48; 0: off); `deps.cart`
  * must then raise the selection's version on every change (`versionedCart`).
  */
-export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf, answerCacheMs = 0): void {
+export function mountSelectionRoutes(
+  router: Router,
+  deps: CheckoutDeps,
+  sessionOf: SessionOf,
+  answerCacheMs = 0,
+  selectionAnswer: SelectionAnswer = cachedSelectionAnswer(deps, { ttlMs: answerCacheMs }),
+): void {
   const on = sessionRoute(deps, sessionOf);
-  const selectionAnswer = cachedSelectionAnswer(deps, { ttlMs: answerCacheMs });
+  // The line changes' answers are kept as their selection's rendering (decision 69).
+  const kept = keptChange.bind(undefined, deps, selectionAnswer);
 
   router.get(
     '/selection',
@@ -33,32 +40,32 @@ export function mountSelectionRoutes(router: Router, deps: CheckoutDeps, session
 
   router.post(
     '/items/:item',
-    on((h, p, ctx) => addItem(deps, h, p['item']!, requestBody(ctx))),
+    on((h, p, ctx) => kept(h, (d) => addItem(d, h, p['item']!, requestBody(ctx)))),
   );
   router.post(
     '/items/:item/quantity/:n',
-    on((h, p) => addItem(deps, h, p['item']!, undefined, p['n']!)),
+    on((h, p) => kept(h, (d) => addItem(d, h, p['item']!, undefined, p['n']!))),
   );
   router.put(
     '/items',
-    on((h, _p, ctx) => setQuantities(deps, h, requestBody(ctx))),
+    on((h, _p, ctx) => kept(h, (d) => setQuantities(d, h, requestBody(ctx)))),
   );
 
   router.post(
     '/lines/:line/quantity/:n',
-    on((h, p) => changeLine(deps, h, p['line']!, 'add', p['n'])),
+    on((h, p) => kept(h, (d) => changeLine(d, h, p['line']!, 'add', p['n']))),
   );
   router.delete(
     '/lines/:line/quantity/:n',
-    on((h, p) => changeLine(deps, h, p['line']!, 'remove', p['n'])),
+    on((h, p) => kept(h, (d) => changeLine(d, h, p['line']!, 'remove', p['n']))),
   );
   router.put(
     '/lines/:line/quantity/:n',
-    on((h, p) => changeLine(deps, h, p['line']!, 'set', p['n'])),
+    on((h, p) => kept(h, (d) => changeLine(d, h, p['line']!, 'set', p['n']))),
   );
   router.delete(
     '/lines/:line',
-    on((h, p) => changeLine(deps, h, p['line']!, 'delete')),
+    on((h, p) => kept(h, (d) => changeLine(d, h, p['line']!, 'delete'))),
   );
 
   router.put(
@@ -105,14 +112,22 @@ export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open
  * the same use case as its router route; the router keeps it for every request these leave to it (a query
  * string such as `?pretty`, another content type, a large body).
  */
-export function selectionLeanRoutes(deps: CheckoutDeps, prefix: string, session: CheckoutLeanSession): LeanRoute[] {
+export function selectionLeanRoutes(
+  deps: CheckoutDeps,
+  prefix: string,
+  session: CheckoutLeanSession,
+  selectionAnswer?: SelectionAnswer,
+): LeanRoute[] {
   const addItemRoute: LeanRoute<SessionHandle> = {
     ...session,
     method: 'POST',
     route: `${prefix}/items/:item`,
     path: new RegExp(`^${prefix.replaceAll('/', '\\/')}\\/items\\/([^/]+)$`),
     bodyless: true,
-    handle: ([item], body, handle) => addItem(deps, handle, item!, body),
+    handle: ([item], body, handle) =>
+      selectionAnswer
+        ? keptChange(deps, selectionAnswer, handle, (d) => addItem(d, handle, item!, body))
+        : addItem(deps, handle, item!, body),
     // Every domain error as the error middleware answers it: `{token, errors}`.
     passes: () => true,
     json: (answer) => envelopeJson(answer) ?? JSON.stringify(answer),

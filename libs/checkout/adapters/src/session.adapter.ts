@@ -16,6 +16,6 @@ export function checkoutSessions(store: SessionStore): SessionPort {
     delete: (token) => store.delete(token),
     newToken: newSessionToken,
     selectionVersion: (id) => store.counter(SELECTION_COUNTER + id),
-    selectionChanged: async (id) => void (await store.raise(SELECTION_COUNTER + id)),
+    selectionChanged: (id) => store.raise(SELECTION_COUNTER + id),
   };
 }

@@ -45,5 +45,6 @@ export interface SessionPort {
    * rendered from the selection as read after the count showed n is never older than the n-th change.
    */
   selectionVersion(selectionId: string): Promise<number>;
-  selectionChanged(selectionId: string): Promise<void>;
+  /** Raises the count; answers the raised count where the store tells it (the edge's answer cache keeps a change's answer under it). */
+  selectionChanged(selectionId: string): Promise<number | void>;
 }
