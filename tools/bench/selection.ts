@@ -101,6 +101,21 @@ interface Running {
   stop(): Promise<void>;
   /** Service name → pid, for the profile summary. */
   pids?: Record<string, number>;
+  /** The separate cart's URL: its /metrics count the selection reads (renderings) during a row. */
+  cartUrl?: string;
+}
+
+/**
+ * How many times the cart has been asked for a selection (`GET /internal/cart/selections/:id`, from its
+ * /metrics): during a `GET selection` row, the edge's renderings (decisions 48, 57, 70).
+ */
+async function cartSelectionReads(cartUrl: string | undefined): Promise<number> {
+  if (!cartUrl) return 0;
+  const text = await (await fetch(`${cartUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('method="GET"') && /route="[^"]*\/selections\/:id"/.test(l))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 function serve(mode: string): Promise<{ url: string; engines?: string; child: ChildProcess }> {
@@ -156,6 +171,7 @@ async function separateProcesses(): Promise<Running> {
     endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
     pids: Object.fromEntries(shop.all.map((s) => [s.name, s.child.pid!])),
+    cartUrl: shop.cart.url,
     stop: async () => {
       await Promise.all(shop.all.map(stopApp));
       await dropSchemas();
@@ -166,9 +182,10 @@ async function separateProcesses(): Promise<Running> {
 async function load(
   url: string,
   connections: number,
-  options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string; rate?: number } = {},
+  options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string; rate?: number; cartUrl?: string } = {},
 ) {
   let next = 0;
+  const readsBefore = await cartSelectionReads(options.cartUrl);
   const startUs = monotonicUs();
   const cpuBefore = cpuNow();
   const tokens = options.tokens ?? [];
@@ -201,8 +218,9 @@ async function load(
   const perRequest = Object.entries(cpuMs)
     .filter(([, ms]) => ms > 0)
     .map(([service, ms]) => `${service} ${(ms / Math.max(1, result.requests.total)).toFixed(3)}`);
+  const reads = options.cartUrl ? `; the cart read a selection ${(await cartSelectionReads(options.cartUrl)) - readsBefore} times` : '';
   if (options.what && perRequest.length)
-    cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}`);
+    cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}${reads}`);
   if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate));
   return {
     rps: result.requests.average,
@@ -340,7 +358,7 @@ async function measure(running: Running) {
   const rows = [];
   for (const connections of connectionCounts) {
     for (const [what, method, path] of requests)
-      rows.push({ what, connections, ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what })) });
+      rows.push({ what, connections, ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what, cartUrl: running.cartUrl })) });
   }
   if (atTarget && connectionCounts.includes(50))
     for (const [what, method, path] of requests) {
@@ -349,7 +367,7 @@ async function measure(running: Running) {
       rows.push({
         what: label,
         connections: 50,
-        ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate })),
+        ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate, cartUrl: running.cartUrl })),
       });
     }
   return rows;
