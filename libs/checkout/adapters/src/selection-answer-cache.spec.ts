@@ -137,6 +137,19 @@ describe('cachedSelectionAnswer: renderings per selection version, refreshed in 
     expect(state.catalogReads).toBe(2);
   });
 
+  it('keeps a rendering whose products the catalog answered unchanged for as long as it keeps answering so (up to maxAge)', async () => {
+    const { state, get, settle, tick } = setup();
+    await get();
+    // Checked every ttl in the background, found current each time: past 2 × ttl from its rendering, no cart read.
+    for (let i = 0; i < 6; i++) {
+      tick(1001);
+      await get();
+      await settle();
+    }
+    expect(state.catalogReads).toBeGreaterThanOrEqual(6);
+    expect(state.cartReads).toBe(1);
+  });
+
   it('renders again when the catalog answers the product changed, serving the old one meanwhile', async () => {
     const { state, get, settle, tick } = setup();
     await get();

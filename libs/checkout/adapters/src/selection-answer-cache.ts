@@ -184,7 +184,11 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
    * are not all made again at once.
    */
   const timed = (entry: Rendered): Rendered => {
-    const verified = Math.min(entry.renderedAt, ...entry.products.map((p) => productFetchedAt(p) ?? entry.renderedAt));
+    // The products' last answers, moved on by every check that found them unchanged (not the rendering's own
+    // time: that pinned every rendering to 2 × ttl and made it again in a request, decision 70). A
+    // rendering without products is bound by maxAge alone.
+    const fetched = entry.products.map((p) => productFetchedAt(p) ?? entry.renderedAt);
+    const verified = fetched.length ? Math.min(...fetched) : Infinity;
     entry.refreshAt = Math.min(verified + ttl, entry.renderedAt + maxAge - ttl) + (ttl * random()) / 2;
     entry.staleAt = Math.min(verified + 2 * ttl, entry.renderedAt + maxAge);
     entry.refreshing = false;
