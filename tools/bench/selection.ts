@@ -107,7 +107,7 @@ interface Running {
 
 /**
  * How many times the cart has been asked for a selection (`GET /internal/cart/selections/:id`, from its
- * /metrics): during a `GET selection` row, the edge's renderings (decisions 48, 57, 70).
+ * /metrics): during a `GET selection` row, the edge's renderings (decisions 48, 57, 71, 72).
  */
 async function cartSelectionReads(cartUrl: string | undefined): Promise<number> {
   if (!cartUrl) return 0;

@@ -693,7 +693,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect((await get(base))['selection'].items).toEqual([]);
       });
 
-      it('never answers an older selection after concurrent changes through both replicas (a change kept as its rendering, decision 69)', async () => {
+      it('never answers an older selection after concurrent changes through both replicas (a change kept as its rendering, decision 72)', async () => {
         const first = await callAt(base, 'POST', '/items/3-1');
         const token = first.body['token'];
         const line = first.body['selection'].items[0].line;

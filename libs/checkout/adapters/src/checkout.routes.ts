@@ -127,7 +127,7 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
     CHECKOUT_PREFIX,
     {
       // The session with its selection's version (decision 57's one round trip): a change's answer is kept
-      // as the rendering of the version it raised when that is one more than this (decision 71; amends 70).
+      // as the rendering of the version it raised when that is one more than this (decision 72; amends 70).
       open: (req) => openRequestSession(deps, req),
       errorBody: errorToken,
       headers: (handle) => ({ 'API-Token': handle.token }),

@@ -178,7 +178,7 @@ describe('cachedSelectionAnswer: renderings per selection version, refreshed in 
   });
 });
 
-describe('keptChange: a change answered is the rendering of the version it raised the selection to (decision 69)', () => {
+describe('keptChange: a change answered is the rendering of the version it raised the selection to (decision 72)', () => {
   const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
   function setup() {
     /** `othersBetween`: raises by other changes (other requests, other replicas) between a request's read and its raise. */

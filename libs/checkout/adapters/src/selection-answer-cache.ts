@@ -19,7 +19,7 @@ export { RawJson } from '@commerce/checkout-core';
 /**
  * The count each selection a change answered was raised to (decision 48's version), by the cart's answer:
  * the answer cache keeps a change's own envelope as the rendering of that version when nothing else changed
- * the selection in between (`keepChange`, decision 69).
+ * the selection in between (`keepChange`, decision 72).
  */
 const raisedTo = new WeakMap<SelectionDto, number>();
 
@@ -136,7 +136,7 @@ const ENVELOPE_MEMBERS = new Set([
   'loggedIn',
 ]);
 
-/** `GET selection`'s answer, and what keeps a change's answer as its rendering (decision 69). */
+/** `GET selection`'s answer, and what keeps a change's answer as its rendering (decision 72). */
 export interface SelectionAnswer {
   (handle: SessionHandle): Promise<unknown>;
   /**
@@ -185,7 +185,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
    */
   const timed = (entry: Rendered): Rendered => {
     // The products' last answers, moved on by every check that found them unchanged (not the rendering's own
-    // time: that pinned every rendering to 2 × ttl and made it again in a request, decision 70). A
+    // time: that pinned every rendering to 2 × ttl and made it again in a request, decision 71). A
     // rendering without products is bound by maxAge alone.
     const fetched = entry.products.map((p) => productFetchedAt(p) ?? entry.renderedAt);
     const verified = fetched.length ? Math.min(...fetched) : Infinity;

@@ -30,7 +30,7 @@ export function mountSelectionRoutes(
   selectionAnswer: SelectionAnswer = cachedSelectionAnswer(deps, { ttlMs: answerCacheMs }),
 ): void {
   const on = sessionRoute(deps, sessionOf);
-  // The line changes' answers are kept as their selection's rendering (decision 69).
+  // The line changes' answers are kept as their selection's rendering (decision 72).
   const kept = keptChange.bind(undefined, deps, selectionAnswer);
 
   router.get(
