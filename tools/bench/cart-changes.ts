@@ -3,7 +3,7 @@
 // measured apart from the edge, Redis and the HTTP hops of tools/bench/selection.ts.
 //
 //   source <(tools/infra/env) && npx tsx tools/bench/cart-changes.ts
-//   BENCH_SECONDS=10 BENCH_CONCURRENCY=50 BENCH_SELECTIONS=300 npx tsx tools/bench/cart-changes.ts
+//   BENCH_SECONDS=10 BENCH_CONCURRENCY=50 BENCH_SELECTIONS=300 BENCH_POOL=10 npx tsx tools/bench/cart-changes.ts
 //
 // Each of BENCH_CONCURRENCY workers adds one of a few items to one of BENCH_SELECTIONS selections (its own
 // share of them, so changes of one selection do not meet, as in the selection bench's rotated tokens) in a
@@ -19,6 +19,8 @@ import { cpuMsOfTree, machineLine } from './bench-env';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? 50);
 const selectionCount = Number(process.env['BENCH_SELECTIONS'] ?? 300);
+/** The engine's pool size (the services' default: 10). */
+const poolMax = Number(process.env['BENCH_POOL'] ?? 10);
 const url = process.env['DATABASE_URL'];
 if (!url?.startsWith('postgres')) throw new Error('cart-changes: set DATABASE_URL to a Postgres server (source <(tools/infra/env))');
 
@@ -36,7 +38,7 @@ const item = (n: number) => ({
 });
 
 async function main() {
-  const engine = await createDbEngine(url!, { logger: createLogger('bench', 'silent') });
+  const engine = await createDbEngine(url!, { logger: createLogger('bench', 'silent'), poolMax });
   const schema = `bench_cart_${process.pid}`;
   const db = engine.forSchema(schema);
   await engine.knex.raw(`create schema if not exists ${schema}`);
@@ -74,7 +76,7 @@ async function main() {
           ` CPU ms a change: cart ${((cpu.user + cpu.system) / 1000 / changes).toFixed(3)}, Postgres ${(pg / changes).toFixed(3)}`,
       );
     };
-    console.log(machineLine());
+    console.log(`${machineLine()}; pool ${poolMax}`);
     await run('warm-up', Math.min(3, seconds));
     await run(`${concurrency} concurrent`, seconds);
   } finally {
