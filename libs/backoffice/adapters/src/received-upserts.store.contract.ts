@@ -1,9 +1,9 @@
 import { ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
 import { startRetentionPruner } from '@commerce/shared-bus';
-import { migrate, type DbEngine } from '@commerce/shared-db';
+import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { backofficeMigrations } from './backoffice.migrations';
-import { createReceivedUpsertsStore, receivedUpsertsRetention } from './received-upserts.store';
+import { createReceivedUpsertsStore, readReceivedUpserts, receivedUpsertsRetention } from './received-upserts.store';
 
 const event = (id: string) => ProductUpsertReceived.create(upsertKey('product', id), { entity: 'product', product: { id } }, 'req-1');
 
@@ -15,13 +15,25 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     return db;
   }
 
+  /** The backoffice's pruner as configured by default: outbox 7 days, received batches 30; runs when asked. */
+  const backofficePruner = (db: Db) => {
+    const day = 86_400_000;
+    return startRetentionPruner(db, {
+      outboxRetentionMs: 7 * day,
+      processedEventsRetentionMs: 14 * day,
+      intervalMs: 3_600_000,
+      batchSize: 100,
+      tables: [receivedUpsertsRetention(30 * day)],
+    });
+  };
+
   it('writes the entities in order and their outbox events together', async () => {
     const db = await freshDb();
     const store = createReceivedUpsertsStore(db);
 
     await store.saveBatch('product', [event('a'), event('b')], 'req-1');
 
-    const rows = await db.table('received_upserts').select('entity', 'external_id', 'payload', 'request_id').orderBy('seq');
+    const rows = (await readReceivedUpserts(db)).map(({ entity, external_id, payload, request_id }) => ({ entity, external_id, payload, request_id }));
     expect(rows).toEqual([
       { entity: 'product', external_id: 'a', payload: { id: 'a' }, request_id: 'req-1' },
       { entity: 'product', external_id: 'b', payload: { id: 'b' }, request_id: 'req-1' },
@@ -43,11 +55,7 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     await store.saveBatch('product', events, 'req-big');
 
-    const rows = (await db.table('received_upserts').select('external_id', 'payload', 'request_id').orderBy('seq')) as Array<{
-      external_id: string;
-      payload: unknown;
-      request_id: string;
-    }>;
+    const rows = await readReceivedUpserts(db);
     expect(rows.map((r) => r.external_id)).toEqual(products.map((p) => p.id));
     expect(rows.map((r) => r.payload)).toEqual(products);
     expect(new Set(rows.map((r) => r.request_id))).toEqual(new Set(['req-big']));
@@ -72,20 +80,28 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
   });
 
+  it('under retention, keeps the events of a batch younger than the received retention, however long ago they were sent', async () => {
+    const db = await freshDb();
+    await createReceivedUpsertsStore(db).saveBatch('product', [event('a'), event('b')], 'req-1');
+    // Twenty days on, published on the day: past the outbox's 7 days, within the received batches' 30.
+    await db.table('received_upserts').update({ received_at: db.knex.raw(`received_at - interval '20 days'`) });
+    await db.table('outbox').update({ created_at: db.knex.raw(`created_at - interval '20 days'`), sent_at: db.knex.raw(`now() - interval '20 days'`) });
+    const pruner = backofficePruner(db);
+    try {
+      expect(await pruner.pruneNow()).toMatchObject({ outbox: 0, received_upserts: 0 });
+      expect((await readReceivedUpserts(db)).map((r) => r.payload)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    } finally {
+      await pruner.stop();
+    }
+  });
+
   it('under retention, keeps an old batch while its events are unpublished, and deletes it once they are', async () => {
     const db = await freshDb();
     await createReceivedUpsertsStore(db).saveBatch('product', [event('a')]);
     // Forty days on, and Kafka never took the event.
     await db.table('received_upserts').update({ received_at: db.knex.raw(`received_at - interval '40 days'`) });
     await db.table('outbox').update({ created_at: db.knex.raw(`created_at - interval '40 days'`) });
-    const day = 86_400_000;
-    const pruner = startRetentionPruner(db, {
-      outboxRetentionMs: 7 * day,
-      processedEventsRetentionMs: 14 * day,
-      intervalMs: 3_600_000,
-      batchSize: 100,
-      tables: [receivedUpsertsRetention(30 * day)],
-    });
+    const pruner = backofficePruner(db);
     try {
       expect((await pruner.pruneNow())['received_upserts']).toBe(0);
 

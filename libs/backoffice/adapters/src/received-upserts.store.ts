@@ -8,8 +8,10 @@ import type { EventEnvelope } from '@commerce/shared-events';
  * one statement, whatever the batch's size. The envelopes go to the database once, as one JSON array
  * (one bind parameter: a 1,000-product batch is ~4.5 MB, where a multi-row insert of each table sent it
  * twice as 5,000-odd parameters that knex and pg numbered and framed one by one); each envelope becomes
- * an outbox row, and the entity its payload holds (`payload -> '<entity>'`, the text as sent) a
- * received_upserts row, both in the batch's order.
+ * an outbox row, and each entity a received_upserts row that refers to its event (`event_id`, the outbox
+ * row's id) instead of holding a second copy of the entity, both in the batch's order (decision 73): the
+ * batch is written once. The entity a received row stands for is its event's `payload -> '<entity>'`
+ * (`readReceivedUpserts`).
  */
 /** The id of the entity an upsert event carries (`payload[entity].id`), passed beside the JSON rather than read out of it. */
 function externalIdOf(event: EventEnvelope, entity: string): string {
@@ -25,8 +27,8 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
       await db.knex.raw(
         `with input as (${outboxInputSql}),
            received as (
-             insert into :received: (entity, external_id, payload, request_id)
-             select :entity, x.external_id, input.e -> 'payload' -> cast(:entity as text), :requestId
+             insert into :received: (entity, external_id, event_id, request_id)
+             select :entity, x.external_id, input.id, :requestId
              from input join unnest(cast(:externalIds as text[])) with ordinality as x(external_id, n) on x.n = input.n
              order by input.n
            )
@@ -45,9 +47,38 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
   };
 }
 
+/** A received_upserts row as read back: `payload` is the entity as the ERP sent it. */
+export interface ReceivedUpsert {
+  seq: number | string;
+  entity: string;
+  external_id: string;
+  payload: unknown;
+  request_id: string | null;
+  received_at: Date | string;
+  event_id: string | null;
+}
+
+/**
+ * The received entities in arrival order (what a rebuild of `backoffice.upsert.v1`, or a test, reads):
+ * the entity is the one its event carries (`outbox.envelope -> 'payload' -> entity`), or, for a row
+ * written before decision 73, the row's own `payload`.
+ */
+export async function readReceivedUpserts(db: Db): Promise<ReceivedUpsert[]> {
+  const rows = (await db.knex.raw(
+    `select r.seq, r.entity, r.external_id, coalesce(r.payload, o.envelope -> 'payload' -> r.entity) as payload,
+            r.request_id, r.received_at, r.event_id
+     from :received: r left join :outbox: o on o.id = r.event_id
+     order by r.seq`,
+    { received: `${db.schema}.received_upserts`, outbox: `${db.schema}.outbox` },
+  )) as { rows: ReceivedUpsert[] };
+  return rows.rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as unknown) : r.payload }));
+}
+
 /**
  * What the retention pruner may delete from received_upserts: batches older than `retentionMs` whose
- * events were all published (a batch and its outbox rows are written in one transaction).
+ * events were all published (a batch and its outbox rows are written in one transaction). The outbox rows
+ * the received rows refer to (their entities) are kept as long as those rows, whatever the outbox's own
+ * retention (decision 73).
  */
 export const receivedUpsertsRetention = (retentionMs: number): RetainedTable => ({
   table: 'received_upserts',
@@ -55,4 +86,5 @@ export const receivedUpsertsRetention = (retentionMs: number): RetainedTable => 
   writtenAt: 'received_at',
   retentionMs,
   publishedThroughOutbox: true,
+  refersToOutbox: 'event_id',
 });

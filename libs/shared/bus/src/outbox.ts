@@ -59,6 +59,19 @@ export const outboxMigrations: Migration[] = [
       await knex.raw('alter table ??.outbox alter column envelope type jsonb using envelope::jsonb', [schema]);
     },
   },
+  {
+    // Envelopes are compressed with lz4 where the server has it (`default_toast_compression`'s choices;
+    // PGlite has only pglz): a 1,000-product SOAP batch's 4.3 MB of envelopes are TOASTed row by row, and
+    // lz4 costs a fraction of pglz's CPU (decision 73). Rows written before keep their compression.
+    name: 'shared-bus-004-outbox-envelope-lz4',
+    up: async (knex, schema) => {
+      const lz4 = await knex.raw(`select 1 from pg_settings where name = 'default_toast_compression' and 'lz4' = any(enumvals)`);
+      if (lz4.rows.length > 0) await knex.raw('alter table ??.outbox alter column envelope set compression lz4', [schema]);
+    },
+    down: async (knex, schema) => {
+      await knex.raw('alter table ??.outbox alter column envelope set compression default', [schema]);
+    },
+  },
 ];
 
 /**

@@ -41,6 +41,8 @@ export function retentionPrunerContract(harness: RetentionHarness): void {
             t.bigIncrements('seq');
             t.text('batch').notNullable();
             t.timestamp('written_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+            // The outbox row holding what the row stands for, as received_upserts' event_id (refersToOutbox).
+            t.uuid('event_id').nullable().index();
           }),
       },
     ]);
@@ -171,6 +173,24 @@ export function retentionPrunerContract(harness: RetentionHarness): void {
       await db.table('outbox').whereNull('sent_at').update({ sent_at: db.knex.fn.now() });
       expect((await p.pruneNow())['journal']).toBe(4);
       expect(await journalBatches()).toEqual(['published-yesterday']);
+    });
+
+    it('keeps a sent outbox row past its own retention while a row refers to it (refersToOutbox), then deletes it', async () => {
+      const id = randomUUID();
+      const e = envelope('retention_t', 'referred');
+      await db.table('outbox').insert({ id, topic: e.topic, key: 'referred', envelope: JSON.stringify(e), created_at: ago(20), sent_at: ago(20) });
+      await db.table('journal').insert({ batch: 'refers', written_at: ago(20), event_id: id });
+      await outboxRow('unreferred-sent-20-days-ago', 20, 20);
+      const referring = { ...journal, refersToOutbox: 'event_id' };
+
+      expect(await pruner({ tables: [referring] }).pruneNow()).toMatchObject({ outbox: 1, journal: 0 });
+      expect(await outboxKeys()).toEqual(['referred']);
+
+      // The journal's retention passes: its row goes, then (the outbox is pruned first) its outbox row at the next run.
+      const shorter = pruner({ tables: [{ ...referring, retentionMs: 10 * DAY_MS }] });
+      expect(await shorter.pruneNow()).toMatchObject({ outbox: 0, journal: 1 });
+      expect(await shorter.pruneNow()).toMatchObject({ outbox: 1, journal: 0 });
+      expect(await outboxKeys()).toEqual([]);
     });
 
     it('without an unsent outbox row, applies the retention alone', async () => {

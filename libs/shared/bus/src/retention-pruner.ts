@@ -18,6 +18,12 @@ export interface RetainedTable {
    * goes before its events are published, however long Kafka is down.
    */
   publishedThroughOutbox?: boolean;
+  /**
+   * The rows refer to an outbox row (this column holds its `id`) that holds what they stand for (the
+   * backoffice's received entities, decision 73): an outbox row one of them refers to is kept, however
+   * long ago it was sent, until the row referring to it is pruned (by its own retention). Index the column.
+   */
+  refersToOutbox?: string;
 }
 
 export interface RetentionPrunerOptions {
@@ -83,6 +89,12 @@ export function startRetentionPruner(db: Db, options: RetentionPrunerOptions): R
         '<',
         db.knex.raw(`coalesce((select min(created_at) from ??.outbox where sent_at is null), 'infinity')`, [db.schema]),
       );
+    }
+    if (t.table === 'outbox') {
+      for (const { table, refersToOutbox } of tables) {
+        if (refersToOutbox)
+          candidates.whereRaw('not exists (select 1 from ??.?? as r where r.?? = ??.outbox.id)', [db.schema, table, refersToOutbox, db.schema]);
+      }
     }
     candidates.orderBy(t.writtenAt).limit(batchSize);
     const [first] = t.key;

@@ -8,6 +8,7 @@ import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/s
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
+import { readReceivedUpserts, type ReceivedUpsert } from '../received-upserts.store';
 import { createScryptPasswordHasher } from '../scrypt-password.hasher';
 import { TEST_SCRYPT_PARAMS, testPasswordHash } from '../testing/soap-service.harness';
 import { soapHeaders, soapRequest } from '../testing/soap-request';
@@ -79,7 +80,7 @@ const request = (inner: string, password = 's3cret', username = 'erp') =>
   soapRequest('products_Update', inner, { username, password, namespace: ns });
 
 const rowsOf = async (db: Db) => ({
-  received: await db.table('received_upserts').select('*').orderBy('seq'),
+  received: (await readReceivedUpserts(db)) as Array<ReceivedUpsert & { payload: any }>,
   outbox: await db.table('outbox').select('*'),
 });
 
@@ -104,7 +105,7 @@ describe('products_Update over SOAP', () => {
     const { received, outbox } = await rowsOf(h.db);
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ entity: 'product', external_id: '42', request_id: 'req-abc' });
-    expect(received[0].payload).toMatchObject({ id: '42', sku: 'SKU-42', variations: [{ id: '42-v' }] });
+    expect(received[0]!.payload).toMatchObject({ id: '42', sku: 'SKU-42', variations: [{ id: '42-v' }] });
     expect(outbox).toHaveLength(1);
     expect(outbox[0].topic).toBe(BackofficeTopics.UPSERT);
     const envelope = typeof outbox[0].envelope === 'string' ? JSON.parse(outbox[0].envelope) : outbox[0].envelope;
@@ -141,8 +142,8 @@ describe('products_Update over SOAP', () => {
   it('makes a single <variation> a list of one', async () => {
     await h.post(request(products(product('7'))));
     const { received } = await rowsOf(h.db);
-    expect(Array.isArray(received[0].payload.variations)).toBe(true);
-    expect(received[0].payload.variations).toEqual([{ id: '7-v' }]);
+    expect(Array.isArray(received[0]!.payload.variations)).toBe(true);
+    expect(received[0]!.payload.variations).toEqual([{ id: '7-v' }]);
   });
 
   it('answers the same Client fault for a wrong password and an unknown user, and writes nothing', async () => {
@@ -223,6 +224,6 @@ describe('products_Update over SOAP', () => {
 
     expect(result).toBe('OK');
     const { received } = await rowsOf(h.db);
-    expect(received[0].payload).toEqual({ id: '99', sku: 'X', variations: [{ id: '99-a', sizes: [{ id: 'M', qty: '3' }] }] });
+    expect(received[0]!.payload).toEqual({ id: '99', sku: 'X', variations: [{ id: '99-a', sizes: [{ id: 'M', qty: '3' }] }] });
   });
 });

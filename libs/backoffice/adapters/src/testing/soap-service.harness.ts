@@ -9,6 +9,7 @@ import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/s
 import type { Db, DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildBackofficeService, type BackofficeService, type BackofficeServiceDeps } from '../backoffice.service';
+import { readReceivedUpserts } from '../received-upserts.store';
 import { SPEC_OPERATIONS } from '../soap/soap-operations';
 import { soapHeaders, soapRequest } from './soap-request';
 
@@ -80,10 +81,10 @@ export async function startSoapService(
       return { status: res.status, headers: res.headers, body: await res.text() };
     },
     async rows() {
-      const received = (await db.table('received_upserts').select('*').orderBy('seq')) as Record<string, unknown>[];
+      const received = (await readReceivedUpserts(db)) as unknown as Record<string, unknown>[];
       const outbox = (await db.table('outbox').select('*').orderBy('seq')) as { envelope: unknown }[];
       return {
-        received: received.map((r) => ({ ...r, payload: typeof r['payload'] === 'string' ? JSON.parse(r['payload']) : r['payload'] })),
+        received,
         outbox: outbox.map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as EventEnvelope),
       };
     },
