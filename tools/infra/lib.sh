@@ -63,6 +63,10 @@ REDIS_TIMEOUT="${INFRA_REDIS_TIMEOUT:-20}"
 KAFKA_TIMEOUT="${INFRA_KAFKA_TIMEOUT:-90}"
 MEILI_TIMEOUT="${INFRA_MEILI_TIMEOUT:-30}"
 
+# INFRA_PG_DURABLE=1: Postgres with its production defaults for durability (fsync, synchronous_commit and
+# full_page_writes on), for benchmarks whose answer waits on a commit; otherwise the test-only settings.
+PG_DURABLE="${INFRA_PG_DURABLE:-0}"
+
 MARKER_FILE=".commerce-infra"
 
 # ---------------------------------------------------------------- output
@@ -223,6 +227,16 @@ pg_ready() {
     -h "$HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DB" -tAc 'select 1' 2>/dev/null | grep -qx 1
 }
 
+pg_durability_conf() {
+  if [[ "$PG_DURABLE" == 1 ]]; then
+    printf '%s\n' '# INFRA_PG_DURABLE=1: crash safe, as production runs it.' \
+      'fsync = on' 'synchronous_commit = on' 'full_page_writes = on'
+  else
+    printf '%s\n' '# Tuned for throw-away test data: fast, NOT crash safe (INFRA_PG_DURABLE=1 for production settings).' \
+      'fsync = off' 'synchronous_commit = off' 'full_page_writes = off'
+  fi
+}
+
 pg_write_conf() {
   as_pg tee "$PG_DATA/commerce-infra.conf" >/dev/null <<EOF
 # Written by tools/infra/up on every start; edits are overwritten.
@@ -230,10 +244,7 @@ listen_addresses = '$HOST'
 port = $PG_PORT
 unix_socket_directories = '$PG_SOCKET_DIR'
 max_connections = 200
-# Tuned for throw-away test data: fast, NOT crash safe.
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+$(pg_durability_conf)
 log_min_messages = warning
 log_line_prefix = '%m [%p] %q%u@%d '
 EOF
@@ -276,7 +287,10 @@ EOF
 
 pg_up() {
   if pg_running && pg_ready; then
-    log "postgres: already running on $HOST:$PG_PORT"
+    # The durability settings follow INFRA_PG_DURABLE on every up: all three take a reload, not a restart.
+    pg_write_conf
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" reload >/dev/null 2>&1 || die "postgres: pg_ctl reload failed" "$PG_LOG"
+    log "postgres: already running on $HOST:$PG_PORT (durable settings: $([[ "$PG_DURABLE" == 1 ]] && echo on || echo off))"
     return 0
   fi
   if pg_running; then
