@@ -9,7 +9,7 @@ import { isScalar, soapTypes, type SoapField } from './soap-types';
 import { MappedEntity, type XmlNode } from './soap-xml.mapper';
 import type { XmlLimits } from './xml-prescan';
 
-// Decision 69: the endpoint builds an *_Update's items into entities as it parses (parseSoapEnvelope with
+// Decision 74: the endpoint builds an *_Update's items into entities as it parses (parseSoapEnvelope with
 // updateListOf) instead of parsing a tree and mapping it (the path before, kept and used here as the
 // oracle). On a corpus generated from soapTypes for every *_Update (every field kind, blank and
 // self-closed elements, prefixes, references, CDATA, comments, and the shapes the mapper passes through

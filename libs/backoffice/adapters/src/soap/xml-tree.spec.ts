@@ -2,6 +2,9 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { MalformedRequestError } from '@commerce/backoffice-core';
 import { soapRequest } from '../testing/soap-request';
 import { entityToXml } from './soap-xml.mapper';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { updateListOf } from './soap-operations';
 import { parseXmlTree } from './xml-tree';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
@@ -159,5 +162,24 @@ describe('parseXmlTree (the SOAP request parser)', () => {
       parseXmlTree(`<${'m'.repeat(20)}/>`);
       expect(reasonOf(`<${'m'.repeat(20)}/>`, { maxNameLength: 10 })).toBe('an element or attribute name is longer than 10 bytes');
     });
+  });
+
+  it('keeps no document alive through the names it caches (a slice of a long name is a view of the whole text)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // Each document 4 MB, with names no cache has seen: kept as slices, they would keep ~80 MB alive.
+    for (let i = 0; i < 20; i++) {
+      const xml = soapRequest(
+        'products_Update',
+        `<ns1:products><ns1:product><ns1:id>1</ns1:id><n${i}:description>d</n${i}:description><UniqueLongName${i}/></ns1:product></ns1:products>` +
+          `<pad>${String(i).repeat(4_000_000)}</pad>`,
+        { username: 'erp', password: 'pw' },
+      );
+      parseXmlTree(xml, DEFAULT_XML_LIMITS, i % 2 ? updateListOf : undefined);
+    }
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(30_000_000);
   });
 });

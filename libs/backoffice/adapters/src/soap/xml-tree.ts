@@ -12,7 +12,8 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 // processing instructions; no DTD or other declaration; only the five predefined entities and character
 // references. It enforces the front door's caps on depth, element count, attributes an element and name
 // length as it goes (decision 65), as a second line behind the body reader's streaming pre-scan, which
-// refuses them as the bytes arrive; the reader's byte caps bound what it is given.
+// refuses them as the bytes arrive; the reader's byte caps bound what it is given. For an `*_Update`, the
+// items of its list are built straight into entities instead of the tree (decision 74; see Mode).
 
 /** Names that would become keys of the parsed object and reach Object.prototype's machinery (also refused by the pre-scan). */
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
@@ -91,6 +92,9 @@ interface TypeInfo {
 interface Guess {
   name: string;
   local: string;
+  /** Under an Entity: the field's index, and whether the field holds text (a scalar that is not a list). */
+  field: number;
+  text: boolean;
 }
 
 const typeInfos = new Map<string, TypeInfo>();
@@ -243,6 +247,29 @@ function typedValue(element: Open): unknown {
 const itemOf = (element: Open, value: unknown): unknown =>
   element.mode === Mode.Entity && typeof value === 'string' && isBlank(value) ? {} : value;
 
+/** Where `</name>` starts when it follows the text from `from` at once (an element with no child), else -1. */
+function leafEnd(xml: string, from: number, name: string): number {
+  const end = xml.charCodeAt(from) === 0x3c ? from : xml.indexOf('<', from);
+  if (end === -1 || xml.charCodeAt(end + 1) !== 0x2f || xml.charCodeAt(end + 2 + name.length) !== 0x3e || !xml.startsWith(name, end + 2))
+    return -1;
+  return end;
+}
+
+/** A text field's value into its entity: a repeated one is a list, a second one of another is the tree's business. */
+function putText(entity: Open, k: number, text: string): void {
+  const slots = (entity.slots ??= new Array<unknown>(entity.info!.fields.length));
+  if (entity.info!.fields[k]!.repeated) ((slots[k] ??= []) as unknown[]).push(text);
+  else if (slots[k] !== undefined) throw IRREGULAR;
+  else slots[k] = text;
+}
+
+/** Keeps the name an element of the typed build was written with, for the next entity of its type to be compared against. */
+function remember(parent: Open, element: Open, stack: readonly Open[]): void {
+  const name = detached(element.name);
+  if (parent.mode === Mode.Entity) parent.info!.written[element.field] = { name, local: element.local, field: element.field, text: element.mode === Mode.Scalar };
+  else stack[stack.length - 2]!.info!.items[parent.field] = { name, local: element.local, field: -1, text: false };
+}
+
 /** Hands a closed element's value to its parent. */
 function closeInto(parent: Open, element: Open): void {
   switch (parent.mode) {
@@ -258,13 +285,14 @@ function closeInto(parent: Open, element: Open): void {
       const field = parent.info!.fields[k]!;
       const slots = (parent.slots ??= new Array<unknown>(parent.info!.fields.length));
       const value = typedValue(element);
+      if (element.mode === Mode.Scalar) return putText(parent, k, value as string);
       if (field.repeated) {
         ((slots[k] ??= []) as unknown[]).push(itemOf(element, value));
         return;
       }
       // The same field twice: the tree holds an array there, which the mapper passes through.
       if (slots[k] !== undefined) throw IRREGULAR;
-      if (typeof value !== 'string' || element.mode === Mode.Scalar) slots[k] = value;
+      if (typeof value !== 'string') slots[k] = value;
       else if (element.mode === Mode.List) slots[k] = isBlank(value) ? [] : value;
       else slots[k] = isBlank(value) ? SKIPPED : value;
       return;
@@ -297,6 +325,13 @@ function addChild(parent: Open, local: string, value: XmlNode): void {
 /** Local names by name as written: a batch repeats a hundred-odd names hundreds of thousands of times. */
 const localNames = new Map<string, string>();
 
+/**
+ * A copy of a string that holds no reference to the text it was sliced from: V8 keeps a slice of 13 or more
+ * characters as a view of its parent, so a name kept past its request (the caches here) would keep that
+ * request's whole document alive.
+ */
+const detached = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
+
 /** A name's length in UTF-8 bytes is at most three times its UTF-16 length: count bytes only near the cap. */
 function checkNameLength(name: string, limits: XmlLimits): void {
   if (name.length * 3 <= limits.maxNameLength) return;
@@ -313,8 +348,9 @@ function localName(name: string, limits: XmlLimits): string {
   if (FORBIDDEN_NAMES.has(local)) throw new MalformedRequestError(`the name ${local} is not allowed in a request`);
   // Only names that passed; bounded, since a document may hold many names (the pre-scan caps their length).
   if (localNames.size >= 10_000) localNames.clear();
-  localNames.set(name, local);
-  return local;
+  const kept = detached(local);
+  localNames.set(detached(name), kept);
+  return kept;
 }
 
 /**
@@ -349,7 +385,8 @@ function parse(xml: string, limits: XmlLimits, entityListOf: EntityListOf | unde
   };
 
   while (i < n) {
-    const lt = xml.indexOf('<', i);
+    // Most tags follow the last one at once: no native call to find them.
+    const lt = xml.charCodeAt(i) === 0x3c ? i : xml.indexOf('<', i);
     const textEnd = lt === -1 ? n : lt;
     if (textEnd > i) {
       const top = stack[stack.length - 1];
@@ -409,6 +446,7 @@ function parse(xml: string, limits: XmlLimits, entityListOf: EntityListOf | unde
     // order, so the candidates are the fields after the last one seen. A name kept here passed every check
     // of a name when it was first read; the limits, which may differ between calls, are checked again.
     let guess: Guess | undefined;
+    let end = -1;
     if (parent.mode === Mode.Entity) {
       const written = parent.info!.written;
       for (let k = parent.last + 1; k < written.length; k++) {
@@ -496,23 +534,27 @@ function parse(xml: string, limits: XmlLimits, entityListOf: EntityListOf | unde
       rootSeen = true;
     }
     if (selfClosing && parent.mode === Mode.Generic && (stack.length !== 3 || !entityListOf)) addChild(parent, local, '');
-    else {
+    else if (!selfClosing && guess?.text && parent.mode === Mode.Entity && (end = leafEnd(xml, j, name)) !== -1) {
+      // Most of a batch: `<name>text</name>` of a known text field, handed to its entity with no frame.
+      parent.hasChildren = true;
+      parent.last = guess.field;
+      putText(parent, guess.field, end > j ? decodeReferences(normaliseLineEnds(xml.slice(j, end))).trim() : '');
+      i = end + 3 + name.length;
+      continue;
+    } else {
       const element = open(name, local);
       placeChild(parent, element, stack.length, stack, entityListOf);
-      if (guess === undefined && element.mode !== Mode.Ignored) {
-        if (parent.mode === Mode.Entity) parent.info!.written[element.field] = { name, local };
-        else if (parent.mode === Mode.List) stack[stack.length - 2]!.info!.items[parent.field] = { name, local };
-      }
+      if (guess === undefined && element.mode !== Mode.Ignored && (parent.mode === Mode.Entity || parent.mode === Mode.List))
+        remember(parent, element, stack);
       if (selfClosing) closeInto(parent, element);
       else if (element.mode === Mode.Scalar) {
         // Most of a batch: `<name>text</name>`, taken here in one go when its end tag follows its text
         // (the text read as the loop reads it); anything else goes round the loop.
-        const end = xml.indexOf('<', j);
-        const gt = end + 2 + name.length;
-        if (end !== -1 && xml.charCodeAt(end + 1) === 0x2f && xml.charCodeAt(gt) === 0x3e && xml.startsWith(name, end + 2)) {
+        end = leafEnd(xml, j, name);
+        if (end !== -1) {
           if (end > j) element.text = decodeReferences(normaliseLineEnds(xml.slice(j, end))).trim();
           closeInto(parent, element);
-          i = gt + 1;
+          i = end + 3 + name.length;
           continue;
         }
         stack.push(element);
