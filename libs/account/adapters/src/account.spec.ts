@@ -20,7 +20,7 @@ accountContract('PGlite', async () => {
 resetMailContract('PGlite', async () => (engine ??= await createDbEngine('pglite://memory')).forSchema(uniqueName('account_mail')));
 
 describe('login timing with the production argon2id cost', () => {
-  it('costs the same for an unknown e-mail, a wrong password and a buyer who never logged in: medians within 5 ms over 200 tries each', async () => {
+  it('costs the same for an unknown e-mail, a wrong password and a buyer who never logged in: medians within 5 ms (or a tenth of a login) over 200 tries each', async () => {
     const db = (engine ??= await createDbEngine('pglite://memory')).forSchema(uniqueName('account_timing'));
     const logger = createLogger('account-timing-test', 'silent');
     const bus = createMemoryBus({ logger });
@@ -63,8 +63,11 @@ describe('login timing with the production argon2id cost', () => {
       }
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const medians = { unknown: median(unknown), wrong: median(wrong), buyer: median(buyer) };
-      expect({ medians, wrong: Math.abs(medians.unknown - medians.wrong) < 5 }).toMatchObject({ wrong: true });
-      expect({ medians, buyer: Math.abs(medians.unknown - medians.buyer) < 5 }).toMatchObject({ buyer: true });
+      // Within 5 ms, or a tenth of a login where a loaded machine stretches every hash (a login that skipped
+      // the hash for an unknown e-mail would differ by the whole hash, not by a tenth of it).
+      const tolerance = Math.max(5, medians.wrong / 10);
+      expect({ medians, wrong: Math.abs(medians.unknown - medians.wrong) < tolerance }).toMatchObject({ wrong: true });
+      expect({ medians, buyer: Math.abs(medians.unknown - medians.buyer) < tolerance }).toMatchObject({ buyer: true });
       // Wrong passwords left the buyer as it was; the right one logs in without a rehash (the same cost already).
       expect(await storedHash()).toBe(passwordhash);
       expect(await service.client.verifyLogin('buyer-timing@example.com', 'buyer horse battery')).toMatchObject({
