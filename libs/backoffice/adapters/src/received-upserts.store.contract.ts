@@ -1,5 +1,5 @@
-import { ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
-import { startRetentionPruner } from '@commerce/shared-bus';
+import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { createMemoryBus, encodeEnvelope, OutboxRelay, startRetentionPruner } from '@commerce/shared-bus';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { backofficeMigrations } from './backoffice.migrations';
@@ -66,6 +66,22 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     }>;
     expect(outbox.map((r) => r.id)).toEqual(events.map((e) => e.id));
     expect(outbox.map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope))).toEqual(events);
+  });
+
+  it('publishes each event of a stored batch byte for byte as the bus publishes the event itself', async () => {
+    const db = await freshDb();
+    const events = ['a', 'b', 'c'].map((id) =>
+      ProductUpsertReceived.create(upsertKey('product', id), { entity: 'product', product: { id, description: `"${id}" \\ ✓ 漢字 \u2028` } }, 'req-bytes'),
+    );
+    await createReceivedUpsertsStore(db).saveBatch('product', events, 'req-bytes');
+    const bus = createMemoryBus();
+    try {
+      expect(await new OutboxRelay(db, bus).flush()).toBe(3);
+
+      expect(bus.messages(BackofficeTopics.UPSERT).map((m) => [m.key, m.value])).toEqual(events.map((e) => [e.key, encodeEnvelope(e)]));
+    } finally {
+      await bus.close();
+    }
   });
 
   it('writes nothing at all when the outbox insert fails', async () => {
