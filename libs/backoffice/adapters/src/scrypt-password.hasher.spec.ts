@@ -1,5 +1,9 @@
 import { createScryptPasswordHasher, hashPassword, verifyPassword } from './scrypt-password.hasher';
 
+// Each case runs a few hashes at the production cost (~0.1–0.3 s each quiet): jest's 5 s default was met on a
+// machine at load 20.
+jest.setTimeout(60_000);
+
 describe('scrypt password hashing', () => {
   it('hashes to scrypt$<salt>$<hash> with a fresh salt each time, and verifies only the right password', async () => {
     const a = await hashPassword('s3cret');
