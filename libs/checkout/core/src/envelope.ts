@@ -175,6 +175,12 @@ export class StoreView {
 
   /** The fields checkout needs for the selected payment method, with what `PUT payment-fields` stored. */
   paymentFields(paymentMethod: string, stored: Record<string, string>) {
+    // Nothing stored yet (most selections): the same fields per method, made and serialised once (decision 70).
+    if (Object.keys(stored).length > 0) return this.makePaymentFields(paymentMethod, stored);
+    return this.memoised(`paymentFields|${paymentMethod}`, () => this.makePaymentFields(paymentMethod, stored));
+  }
+
+  private makePaymentFields(paymentMethod: string, stored: Record<string, string>) {
     const method = this.store.paymentMethods.find((m) => m.paymentMethod === paymentMethod);
     const fields = method?.providesCustomerAddressAfterPayment ? ['country'] : ADDRESS_FIELDS;
     return fields.map((field) => ({ field, required: REQUIRED_FIELDS.has(field), value: stored[field] ?? '' }));
