@@ -20,6 +20,18 @@ export interface SubscribeOptions {
   maxAttempts?: number;
   /** Start from the oldest retained message when the group has no committed offset (default true). */
   fromBeginning?: boolean;
+  /**
+   * Kafka only (the memory bus ignores it): bytes of a partition one fetch may bring (default 1 MB,
+   * kafkajs's); a whole fetch at most max(10 MB, four partitions' worth). A subscription whose runs are large (the
+   * catalog's SOAP upserts) asks for more, so a batch is not cut into many runs (decision 75).
+   */
+  maxBytesPerPartition?: number;
+  /**
+   * Kafka only (the memory bus ignores it): how long the broker waits for a heartbeat before it evicts the
+   * member (default 10 000 ms; the broker's floor is 6 000). Heartbeats go on while a handler runs, so a long
+   * handler does not need a longer session; a shorter one replaces a dead member sooner (decision 75).
+   */
+  sessionTimeout?: number;
 }
 
 export interface Subscription {

@@ -1,7 +1,10 @@
 import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { envelope, eventBusContract, eventually, type RawMessage } from './event-bus.contract';
+import { sleep } from './envelope-codec';
+import type { SubscribeOptions } from './event-bus.port';
 import { createKafkaBus } from './kafka-bus';
 
 /** Reads a topic from its start with a throw-away group until `count` messages came. */
@@ -97,4 +100,81 @@ describeWithEngines('Kafka bus: a publish larger than the broker takes in one re
       await bus.close();
     }
   }, 90_000);
+});
+
+describeWithEngines('Kafka bus: a handler longer than the session timeout keeps its membership', ['kafka'], (engines) => {
+  // A 6 s session (the broker's floor) and handlers of 9 s: without heartbeats while a handler runs the
+  // broker evicts the member mid-handler, its commit is refused and the event is handled again.
+  const sessionTimeout = 6000;
+  const handlerMs = 9000;
+
+  /** Subscribes with `options`, publishes `events`, and checks they are handled once, committed once, by one member. */
+  const handledOnceBySameMember = async (
+    options: (handled: string[]) => Omit<SubscribeOptions, 'groupId' | 'topics'>,
+    events: (topic: string) => EventEnvelope[],
+  ): Promise<void> => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
+    const brokers = engines.url('kafka').split(',');
+    const bus = await createKafkaBus(brokers, { clientId: 'long-handler-test', logger });
+    const admin = new Kafka({ clientId: 'long-handler-admin', brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const topic = uniqueName('long_handler');
+    const groupId = uniqueName('long_handler');
+    const members = async () => (await admin.describeGroups([groupId])).groups[0]?.members.map((m) => m.memberId) ?? [];
+    try {
+      const handled: string[] = [];
+      await bus.subscribe({ groupId, topics: [topic], sessionTimeout, ...options(handled) });
+      const joined = await members();
+      expect(joined).toHaveLength(1);
+      const published = events(topic);
+      await bus.publish(published);
+      await eventually(() => expect(handled).toHaveLength(published.length), 60_000);
+      // Long enough for a second delivery, had the member been evicted and the events handed out again.
+      await sleep(sessionTimeout);
+      expect(handled).toEqual(published.map((e) => e.id));
+      // Committed once, past the events: the group's offsets sum to what was published.
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const committed = offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+      expect(committed).toBe(published.length);
+      // The member that joined first is still the only one: no eviction, no rejoin under a new member id.
+      expect(await members()).toEqual(joined);
+      expect(lines.map((l) => l.msg)).toEqual([]);
+    } finally {
+      await bus.close();
+      await admin.disconnect();
+    }
+  };
+
+  it('handles an event whose handler outlasts the session once, commits it once, and stays the same member', async () => {
+    await handledOnceBySameMember(
+      (handled) => ({
+        handle: async (e) => {
+          await sleep(handlerMs);
+          handled.push(e.id);
+        },
+      }),
+      (topic) => [envelope(topic, 'k')],
+    );
+  }, 120_000);
+
+  it('does the same for a run of one request (handleBatch)', async () => {
+    const runs: number[] = [];
+    await handledOnceBySameMember(
+      (handled) => ({
+        maxBytesPerPartition: 2 * 1024 * 1024,
+        handle: async (e) => void handled.push(e.id),
+        handleBatch: async (events) => {
+          await sleep(handlerMs);
+          runs.push(events.length);
+          handled.push(...events.map((e) => e.id));
+        },
+      }),
+      (topic) => Array.from({ length: 3 }, () => envelope(topic, 'k', {}, { requestId: 'one-request' })),
+    );
+    expect(runs).toEqual([3]);
+  }, 120_000);
 });

@@ -45,6 +45,11 @@ export interface KafkaBus extends EventBus {
 }
 
 const TOPIC_DEFAULTS = { replicationFactor: 1 };
+/** A consumer's defaults (SubscribeOptions' sessionTimeout and maxBytesPerPartition). */
+const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+/** kafkajs's own maxBytes: a fetch as a whole brings at most this, or four partitions' worth if more. */
+const MIN_MAX_BYTES = 10 * 1024 * 1024;
 /** Bytes of message values per produce request (see publish). */
 const PUBLISH_REQUEST_BYTES = 512 * 1024;
 
@@ -129,18 +134,23 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     if (closed) throw new Error('event bus: closed');
     const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     await ensureTopics([...options.topics, ...options.topics.map(deadLetterTopic)]);
+    const sessionTimeout = options.sessionTimeout ?? DEFAULT_SESSION_TIMEOUT_MS;
+    // Due every second (kafkajs's heartbeat() sends only when one is due), a third of a shorter session.
+    const heartbeatInterval = Math.min(1000, Math.floor(sessionTimeout / 3));
+    const maxBytesPerPartition = options.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
     const consumer = kafka.consumer({
       groupId: options.groupId,
-      // Short session: a stopped member is replaced fast. A fetch answers as soon as an event arrives (minBytes 1),
-      // so the wait only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second.
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1000,
-      rebalanceTimeout: 10_000,
+      // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
+      // long one keeps its membership. A fetch answers as soon as an event arrives (minBytes 1), so the wait
+      // only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second.
+      sessionTimeout,
+      heartbeatInterval,
+      rebalanceTimeout: Math.max(10_000, sessionTimeout),
       maxWaitTimeInMs: 500,
-      // A fetch brings up to 4 MB of a partition (kafkajs: 1 MB): a SOAP batch's share of a partition is
-      // ~1.5 MB of envelopes, which 1 MB cut into runs of ~200 products, a transaction each (decision 64).
-      maxBytesPerPartition: 4 * 1024 * 1024,
-      maxBytes: 16 * 1024 * 1024,
+      // kafkajs's 1 MB of a partition a fetch unless the subscription asks for more: the catalog's SOAP
+      // upserts ask for 4 MB, a batch's ~1.5 MB share of a partition in one run (decisions 64 and 75).
+      maxBytesPerPartition,
+      maxBytes: Math.max(MIN_MAX_BYTES, 4 * maxBytesPerPartition),
       allowAutoTopicCreation: false,
     });
     let stopping = false;
@@ -169,6 +179,16 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     const commitAfter = (topic: string, partition: number, message: KafkaMessage) =>
       consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
 
+    /** A handler's heartbeats (see withHeartbeats), none once the subscription stops. */
+    const heartbeats = (heartbeat: () => Promise<void>, topic: string, partition: number): Heartbeats =>
+      withHeartbeats(
+        heartbeat,
+        heartbeatInterval,
+        () => stopping,
+        (error) =>
+          logger.warn({ topic, partition, groupId: options.groupId, err: error }, 'event bus: a heartbeat failed while a handler ran'),
+      );
+
     /** One message: retried, then dead-lettered; false when the member stops first (left uncommitted). */
     const handleMessage = async (
       topic: string,
@@ -189,11 +209,16 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         // Not committed: whoever holds the partition next gets the message again.
         if (stopping) return false;
+        const beats = heartbeats(heartbeat, topic, partition);
         try {
-          await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope));
+          await beats.during(() => withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope)));
+          // The broker takes the commit only from the group's current generation; a member asked to rejoin
+          // (a heartbeat met REBALANCE_IN_PROGRESS) still holds its partitions until it does.
           await commitAfter(topic, partition, message);
-          return true;
         } catch (error) {
+          // Membership lost or changing: no retry, no dead letter; kafkajs rejoins on the error, and whoever
+          // holds the partition then gets the message again.
+          beats.throwIfLost(error);
           lastError = error;
           logger.warn(
             { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error },
@@ -203,7 +228,10 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
             await sleep(retryDelayMs(attempt, 50, 1000));
             await heartbeat();
           }
+          continue;
         }
+        beats.throwIfLost();
+        return true;
       }
       await deadLetter(topic, message, lastError);
       await commitAfter(topic, partition, message);
@@ -225,18 +253,26 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
                 const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
                 const last = messages[i + run.length - 1];
                 if (run.length > 1 && last) {
+                  const beats = heartbeats(heartbeat, topic, partition);
+                  let applied = false;
                   try {
-                    await withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run));
+                    await beats.during(() => withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run)));
                     await commitAfter(topic, partition, last);
-                    resolveOffset(last.offset);
-                    await heartbeat();
-                    i += run.length;
-                    continue;
+                    applied = true;
                   } catch (error) {
+                    // Not one by one once the membership is lost: their commits would be refused as well.
+                    beats.throwIfLost(error);
                     logger.warn(
                       { topic, partition, events: run.length, err: error },
                       'event batch failed; its events are handled one by one',
                     );
+                  }
+                  if (applied) {
+                    resolveOffset(last.offset);
+                    beats.throwIfLost();
+                    await heartbeat();
+                    i += run.length;
+                    continue;
                   }
                 }
                 for (const message of messages.slice(i, i + Math.max(1, run.length))) {
@@ -321,6 +357,61 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       await Promise.allSettled([...subscriptions].map((s) => s.stop()));
       if (producerReady) await producer.disconnect().catch(() => undefined);
       await admin.disconnect().catch(() => undefined);
+    },
+  };
+}
+
+/** Errors that mean the member must rejoin its group (kafkajs rejoins when one leaves eachBatch/eachMessage). */
+const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID']);
+const isMembershipError = (error: unknown): boolean => MEMBERSHIP_ERRORS.has((error as { type?: string } | undefined)?.type ?? '');
+
+export interface Heartbeats {
+  /** Runs `work`, heartbeating meanwhile; the heartbeats stop when it settles (the last one awaited). */
+  during<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Throws the membership error a heartbeat met, if any, else `error` if it is one itself (a commit of a
+   * member the group no longer counts); returns otherwise.
+   */
+  throwIfLost(error?: unknown): void;
+}
+
+/**
+ * kafkajs heartbeats only when `heartbeat()` is called, between messages or runs: a handler that outlasts
+ * the session timeout gets its member evicted, its partitions handed over and its work done again. So a
+ * running handler calls it every `intervalMs` (cheap: kafkajs sends one only when due). A failure is
+ * caught, never left unhandled: a membership error (a rebalance) stops the beats and is thrown by
+ * `throwIfLost` once the handler is done; another (a timeout on a loaded broker) is told to `onFailure`
+ * and the beats go on. So a handler that hangs keeps its partition instead of being evicted (decision 75).
+ */
+export function withHeartbeats(
+  heartbeat: () => Promise<void>,
+  intervalMs: number,
+  stopping: () => boolean,
+  onFailure: (error: unknown) => void,
+): Heartbeats {
+  let lost: unknown;
+  return {
+    async during(work) {
+      let inFlight: Promise<void> | undefined;
+      const timer = setInterval(() => {
+        if (inFlight || lost !== undefined || stopping()) return;
+        inFlight = heartbeat()
+          .catch((error: unknown) => {
+            if (isMembershipError(error)) lost = error;
+            else onFailure(error);
+          })
+          .finally(() => (inFlight = undefined));
+      }, intervalMs);
+      try {
+        return await work();
+      } finally {
+        clearInterval(timer);
+        await inFlight;
+      }
+    },
+    throwIfLost(error) {
+      if (lost !== undefined) throw lost;
+      if (error !== undefined && isMembershipError(error)) throw error;
     },
   };
 }

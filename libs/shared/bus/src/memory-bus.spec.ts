@@ -11,6 +11,23 @@ describe('EventBus contract on the memory bus', () => {
 });
 
 describe('memory bus', () => {
+  it('takes the Kafka-only options (fetch size, session timeout) and delivers as without them', async () => {
+    const bus = createMemoryBus();
+    const handled: string[] = [];
+    await bus.subscribe({
+      groupId: 'g',
+      topics: ['t'],
+      sessionTimeout: 6000,
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      handle: async (e) => void handled.push(e.id),
+    });
+    const events = [envelope('t', 'k'), envelope('t', 'k')];
+    await bus.publish(events);
+    await bus.drain();
+    expect(handled).toEqual(events.map((e) => e.id));
+    await bus.close();
+  });
+
   it('resolves publish before any handler runs', async () => {
     const bus = createMemoryBus();
     const handled: string[] = [];

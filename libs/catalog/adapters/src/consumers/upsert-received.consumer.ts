@@ -195,5 +195,7 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
     topics: [BackofficeTopics.UPSERT],
     handle: (envelope) => inTurn([envelope]),
     handleBatch: inTurn,
+    // A SOAP batch's ~1.5 MB share of a partition in one fetch, so one run, one transaction (decisions 64, 75).
+    maxBytesPerPartition: 4 * 1024 * 1024,
   };
 }
