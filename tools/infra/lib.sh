@@ -60,7 +60,13 @@ MEILI_SHARED_BINARY="$(cd "$REPO_ROOT/.." && pwd)/shared/meilisearch/meilisearch
 # Readiness time-outs in seconds.
 PG_TIMEOUT="${INFRA_PG_TIMEOUT:-60}"
 REDIS_TIMEOUT="${INFRA_REDIS_TIMEOUT:-20}"
+# Kafka: the time-out counts from the broker's last sign of progress (a line in kafka.log: loading the logs
+# of thousands of partitions takes minutes and writes a line for each), within an overall cap.
 KAFKA_TIMEOUT="${INFRA_KAFKA_TIMEOUT:-90}"
+KAFKA_MAX_WAIT="${INFRA_KAFKA_MAX_WAIT:-900}"
+# Topics named by tests, e2e runs and benches (a base-36 Date.now() in the name) older than this are deleted
+# when up starts the broker: 0 keeps them all.
+KAFKA_PRUNE_HOURS="${INFRA_KAFKA_PRUNE_HOURS:-3}"
 MEILI_TIMEOUT="${INFRA_MEILI_TIMEOUT:-30}"
 
 # INFRA_PG_DURABLE=1: Postgres with its production defaults for durability (fsync, synchronous_commit and
@@ -517,6 +523,7 @@ kafka_format() {
 }
 
 kafka_up() {
+  local started_here=
   if kafka_running && kafka_probe; then
     log "kafka: already running on $HOST:$KAFKA_PORT"
     return 0
@@ -537,6 +544,7 @@ kafka_up() {
     kafka_format
     [[ -f "$KAFKA_LOG" ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
     log "kafka: starting on $HOST:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
+    started_here=1
     rm -f "$KAFKA_PID"
     # SC2086: KAFKA_HEAP_OPTS is a list of JVM flags; SC2016: $$ is the inner shell's pid
     # shellcheck disable=SC2086,SC2016
@@ -553,13 +561,82 @@ kafka_up() {
       sleep 0.1
     done
   fi
-  local deadline=$(($(now) + KAFKA_TIMEOUT))
+  kafka_wait_ready
+  if [[ -n "${started_here:-}" ]]; then kafka_prune_stale_topics; fi
+}
+
+# kafka_wait_ready: wait for the broker to serve metadata. It fails after KAFKA_TIMEOUT seconds without
+# progress (kafka.log not growing) or KAFKA_MAX_WAIT seconds in all, and says every 15 s how far it is.
+kafka_wait_ready() {
+  local start last_change size last_size=-1 said
+  start=$(now)
+  last_change=$start
+  said=$start
   until kafka_probe; do
     kafka_running || die "kafka: broker process exited during start-up" "$KAFKA_LOG"
-    (($(now) < deadline)) || die "kafka: broker not serving metadata on $HOST:$KAFKA_PORT after ${KAFKA_TIMEOUT}s" "$KAFKA_LOG"
+    size=$(stat -c %s "$KAFKA_LOG" 2>/dev/null || echo 0)
+    if ((size != last_size)); then
+      last_size=$size
+      last_change=$(now)
+    fi
+    (($(now) - last_change < KAFKA_TIMEOUT)) ||
+      die "kafka: broker not serving metadata on $HOST:$KAFKA_PORT, and no progress in its log for ${KAFKA_TIMEOUT}s" "$KAFKA_LOG"
+    (($(now) - start < KAFKA_MAX_WAIT)) ||
+      die "kafka: broker not serving metadata on $HOST:$KAFKA_PORT after ${KAFKA_MAX_WAIT}s" "$KAFKA_LOG"
+    if (($(now) - said >= 15)); then
+      said=$(now)
+      log "kafka: starting for $((said - start))s; partitions loaded so far: $(grep -c 'Log loaded for partition' "$KAFKA_LOG" 2>/dev/null)"
+    fi
     sleep 0.5
   done
-  log "kafka: ready"
+  log "kafka: ready ($(($(now) - start))s)"
+}
+
+# kafka_stale_test_topics: read topic names on stdin, print those a test, e2e run or bench made more than
+# KAFKA_PRUNE_HOURS ago. Such a name carries Date.now() in base 36 as an 8-character part of its first
+# dot-separated segment (libs/shared/testing uniqueName, tools/e2e/processes.ts, KAFKA_NAMESPACE of the benches),
+# e.g. t_mwrkksek_bggfj9.dlq or bench-3202-mws766we-6va7.order.order.v1. Names without one are never printed.
+kafka_stale_test_topics() {
+  local now_ms cutoff topic part ms
+  now_ms=$(($(now) * 1000))
+  cutoff=$((now_ms - KAFKA_PRUNE_HOURS * 3600 * 1000))
+  while IFS= read -r topic; do
+    [[ -n "$topic" && "$topic" != __* ]] || continue
+    for part in $(tr '_-' '  ' <<<"${topic%%.*}"); do
+      [[ "$part" =~ ^[0-9a-z]{8}$ ]] || continue
+      ms=$((36#$part))
+      # 1.6e12 ms is September 2020: older "timestamps" are words or numbers, not Date.now().
+      if ((ms > 1600000000000 && ms <= now_ms)); then
+        ((ms < cutoff)) && printf '%s\n' "$topic"
+        break
+      fi
+    done
+  done
+}
+
+# kafka_prune_stale_topics: delete the stale test topics (see above), so that they do not pile up and make
+# every later start of the broker load their logs. Failures only warn: the broker is up and usable.
+kafka_prune_stale_topics() {
+  ((KAFKA_PRUNE_HOURS > 0)) || return 0
+  local tool=(java -Xmx256m -Dlog4j.configuration="file:$KAFKA_TOOLS_LOG4J" -cp "$KAFKA_LIBS/*"
+    org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT")
+  local topics stale count
+  topics=$("${tool[@]}" --list 2>>"$KAFKA_DIR/prune.log") || {
+    log "kafka: could not list topics to prune (see $KAFKA_DIR/prune.log)"
+    return 0
+  }
+  stale=$(kafka_stale_test_topics <<<"$topics")
+  [[ -n "$stale" ]] || return 0
+  count=$(wc -l <<<"$stale")
+  log "kafka: deleting $count topics of tests and benches older than ${KAFKA_PRUNE_HOURS}h (INFRA_KAFKA_PRUNE_HOURS)"
+  { echo "# $(date -u +%FT%TZ): deleting $count topics older than ${KAFKA_PRUNE_HOURS}h"; echo "$stale"; } >>"$KAFKA_DIR/prune.log"
+  # TopicCommand takes one regular expression: the names (letters, digits, '.', '_', '-'), dots escaped, 300 a call.
+  local batch
+  while IFS= read -r batch; do
+    "${tool[@]}" --delete --topic "^($batch)\$" >>"$KAFKA_DIR/prune.log" 2>&1 ||
+      log "kafka: deleting stale topics failed (see $KAFKA_DIR/prune.log)"
+  done < <(sed 's/\./\\./g' <<<"$stale" |
+    awk '{ line = (NR % 300 == 1) ? $0 : line "|" $0 } NR % 300 == 0 { print line } END { if (NR % 300) print line }')
 }
 
 kafka_down() {
