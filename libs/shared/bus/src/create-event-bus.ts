@@ -26,12 +26,19 @@ export interface BusNaming {
    * taking any from the first.
    */
   groupPrefix?: string;
+  /** KAFKA_HANDLER_TIMEOUT_MS: a subscription's default `handlerTimeoutMs` (Kafka only; decision 76). */
+  handlerTimeoutMs?: number;
 }
 
-/** The naming of `kafkaNamingEnv`'s variables (KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX), for `createEventBus`. */
-export const busNaming = (config: { KAFKA_NAMESPACE: string; KAFKA_GROUP_PREFIX: string }): BusNaming => ({
+/** `kafkaNamingEnv`'s variables (KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX, KAFKA_HANDLER_TIMEOUT_MS), for `createEventBus`. */
+export const busNaming = (config: {
+  KAFKA_NAMESPACE: string;
+  KAFKA_GROUP_PREFIX: string;
+  KAFKA_HANDLER_TIMEOUT_MS?: number;
+}): BusNaming => ({
   namespace: config.KAFKA_NAMESPACE,
   groupPrefix: config.KAFKA_GROUP_PREFIX,
+  handlerTimeoutMs: config.KAFKA_HANDLER_TIMEOUT_MS,
 });
 
 /**
@@ -81,6 +88,6 @@ export async function createEventBus(brokers: string, options: EventBusOptions):
   if (namespace && !KAFKA_NAMESPACE_PATTERN.test(namespace)) {
     throw new Error(`event bus: invalid namespace ${JSON.stringify(namespace)} (expected letters, digits, . _ -, not starting with .)`);
   }
-  const bus = await createKafkaBus(list, { clientId: options.clientId, logger });
+  const bus = await createKafkaBus(list, { clientId: options.clientId, logger, handlerTimeoutMs: options.handlerTimeoutMs });
   return withBusNaming(bus, { namespace, groupPrefix: options.groupPrefix ?? '' });
 }

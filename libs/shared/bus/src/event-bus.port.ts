@@ -32,6 +32,15 @@ export interface SubscribeOptions {
    * handler does not need a longer session; a shorter one replaces a dead member sooner (decision 75).
    */
   sessionTimeout?: number;
+  /**
+   * Kafka only (the memory bus ignores it): how long one run of `handle` or `handleBatch` may take (default
+   * the bus's, KAFKA_HANDLER_TIMEOUT_MS, 300 000 ms). Past it the handler is given up (its result, should it
+   * ever come, is dropped and nothing is committed), the consumer leaves its group so the partitions go to
+   * another member, and a new consumer joins: the event is handled again (at-least-once; `consumeOnce`
+   * dedupes). Heartbeats keep a running handler's membership (decision 75), so without this limit a hung
+   * one would hold its partitions for good (decision 76).
+   */
+  handlerTimeoutMs?: number;
 }
 
 export interface Subscription {

@@ -178,3 +178,77 @@ describeWithEngines('Kafka bus: a handler longer than the session timeout keeps 
     expect(runs).toEqual([3]);
   }, 120_000);
 });
+
+describeWithEngines('Kafka bus: a handler past its time limit gives its partitions up', ['kafka'], (engines) => {
+  // A handler that never settles the first time it is called: heartbeats keep its membership (decision 75),
+  // so only the time limit gets the event handled again (decision 76).
+  const handlerTimeoutMs = 3000;
+
+  const handledAgainByANewMember = async (
+    options: (calls: string[], done: string[]) => Omit<SubscribeOptions, 'groupId' | 'topics'>,
+    events: (topic: string) => EventEnvelope[],
+  ): Promise<void> => {
+    const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'silent' });
+    const brokers = engines.url('kafka').split(',');
+    const bus = await createKafkaBus(brokers, { clientId: 'hung-handler-test', logger });
+    const admin = new Kafka({ clientId: 'hung-handler-admin', brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const topic = uniqueName('hung_handler');
+    const groupId = uniqueName('hung_handler');
+    const members = async () => (await admin.describeGroups([groupId])).groups[0]?.members.map((m) => m.memberId) ?? [];
+    try {
+      const calls: string[] = [];
+      const done: string[] = [];
+      await bus.subscribe({ groupId, topics: [topic], sessionTimeout: 6000, handlerTimeoutMs, ...options(calls, done) });
+      const [first] = await members();
+      const published = events(topic);
+      await bus.publish(published);
+      await eventually(() => expect(done).toEqual(published.map((e) => e.id)), 60_000);
+      // The hung run was given up and its events handled again, by a member that is not the first one.
+      expect(calls.length).toBeGreaterThan(published.length);
+      await eventually(async () => expect((await members()).filter((m) => m !== first)).toHaveLength(1), 30_000);
+      expect(await members()).not.toContain(first);
+      // Committed past the events, and later events still flow.
+      const later = envelope(topic, 'later');
+      await bus.publish([later]);
+      await eventually(() => expect(done).toContain(later.id), 30_000);
+      await eventually(async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        expect(offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0)).toBe(published.length + 1);
+      }, 20_000);
+    } finally {
+      await bus.close();
+      await admin.disconnect();
+    }
+  };
+
+  it('handles an event whose handler hangs again in a new member, and goes on', async () => {
+    await handledAgainByANewMember(
+      (calls, done) => ({
+        handle: async (e) => {
+          calls.push(e.id);
+          if (calls.length === 1) await new Promise(() => undefined);
+          done.push(e.id);
+        },
+      }),
+      (topic) => [envelope(topic, 'k')],
+    );
+  }, 120_000);
+
+  it('does the same for a run of one request (handleBatch)', async () => {
+    await handledAgainByANewMember(
+      (calls, done) => ({
+        handle: async (e) => {
+          calls.push(e.id);
+          done.push(e.id);
+        },
+        handleBatch: async (events) => {
+          calls.push(...events.map((e) => e.id));
+          if (calls.length === events.length) await new Promise(() => undefined);
+          done.push(...events.map((e) => e.id));
+        },
+      }),
+      (topic) => Array.from({ length: 3 }, () => envelope(topic, 'k', {}, { requestId: 'one-request' })),
+    );
+  }, 120_000);
+});

@@ -1,4 +1,15 @@
-import { Kafka, Partitioners, logLevel, type Admin, type IHeaders, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type ConsumerConfig,
+  type IHeaders,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
@@ -36,6 +47,22 @@ export interface KafkaBusOptions {
   partitions?: number;
   /** How long to wait for the broker at creation (default 5000 ms). */
   connectTimeoutMs?: number;
+  /** A subscription's `handlerTimeoutMs` when it names none (default 300 000 ms; decision 76). */
+  handlerTimeoutMs?: number;
+}
+
+/**
+ * A handler ran past its subscription's `handlerTimeoutMs`. Thrown out of kafkajs's eachMessage/eachBatch,
+ * where, not retriable, it crashes the consumer: kafkajs stops it and leaves the group, so the partitions go
+ * to another member; the subscription then starts a new consumer in the group (decision 76).
+ */
+export class HandlerTimeoutError extends Error {
+  /** kafkajs's retrier gives up on it at once instead of calling the handler again in the same member. */
+  readonly retriable = false;
+  constructor(readonly timeoutMs: number) {
+    super(`event handler still running after ${timeoutMs} ms: given up, its consumer leaves the group`);
+    this.name = 'HandlerTimeoutError';
+  }
 }
 
 export interface KafkaBus extends EventBus {
@@ -48,6 +75,8 @@ const TOPIC_DEFAULTS = { replicationFactor: 1 };
 /** A consumer's defaults (SubscribeOptions' sessionTimeout and maxBytesPerPartition). */
 const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
+/** Well above the longest legitimate run (the catalog's merged runs of SOAP batches take seconds). */
+const DEFAULT_HANDLER_TIMEOUT_MS = 300_000;
 /** kafkajs's own maxBytes: a fetch as a whole brings at most this, or four partitions' worth if more. */
 const MIN_MAX_BYTES = 10 * 1024 * 1024;
 /** Bytes of message values per produce request (see publish). */
@@ -56,6 +85,7 @@ const PUBLISH_REQUEST_BYTES = 512 * 1024;
 /** Kafka through kafkajs; the broker is asked at creation, so a wrong KAFKA_BROKERS stops start-up at once. */
 export async function createKafkaBus(brokers: string[], options: KafkaBusOptions): Promise<KafkaBus> {
   const { logger } = options;
+  const defaultHandlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const partitions = options.partitions ?? 3;
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -138,7 +168,8 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     // Due every second (kafkajs's heartbeat() sends only when one is due), a third of a shorter session.
     const heartbeatInterval = Math.min(1000, Math.floor(sessionTimeout / 3));
     const maxBytesPerPartition = options.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
-    const consumer = kafka.consumer({
+    const handlerTimeoutMs = options.handlerTimeoutMs ?? defaultHandlerTimeoutMs;
+    const consumerConfig: ConsumerConfig = {
       groupId: options.groupId,
       // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
       // long one keeps its membership. A fetch answers as soon as an event arrives (minBytes 1), so the wait
@@ -152,7 +183,9 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       maxBytesPerPartition,
       maxBytes: Math.max(MIN_MAX_BYTES, 4 * maxBytesPerPartition),
       allowAutoTopicCreation: false,
-    });
+    };
+    // Replaced by a new one when a handler times out (see restart).
+    let consumer: Consumer = kafka.consumer(consumerConfig);
     let stopping = false;
 
     const deadLetter = async (topic: string, message: KafkaMessage, error: unknown): Promise<void> => {
@@ -174,8 +207,6 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       });
     });
 
-    await consumer.connect();
-    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
     const commitAfter = (topic: string, partition: number, message: KafkaMessage) =>
       consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
 
@@ -187,6 +218,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         () => stopping,
         (error) =>
           logger.warn({ topic, partition, groupId: options.groupId, err: error }, 'event bus: a heartbeat failed while a handler ran'),
+        handlerTimeoutMs,
       );
 
     /** One message: retried, then dead-lettered; false when the member stops first (left uncommitted). */
@@ -240,54 +272,85 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 
     const { handleBatch } = options;
     const maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: partitions,
-      ...(handleBatch
-        ? {
-            eachBatchAutoResolve: false,
-            eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-              const { topic, partition, messages } = batch;
-              for (let i = 0; i < messages.length;) {
-                if (stopping || !isRunning() || isStale()) return;
-                const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
-                const last = messages[i + run.length - 1];
-                if (run.length > 1 && last) {
-                  const beats = heartbeats(heartbeat, topic, partition);
-                  let applied = false;
-                  try {
-                    await beats.during(() => withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run)));
-                    await commitAfter(topic, partition, last);
-                    applied = true;
-                  } catch (error) {
-                    // Not one by one once the membership is lost: their commits would be refused as well.
-                    beats.throwIfLost(error);
-                    logger.warn(
-                      { topic, partition, events: run.length, err: error },
-                      'event batch failed; its events are handled one by one',
-                    );
+    /**
+     * A handler timed out: kafkajs stopped the consumer and left the group (its partitions go to the other
+     * members, or to the new one); a new consumer joins in its place, until one starts or the subscription stops.
+     */
+    let restarting = Promise.resolve();
+    const restart = async (): Promise<void> => {
+      for (let attempt = 1; !stopping; attempt++) {
+        logger.warn({ groupId: options.groupId, topics: options.topics, attempt }, 'event bus: a handler timed out; a new consumer joins the group');
+        const member = (consumer = kafka.consumer(consumerConfig));
+        try {
+          await start(member);
+          return;
+        } catch (error) {
+          logger.error({ groupId: options.groupId, err: error }, 'event bus: the new consumer did not start');
+          await member.disconnect().catch(() => undefined);
+          await sleep(retryDelayMs(attempt, 1000, 30_000));
+        }
+      }
+    };
+    const start = async (member: Consumer): Promise<void> => {
+      member.on(member.events.CRASH, ({ payload }) => {
+        if (!stopping && member === consumer && !payload.restart && causedBy(payload.error, HandlerTimeoutError))
+          void restarting.then(() => (restarting = restart()));
+      });
+      await member.connect();
+      await member.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+      await consume(member);
+    };
+    const consume = (member: Consumer) =>
+      member.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: partitions,
+        ...(handleBatch
+          ? {
+              eachBatchAutoResolve: false,
+              eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+                const { topic, partition, messages } = batch;
+                for (let i = 0; i < messages.length;) {
+                  if (stopping || !isRunning() || isStale()) return;
+                  const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
+                  const last = messages[i + run.length - 1];
+                  if (run.length > 1 && last) {
+                    const beats = heartbeats(heartbeat, topic, partition);
+                    let applied = false;
+                    try {
+                      await beats.during(() => withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run)));
+                      await commitAfter(topic, partition, last);
+                      applied = true;
+                    } catch (error) {
+                      // Not one by one once the membership is lost: their commits would be refused as well.
+                      beats.throwIfLost(error);
+                      logger.warn(
+                        { topic, partition, events: run.length, err: error },
+                        'event batch failed; its events are handled one by one',
+                      );
+                    }
+                    if (applied) {
+                      resolveOffset(last.offset);
+                      beats.throwIfLost();
+                      await heartbeat();
+                      i += run.length;
+                      continue;
+                    }
                   }
-                  if (applied) {
-                    resolveOffset(last.offset);
-                    beats.throwIfLost();
-                    await heartbeat();
-                    i += run.length;
-                    continue;
+                  for (const message of messages.slice(i, i + Math.max(1, run.length))) {
+                    if (!(await handleMessage(topic, partition, message, heartbeat))) return;
+                    resolveOffset(message.offset);
+                    i++;
                   }
                 }
-                for (const message of messages.slice(i, i + Math.max(1, run.length))) {
-                  if (!(await handleMessage(topic, partition, message, heartbeat))) return;
-                  resolveOffset(message.offset);
-                  i++;
-                }
-              }
-            },
-          }
-        : {
-            eachMessage: async ({ topic, partition, message, heartbeat }) =>
-              void (await handleMessage(topic, partition, message, heartbeat)),
-          }),
-    });
+              },
+            }
+          : {
+              eachMessage: async ({ topic, partition, message, heartbeat }) =>
+                void (await handleMessage(topic, partition, message, heartbeat)),
+            }),
+      });
+
+    await start(consumer);
     // Resolve once partitions are assigned, so that `fromBeginning: false` means "from now on".
     await withTimeout(joined, 20_000, 'no group join').catch(() =>
       logger.warn({ groupId: options.groupId }, 'event bus: consumer has not joined its group yet'),
@@ -299,6 +362,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         (stopped ??= (async () => {
           stopping = true;
           subscriptions.delete(subscription);
+          await restarting;
           await consumer.disconnect();
         })()),
     };
@@ -366,7 +430,11 @@ const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR
 const isMembershipError = (error: unknown): boolean => MEMBERSHIP_ERRORS.has((error as { type?: string } | undefined)?.type ?? '');
 
 export interface Heartbeats {
-  /** Runs `work`, heartbeating meanwhile; the heartbeats stop when it settles (the last one awaited). */
+  /**
+   * Runs `work`, heartbeating meanwhile; the heartbeats stop when it settles (the last one awaited), or when
+   * it outlasts the time limit: then it is given up (whatever it settles to later is dropped) and
+   * `during` rejects with HandlerTimeoutError, which `throwIfLost` throws from then on.
+   */
   during<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Throws the membership error a heartbeat met, if any, else `error` if it is one itself (a commit of a
@@ -381,18 +449,21 @@ export interface Heartbeats {
  * running handler calls it every `intervalMs` (cheap: kafkajs sends one only when due). A failure is
  * caught, never left unhandled: a membership error (a rebalance) stops the beats and is thrown by
  * `throwIfLost` once the handler is done; another (a timeout on a loaded broker) is told to `onFailure`
- * and the beats go on. So a handler that hangs keeps its partition instead of being evicted (decision 75).
+ * and the beats go on. So a handler that hangs would keep its partition instead of being evicted (decision
+ * 75): past `timeoutMs` it is given up, as a lost membership is (decision 76).
  */
 export function withHeartbeats(
   heartbeat: () => Promise<void>,
   intervalMs: number,
   stopping: () => boolean,
   onFailure: (error: unknown) => void,
+  timeoutMs = Number.POSITIVE_INFINITY,
 ): Heartbeats {
   let lost: unknown;
   return {
     async during(work) {
       let inFlight: Promise<void> | undefined;
+      let limit: NodeJS.Timeout | undefined;
       const timer = setInterval(() => {
         if (inFlight || lost !== undefined || stopping()) return;
         inFlight = heartbeat()
@@ -403,8 +474,16 @@ export function withHeartbeats(
           .finally(() => (inFlight = undefined));
       }, intervalMs);
       try {
-        return await work();
+        const running = work();
+        if (!Number.isFinite(timeoutMs)) return await running;
+        const expired = new Promise<never>((_, reject) => {
+          limit = setTimeout(() => reject((lost = new HandlerTimeoutError(timeoutMs))), timeoutMs);
+        });
+        // A given-up handler that fails later is not an unhandled rejection.
+        running.catch(() => undefined);
+        return await Promise.race([running, expired]);
       } finally {
+        clearTimeout(limit);
         clearInterval(timer);
         await inFlight;
       }
@@ -452,6 +531,12 @@ async function untilListed(admin: Admin, topics: string[]): Promise<void> {
     if (attempt >= 40) return;
     await sleep(250);
   }
+}
+
+/** Whether `error` or one of its causes (kafkajs wraps what a handler threw) is a `type`. */
+function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
+  for (let e = error, depth = 0; e && depth < 5; depth++, e = (e as { cause?: unknown }).cause) if (e instanceof type) return true;
+  return false;
 }
 
 function stringHeaders(headers: IHeaders | undefined): Record<string, string> {

@@ -1,4 +1,4 @@
-import { withHeartbeats } from './kafka-bus';
+import { HandlerTimeoutError, withHeartbeats } from './kafka-bus';
 
 /** A handler that runs until `finish` (or `fail`) is called. */
 function pendingWork() {
@@ -16,9 +16,13 @@ const protocolError = (type: string) => Object.assign(new Error(type), { type })
 /** A pending handler run under heartbeats every second. */
 function running(
   heartbeat: () => Promise<void>,
-  { stopping = () => false, onFailure = () => undefined }: { stopping?: () => boolean; onFailure?: (error: unknown) => void } = {},
+  {
+    stopping = () => false,
+    onFailure = () => undefined,
+    timeoutMs,
+  }: { stopping?: () => boolean; onFailure?: (error: unknown) => void; timeoutMs?: number } = {},
 ) {
-  const beats = withHeartbeats(heartbeat, 1000, stopping, onFailure);
+  const beats = withHeartbeats(heartbeat, 1000, stopping, onFailure, timeoutMs);
   const handler = pendingWork();
   return { beats, handler, result: beats.during(handler.work) };
 }
@@ -99,5 +103,38 @@ describe('withHeartbeats (a Kafka handler heartbeats while it runs)', () => {
     answer(protocolError('REBALANCE_IN_PROGRESS'));
     await expect(result).resolves.toBe('result');
     expect(() => beats.throwIfLost()).toThrow('REBALANCE_IN_PROGRESS');
+  });
+
+  it('gives a handler up past its time limit: rejects with HandlerTimeoutError, stops the beats, drops a late result', async () => {
+    const heartbeat = jest.fn(async () => undefined);
+    const { beats, handler, result } = running(heartbeat, { timeoutMs: 5000 });
+    const outcome = result.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await jest.advanceTimersByTimeAsync(4500);
+    expect(heartbeat).toHaveBeenCalledTimes(4);
+    await jest.advanceTimersByTimeAsync(1000);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(HandlerTimeoutError);
+    expect(error).toMatchObject({ retriable: false, timeoutMs: 5000 });
+    // Thrown from now on, whatever the caller caught; no beat after the limit.
+    expect(() => beats.throwIfLost()).toThrow(HandlerTimeoutError);
+    expect(() => beats.throwIfLost(new Error('handler broke'))).toThrow(HandlerTimeoutError);
+    const beatsAtTheLimit = heartbeat.mock.calls.length;
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(heartbeat).toHaveBeenCalledTimes(beatsAtTheLimit);
+    // The handler failing late is neither reported nor unhandled.
+    handler.fail(new Error('too late'));
+    await jest.advanceTimersByTimeAsync(0);
+  });
+
+  it('leaves a handler that settles within its time limit alone', async () => {
+    const { beats, handler, result } = running(async () => undefined, { timeoutMs: 5000 });
+    await jest.advanceTimersByTimeAsync(4900);
+    handler.finish();
+    await expect(result).resolves.toBe('result');
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(() => beats.throwIfLost()).not.toThrow();
   });
 });

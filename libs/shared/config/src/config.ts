@@ -66,12 +66,14 @@ export const httpServiceEnv = (defaultPort: number) => ({
 });
 
 /**
- * KAFKA_NAMESPACE and KAFKA_GROUP_PREFIX: what every service on the event bus reads beside KAFKA_BROKERS,
- * passed to `createEventBus` as `namespace` and `groupPrefix`.
+ * KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX and KAFKA_HANDLER_TIMEOUT_MS: what every service on the event bus reads
+ * beside KAFKA_BROKERS, passed to `createEventBus` as `namespace`, `groupPrefix` and `handlerTimeoutMs`.
  */
 export const kafkaNamingEnv = () => ({
   KAFKA_NAMESPACE: env.kafkaNamespace,
   KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
+  /** How long a consumer's handler may run before its consumer gives its partitions up (decision 76). */
+  KAFKA_HANDLER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
 });
 
 /** DATABASE_URL and DATABASE_SCHEMA: what every service that owns tables reads. */
