@@ -71,6 +71,7 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
                   db: deps.db,
                   logger: deps.logger,
                   orders: client,
+                  cart: deps.saga.cart,
                   ...(deps.webhookGraceMs === undefined ? {} : { graceMs: deps.webhookGraceMs }),
                 }),
               ),

@@ -34,6 +34,7 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number 
   let clock = options.at;
   const waits: number[] = [];
   const completed: string[] = [];
+  const closed: string[] = [];
   const orders: Pick<OrderClient, 'completePaidAttempt' | 'getOrderByPaymentAttempt'> = {
     getOrderByPaymentAttempt: async () => (options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt ? anOrder : null),
     completePaidAttempt: async (attemptId): Promise<PaidAttemptCompletion> => {
@@ -45,6 +46,11 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number 
     db,
     logger,
     orders,
+    cart: {
+      closeSelection: async (id) => {
+        closed.push(id);
+      },
+    },
     ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
     now: () => clock,
     sleep: async (ms) => {
@@ -52,7 +58,7 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number 
       clock += ms;
     },
   });
-  return { consumer, waits, completed };
+  return { consumer, waits, completed, closed };
 }
 
 describe('the PaymentAuthorized consumer', () => {
@@ -64,6 +70,15 @@ describe('the PaymentAuthorized consumer', () => {
 
     expect(waits).toEqual([2800]);
     expect(completed).toEqual([]);
+  });
+
+  it('closes the selection of an attempt the edge placed the order of (an edge that died before closing it leaves it open otherwise)', async () => {
+    const { consumer, completed, closed } = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 400 });
+
+    await consumer.handle(authorized(uniqueName('a'), T0));
+
+    expect(completed).toEqual([]);
+    expect(closed).toEqual(['s1']);
   });
 
   it('completes a fresh attempt the edge has not completed when the grace period is over (the visitor never came back)', async () => {
