@@ -64,9 +64,9 @@ REDIS_TIMEOUT="${INFRA_REDIS_TIMEOUT:-20}"
 # of thousands of partitions takes minutes and writes a line for each), within an overall cap.
 KAFKA_TIMEOUT="${INFRA_KAFKA_TIMEOUT:-90}"
 KAFKA_MAX_WAIT="${INFRA_KAFKA_MAX_WAIT:-900}"
-# Topics named by tests, e2e runs and benches (a base-36 Date.now() in the name) older than this are deleted
-# when up starts the broker: 0 keeps them all.
-KAFKA_PRUNE_HOURS="${INFRA_KAFKA_PRUNE_HOURS:-3}"
+# When up starts the broker, no run can be using it: topics named by tests, e2e runs and benches (a base-36
+# Date.now() in the name) made before that start are left-overs, and are deleted. INFRA_KAFKA_PRUNE=0 keeps them.
+KAFKA_PRUNE="${INFRA_KAFKA_PRUNE:-1}"
 MEILI_TIMEOUT="${INFRA_MEILI_TIMEOUT:-30}"
 
 # INFRA_PG_DURABLE=1: Postgres with its production defaults for durability (fsync, synchronous_commit and
@@ -544,7 +544,7 @@ kafka_up() {
     kafka_format
     [[ -f "$KAFKA_LOG" ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
     log "kafka: starting on $HOST:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
-    started_here=1
+    started_here=$(now)
     rm -f "$KAFKA_PID"
     # SC2086: KAFKA_HEAP_OPTS is a list of JVM flags; SC2016: $$ is the inner shell's pid
     # shellcheck disable=SC2086,SC2016
@@ -562,7 +562,8 @@ kafka_up() {
     done
   fi
   kafka_wait_ready
-  if [[ -n "${started_here:-}" ]]; then kafka_prune_stale_topics; fi
+  # A minute's margin: a run that began as the broker started has younger topics still.
+  if [[ -n "$started_here" ]]; then kafka_prune_stale_topics $((started_here - 60)); fi
 }
 
 # kafka_wait_ready: wait for the broker to serve metadata. It fails after KAFKA_TIMEOUT seconds without
@@ -592,14 +593,13 @@ kafka_wait_ready() {
   log "kafka: ready ($(($(now) - start))s)"
 }
 
-# kafka_stale_test_topics: read topic names on stdin, print those a test, e2e run or bench made more than
-# KAFKA_PRUNE_HOURS ago. Such a name carries Date.now() in base 36 as an 8-character part of its first
+# kafka_stale_test_topics CUTOFF: read topic names on stdin, print those a test, e2e run or bench made before
+# CUTOFF (epoch seconds). Such a name carries Date.now() in base 36 as an 8-character part of its first
 # dot-separated segment (libs/shared/testing uniqueName, tools/e2e/processes.ts, KAFKA_NAMESPACE of the benches),
 # e.g. t_mwrkksek_bggfj9.dlq or bench-3202-mws766we-6va7.order.order.v1. Names without one are never printed.
 kafka_stale_test_topics() {
-  local now_ms cutoff topic part ms
+  local now_ms cutoff=$(($1 * 1000)) topic part ms
   now_ms=$(($(now) * 1000))
-  cutoff=$((now_ms - KAFKA_PRUNE_HOURS * 3600 * 1000))
   while IFS= read -r topic; do
     [[ -n "$topic" && "$topic" != __* ]] || continue
     for part in $(tr '_-' '  ' <<<"${topic%%.*}"); do
@@ -614,10 +614,10 @@ kafka_stale_test_topics() {
   done
 }
 
-# kafka_prune_stale_topics: delete the stale test topics (see above), so that they do not pile up and make
-# every later start of the broker load their logs. Failures only warn: the broker is up and usable.
+# kafka_prune_stale_topics CUTOFF: delete the test topics made before CUTOFF (see above), so that they do not
+# pile up and make every later start of the broker load their logs. Failures only warn: the broker is usable.
 kafka_prune_stale_topics() {
-  ((KAFKA_PRUNE_HOURS > 0)) || return 0
+  [[ "$KAFKA_PRUNE" != 0 ]] || return 0
   local tool=(java -Xmx256m -Dlog4j.configuration="file:$KAFKA_TOOLS_LOG4J" -cp "$KAFKA_LIBS/*"
     org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT")
   local topics stale count
@@ -625,11 +625,11 @@ kafka_prune_stale_topics() {
     log "kafka: could not list topics to prune (see $KAFKA_DIR/prune.log)"
     return 0
   }
-  stale=$(kafka_stale_test_topics <<<"$topics")
+  stale=$(kafka_stale_test_topics "$1" <<<"$topics")
   [[ -n "$stale" ]] || return 0
   count=$(wc -l <<<"$stale")
-  log "kafka: deleting $count topics of tests and benches older than ${KAFKA_PRUNE_HOURS}h (INFRA_KAFKA_PRUNE_HOURS)"
-  { echo "# $(date -u +%FT%TZ): deleting $count topics older than ${KAFKA_PRUNE_HOURS}h"; echo "$stale"; } >>"$KAFKA_DIR/prune.log"
+  log "kafka: deleting $count topics left by tests, e2e runs and benches before this start (INFRA_KAFKA_PRUNE=0 keeps them)"
+  { echo "# $(date -u +%FT%TZ): deleting $count topics made before $(date -u -d "@$1" +%FT%TZ)"; echo "$stale"; } >>"$KAFKA_DIR/prune.log"
   # TopicCommand takes one regular expression: the names (letters, digits, '.', '_', '-'), dots escaped, 300 a call.
   local batch
   while IFS= read -r batch; do
