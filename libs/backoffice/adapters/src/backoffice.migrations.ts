@@ -102,7 +102,8 @@ const receivedPayloadAsJson: Migration = {
  * id), whose envelope holds the entity, instead of holding a second copy of it. Rows written before keep
  * their `payload` (and no event). No foreign key (its check cost a fifth of the batch's statement): the two
  * rows are written by one statement, and the retention pruner keeps an outbox row while a received row
- * refers to it (`refersToOutbox`), so a received row always has its entity.
+ * refers to it (`refersToOutbox`), so a received row always has its entity — unless outbox rows are deleted
+ * by hand: then `readReceivedUpserts` skips and reports the row (decision 77).
  */
 const receivedRefersToEvent: Migration = {
   name: 'backoffice_005_received_upserts_event_id',

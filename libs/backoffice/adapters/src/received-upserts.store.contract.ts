@@ -33,7 +33,7 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     await store.saveBatch('product', [event('a'), event('b')], 'req-1');
 
-    const rows = (await readReceivedUpserts(db)).map(({ entity, external_id, payload, request_id }) => ({ entity, external_id, payload, request_id }));
+    const rows = (await readReceivedUpserts(db)).upserts.map(({ entity, external_id, payload, request_id }) => ({ entity, external_id, payload, request_id }));
     expect(rows).toEqual([
       { entity: 'product', external_id: 'a', payload: { id: 'a' }, request_id: 'req-1' },
       { entity: 'product', external_id: 'b', payload: { id: 'b' }, request_id: 'req-1' },
@@ -55,7 +55,7 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     await store.saveBatch('product', events, 'req-big');
 
-    const rows = await readReceivedUpserts(db);
+    const rows = (await readReceivedUpserts(db)).upserts;
     expect(rows.map((r) => r.external_id)).toEqual(products.map((p) => p.id));
     expect(rows.map((r) => r.payload)).toEqual(products);
     expect(new Set(rows.map((r) => r.request_id))).toEqual(new Set(['req-big']));
@@ -105,7 +105,7 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     const pruner = backofficePruner(db);
     try {
       expect(await pruner.pruneNow()).toMatchObject({ outbox: 0, received_upserts: 0 });
-      expect((await readReceivedUpserts(db)).map((r) => r.payload)).toEqual([{ id: 'a' }, { id: 'b' }]);
+      expect((await readReceivedUpserts(db)).upserts.map((r) => r.payload)).toEqual([{ id: 'a' }, { id: 'b' }]);
     } finally {
       await pruner.stop();
     }
@@ -128,5 +128,32 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     } finally {
       await pruner.stop();
     }
+  });
+
+  it('skips and reports a received row whose outbox row was deleted by hand, and reads the others', async () => {
+    const db = await freshDb();
+    const events = [event('a'), event('b'), event('c')];
+    await createReceivedUpsertsStore(db).saveBatch('product', events, 'req-1');
+    // An operator's delete, not the pruner's (which keeps an outbox row a received row refers to).
+    await db.table('outbox').where({ id: events[1]!.id }).delete();
+
+    const read = await readReceivedUpserts(db);
+
+    expect(read.upserts.map((r) => [r.external_id, r.payload])).toEqual([
+      ['a', { id: 'a' }],
+      ['c', { id: 'c' }],
+    ]);
+    expect(read.orphans).toEqual([expect.objectContaining({ entity: 'product', external_id: 'b', event_id: events[1]!.id, request_id: 'req-1' })]);
+    expect(read.orphans[0]).not.toHaveProperty('payload');
+  });
+
+  it('reads a row written before decision 73 (its own payload, no event) as an entity, not an orphan', async () => {
+    const db = await freshDb();
+    await db.table('received_upserts').insert({ entity: 'product', external_id: 'old', payload: JSON.stringify({ id: 'old' }) });
+
+    const read = await readReceivedUpserts(db);
+
+    expect(read.upserts.map((r) => [r.external_id, r.payload])).toEqual([['old', { id: 'old' }]]);
+    expect(read.orphans).toEqual([]);
   });
 }

@@ -58,20 +58,36 @@ export interface ReceivedUpsert {
   event_id: string | null;
 }
 
+/** A received_upserts row whose entity is gone: its outbox row was deleted by hand (decision 77). */
+export type OrphanedReceivedUpsert = Omit<ReceivedUpsert, 'payload'>;
+
+/** What `readReceivedUpserts` read: the entities, and the rows it skipped for want of theirs. */
+export interface ReceivedUpsertsRead {
+  upserts: ReceivedUpsert[];
+  orphans: OrphanedReceivedUpsert[];
+}
+
 /**
  * The received entities in arrival order (what a rebuild of `backoffice.upsert.v1`, or a test, reads):
  * the entity is the one its event carries (`outbox.envelope -> 'payload' -> entity`), or, for a row
- * written before decision 73, the row's own `payload`.
+ * written before decision 73, the row's own `payload`. A row that refers to an outbox row no longer there
+ * (deleted by hand: the pruner never does) has no entity: it is skipped and returned in `orphans`, for the
+ * caller to report, rather than replayed as a null entity (decision 77).
  */
-export async function readReceivedUpserts(db: Db): Promise<ReceivedUpsert[]> {
+export async function readReceivedUpserts(db: Db): Promise<ReceivedUpsertsRead> {
   const rows = (await db.knex.raw(
     `select r.seq, r.entity, r.external_id, coalesce(r.payload, o.envelope -> 'payload' -> r.entity) as payload,
-            r.request_id, r.received_at, r.event_id
+            r.request_id, r.received_at, r.event_id, r.payload is null and o.id is null as orphan
      from :received: r left join :outbox: o on o.id = r.event_id
      order by r.seq`,
     { received: `${db.schema}.received_upserts`, outbox: `${db.schema}.outbox` },
-  )) as { rows: ReceivedUpsert[] };
-  return rows.rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as unknown) : r.payload }));
+  )) as { rows: Array<ReceivedUpsert & { orphan: boolean }> };
+  const read: ReceivedUpsertsRead = { upserts: [], orphans: [] };
+  for (const { orphan, payload, ...row } of rows.rows) {
+    if (orphan) read.orphans.push(row);
+    else read.upserts.push({ ...row, payload: typeof payload === 'string' ? (JSON.parse(payload) as unknown) : payload });
+  }
+  return read;
 }
 
 /**

@@ -80,7 +80,7 @@ const request = (inner: string, password = 's3cret', username = 'erp') =>
   soapRequest('products_Update', inner, { username, password, namespace: ns });
 
 const rowsOf = async (db: Db) => ({
-  received: (await readReceivedUpserts(db)) as Array<ReceivedUpsert & { payload: any }>,
+  received: (await readReceivedUpserts(db)).upserts as Array<ReceivedUpsert & { payload: any }>,
   outbox: await db.table('outbox').select('*'),
 });
 

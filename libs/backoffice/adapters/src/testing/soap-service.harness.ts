@@ -81,7 +81,7 @@ export async function startSoapService(
       return { status: res.status, headers: res.headers, body: await res.text() };
     },
     async rows() {
-      const received = (await readReceivedUpserts(db)) as unknown as Record<string, unknown>[];
+      const received = (await readReceivedUpserts(db)).upserts as unknown as Record<string, unknown>[];
       const outbox = (await db.table('outbox').select('*').orderBy('seq')) as { envelope: unknown }[];
       return {
         received,
