@@ -8,8 +8,8 @@ import { buildCartService } from '@commerce/cart-adapters';
 runService('cart', async () => {
   const { STORE_CONFIG } = loadConfig(z.object({ STORE_CONFIG: z.string().min(1) }));
   const store = loadStoreConfig(STORE_CONFIG);
-  return startDbService('cart', 8081, async ({ db }) => {
-    const cart = await buildCartService({ db, currencyFormat: currencyFormats(store) });
+  return startDbService('cart', 8081, async ({ db, logger }) => {
+    const cart = await buildCartService({ db, logger, currencyFormat: currencyFormats(store) });
     return { routers: [cart.router], leanRoutes: cart.leanRoutes };
   });
 });

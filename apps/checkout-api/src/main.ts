@@ -42,6 +42,8 @@ const ConfigSchema = z.object({
   STORE_CONFIG: z.string().min(1),
   CATALOG_URL: env.url,
   CART_URL: env.url,
+  /** At most this many selection changes in one call to the cart (decision 78): 1 sends each change on its own. */
+  CART_CHANGE_BATCH: z.coerce.number().int().min(1).max(1000).default(64),
   ACCOUNT_URL: env.url,
   ORDER_URL: env.url,
   PAYMENT_URL: env.url,
@@ -61,7 +63,7 @@ runService('checkout-api', async () => {
   const deps = {
     sessions: checkoutSessions(sessions),
     catalog: createCatalogHttpClient(config.CATALOG_URL),
-    cart: createCartHttpClient(config.CART_URL),
+    cart: createCartHttpClient(config.CART_URL, { changeBatch: config.CART_CHANGE_BATCH }),
     account: createAccountHttpClient(config.ACCOUNT_URL),
     orders: createOrderHttpClient(config.ORDER_URL),
     payment: createPaymentHttpClient(config.PAYMENT_URL),

@@ -6,7 +6,8 @@ import { buildCartService, type CartService } from './cart.service';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
 
-const item = (id: string, price: number, quantity = 1): AddItemCommand => ({
+/** An item to add, as the edge sends it (the product and size from its id `product-size`). */
+export const item = (id: string, price: number, quantity = 1): AddItemCommand => ({
   item: id,
   product: id.split('-')[0]!,
   size: id.split('-')[1]!,

@@ -1,8 +1,9 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
-import { ValidationError, fieldsFromIssues, type DomainError } from '@commerce/shared-errors';
+import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
 import { withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
-import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
+import { withRequestContext, type Logger } from '@commerce/shared-logging';
+import { CART_CHANGES_PATH, type BatchedOutcome, type CartClient, type SelectionDto } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -82,20 +83,65 @@ const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { bo
 
 const selectionNotFound = (err: DomainError) => err.code === 'CART.SELECTION_NOT_FOUND';
 
-/** The selection changes, for the router and the lean routes alike. */
-const changeHandlers = (cart: CartClient) => ({
-  addItem: (id: string, body: unknown) => cart.addItem(id, parse(AddItem, body)),
-  change: (id: string, body: unknown) => cart.changeSelection(id, parse(Change, body) as never),
+const Batch = z.object({
+  changes: z
+    .array(z.object({ id: z.string().min(1), change: z.unknown(), requestId: z.string().max(128).optional() }))
+    .min(1)
+    .max(1000),
 });
+
+/** The selection changes, for the router and the lean routes alike. */
+const changeHandlers = (cart: CartClient, logger?: Logger) => {
+  const change = async (id: string, body: unknown) => cart.changeSelection(id, parse(Change, body) as never);
+  /** One change's outcome as its own request on the change route would have been answered (decision 63's shapes). */
+  const outcomeOf = (err: unknown): BatchedOutcome => {
+    if (!isDomainError(err)) {
+      logger?.error({ err }, 'unhandled error');
+      return { status: 500, body: { errors: { server: 'internal error' } } };
+    }
+    const status = statusOfKind[err.kind];
+    if (selectionNotFound(err)) return { status, body: { errors: err.fields, ...err.extra } };
+    return { status, body: { code: err.code, errors: err.fields } };
+  };
+  return {
+    addItem: (id: string, body: unknown) => cart.addItem(id, parse(AddItem, body)),
+    change,
+    /**
+     * A batch of changes (decision 78), each with its own outcome: applied at once, but a selection's changes
+     * one after the other in the batch's order. Each runs under its own request's id.
+     */
+    batch: async (body: unknown): Promise<{ outcomes: BatchedOutcome[] }> => {
+      const last = new Map<string, Promise<unknown>>();
+      const outcomes = parse(Batch, body).changes.map(({ id, change: given, requestId }) => {
+        const run = () =>
+          (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
+            (ok): BatchedOutcome => ({ ok }),
+            outcomeOf,
+          );
+        const before = last.get(id);
+        const outcome = before ? before.then(run) : run();
+        last.set(id, outcome);
+        return outcome;
+      });
+      return { outcomes: await Promise.all(outcomes) };
+    },
+  };
+};
 
 /**
  * The selection changes (the edge's `POST items/{item}` and every other change) answered without the app's
  * middleware (decision 63): the same answers and errors as the router's routes, which stay for everything
  * these do not take.
  */
-export function createCartLeanRoutes(cart: CartClient): LeanRoute[] {
-  const changes = changeHandlers(cart);
+export function createCartLeanRoutes(cart: CartClient, logger?: Logger): LeanRoute[] {
+  const changes = changeHandlers(cart, logger);
   return [
+    {
+      method: 'POST',
+      route: CART_CHANGES_PATH,
+      path: /^\/internal\/cart\/changes$/,
+      handle: (_params, body) => changes.batch(body),
+    },
     {
       method: 'POST',
       route: '/internal/cart/selections/:id/items',
@@ -114,7 +160,7 @@ export function createCartLeanRoutes(cart: CartClient): LeanRoute[] {
 }
 
 /** The cart's internal HTTP API (DESIGN §2): what `createCartHttpClient` calls. */
-export function createCartInternalRouter(cart: CartClient): Router {
+export function createCartInternalRouter(cart: CartClient, logger?: Logger): Router {
   const router = new Router({ prefix: '/internal/cart' });
   router.post('/selections', async (ctx) => {
     ctx.status = 201;
@@ -132,7 +178,8 @@ export function createCartInternalRouter(cart: CartClient): Router {
   // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
   // An unknown selection is left to the error middleware: a bare 404.
   const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => answerWithCodes(handler, { passes: selectionNotFound });
-  const changes = changeHandlers(cart);
+  const changes = changeHandlers(cart, logger);
+  router.post('/changes', withCodes((ctx) => changes.batch(requestBody(ctx))));
   router.post(
     '/selections/:id/items',
     withCodes((ctx) => changes.addItem(ctx.params['id']!, requestBody(ctx))),

@@ -3,6 +3,7 @@ import type { CurrencyFormat } from '@commerce/shared-config';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { LeanRoute } from '@commerce/shared-http';
+import type { Logger } from '@commerce/shared-logging';
 import { cartUseCases } from '@commerce/cart-core';
 import { cartMigrations } from './cart.migrations';
 import { createSelectionRepository } from './selection.knex-repository';
@@ -17,8 +18,13 @@ export interface CartService {
 }
 
 /** Composition of the cart: migrations, repository, use cases, internal routes. */
-export async function buildCartService(deps: { db: Db; currencyFormat(currency: string): CurrencyFormat }): Promise<CartService> {
+export async function buildCartService(deps: {
+  db: Db;
+  currencyFormat(currency: string): CurrencyFormat;
+  /** Where a batched change's unexpected error is logged (the router's and lean routes' own errors log as their app's). */
+  logger?: Logger;
+}): Promise<CartService> {
   await migrate(deps.db, cartMigrations);
   const client = cartUseCases({ selections: createSelectionRepository(deps.db), currencyFormat: deps.currencyFormat });
-  return { client, router: createCartInternalRouter(client), leanRoutes: createCartLeanRoutes(client) };
+  return { client, router: createCartInternalRouter(client, deps.logger), leanRoutes: createCartLeanRoutes(client, deps.logger) };
 }

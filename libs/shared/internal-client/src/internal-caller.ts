@@ -30,8 +30,17 @@ export function createInternalCaller(baseUrl: string, service: string): Internal
   return createInternalCallers(baseUrl, service).json;
 }
 
+/**
+ * What one call's status and parsed body mean, as `json` answers them: the body, null for a 404 without a
+ * code, else the callee's DomainError (for a caller that gets several calls' answers in one, decision 78).
+ */
+export type InternalAnswer = <T>(statusCode: number, answer: unknown) => T | null;
+
 /** Both forms of the call on one connection pool: parsed (`json`) and as the callee's bytes (`bytes`). */
-export function createInternalCallers(baseUrl: string, service: string): { json: InternalCall; bytes: InternalBytesCall } {
+export function createInternalCallers(
+  baseUrl: string,
+  service: string,
+): { json: InternalCall; bytes: InternalBytesCall; answer: InternalAnswer } {
   // One kept pool for the callee's origin (decision 69): no URL parsed and no origin looked up per call.
   const origin = new URL(baseUrl).origin;
   const pool = new Pool(origin, { keepAliveTimeout: 30_000, connections: 64 });
@@ -88,12 +97,14 @@ export function createInternalCallers(baseUrl: string, service: string): { json:
       statusCode < 500 && json?.errors ? (KIND_OF_STATUS.get(statusCode) ?? 'invalid') : 'unavailable',
       json?.errors ?? { [service]: `answered ${statusCode}` },
     );
-  const json = async <T>(method: string, path: string, body?: unknown): Promise<T | null> => {
-    const { statusCode, bytes } = await send(method, path, body);
-    const answer = parse<T>(bytes.toString('utf8'));
+  const answerOf = <T>(statusCode: number, answer: (T & { errors?: Record<string, string>; code?: string }) | undefined): T | null => {
     if (statusCode === 404 && !answer?.code) return null;
     if (statusCode >= 400 || answer === undefined) throw failure(statusCode, answer);
     return answer;
+  };
+  const json = async <T>(method: string, path: string, body?: unknown): Promise<T | null> => {
+    const { statusCode, bytes } = await send(method, path, body);
+    return answerOf(statusCode, parse<T>(bytes.toString('utf8')));
   };
   const bytes = async (method: string, path: string, body?: unknown): Promise<Buffer | null> => {
     const answered = await send(method, path, body);
@@ -103,5 +114,5 @@ export function createInternalCallers(baseUrl: string, service: string): { json:
     if (answered.statusCode === 404 && !answer?.code) return null;
     throw failure(answered.statusCode, answer);
   };
-  return { json: json as InternalCall, bytes: bytes as InternalBytesCall };
+  return { json: json as InternalCall, bytes: bytes as InternalBytesCall, answer: answerOf as InternalAnswer };
 }

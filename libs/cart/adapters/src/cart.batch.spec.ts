@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { currencyFormats, parseStoreConfig } from '@commerce/shared-config';
+import { createDbEngine, type DbEngine } from '@commerce/shared-db';
+import { createHttpApp, mountRouters, withLeanRoutes } from '@commerce/shared-http';
+import { createLogger, currentRequestId, withRequestContext } from '@commerce/shared-logging';
+import { uniqueName } from '@commerce/shared-testing';
+import { CART_CHANGES_PATH, createCartHttpClient, type CartClient, type LineItemData, type SelectionChange } from '@commerce/cart-contracts';
+import { buildCartService, type CartService } from './cart.service';
+import { item } from './cart.contract';
+import { createCartInternalRouter, createCartLeanRoutes } from './cart.internal-routes';
+
+const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+const logger = createLogger('cart-batch-spec', 'silent');
+
+const add = (id: string, quantity = 1, extra: Partial<LineItemData> = {}): SelectionChange => {
+  const { quantity: _one, ...data } = item(id, 100);
+  return { lines: [{ op: 'addItem', item: { ...data, ...extra }, quantity }] };
+};
+const unknownSelection = '00000000-0000-4000-8000-000000000000';
+
+/** Settled outcomes, comparable: the selection's lines, or the error's code, kind and fields. */
+const outcomes = (settled: PromiseSettledResult<Awaited<ReturnType<CartClient['changeSelection']>>>[]) =>
+  settled.map((s) =>
+    s.status === 'fulfilled'
+      ? { lines: s.value.items.map((i) => [i.item, i.quantity]), total: s.value.totals.itemsTotalPrice }
+      : { error: { ...(s.reason as object) }, code: (s.reason as { code?: string }).code },
+  );
+
+describe('selection changes batched over HTTP (decision 78)', () => {
+  let engine: DbEngine;
+  let cart: CartService;
+  const servers: Server[] = [];
+  /** The paths the cart was asked for, and the request ids its changes ran under. */
+  const paths: string[] = [];
+  const changedUnder: Array<string | undefined> = [];
+  let batched: CartClient;
+  let alone: CartClient;
+
+  const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      handler(req, res);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  /** The cart as its process serves it: lean routes before the app (or the app alone), on a client that notes request ids. */
+  const serve = async (client: CartClient, lean: boolean, router = createCartInternalRouter(client, logger)) => {
+    const app = createHttpApp({ service: 'cart', logger, metrics: false });
+    mountRouters(app, [router]);
+    return listen(lean ? withLeanRoutes(app, createCartLeanRoutes(client, logger), logger, app.callback()) : app.callback());
+  };
+
+  beforeAll(async () => {
+    engine = await createDbEngine('pglite://memory');
+    cart = await buildCartService({ db: engine.forSchema(uniqueName('cartbatch')), currencyFormat: currencyFormats(store), logger });
+    const noting: CartClient = {
+      ...cart.client,
+      changeSelection: (id, change) => {
+        changedUnder.push(currentRequestId());
+        return cart.client.changeSelection(id, change);
+      },
+    };
+    const url = await serve(noting, true);
+    batched = createCartHttpClient(url);
+    alone = createCartHttpClient(url, { changeBatch: 1 });
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await engine?.close();
+  });
+  beforeEach(() => {
+    paths.length = 0;
+    changedUnder.length = 0;
+  });
+
+  const newSelection = async () => (await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' })).id;
+
+  it('sends the changes made while one is in flight together, each with the outcome its own request gets', async () => {
+    // The same changes, batched and one request each, on selections alike: the outcomes must be the same.
+    const run = async (client: CartClient) => {
+      const [a, b] = [await newSelection(), await newSelection()];
+      const first = await client.changeSelection(a, add('1-1'));
+      const line = first.items[0]!.line;
+      const settled = await Promise.allSettled([
+        client.changeSelection(a, add('1-1')), // goes alone: nothing in flight
+        client.changeSelection(b, add('2-1', 3)),
+        client.changeSelection(unknownSelection, add('1-1')), // bare 404: CART.SELECTION_NOT_FOUND
+        client.changeSelection(a, { lines: [{ op: 'setLine', line: 'no-such-line', quantity: 1 }] }), // coded 404
+        client.changeSelection(b, add('3-1', 0)), // 400: a quantity not positive
+        client.changeSelection(b, add('4-1', 3, { quantityMultipleOf: 2 })), // 400: the quantity rule
+        client.changeSelection(a, { lines: [{ op: 'setLine', line, quantity: 'x' }] } as unknown as SelectionChange), // 400: the change's shape
+        client.changeSelection(a, { lines: [{ op: 'addLine', line, quantity: 5 }] }),
+      ]);
+      return outcomes(settled);
+    };
+    const one = await run(alone);
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(0);
+    paths.length = 0;
+    const together = await run(batched);
+    expect(together).toEqual(one);
+    // The first change of the burst alone, the seven behind it in one request.
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
+    expect(together.map((o) => ('code' in o ? o.code : 'ok'))).toEqual([
+      'ok',
+      'ok',
+      'CART.SELECTION_NOT_FOUND',
+      'CART.LINE_NOT_FOUND',
+      'CART.INVALID_QUANTITY',
+      'CART.QUANTITY_RULE',
+      'REQUEST.INVALID',
+      'ok',
+    ]);
+    expect(together.at(-1)).toMatchObject({ lines: [['1-1', 7]] });
+  });
+
+  it("applies one selection's changes in the order they were made and loses none", async () => {
+    const id = await newSelection();
+    const line = (await batched.changeSelection(id, add('5-1'))).items[0]!.line;
+    const settled = await Promise.all([
+      batched.changeSelection(id, { lines: [{ op: 'setLine', line, quantity: 10 }] }),
+      batched.changeSelection(id, { lines: [{ op: 'addLine', line, quantity: 2 }] }),
+      batched.changeSelection(id, { lines: [{ op: 'setLine', line, quantity: 4 }] }),
+      batched.changeSelection(id, { lines: [{ op: 'addLine', line, quantity: 3 }] }),
+      ...Array.from({ length: 20 }, () => batched.changeSelection(id, add('6-1'))),
+    ]);
+    expect(settled.slice(0, 4).map((s) => s.items[0]!.quantity)).toEqual([10, 12, 4, 7]);
+    expect((await batched.getSelection(id))!.items.map((i) => [i.item, i.quantity])).toEqual([
+      ['5-1', 7],
+      ['6-1', 20],
+    ]);
+  });
+
+  it("runs each change under its own request's id", async () => {
+    const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
+    changedUnder.length = 0;
+    await Promise.all(ids.map((id, n) => withRequestContext({ requestId: `req-${n}` }, () => batched.changeSelection(id, add('7-1')))));
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
+    expect(changedUnder).toEqual(['req-0', 'req-1', 'req-2']);
+  });
+
+  it('answers a batch the same on the Koa router as on the lean route (a batch over the lean route’s body limit goes there)', async () => {
+    const koaOnly = createCartHttpClient(await serve(cart.client, false));
+    const ids = await Promise.all([newSelection(), newSelection()]);
+    const settled = outcomes(
+      await Promise.allSettled([
+        koaOnly.changeSelection(ids[0]!, add('8-1')),
+        koaOnly.changeSelection(ids[1]!, add('8-1', 2)),
+        koaOnly.changeSelection(unknownSelection, add('8-1')),
+        koaOnly.changeSelection(ids[1]!, add('9-1', 0)),
+      ]),
+    );
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
+    expect(settled.map((o) => ('code' in o ? o.code : o.lines))).toEqual([
+      [['8-1', 1]],
+      [['8-1', 2]],
+      'CART.SELECTION_NOT_FOUND',
+      'CART.INVALID_QUANTITY',
+    ]);
+  });
+
+  it('sends each change on its own route to a cart without the batch route', async () => {
+    // An older cart: its app has no batch route, and answers that path with a bare 404, applying nothing.
+    const oldApp = createHttpApp({ service: 'cart', logger, metrics: false });
+    mountRouters(oldApp, [createCartInternalRouter(cart.client, logger)]);
+    const oldCart = createCartHttpClient(
+      await listen((req, res) => (req.url === CART_CHANGES_PATH ? res.writeHead(404).end() : oldApp.callback()(req, res))),
+    );
+    const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
+    paths.length = 0;
+    const settled = await Promise.all(ids.map((id) => oldCart.changeSelection(id, add('10-1', 2))));
+    expect(settled.map((s) => s.items.map((i) => i.quantity))).toEqual([[2], [2], [2]]);
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
+    expect(paths.filter((p) => p.endsWith('/changes') && p !== CART_CHANGES_PATH)).toHaveLength(3);
+  });
+
+  it('fails every change of a batch whose request fails, as each request would', async () => {
+    const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
+    const failing = createCartHttpClient(
+      await listen((req, res) => {
+        if (req.url === CART_CHANGES_PATH) res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":{"cart":"shutting down"}}');
+        else setTimeout(() => res.writeHead(503).end(), 20);
+      }),
+    );
+    const settled = await Promise.allSettled(ids.map((id) => failing.changeSelection(id, add('11-1'))));
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(settled.map((s) => (s as PromiseRejectedResult).reason)).toMatchObject([
+      { kind: 'unavailable' },
+      { kind: 'unavailable', fields: { cart: 'shutting down' } },
+      { kind: 'unavailable', fields: { cart: 'shutting down' } },
+    ]);
+  });
+});
