@@ -7,7 +7,7 @@
 //   BENCH_SOAP_BATCH (1000), BENCH_ROUNDS (5)
 import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
 import { createReceivedUpsertsStore, backofficeMigrations, entityToXml, soapRequestXml } from '@commerce/backoffice-adapters';
-import { validateBatch } from '@commerce/backoffice-core';
+import { receiveEntities, validateBatch } from '@commerce/backoffice-core';
 import { outboxBatch } from '@commerce/shared-bus';
 import { createDbEngine, migrate } from '@commerce/shared-db';
 import { parseSoapEnvelope } from '../../libs/backoffice/adapters/src/soap/soap-envelope';
@@ -77,6 +77,18 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(before);
       record(`store on ${name}: wall`, performance.now() - started);
       record(`store on ${name}: this process's CPU`, (used.user + used.system) / 1000);
+      // Validation, events and the store together: one after the other (before decision 79), and as the
+      // endpoint does it now, in chunks written while the next is made (receiveEntities).
+      const serial = performance.now();
+      await store.saveBatch(
+        'product',
+        validateBatch('products', ProductSchema, entities).map((p) => event.envelopeOfParsed(p, `bench-s-${round}`)),
+        `bench-s-${round}`,
+      );
+      record(`validation + events + store on ${name}, one after the other: wall`, performance.now() - serial);
+      const chunked = performance.now();
+      await receiveEntities({ store }, 'product', entities, `bench-c-${round}`);
+      record(`validation + events + store on ${name}, chunked (receiveEntities): wall`, performance.now() - chunked);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -2,6 +2,7 @@ import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/ba
 import { createMemoryBus, encodeEnvelope, OutboxRelay, startRetentionPruner } from '@commerce/shared-bus';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
+import type { EventEnvelope } from '@commerce/shared-events';
 import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore, readReceivedUpserts, receivedUpsertsRetention } from './received-upserts.store';
 
@@ -94,6 +95,76 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     expect(await db.table('received_upserts').count({ n: '*' })).toEqual([{ n: 0 }]);
     expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  describe('saveChunks (a batch written as it is made, decision 79)', () => {
+    const chunked = (...chunks: Array<EventEnvelope[] | Error>): Iterable<EventEnvelope[]> => ({
+      *[Symbol.iterator]() {
+        for (const chunk of chunks) {
+          if (chunk instanceof Error) throw chunk;
+          yield chunk;
+        }
+      },
+    });
+    const nothingWritten = async (db: Db) => {
+      expect(await db.table('received_upserts').count({ n: '*' })).toEqual([{ n: 0 }]);
+      expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 0 }]);
+    };
+
+    it('writes every chunk, in order, as one batch, and publishes it once committed', async () => {
+      const db = await freshDb();
+      const bus = createMemoryBus();
+      const relay = new OutboxRelay(db, bus, { intervalMs: 600_000 });
+      relay.start();
+      try {
+        const events = ['a', 'b', 'c', 'd', 'e'].map(event);
+        await createReceivedUpsertsStore(db).saveChunks('product', chunked(events.slice(0, 2), [], events.slice(2, 3), events.slice(3)), 'req-c');
+
+        expect((await readReceivedUpserts(db)).upserts.map((r) => [r.external_id, r.payload, r.request_id])).toEqual(
+          ['a', 'b', 'c', 'd', 'e'].map((id) => [id, { id }, 'req-c']),
+        );
+        expect(await db.table('outbox').orderBy('seq').pluck('id')).toEqual(events.map((e) => e.id));
+        // Nudged at commit: published without a flush or a poll (the relay polls every ten minutes).
+        const published = () => bus.messages(BackofficeTopics.UPSERT).map((m) => m.key);
+        for (const until = Date.now() + 10_000; published().length < events.length && Date.now() < until; )
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        // (In order per key, the bus's promise: these are five keys.)
+        expect(published().sort()).toEqual(events.map((e) => e.key).sort());
+      } finally {
+        await relay.stop();
+        await bus.close();
+      }
+    });
+
+    it('writes nothing when the batch is refused after chunks of it were written, and rethrows the refusal', async () => {
+      const db = await freshDb();
+      const refused = new Error('products[250]: refused');
+
+      await expect(
+        createReceivedUpsertsStore(db).saveChunks('product', chunked([event('a'), event('b')], [event('c')], refused, [event('d')])),
+      ).rejects.toBe(refused);
+
+      await nothingWritten(db);
+      expect(await new OutboxRelay(db, createMemoryBus()).flush()).toBe(0);
+    });
+
+    it("writes nothing when a chunk's write fails, and a refusal made after it still comes first", async () => {
+      const db = await freshDb();
+      const store = createReceivedUpsertsStore(db);
+      const same = event('a');
+
+      // The same event id twice breaks the outbox's unique id in the second chunk.
+      await expect(store.saveChunks('product', chunked([same], [same], [event('b')]))).rejects.toThrow();
+      await nothingWritten(db);
+
+      const refused = new Error('refused after the failed write');
+      await expect(store.saveChunks('product', chunked([same], [same], [event('b')], refused))).rejects.toBe(refused);
+      await nothingWritten(db);
+
+      // The store is usable after both.
+      await store.saveChunks('product', chunked([event('z')]));
+      expect((await readReceivedUpserts(db)).upserts.map((r) => r.external_id)).toEqual(['z']);
+    });
   });
 
   it('under retention, keeps the events of a batch younger than the received retention, however long ago they were sent', async () => {

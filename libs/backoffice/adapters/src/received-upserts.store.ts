@@ -5,8 +5,8 @@ import type { EventEnvelope } from '@commerce/shared-events';
 
 /**
  * The UpsertStore on knex (Postgres or PGlite): the entities and their outbox rows in one transaction —
- * one statement, whatever the batch's size. The envelopes go to the database once, as one JSON array
- * (one bind parameter: a 1,000-product batch is ~4.5 MB, where a multi-row insert of each table sent it
+ * one statement, whatever the batch's size (`saveChunks`: one a chunk, in one transaction, decision 79).
+ * The envelopes go to the database once, as one JSON array (one bind parameter: a 1,000-product batch is ~4.5 MB, where a multi-row insert of each table sent it
  * twice as 5,000-odd parameters that knex and pg numbered and framed one by one); each envelope becomes
  * an outbox row, and each entity a received_upserts row that refers to its event (`event_id`, the outbox
  * row's id) instead of holding a second copy of the entity, both in the batch's order (decision 73): the
@@ -20,29 +20,66 @@ function externalIdOf(event: EventEnvelope, entity: string): string {
   return carried;
 }
 
+/** One statement: a batch's (or a chunk's) outbox rows and their received rows, in its order. */
+const SAVE_SQL = `with input as (${outboxInputSql}),
+   received as (
+     insert into :received: (entity, external_id, event_id, request_id)
+     select :entity, x.external_id, input.id, :requestId
+     from input join unnest(cast(:externalIds as text[])) with ordinality as x(external_id, n) on x.n = input.n
+     order by input.n
+   )
+ ${outboxInsertSql('input', ':outbox:')}`;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function createReceivedUpsertsStore(db: Db): UpsertStore {
+  const bindingsOf = (entity: string, events: readonly EventEnvelope[], requestId: string | undefined) => ({
+    ...outboxBatch(events),
+    externalIds: events.map((event) => externalIdOf(event, entity)),
+    received: `${db.schema}.received_upserts`,
+    outbox: `${db.schema}.outbox`,
+    entity,
+    requestId: requestId ?? null,
+  });
   return {
     async saveBatch(entity, events, requestId) {
       if (events.length === 0) return;
-      await db.knex.raw(
-        `with input as (${outboxInputSql}),
-           received as (
-             insert into :received: (entity, external_id, event_id, request_id)
-             select :entity, x.external_id, input.id, :requestId
-             from input join unnest(cast(:externalIds as text[])) with ordinality as x(external_id, n) on x.n = input.n
-             order by input.n
-           )
-         ${outboxInsertSql('input', ':outbox:')}`,
-        {
-          ...outboxBatch(events),
-          externalIds: events.map((event) => externalIdOf(event, entity)),
-          received: `${db.schema}.received_upserts`,
-          outbox: `${db.schema}.outbox`,
-          entity,
-          requestId: requestId ?? null,
-        },
-      );
+      await db.knex.raw(SAVE_SQL, bindingsOf(entity, events, requestId));
       outboxWritten(db);
+    },
+
+    /**
+     * One transaction; each chunk is one statement, serialised as soon as the chunk is made and sent as
+     * soon as the statement before it answered (the connection runs one at a time): Postgres parses and
+     * writes a chunk while this process makes the next (decision 79). A turn of the event loop after each
+     * chunk lets a statement go out and the one before answer.
+     */
+    async saveChunks(entity, chunks, requestId) {
+      let written = 0;
+      await db.knex.transaction(async (trx) => {
+        let failed: { error: unknown } | undefined;
+        // The statements in turn; it never rejects (a failure is kept in `failed`).
+        let writes: Promise<unknown> = Promise.resolve();
+        try {
+          for (const events of chunks) {
+            // After a failed write the rest is still made (a refused entity's Fault comes first), not sent.
+            if (failed || events.length === 0) continue;
+            const bindings = bindingsOf(entity, events, requestId);
+            writes = writes
+              .then(() => (failed ? undefined : trx.raw(SAVE_SQL, bindings)))
+              .catch((error: unknown) => {
+                failed ??= { error };
+              });
+            written += events.length;
+            await nextTurn();
+          }
+        } finally {
+          // Whatever ends the iteration, no statement is left running when the transaction ends.
+          await writes;
+        }
+        if (failed) throw failed.error;
+      });
+      if (written > 0) outboxWritten(db);
     },
   };
 }

@@ -129,15 +129,17 @@ export function fastCheckOf(schema: z.ZodType): FastCheck | undefined {
  * batch, naming its position, its id and the field (the spec applies a batch whole or not at all). An
  * entity the schema's compiled check accepts is its own output (zod would copy it unchanged); any other
  * is parsed by zod (decision 65). `compiled: false`: zod alone (what the differential spec compares with).
+ * `offset`: where `entities` starts in its batch (a chunk of it), for the Fault to name the position in the batch.
  */
 export function validateBatch<S extends z.ZodType>(
   list: string,
   schema: S,
   entities: readonly unknown[],
-  options: { compiled?: boolean } = {},
+  options: { compiled?: boolean; offset?: number } = {},
 ): z.infer<S>[] {
   const valid: z.infer<S>[] = [];
   const fast = options.compiled === false ? undefined : fastCheckOf(schema);
+  const offset = options.offset ?? 0;
   entities.forEach((entity, index) => {
     if (fast?.(entity)) {
       valid.push(entity as z.infer<S>);
@@ -149,7 +151,7 @@ export function validateBatch<S extends z.ZodType>(
       const id = typeof rawId === 'string' && rawId.trim() !== '' ? rawId : undefined;
       throw new InvalidEntityError(
         list,
-        index,
+        offset + index,
         id,
         result.error.issues.map((i) => problemOf(entity, i)),
       );

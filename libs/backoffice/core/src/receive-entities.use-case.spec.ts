@@ -1,6 +1,6 @@
 import { BackofficeTopics, DeliveryWindowUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/backoffice-contracts';
 import { InvalidEntityError } from './backoffice.errors';
-import { receiveEntities, receiveProducts } from './receive-entities.use-case';
+import { receiveEntities, receiveProducts, RECEIVE_CHUNK } from './receive-entities.use-case';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { UpsertStore } from './upsert-store.port';
 
@@ -14,14 +14,21 @@ function recordingStore(): UpsertStore & {
   batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[];
 } {
   const batches: { entity: string; items: ReceivedEntity[]; events: EventEnvelope[]; requestId?: string }[] = [];
+  const saveBatch: UpsertStore['saveBatch'] = async (entity, events, requestId) => {
+    const items = events.map((e) => {
+      const data = (e.payload as Record<string, { id: string }>)[entity]!;
+      return { externalId: data.id, data };
+    });
+    batches.push({ entity, items, events, requestId });
+  };
   return {
     batches,
-    saveBatch: async (entity, events, requestId) => {
-      const items = events.map((e) => {
-        const data = (e.payload as Record<string, { id: string }>)[entity]!;
-        return { externalId: data.id, data };
-      });
-      batches.push({ entity, items, events, requestId });
+    saveBatch,
+    // As a transaction would: the batch counts as saved once every chunk is made; one refused drops them all.
+    async saveChunks(entity, chunks, requestId) {
+      const events: EventEnvelope[] = [];
+      for (const chunk of chunks) events.push(...chunk);
+      await saveBatch(entity, events, requestId);
     },
   };
 }
@@ -64,6 +71,29 @@ describe('receiveProducts', () => {
     expect((error as InvalidEntityError).reason).toBe('products[1] (id 42): variations.0.id is required');
     expect((error as InvalidEntityError).fields).toEqual({ 'products[1].variations.0.id': 'is required' });
     expect(store.batches).toHaveLength(0);
+  });
+
+  it('refuses a batch whose bad product is in a later chunk, naming its position in the whole batch', async () => {
+    const store = recordingStore();
+    const at = RECEIVE_CHUNK * 2 + 3;
+    const batch = Array.from({ length: RECEIVE_CHUNK * 3 }, (_, i) =>
+      i === at ? product('bad', { variations: [{ sku: 'x' }] }) : product(`p${i}`),
+    );
+
+    const error = await receiveProducts({ store }, batch).catch((e: unknown) => e);
+
+    expect((error as InvalidEntityError).reason).toBe(`products[${at}] (id bad): variations.0.id is required`);
+    expect(store.batches).toHaveLength(0);
+  });
+
+  it('keeps a batch of several chunks whole and in order, as one batch', async () => {
+    const store = recordingStore();
+    const batch = Array.from({ length: RECEIVE_CHUNK * 2 + 7 }, (_, i) => product(`p${i}`));
+
+    await expect(receiveProducts({ store }, batch, 'req-c')).resolves.toEqual({ received: batch.length });
+
+    expect(store.batches).toHaveLength(1);
+    expect(store.batches[0]?.items.map((i) => i.externalId)).toEqual(batch.map((p) => p.id));
   });
 
   it('names a field given the wrong kind of value and an empty id', async () => {
