@@ -8,10 +8,11 @@
 //   npx tsx tools/bench/catalog-apply.ts                       # APPLY_PRODUCTS (1000), APPLY_BATCH (1000)
 //   DATABASE_URL=postgres://… npx tsx tools/bench/catalog-apply.ts
 //   APPLY_STATEMENTS=1 …                                      # and the SQL statements: count and ms by kind
+//   APPLY_PG_PID=<postmaster pid> DATABASE_URL=…              # and Postgres's CPU (its processes', from /proc): a private server
 //
 // Relative numbers: run before and after a change in one session on the same machine.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProductUpsertReceived, SoapProductSchema, type SoapProduct } from '@commerce/backoffice-contracts';
@@ -28,6 +29,27 @@ const batchSize = Number(process.env['APPLY_BATCH'] ?? 1000);
 const databaseUrl = process.env['DATABASE_URL'] ?? 'pglite://memory';
 const root = resolve(__dirname, '../..');
 const logger = createLogger('bench', 'silent');
+
+const pgPid = Number(process.env['APPLY_PG_PID'] ?? 0);
+
+/** CPU ms (user + system) of the postmaster APPLY_PG_PID and its children now (0 without it): backends, WAL writer, checkpointer. */
+function postgresCpuMs(): number {
+  if (!pgPid) return 0;
+  const ticks = 100; // USER_HZ
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(entry) !== pgPid && Number(fields[1]) !== pgPid) continue; // fields[1]: the parent's pid
+      total += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (total * 1000) / ticks;
+}
 
 async function main() {
   const generated = generateCatalog({ products: productCount, brands: 20, leafCategories: 50 });
@@ -78,7 +100,9 @@ async function main() {
   // The process's CPU over each round (the catalog, its PGlite and the bus all run in it): on a loaded
   // machine the wall time mostly waits for a core, the CPU time much less so.
   const cpuMs: number[] = [];
+  const pgMs: number[] = [];
   const round = async (list: SoapProduct[]): Promise<number> => {
+    const pg = postgresCpuMs();
     const cpu = process.cpuUsage();
     const started = Date.now();
     for (let i = 0; i < list.length; i += batchSize) {
@@ -90,6 +114,7 @@ async function main() {
     await bus.drain();
     const used = process.cpuUsage(cpu);
     cpuMs.push((used.user + used.system) / 1000);
+    pgMs.push(postgresCpuMs() - pg);
     return Date.now() - started;
   };
   statements.clear();
@@ -106,13 +131,14 @@ async function main() {
   const per = (ms: number) => (ms / productCount).toFixed(2);
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${databaseUrl.split(':')[0]}`);
   console.log(`${productCount} products in batches of ${batchSize} (${count} searchable variants)`);
-  console.log(`| apply | total s | ms a product | products/s | CPU s of the process |`);
-  console.log(`|---|---|---|---|---|`);
+  const pgColumn = (i: number) => (pgPid ? ` ${(pgMs[i]! / 1000).toFixed(2)} |` : '');
+  console.log(`| apply | total s | ms a product | products/s | CPU s of the process |${pgPid ? ' CPU s of Postgres |' : ''}`);
+  console.log(`|---|---|---|---|---|${pgPid ? '---|' : ''}`);
   console.log(
-    `| first (insert) | ${(insertMs / 1000).toFixed(1)} | ${per(insertMs)} | ${((productCount * 1000) / insertMs).toFixed(0)} | ${(cpuMs[0]! / 1000).toFixed(1)} |`,
+    `| first (insert) | ${(insertMs / 1000).toFixed(1)} | ${per(insertMs)} | ${((productCount * 1000) / insertMs).toFixed(0)} | ${(cpuMs[0]! / 1000).toFixed(2)} |${pgColumn(0)}`,
   );
   console.log(
-    `| again, renamed (update) | ${(updateMs / 1000).toFixed(1)} | ${per(updateMs)} | ${((productCount * 1000) / updateMs).toFixed(0)} | ${(cpuMs[1]! / 1000).toFixed(1)} |`,
+    `| again, renamed (update) | ${(updateMs / 1000).toFixed(1)} | ${per(updateMs)} | ${((productCount * 1000) / updateMs).toFixed(0)} | ${(cpuMs[1]! / 1000).toFixed(2)} |${pgColumn(1)}`,
   );
 }
 

@@ -68,6 +68,21 @@ function copyPlain<T>(value: T): T {
   return out as T;
 }
 
+const isScalar = (value: unknown): boolean => typeof value !== 'object' || value === null;
+
+/**
+ * `copyPlain` of a search document: its fields are scalars, lists of scalars (copied with one `slice`)
+ * and records of numbers; anything deeper is copied by `copyPlain`.
+ */
+function copyDoc(doc: SearchDoc): SearchDoc {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(doc)) {
+    const value = (doc as unknown as Record<string, unknown>)[key];
+    out[key] = isScalar(value) ? value : Array.isArray(value) && value.every(isScalar) ? value.slice() : copyPlain(value);
+  }
+  return out as unknown as SearchDoc;
+}
+
 /** Set bits of a 32-bit word. */
 function popcount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
@@ -228,12 +243,20 @@ export class MiniSearchIndex implements SearchIndex {
     this.changed();
     for (const doc of docs) {
       this.removeOne(doc.id);
-      const copy = copyPlain(doc);
+      const copy = copyDoc(doc);
       this.addOne(copy);
       const terms = SEARCHABLE_ATTRIBUTES.map((attr) => termsOf(searchableText(copy, attr)));
-      const tokens = terms.flatMap((list, a) => list.map((term, k) => ({ term, pos: a * 1000 + k, attr: a })));
+      const tokens: Token[] = [];
+      const words = new Set<string>();
+      for (let a = 0; a < terms.length; a++) {
+        const list = terms[a]!;
+        for (let k = 0; k < list.length; k++) {
+          tokens.push({ term: list[k]!, pos: a * 1000 + k, attr: a });
+          words.add(list[k]!);
+        }
+      }
       this.tokens.set(doc.id, tokens);
-      for (const term of new Set(tokens.map((t) => t.term))) this.addWord(term, 1);
+      for (const term of words) this.addWord(term, 1);
       this.adding = { doc: copy, terms };
       try {
         this.mini.add(copy);
@@ -577,7 +600,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   private addWord(term: string, delta: number): void {
-    const first = [...term][0]!;
+    const first = String.fromCodePoint(term.codePointAt(0)!); // the first character, a surrogate pair whole
     const group = this.vocabulary.get(first) ?? new Map<string, number>();
     const n = (group.get(term) ?? 0) + delta;
     // A word new to the index, or gone from it, changes what query words match.

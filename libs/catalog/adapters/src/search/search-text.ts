@@ -6,24 +6,43 @@
  */
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 export function tokenize(text: string): string[] {
   const words = text.match(WORD) ?? [];
+  // A text without Chinese or Japanese: every word is one run already (most of a catalogue's text).
+  if (!HAS_CJK.test(text)) return words;
   return words.flatMap((w) => w.match(CJK_RUNS) ?? []);
 }
 
+/** Folded terms by term, for the non-ASCII ones (a catalogue's names repeat: brands, colours, sizes). */
+const folded = new Map<string, string>();
+
 export function normalizeTerm(term: string): string {
-  return term
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
+  // ASCII has no decomposition and no marks: NFD and the marks' removal leave it as it is.
+  if (!NON_ASCII.test(term)) return term.toLowerCase();
+  let result = folded.get(term);
+  if (result === undefined) {
+    result = term
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase();
+    if (folded.size >= 100_000) folded.clear();
+    folded.set(term, result);
+  }
+  return result;
 }
 
 /** Every normalised term of a text, in order. */
-export const termsOf = (text: string): string[] =>
-  tokenize(text)
-    .map(normalizeTerm)
-    .filter((t) => t.length > 0);
+export const termsOf = (text: string): string[] => {
+  const terms: string[] = [];
+  for (const word of tokenize(text)) {
+    const term = normalizeTerm(word);
+    if (term.length > 0) terms.push(term);
+  }
+  return terms;
+};
 
 /** Words of this many characters or more tolerate one typo; shorter ones must match exactly (DESIGN §4). */
 export const MIN_WORD_SIZE_FOR_TYPO = 4;
