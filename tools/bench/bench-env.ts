@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { cleanUpRememberedNames, envCleanupTargets } from '@commerce/shared-testing';
 import { runKafkaNamespace } from '../e2e/processes';
 
 /** The machine a benchmark ran on, for the first line of its table. */
@@ -28,6 +29,39 @@ export const realInfraEnv = (): Record<string, string> => ({
   STORE_CONFIG: 'infra/config/demo-store.json',
   LOG_LEVEL: 'error',
 });
+
+/** Deletes the Kafka topics and consumer groups of the namespaces this bench process made (decision 81). */
+const cleanUpBenchNamespaces = () => cleanUpRememberedNames(envCleanupTargets(['kafka']));
+
+/**
+ * Runs a bench's `main`; on its way out, done or failed, deletes what its runs' namespaces named on Kafka
+ * (`runKafkaNamespace`, `realInfraEnv`), then exits 1 on failure (the error on stderr) as before.
+ */
+export function runBench(main: () => Promise<void>): void {
+  void main()
+    .then(
+      () => 0,
+      (error: unknown) => {
+        console.error(error);
+        return 1;
+      },
+    )
+    .then(async (code) => {
+      await cleanUpBenchNamespaces();
+      if (code !== 0) process.exit(code);
+    });
+}
+
+/** A bench server's SIGTERM: closes it, deletes its namespace's topics and groups, and exits 0. */
+export function closeOnSigterm(close: () => Promise<void>): void {
+  process.on(
+    'SIGTERM',
+    () =>
+      void close()
+        .then(cleanUpBenchNamespaces)
+        .then(() => process.exit(0)),
+  );
+}
 
 /**
  * CPU time (user + system, ms) a process has used so far, from /proc (Linux, 100 ticks a second); undefined

@@ -8,7 +8,7 @@
 //   BENCH_SECONDS=30 BENCH_VISITORS=1,8,32 BENCH_ONLY=separate npm run bench:checkout
 //   WEBHOOK_COMPLETION_GRACE_MS=0 BENCH_ONLY=separate npm run bench:checkout   the order service racing the edge, to compare
 //   BENCH_ONLY=separate BENCH_PROFILE=/tmp/prof npm run bench:checkout            CPU profiles of the services (profile-summary.ts)
-import { benchSetups, cpuMsOf, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
 import {
   checkoutCall,
@@ -241,7 +241,4 @@ async function main() {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -9,6 +9,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne, type AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { runKafkaNamespace } from '../e2e/processes';
+import { closeOnSigterm } from './bench-env';
 import { placeOrderCommand } from '../../libs/order/adapters/src/testing/place-order.fixture';
 
 const mode = process.argv[2];
@@ -54,7 +55,7 @@ async function main() {
   const started = Date.now();
   const tokens = { small: await customerWith(running, small), large: await customerWith(running, large) };
   console.log(JSON.stringify({ url: running.url, engines: running.engines, tokens, seedSeconds: (Date.now() - started) / 1000 }));
-  process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
+  closeOnSigterm(() => running.close());
 }
 
 main().catch((e: unknown) => {

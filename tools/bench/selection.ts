@@ -24,7 +24,7 @@
 //                                                         slow answer is put down to the stalls it overlapped
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
 import { Redis } from 'ioredis';
 import autocannon from 'autocannon';
 import { pacedLoad, type SlowRequest } from './paced-load';
@@ -434,7 +434,4 @@ async function main() {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -12,6 +12,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startAllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { runKafkaNamespace } from '../e2e/processes';
+import { closeOnSigterm } from './bench-env';
 
 const mode = process.argv[2];
 
@@ -58,7 +59,7 @@ async function main() {
     process.env['BENCH_DEMO'] || mode === 'accounts' ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
   const running = await startAllInOne(config, createLogger('bench', 'silent'), demo);
   console.log(JSON.stringify({ url: running.url, engines: running.engines }));
-  process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
+  closeOnSigterm(() => running.close());
 }
 
 main().catch((e: unknown) => {

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { benchSetups, machineLine, realInfraEnv } from './bench-env';
+import { benchSetups, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
 import { soapBatchRound, soapCatalogSetup, type SoapBatchRound } from './soap-batch-round';
 import type { Endpoints } from '../e2e/skeleton.scenario';
@@ -124,7 +124,4 @@ async function main() {
   );
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

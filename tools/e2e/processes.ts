@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { rememberName } from '@commerce/shared-testing';
 
 /** A free TCP port on loopback, for a service that must be told its port before it starts. */
 export async function freePort(): Promise<number> {
@@ -60,10 +61,11 @@ export async function stopApp(service: ServiceProcess): Promise<number | null> {
 /**
  * A Kafka namespace (KAFKA_NAMESPACE) of one run's own: its processes' topics and consumer groups are
  * named `<namespace>.<name>`, so a run on a shared broker neither reads an earlier run's backlog nor takes
- * the events of another run going on beside it.
+ * the events of another run going on beside it. Remembered: its topics and groups are deleted when the
+ * suite ends (`describeWithEngines`) or the bench exits (`runBench`; decision 81).
  */
 export const runKafkaNamespace = (run: string): string =>
-  `${run}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  rememberName(`${run}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`);
 
 /** The services of a shop, each in its own process. */
 export interface ShopProcesses {

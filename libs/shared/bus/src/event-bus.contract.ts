@@ -27,11 +27,11 @@ export function envelope(topic: string, key: string, payload: unknown = {}, extr
 }
 
 /** Polls until check passes (or throws its last failure after timeoutMs). */
-export async function eventually(check: () => void, timeoutMs: number): Promise<void> {
+export async function eventually(check: () => void | Promise<void>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      check();
+      await check();
       return;
     } catch (error) {
       if (Date.now() > deadline) throw error;

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { cleanUpNamed, rememberName, rememberedCount, rememberedSince, type CleanupTargets } from './cleanup';
 
 /**
  * The real engines an integration suite can run against (DESIGN §7). Each is named by an env var;
@@ -115,6 +116,18 @@ async function startContainer(name: EngineName): Promise<Started> {
   }
 }
 
+/** The engines named by env (not containers: those go with what is in them), as clean-up targets. */
+export function envCleanupTargets(names: EngineName[] = ['kafka', 'postgres', 'meilisearch']): CleanupTargets {
+  const kafkaBrokers = names.includes('kafka') ? envUrl('kafka') : undefined;
+  const postgresUrl = names.includes('postgres') ? envUrl('postgres') : undefined;
+  const meiliUrl = names.includes('meilisearch') ? envUrl('meilisearch') : undefined;
+  return {
+    ...(kafkaBrokers ? { kafkaBrokers } : {}),
+    ...(postgresUrl ? { postgresUrl } : {}),
+    ...(meiliUrl ? { meili: { url: meiliUrl, key: envKey('meilisearch') } } : {}),
+  };
+}
+
 export interface Engines {
   /** The engine's URL (from env, or a container started once for the suite). */
   url(name: EngineName): string;
@@ -122,12 +135,19 @@ export interface Engines {
   key(name: EngineName): string | undefined;
 }
 
+/** Where the names not yet claimed by a suite start (see describeWithEngines). */
+let unclaimed = 0;
+
 /**
  * Declares a suite that needs real engines. Inside, `engines.url('postgres')` gives the URL (from env,
  * or a container started once for the suite) and `engines.key('meilisearch')` its key. Where an engine
  * cannot be had, the whole suite is declared skipped with the reason in its name, e.g.
  * `event bus contract on kafka [skipped: KAFKA_BROKERS not set and no Docker engine for testcontainers]`;
  * in CI (`CI=true`) it is declared with one failing test carrying the same reason instead.
+ *
+ * When the suite ends (after its own `afterAll`s, also when it failed), what the names of the suite (those
+ * `uniqueName` made or `rememberName` was told of while the suite was declared or ran) named on the engines it
+ * needs is deleted: Kafka topics and consumer groups, Postgres schemas, Meilisearch indexes (decision 81).
  */
 export function describeWithEngines(title: string, needs: EngineName[], body: (engines: Engines) => void): void {
   const reasons = needs.map(unavailableReason).filter((r): r is string => Boolean(r));
@@ -149,7 +169,11 @@ export function describeWithEngines(title: string, needs: EngineName[], body: (e
   const keys = new Map<EngineName, string>();
   const started: Started[] = [];
   describe(title, () => {
+    // The names this suite makes: while it is declared, and from its first beforeAll to its last afterAll.
+    let declared: string[] = [];
+    let runMark = 0;
     beforeAll(async () => {
+      runMark = rememberedCount();
       for (const name of needs) {
         const fromEnv = envUrl(name);
         if (fromEnv) {
@@ -167,6 +191,8 @@ export function describeWithEngines(title: string, needs: EngineName[], body: (e
     afterAll(async () => {
       await Promise.all(started.map((s) => s.stop()));
     });
+    // Names made at the file's top, before this suite was declared, and not by an earlier suite, are its own.
+    const declaredMark = unclaimed;
     body({
       url: (name) => {
         const url = urls.get(name);
@@ -175,10 +201,22 @@ export function describeWithEngines(title: string, needs: EngineName[], body: (e
       },
       key: (name) => keys.get(name),
     });
+    declared = rememberedSince(declaredMark);
+    unclaimed = rememberedCount();
+    // Registered after the body's hooks, so it runs after them (its buses and pools closed).
+    afterAll(async () => {
+      const report = await cleanUpNamed(envCleanupTargets(needs), [...declared, ...rememberedSince(runMark)]);
+      if (report.failures.length > 0) process.stderr.write(`${title}: clean-up: ${report.failures.join('; ')}\n`);
+    }, 120_000);
   });
 }
 
-/** A unique, valid SQL schema / topic / key prefix for one test, so suites sharing an engine never collide. */
+/**
+ * A unique, valid SQL schema / topic / key prefix for one test, so suites sharing an engine never collide;
+ * remembered, so that what it names is deleted when the suite ends (`describeWithEngines`).
+ */
 export function uniqueName(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
+  return rememberName(
+    `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase(),
+  );
 }

@@ -1,3 +1,4 @@
+export * from './cleanup';
 export * from './engines';
 export * from './mail-catcher';
 export * from './rows-read';
