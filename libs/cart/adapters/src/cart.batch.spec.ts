@@ -6,7 +6,13 @@ import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { createHttpApp, mountRouters, withLeanRoutes } from '@commerce/shared-http';
 import { createLogger, currentRequestId, withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
-import { CART_CHANGES_PATH, createCartHttpClient, type CartClient, type LineItemData, type SelectionChange } from '@commerce/cart-contracts';
+import {
+  CART_CHANGES_PATH,
+  createCartHttpClient,
+  type CartClient,
+  type LineItemData,
+  type SelectionChange,
+} from '@commerce/cart-contracts';
 import { buildCartService, type CartService } from './cart.service';
 import { item } from './cart.contract';
 import { createCartInternalRouter, createCartLeanRoutes } from './cart.internal-routes';
@@ -37,6 +43,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
   const changedUnder: Array<string | undefined> = [];
   let batched: CartClient;
   let alone: CartClient;
+  let noting: CartClient;
 
   const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const server = createServer((req, res) => {
@@ -57,16 +64,23 @@ describe('selection changes batched over HTTP (decision 78)', () => {
   beforeAll(async () => {
     engine = await createDbEngine('pglite://memory');
     cart = await buildCartService({ db: engine.forSchema(uniqueName('cartbatch')), currencyFormat: currencyFormats(store), logger });
-    const noting: CartClient = {
-      ...cart.client,
-      changeSelection: (id, change) => {
-        changedUnder.push(currentRequestId());
-        return cart.client.changeSelection(id, change);
-      },
-    };
-    const url = await serve(noting, true);
+    const url = await serve(cart.client, true);
     batched = createCartHttpClient(url);
     alone = createCartHttpClient(url, { changeBatch: 1 });
+    // A cart client without `changeSelections`: the route makes the batch's changes one by one.
+    const { changeSelections: _many, ...oneByOne } = cart.client;
+    noting = createCartHttpClient(
+      await serve(
+        {
+          ...oneByOne,
+          changeSelection: (id, change) => {
+            changedUnder.push(currentRequestId());
+            return cart.client.changeSelection(id, change);
+          },
+        },
+        true,
+      ),
+    );
   }, 60_000);
   afterAll(async () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -134,10 +148,10 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     ]);
   });
 
-  it("runs each change under its own request's id", async () => {
+  it("makes a batch's changes one by one, each under its own request's id, for a cart client without changeSelections", async () => {
     const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
     changedUnder.length = 0;
-    await Promise.all(ids.map((id, n) => withRequestContext({ requestId: `req-${n}` }, () => batched.changeSelection(id, add('7-1')))));
+    await Promise.all(ids.map((id, n) => withRequestContext({ requestId: `req-${n}` }, () => noting.changeSelection(id, add('7-1')))));
     expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
     expect(changedUnder).toEqual(['req-0', 'req-1', 'req-2']);
   });
@@ -181,7 +195,8 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
     const failing = createCartHttpClient(
       await listen((req, res) => {
-        if (req.url === CART_CHANGES_PATH) res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":{"cart":"shutting down"}}');
+        if (req.url === CART_CHANGES_PATH)
+          res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":{"cart":"shutting down"}}');
         else setTimeout(() => res.writeHead(503).end(), 20);
       }),
     );

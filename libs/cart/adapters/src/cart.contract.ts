@@ -271,16 +271,83 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect(await cart.client.getSelection(id)).toEqual(last);
         // Closed by one process, the other's kept selection does not bring it back.
         await other.client.closeSelection(id);
-        await expect(cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('9-3', 5), quantity: 1 }] })).rejects.toMatchObject({
+        await expect(
+          cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('9-3', 5), quantity: 1 }] }),
+        ).rejects.toMatchObject({
           code: 'CART.SELECTION_NOT_FOUND',
         });
+      });
+
+      it('writes a batch of kept item changes as one statement, each with its own outcome, a stale or refused one read again (decision 78)', async () => {
+        const other = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
+        const ids = await Promise.all(Array.from({ length: 5 }, async () => (await newSelection()).id));
+        const [a, b, c, d, e] = ids as [string, string, string, string, string];
+        const firsts = await Promise.all(
+          ids.map((id) => cart.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('12-1', 10), quantity: 1 }] })),
+        );
+        // Another process changes c since this one kept it: c's part of the statement matches nothing.
+        await other.client.changeSelection(c, { lines: [{ op: 'addItem', item: item('12-2', 5), quantity: 1 }] });
+        const seen: Array<{ sql: string; tx: unknown }> = [];
+        const listen = (q: { sql: string; __knexTxId?: unknown }) => void seen.push({ sql: q.sql, tx: q.__knexTxId });
+        database.knex.on('query', listen);
+        let settled;
+        try {
+          settled = await cart.client.changeSelections!([
+            { id: a, change: { lines: [{ op: 'addItem', item: item('12-1', 10), quantity: 2 }] } }, // a line changed
+            { id: b, change: { lines: [{ op: 'addItem', item: item('12-3', 7), quantity: 1 }] } }, // a line added
+            { id: c, change: { lines: [{ op: 'addItem', item: item('12-1', 10), quantity: 1 }] } }, // stale: read again
+            { id: '00000000-0000-4000-8000-000000000000', change: { lines: [{ op: 'addItem', item: item('12-1', 10), quantity: 1 }] } },
+            { id: d, change: { lines: [{ op: 'removeLine', line: firsts[3]!.items[0]!.line }] } }, // a line removed
+            { id: e, change: { lines: [{ op: 'addItem', item: item('12-1', 10), quantity: 0 }] } }, // refused
+            { id: a, change: { lines: [{ op: 'setLine', line: firsts[0]!.items[0]!.line, quantity: 9 }] } }, // a again: after the first
+          ]);
+        } finally {
+          database.knex.off('query', listen);
+        }
+        const lines = (i: number) => {
+          const outcome = settled[i]!;
+          return outcome.status === 'fulfilled'
+            ? outcome.value.items.map((l) => [l.item, l.quantity])
+            : (outcome.reason as { code: string }).code;
+        };
+        expect([0, 1, 2, 3, 4, 5, 6].map(lines)).toEqual([
+          [['12-1', 3]],
+          [
+            ['12-1', 1],
+            ['12-3', 1],
+          ],
+          [
+            ['12-1', 2],
+            ['12-2', 1],
+          ],
+          'CART.SELECTION_NOT_FOUND',
+          [],
+          'CART.INVALID_QUANTITY',
+          [['12-1', 9]],
+        ]);
+        for (const [i, id] of [
+          [6, a],
+          [1, b],
+          [2, c],
+          [4, d],
+        ] as const) {
+          const outcome = settled[i]!;
+          expect(await cart.client.getSelection(id)).toEqual(outcome.status === 'fulfilled' ? outcome.value : null);
+        }
+        // b, c and d in one statement (a twice in the batch, so on its own: two statements, in order); c read
+        // and written again; the unknown selection's read; e's kept try refused, so read (and refused).
+        const combined = seen.filter((q) => q.sql.includes('unnest('));
+        expect(combined).toHaveLength(1);
+        expect(seen.every((q) => q.tx === undefined)).toBe(true);
+        expect(seen).toHaveLength(1 + 2 + 2 + 1 + 1);
       });
 
       it('reads first, not a stale kept selection and then again, once replicas take turns with its changes', async () => {
         const a = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
         const b = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
         const { id } = await newSelection();
-        const add = (service: CartService) => service.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('10-1', 10), quantity: 1 }] });
+        const add = (service: CartService) =>
+          service.client.changeSelection(id, { lines: [{ op: 'addItem', item: item('10-1', 10), quantity: 1 }] });
         // Each service's kept copy is stale at its every turn: a try, then a read and a write.
         for (let i = 0; i < 40; i++) await add(i % 2 ? b : a);
         const seen: string[] = [];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
 import { withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import { withRequestContext, type Logger } from '@commerce/shared-logging';
-import { CART_CHANGES_PATH, type BatchedOutcome, type CartClient, type SelectionDto } from '@commerce/cart-contracts';
+import { CART_CHANGES_PATH, type BatchedOutcome, type CartClient, type SelectionChange, type SelectionDto } from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -111,18 +111,38 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
      * one after the other in the batch's order. Each runs under its own request's id.
      */
     batch: async (body: unknown): Promise<{ outcomes: BatchedOutcome[] }> => {
-      const last = new Map<string, Promise<unknown>>();
-      const outcomes = parse(Batch, body).changes.map(({ id, change: given, requestId }) => {
-        const run = () =>
-          (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
-            (ok): BatchedOutcome => ({ ok }),
-            outcomeOf,
-          );
-        const before = last.get(id);
-        const outcome = before ? before.then(run) : run();
-        last.set(id, outcome);
-        return outcome;
+      const changes = parse(Batch, body).changes;
+      const outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>> = [];
+      const valid: Array<{ index: number; id: string; change: SelectionChange }> = [];
+      changes.forEach(({ id, change: given }, index) => {
+        try {
+          valid.push({ index, id, change: parse(Change, given) as SelectionChange });
+        } catch (err) {
+          outcomes[index] = outcomeOf(err);
+        }
       });
+      if (cart.changeSelections) {
+        const settled = await cart.changeSelections(valid);
+        valid.forEach(({ index }, k) => {
+          const outcome = settled[k]!;
+          outcomes[index] = outcome.status === 'fulfilled' ? { ok: outcome.value } : outcomeOf(outcome.reason);
+        });
+      } else {
+        // One at a time a selection, in the batch's order; each under its own request's id.
+        const last = new Map<string, Promise<unknown>>();
+        for (const { index, id, change: given } of valid) {
+          const requestId = changes[index]!.requestId;
+          const run = () =>
+            (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
+              (ok): BatchedOutcome => ({ ok }),
+              outcomeOf,
+            );
+          const before = last.get(id);
+          const outcome = before ? before.then(run) : run();
+          last.set(id, outcome);
+          outcomes[index] = outcome;
+        }
+      }
       return { outcomes: await Promise.all(outcomes) };
     },
   };
@@ -179,7 +199,10 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
   // An unknown selection is left to the error middleware: a bare 404.
   const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => answerWithCodes(handler, { passes: selectionNotFound });
   const changes = changeHandlers(cart, logger);
-  router.post('/changes', withCodes((ctx) => changes.batch(requestBody(ctx))));
+  router.post(
+    '/changes',
+    withCodes((ctx) => changes.batch(requestBody(ctx))),
+  );
   router.post(
     '/selections/:id/items',
     withCodes((ctx) => changes.addItem(ctx.params['id']!, requestBody(ctx))),

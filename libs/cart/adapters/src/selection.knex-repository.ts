@@ -229,9 +229,10 @@ export function createSelectionRepository(db: Db): SelectionRepository {
   const SET_COLUMNS = SELECTION_COLUMNS.filter((c) => c !== 'id' && c !== 'status') as Array<keyof ReturnType<typeof selectionFields>>;
   // The selection's row is always raised to the next version; its own columns are set only by a change of them
   // (an item's add changes lines only: no JSON to send and parse).
-  const updateSql = (fields: boolean) => `with s as (update ${selections} set ${
-    fields ? `${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')}, ` : ''
-  }updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
+  const updateSql = (fields: boolean) =>
+    `with s as (update ${selections} set ${
+      fields ? `${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `${c} = ?::jsonb` : `${c} = ?`)).join(', ')}, ` : ''
+    }updated_at = now(), version = version + 1 where id = ? and status = 'open' and version = ? returning id)`;
   const lineValues = `(${LINE_COLUMNS.map((c) => `?::${LINE_CASTS[c] ?? 'text'}`).join(', ')})`;
   const lineList = (n: number) => `(values ${Array(n).fill(lineValues).join(', ')}) as v (${LINE_COLUMNS.join(', ')})`;
   // One text per shape, made once: the same string each time (its hash kept for the prepared-statement lookup).
@@ -322,6 +323,175 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       return merged;
     });
 
+  const update = async (id: string, change: (selection: Selection) => Selection): Promise<Selection | null> => {
+    // Optimistic first (decision 51): read in one statement, write in one statement that applies only at
+    // the version read. Two round trips and no transaction when nobody else changes the selection meanwhile.
+    // The first try starts from the selection as this process last read or wrote it, without reading
+    // (decision 62): one round trip. A kept selection that is no longer current fails the version check (or
+    // refuses the change: an unknown line, a quantity rule) and the change is tried again from a read.
+    let fromKept = keptOff ? undefined : kept.get(id);
+    if (keptOff) keptSkipped();
+    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      const tryKept = fromKept !== undefined;
+      const read = fromKept ?? (await readOpen(id));
+      fromKept = undefined;
+      if (!read) return null;
+      let after: Selection;
+      try {
+        after = change(read.selection);
+      } catch (e) {
+        if (!tryKept) throw e;
+        keptTried(true);
+        kept.delete(id);
+        attempt--;
+        continue;
+      }
+      try {
+        const written = await writeIfUnchanged(read.selection, read.version, after);
+        if (tryKept) keptTried(!written);
+        if (written) {
+          keep(after, read.version + 1);
+          return after;
+        }
+        kept.delete(id);
+        if (tryKept) attempt--;
+      } catch (e) {
+        kept.delete(id);
+        // A line removed and its item added again in one change meets the (selection, item) index inside
+        // one statement: the locked path below writes it in two.
+        if (!isUniqueViolation(e)) throw e;
+        break;
+      }
+    }
+    // Contended: queue for the row lock, which serialises the changes of one selection.
+    return db
+      .transaction(async (trx: Knex.Transaction): Promise<Selection | null> => {
+        // The row lock serialises changes of one selection: read, decide and write happen as one. The lines
+        // are read by a second statement on purpose: under READ COMMITTED it sees what the transaction that
+        // held the lock committed, where lines joined to the locking query would come from its older snapshot.
+        const before = await locked(trx, { id });
+        if (!before) return null;
+        const after = change(before);
+        await write(trx, before, after);
+        return after;
+      })
+      .finally(() => kept.delete(id));
+  };
+
+  // A batch's item adds as one statement (decision 78): the changes that start from a kept selection and change
+  // only its lines, each applied only at its kept version, from arrays (one text for every batch: one prepared
+  // statement). A selection whose version moved is left out by its own row's condition, not the others'.
+  const unnestOf = (alias: string, columns: string[], casts: Record<string, string>) =>
+    `unnest(${columns.map((c) => `?::${casts[c] ?? 'text'}[]`).join(', ')}) with ordinality as ${alias} (${columns.join(', ')}, n)`;
+  const LINE_ARRAY_CASTS = { ...LINE_CASTS, selection_id: 'uuid' };
+  const updateManySql = `with v as (select * from unnest(?::uuid[], ?::integer[]) as v (id, version)),
+    s as (update ${selections} t set updated_at = now(), version = t.version + 1 from v
+      where t.id = v.id and t.status = 'open' and t.version = v.version returning t.id),
+    d as (delete from ${selectionLines} l using unnest(?::uuid[], ?::text[]) as g (selection_id, line)
+      where l.selection_id = g.selection_id and l.line = g.line and g.selection_id in (select id from s)),
+    i as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
+      select a.selection_id, ${LINE_COLUMNS.map((c) => `a.${c}`).join(', ')} from ${unnestOf('a', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
+      where a.selection_id in (select id from s) order by a.n),
+    u as (update ${selectionLines} l set ${LINE_COLUMNS.filter((c) => c !== 'line')
+      .map((c) => `${c} = c.${c}`)
+      .join(', ')} from ${unnestOf('c', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
+      where l.selection_id = c.selection_id and l.line = c.line and c.selection_id in (select id from s))
+    select id from s`;
+
+  interface Combined {
+    index: number;
+    id: string;
+    change: (selection: Selection) => Selection;
+    before: Selection;
+    version: number;
+    after: Selection;
+  }
+  /** The combined changes in one statement: the ids it wrote; throws when the statement fails (nothing written). */
+  const writeCombined = async (combined: Combined[]): Promise<Set<string>> => {
+    const columns = (n: number) => Array.from({ length: n }, (): unknown[] => []);
+    const ids: string[] = [];
+    const versions: number[] = [];
+    const gone = columns(2);
+    const added = columns(1 + LINE_COLUMNS.length);
+    const changed = columns(1 + LINE_COLUMNS.length);
+    const push = (into: unknown[][], id: string, line: SelectionLine) => {
+      const r = lineRow(id, line) as Record<string, unknown>;
+      into[0]!.push(id);
+      LINE_COLUMNS.forEach((c, k) => into[k + 1]!.push(r[c] ?? null));
+    };
+    for (const { id, before, version, after } of combined) {
+      ids.push(id);
+      versions.push(version);
+      const lines = linesChanged(before, after);
+      for (const line of lines.gone) {
+        gone[0]!.push(id);
+        gone[1]!.push(line);
+      }
+      for (const line of lines.added) push(added, id, line);
+      for (const line of lines.changed) push(changed, id, line);
+    }
+    const rows = await db.query<{ id: string }>(updateManySql, [ids, versions, ...gone, ...added, ...changed]);
+    return new Set(rows.map((r) => r.id));
+  };
+
+  /**
+   * Several changes, each with its own outcome, as `update` would give it for each (decision 78). Those of a
+   * selection met once in the batch that start from a kept selection and change only its lines are written
+   * together in one statement; the others (and those whose version moved, or all of them when that statement
+   * fails) go through `update`, a selection's changes one after the other in the batch's order.
+   */
+  const updateMany = async (
+    items: Array<{ id: string; change: (selection: Selection) => Selection }>,
+  ): Promise<Array<PromiseSettledResult<Selection | null>>> => {
+    const times = new Map<string, number>();
+    for (const { id } of items) times.set(id, (times.get(id) ?? 0) + 1);
+    const combined: Combined[] = [];
+    const outcomes: Array<Promise<Selection | null>> = [];
+    const chains = new Map<string, Promise<unknown>>();
+    const alone = (id: string, change: (selection: Selection) => Selection) => {
+      const before = chains.get(id);
+      const run = () => update(id, change);
+      const outcome = before ? before.then(run, run) : run();
+      chains.set(id, outcome);
+      return outcome;
+    };
+    items.forEach(({ id, change }, index) => {
+      const from = keptOff || times.get(id)! > 1 ? undefined : kept.get(id);
+      if (from) {
+        try {
+          const after = change(from.selection);
+          if (sameFields(from.selection, after)) {
+            combined.push({ index, id, change, before: from.selection, version: from.version, after });
+            return;
+          }
+        } catch {
+          // Refused on the kept state (which may be stale): `update` tries and reads again as for one change.
+        }
+      }
+      outcomes[index] = alone(id, change);
+    });
+    if (combined.length === 1) outcomes[combined[0]!.index] = alone(combined[0]!.id, combined[0]!.change);
+    else if (combined.length > 1) {
+      const written = writeCombined(combined);
+      for (const c of combined)
+        outcomes[c.index] = written.then(
+          (ids) => {
+            const stale = !ids.has(c.id);
+            keptTried(stale);
+            if (stale) {
+              kept.delete(c.id);
+              return update(c.id, c.change);
+            }
+            keep(c.after, c.version + 1);
+            return c.after;
+          },
+          // Nothing was written (a line's unique index met, a deadlock): each change as on its own.
+          () => update(c.id, c.change),
+        );
+    }
+    return Promise.allSettled(outcomes);
+  };
+
   return {
     async create(s, customerId) {
       try {
@@ -367,57 +537,8 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       return (await readOpen(id))?.selection ?? null;
     },
 
-    async update(id, change) {
-      // Optimistic first (decision 51): read in one statement, write in one statement that applies only at
-      // the version read. Two round trips and no transaction when nobody else changes the selection meanwhile.
-      // The first try starts from the selection as this process last read or wrote it, without reading
-      // (decision 62): one round trip. A kept selection that is no longer current fails the version check (or
-      // refuses the change: an unknown line, a quantity rule) and the change is tried again from a read.
-      let fromKept = keptOff ? undefined : kept.get(id);
-      if (keptOff) keptSkipped();
-      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        const tryKept = fromKept !== undefined;
-        const read = fromKept ?? (await readOpen(id));
-        fromKept = undefined;
-        if (!read) return null;
-        let after: Selection;
-        try {
-          after = change(read.selection);
-        } catch (e) {
-          if (!tryKept) throw e;
-          keptTried(true);
-          kept.delete(id);
-          attempt--;
-          continue;
-        }
-        try {
-          const written = await writeIfUnchanged(read.selection, read.version, after);
-          if (tryKept) keptTried(!written);
-          if (written) {
-            keep(after, read.version + 1);
-            return after;
-          }
-          kept.delete(id);
-          if (tryKept) attempt--;
-        } catch (e) {
-          kept.delete(id);
-          // A line removed and its item added again in one change meets the (selection, item) index inside
-          // one statement: the locked path below writes it in two.
-          if (!isUniqueViolation(e)) throw e;
-          break;
-        }
-      }
-      // Contended: queue for the row lock, which serialises the changes of one selection.
-      return db.transaction(async (trx: Knex.Transaction): Promise<Selection | null> => {
-        // The row lock serialises changes of one selection: read, decide and write happen as one. The lines
-        // are read by a second statement on purpose: under READ COMMITTED it sees what the transaction that
-        // held the lock committed, where lines joined to the locking query would come from its older snapshot.
-        const before = await locked(trx, { id });
-        if (!before) return null;
-        const after = change(before);
-        await write(trx, before, after);
-        return after;
-      }).finally(() => kept.delete(id));
-    },
+    update,
+
+    updateMany,
   };
 }

@@ -127,6 +127,11 @@ export interface CartClient {
   addItem(selectionId: string, command: AddItemCommand): Promise<SelectionDto>;
   /** Applies the change whole or not at all; errors name the field (`quantity`, `line`). */
   changeSelection(selectionId: string, change: SelectionChange): Promise<SelectionDto>;
+  /**
+   * Several changes, each with the outcome `changeSelection` gives it, a selection's in the order given
+   * (decision 78). Where absent, a caller makes them one by one.
+   */
+  changeSelections?(changes: Array<{ id: string; change: SelectionChange }>): Promise<Array<PromiseSettledResult<SelectionDto>>>;
   /** The customer's open saved selection, or null. */
   savedSelection(customerId: string): Promise<SelectionDto | null>;
   /**

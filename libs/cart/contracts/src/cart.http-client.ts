@@ -44,8 +44,7 @@ function changeBatcher(call: InternalCall, answerOf: InternalAnswer, max: number
   const queue: Queued[] = [];
   let inFlight = false;
   /** Each change alone, as its own request would send it (its request id on the call). */
-  const alone = (queued: Queued) =>
-    inContext(queued.requestId, () => single(queued.id, queued.change)).then(queued.resolve, queued.reject);
+  const alone = (queued: Queued) => inContext(queued.requestId, () => single(queued.id, queued.change)).then(queued.resolve, queued.reject);
   const settle = (batch: Queued[], outcomes: BatchedOutcome[]) =>
     batch.forEach((queued, i) => {
       const outcome = outcomes[i];

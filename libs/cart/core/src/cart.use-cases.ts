@@ -158,6 +158,21 @@ export async function changeSelection(deps: CartDeps, selectionId: string, chang
   return toSelectionDto(changed, deps.currencyFormat);
 }
 
+/** Several changes, each its own outcome (decision 78): an unknown selection's is SelectionNotFoundError. */
+export async function changeSelections(
+  deps: CartDeps,
+  changes: Array<{ id: string; change: SelectionChange }>,
+): Promise<Array<PromiseSettledResult<SelectionDto>>> {
+  const settled = await deps.selections.updateMany(
+    changes.map(({ id, change }) => ({ id, change: (s: Selection) => applyChange(s, change) })),
+  );
+  return settled.map((outcome): PromiseSettledResult<SelectionDto> => {
+    if (outcome.status === 'rejected') return outcome;
+    if (!outcome.value) return { status: 'rejected', reason: new SelectionNotFoundError() };
+    return { status: 'fulfilled', value: toSelectionDto(outcome.value, deps.currencyFormat) };
+  });
+}
+
 export async function addItem(deps: CartDeps, selectionId: string, command: AddItemCommand): Promise<SelectionDto> {
   const { quantity, ...item } = command;
   return changeSelection(deps, selectionId, { lines: [{ op: 'addItem', item, quantity }] });
@@ -199,6 +214,7 @@ export function cartUseCases(deps: CartDeps): CartClient {
     getSelection: (id) => getSelection(deps, id),
     addItem: (id, command) => addItem(deps, id, command),
     changeSelection: (id, change) => changeSelection(deps, id, change),
+    changeSelections: (changes) => changeSelections(deps, changes),
     savedSelection: (customerId) => savedSelection(deps, customerId),
     claimSelection: (customerId, anonymousId) => claimSelection(deps, customerId, anonymousId),
     closeSelection: async (id) => {

@@ -25,6 +25,13 @@ export interface SelectionRepository {
    * the other and never lose an update; `change` may be called again. null when no open selection has that id.
    */
   update(id: string, change: (selection: Selection) => Selection): Promise<Selection | null>;
+  /**
+   * Several changes, each with the outcome `update` gives it (one change's failure fails no other); a
+   * selection's changes are applied one after the other in the order given (decision 78).
+   */
+  updateMany(
+    items: Array<{ id: string; change: (selection: Selection) => Selection }>,
+  ): Promise<Array<PromiseSettledResult<Selection | null>>>;
   /** Closes an open selection (its order was placed); false when no open selection has that id. */
   close(id: string): Promise<boolean>;
 }
