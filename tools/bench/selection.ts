@@ -21,7 +21,11 @@
 //                                                         every separate process and the load generator record
 //                                                         their event-loop stalls and GC pauses
 //                                                         (tools/bench/loop-probe.ts) into that folder; each
-//                                                         slow answer is put down to the stalls it overlapped
+//                                                         slow answer is put down to the stalls it overlapped;
+//                                                         each process's scavenges (count × length) and RSS
+//   BENCH_REQUESTS=GET npx tsx tools/bench/selection.ts   only the `GET selection` rows (or POST: only the `POST items/{item}` rows)
+//   BENCH_APP_NODE_OPTIONS='checkout-api=--max-semi-space-size=64;cart=…'
+//                                                         node options for one separate app (after the run's own)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
@@ -157,7 +161,15 @@ async function separateProcesses(): Promise<Running> {
     for (const schema of schemas.values()) await engine.knex.raw('drop schema if exists ?? cascade', [schema]);
     await engine.close();
   };
-  const per = Object.fromEntries([...schemas].map(([app, schema]) => [app, { DATABASE_SCHEMA: schema }]));
+  const per: Partial<Record<ShopApp, Record<string, string>>> = Object.fromEntries(
+    [...schemas].map(([app, schema]) => [app, { DATABASE_SCHEMA: schema }]),
+  );
+  // BENCH_APP_NODE_OPTIONS: node options for one app's process, after the run's own (a later V8 flag wins),
+  // e.g. `checkout-api=--max-semi-space-size=32;cart=--max-semi-space-size=32`.
+  for (const entry of (process.env['BENCH_APP_NODE_OPTIONS'] ?? '').split(';').filter(Boolean)) {
+    const app = entry.slice(0, entry.indexOf('=')) as ShopApp;
+    per[app] = { ...per[app], NODE_OPTIONS: [...nodeOptions, entry.slice(entry.indexOf('=') + 1)].join(' ') };
+  }
   // When the engines run on this machine, their CPU per request too (shared ones include others' work).
   await findEnginePids(infra).catch(() => undefined);
   // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
@@ -221,7 +233,7 @@ async function load(
   const reads = options.cartUrl ? `; the cart read a selection ${(await cartSelectionReads(options.cartUrl)) - readsBefore} times` : '';
   if (options.what && perRequest.length)
     cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}${reads}`);
-  if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate));
+  if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate, result.requests.total));
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -254,7 +266,12 @@ async function offered(
 }
 
 interface StallEvent {
-  kind: 'gc' | 'stall';
+  /** A GC pause (every one), an event-loop stall, or the process's RSS (`rssMb`, once a second). */
+  kind: 'gc' | 'stall' | 'mem';
+  rssMb?: number;
+  /** A stall's main-thread CPU time: near its length, the loop was busy; far under, it waited for a core. */
+  busyMs?: number;
+  newSpaceMb?: number;
   /** A GC's kind: 1 minor (scavenge), 2 major (mark-compact), 4 incremental marking, 8 weak callbacks. */
   gc?: number;
   /** Epoch ms. */
@@ -269,7 +286,7 @@ interface StallEvent {
  * Also how many of them came in the row's first second (renderings made again after the rows before changed
  * every selection).
  */
-async function stallReport(what: string, slow: SlowRequest[], startUs: number, timerLate: string): Promise<string> {
+async function stallReport(what: string, slow: SlowRequest[], startUs: number, timerLate: string, requests: number): Promise<string> {
   if (!stallsDir) return '';
   const toMs = Date.now();
   const fromMs = toMs - (monotonicUs() - startUs) / 1000;
@@ -291,13 +308,20 @@ async function stallReport(what: string, slow: SlowRequest[], startUs: number, t
   const overlaps = (request: SlowRequest, e: StallEvent) => e.at < request.sentAt + request.ms && e.at + e.ms > request.sentAt;
   const causes = new Map<string, number>();
   for (const request of slow) {
+    // A pause under 1 ms does not make an answer slow: the causes count GC pauses ≥ 1 ms, as before.
     const hit = (name: string, kind?: StallEvent['kind']) =>
-      (byProcess.get(name) ?? []).some((e) => (!kind || e.kind === kind) && overlaps(request, e));
+      (byProcess.get(name) ?? []).some(
+        (e) => e.kind !== 'mem' && (e.kind !== 'gc' || e.ms >= 1) && (!kind || e.kind === kind) && overlaps(request, e),
+      );
     const others = [...byProcess.keys()].filter((n) => n !== 'checkout-api' && n !== 'load generator' && hit(n));
+    // A stall whose thread ran for under half of its length waited for a core (the OS ran something else).
+    const edgeStalls = (byProcess.get('checkout-api') ?? []).filter((e) => e.kind === 'stall' && overlaps(request, e));
     const cause = hit('checkout-api', 'gc')
       ? 'edge GC'
-      : hit('checkout-api')
-        ? 'edge stall'
+      : edgeStalls.length
+        ? edgeStalls.some((e) => e.busyMs === undefined || e.busyMs >= (e.ms + 5) / 2)
+          ? 'edge stall (busy)'
+          : 'edge stall (waiting for a core)'
         : hit('load generator')
           ? 'load generator stall'
           : others.length
@@ -312,15 +336,26 @@ async function stallReport(what: string, slow: SlowRequest[], startUs: number, t
       const of = (kind: StallEvent['kind']) => events.filter((e) => e.kind === kind);
       const sum = (list: StallEvent[]) => list.reduce((a, e) => a + e.ms, 0).toFixed(0);
       const max = (list: StallEvent[]) => list.reduce((a, e) => Math.max(a, e.ms), 0).toFixed(1);
-      const [stalls, gcs] = [of('stall'), of('gc')];
+      const [stalls, every] = [of('stall'), of('gc')];
+      const gcs = every.filter((e) => e.ms >= 1);
       const major = gcs.filter((e) => e.gc === 2);
-      return `${name} ${stalls.length} stalls (${sum(stalls)} ms, max ${max(stalls)}), ${gcs.length} GCs ≥ 1 ms (${sum(gcs)} ms, max ${max(gcs)}; ${major.length} of them major, ${sum(major)} ms)`;
+      const scavenges = every.filter((e) => e.gc === 1);
+      const mem = events.filter((e) => e.kind === 'mem');
+      const rss = mem.reduce((a, e) => Math.max(a, e.rssMb ?? 0), 0);
+      const newSpace = mem.reduce((a, e) => Math.max(a, e.newSpaceMb ?? 0), 0);
+      const busy = stalls.filter((e) => e.busyMs !== undefined && e.busyMs >= (e.ms + 5) / 2);
+      return `${name} ${stalls.length} stalls (${sum(stalls)} ms, max ${max(stalls)}; ${busy.length} busy, ${sum(busy)} ms), ${gcs.length} GCs ≥ 1 ms (${sum(gcs)} ms, max ${max(gcs)}; ${major.length} of them major, ${sum(major)} ms), all scavenges ${scavenges.length} (${sum(scavenges)} ms), RSS up to ${rss} MB, young generation up to ${newSpace} MB`;
     })
     .join('; ');
+  // The edge's scavenges per 10,000 requests of the row: its young generation's work, whatever the box's load.
+  const edgeScavenges = (byProcess.get('checkout-api') ?? []).filter((e) => e.kind === 'gc' && e.gc === 1);
+  const perTenThousand = (n: number) => ((n * 10_000) / Math.max(1, requests)).toFixed(1);
+  const edgeLine = `  the edge's scavenges per 10,000 answers: ${perTenThousand(edgeScavenges.length)}, ${perTenThousand(edgeScavenges.reduce((a, e) => a + e.ms, 0))} ms`;
   return [
     `${what}: ${slow.length} answers ≥ 25 ms from sending, ${firstSecond} of them in the first second; by what they overlapped: ${[...causes].map(([c, n]) => `${c} ${n}`).join(', ') || '—'}`,
     `  the load generator's timers late: ${timerLate}`,
     `  stalls ≥ 5 ms and GC pauses from the row's start: ${perProcess}`,
+    edgeLine,
   ].join('\n');
 }
 
@@ -351,10 +386,14 @@ async function measure(running: Running) {
   const tokens: string[] = [];
   for (let i = 0; i < TOKENS; i++) tokens.push((await checkoutCall(running.endpoints, 'POST', `/items/${item}`)).body['token'] as string);
   if (idleSeconds > 0 && running.pids) idleLines.push(await idleCpu());
-  const requests = [
-    ['GET selection', 'GET', '/selection'],
-    ['POST items/{item}', 'POST', `/items/${item}`],
-  ] as const;
+  // BENCH_REQUESTS=GET (or POST): only that request's rows.
+  const only = process.env['BENCH_REQUESTS'];
+  const requests = (
+    [
+      ['GET selection', 'GET', '/selection'],
+      ['POST items/{item}', 'POST', `/items/${item}`],
+    ] as const
+  ).filter(([, method]) => !only || only === method);
   const rows = [];
   for (const connections of connectionCounts) {
     for (const [what, method, path] of requests)
