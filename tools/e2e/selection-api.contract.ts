@@ -586,11 +586,11 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
 
     // Only where the edge serves HTTP: in process there is no lean route to compare (registered, not skipped).
     if (mode === 'over HTTP')
-      describe('POST items/{item} on a lean route answers as the Koa app (decision 67)', () => {
-        type Ask = { path: string; body?: string; headers?: Record<string, string> };
-        const ask = async (edge: string, token: string | undefined, { path, body, headers = {} }: Ask) => {
+      describe('POST items/{item} and GET selection on lean routes answer as the Koa app (decisions 67, 81)', () => {
+        type Ask = { method?: 'GET' | 'HEAD' | 'POST'; path: string; body?: string; headers?: Record<string, string> };
+        const ask = async (edge: string, token: string | undefined, { method = 'POST', path, body, headers = {} }: Ask) => {
           const res = await fetch(`${edge}${path}`, {
-            method: 'POST',
+            method,
             headers: { ...(token ? { 'API-Token': token } : {}), ...headers },
             ...(body !== undefined ? { body } : {}),
           });
@@ -628,6 +628,13 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             { path: '/items/3-1', body: 'quantity=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
           ],
           ["an empty JSON body (the app's)", { path: '/items/3-1', body: '', headers: { 'content-type': 'application/json' } }],
+          ['GET selection', { method: 'GET', path: '/selection' }],
+          ['GET selection with a request id', { method: 'GET', path: '/selection', headers: { 'x-request-id': 'req-67' } }],
+          ["GET selection ?pretty (the app's)", { method: 'GET', path: '/selection?pretty' }],
+          ["HEAD selection (the app's)", { method: 'HEAD', path: '/selection' }],
+          ["GET selection with a content type (the app's)", { method: 'GET', path: '/selection', headers: { 'content-type': 'application/json' } }],
+          ['GET selection of an unknown token (a new session)', { method: 'GET', path: '/selection', headers: { 'API-Token': 'no-such-token' } }],
+          ['GET selection of that new session', { method: 'GET', path: '/selection' }],
         ];
         const sessionsOf: Record<string, string | undefined> = {};
         it.each(asks)('%s', async (_what, request) => {
@@ -649,7 +656,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             });
           }
           expect(answers[0]).toEqual(answers[1]);
-          expect(JSON.parse(answers[0]!.text)).toHaveProperty('token', '<token>');
+          if (request.method !== 'HEAD') expect(JSON.parse(answers[0]!.text)).toHaveProperty('token', '<token>');
+          else expect(answers[0]!.length).toMatch(/^\d+$/);
         });
       });
 

@@ -3,6 +3,7 @@ import {
   addItem,
   addVoucher,
   changeLine,
+  getSelection,
   removeVoucher,
   setCountry,
   setLanguage,
@@ -108,9 +109,10 @@ export function mountSelectionRoutes(
 export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open' | 'errorBody' | 'headers'>;
 
 /**
- * The selection changes answered before the Koa app (decision 67): `POST items/{item}`, the busiest, with
- * the same use case as its router route; the router keeps it for every request these leave to it (a query
- * string such as `?pretty`, another content type, a large body).
+ * The selection's busiest routes answered before the Koa app, with the same use cases as their router
+ * routes: `POST items/{item}` (decision 67) and `GET selection` (decision 81); the router keeps them for
+ * every request these leave to it (a query string such as `?pretty`, another content type, a large body, a
+ * `GET` with a body, `HEAD`).
  */
 export function selectionLeanRoutes(
   deps: CheckoutDeps,
@@ -118,19 +120,31 @@ export function selectionLeanRoutes(
   session: CheckoutLeanSession,
   selectionAnswer?: SelectionAnswer,
 ): LeanRoute[] {
+  const escaped = prefix.replaceAll('/', '\\/');
+  // Every domain error as the error middleware answers it: `{token, errors}`.
+  const answered = { passes: () => true, json: (answer: unknown) => envelopeJson(answer) ?? JSON.stringify(answer) };
   const addItemRoute: LeanRoute<SessionHandle> = {
     ...session,
+    ...answered,
     method: 'POST',
     route: `${prefix}/items/:item`,
-    path: new RegExp(`^${prefix.replaceAll('/', '\\/')}\\/items\\/([^/]+)$`),
+    path: new RegExp(`^${escaped}\\/items\\/([^/]+)$`),
     bodyless: true,
     handle: ([item], body, handle) =>
       selectionAnswer
         ? keptChange(deps, selectionAnswer, handle, (d) => addItem(d, handle, item!, body))
         : addItem(deps, handle, item!, body),
-    // Every domain error as the error middleware answers it: `{token, errors}`.
-    passes: () => true,
-    json: (answer) => envelopeJson(answer) ?? JSON.stringify(answer),
   };
-  return [addItemRoute];
+  // The kept rendering (decision 48) without Koa's context, middleware and router: less work and less
+  // garbage a `GET` (the edge's scavenges, decision 81).
+  const getSelectionRoute: LeanRoute<SessionHandle> = {
+    ...session,
+    ...answered,
+    method: 'GET',
+    route: `${prefix}/selection`,
+    path: new RegExp(`^${escaped}\\/selection$`),
+    bodyless: true,
+    handle: (_params, _body, handle) => (selectionAnswer ? selectionAnswer(handle) : getSelection(deps, handle)),
+  };
+  return [addItemRoute, getSelectionRoute];
 }

@@ -12,7 +12,8 @@ import { requestObserverOf } from './metrics.middleware';
  * content type, no or too large `Content-Length`, a path it does not match) goes to the Koa app unchanged.
  */
 export interface LeanRoute<S = unknown> {
-  method: 'POST' | 'PUT' | 'DELETE';
+  /** A `GET` route takes only requests without a body (`bodyless`); `HEAD` is the app's. */
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The router's pattern, for the metric's `route` label (e.g. `/internal/cart/selections/:id/changes`). */
   route: string;
   /** The whole path; its captures are the route's parameters (percent-decoded). */
