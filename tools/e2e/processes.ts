@@ -21,12 +21,34 @@ export interface ServiceProcess {
   output(): string;
 }
 
+/**
+ * Node's options each service is deployed with (infra/k8s: the container's `args` before its bundle), given
+ * to the processes started here too, so that the e2e suites and the benches run what is deployed.
+ * `--max-semi-space-size=64` for the edge (decision 80): V8 sizes the young generation from the memory it
+ * sees, 64 MB semi-spaces on a large host and ~1 MB under a container's 384 Mi limit, where every GET's
+ * garbage would cost a scavenge every few dozen requests; pinned, it is the same everywhere.
+ */
+export const SERVICE_NODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  'checkout-api': ['--max-semi-space-size=64'],
+};
+
 /** Starts `apps/<app>/src/main.ts` as its own process and waits until its /readyz answers 200. */
 export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
+  // The deployment's options first: a later one in the caller's NODE_OPTIONS (a bench's) wins.
+  const nodeOptions = [...(SERVICE_NODE_OPTIONS[app] ?? []), env['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '']
+    .filter(Boolean)
+    .join(' ');
   const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      ...env,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));

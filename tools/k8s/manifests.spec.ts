@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseStoreConfig } from '@commerce/shared-config';
+import { SERVICE_NODE_OPTIONS } from '../e2e/processes';
 
 // The Kubernetes manifests are checked as data: no cluster is needed, so a missing Deployment, a wrong
 // probe path or a variable a service cannot start without fails `npm test`.
@@ -96,7 +97,8 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     it('runs its own bundle of the commerce image', () => {
       const container = containerOf(app);
       expect(container.image).toBe('commerce:latest');
-      expect(container.args).toEqual([`dist/apps/${app}/main.js`]);
+      // Node's options first (the image's entrypoint is `node`): the same the e2e suites and benches start it with.
+      expect(container.args).toEqual([...(SERVICE_NODE_OPTIONS[app] ?? []), `dist/apps/${app}/main.js`]);
       expect(container.command).toBeUndefined();
     });
 
