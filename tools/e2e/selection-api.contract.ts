@@ -586,7 +586,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
 
     // Only where the edge serves HTTP: in process there is no lean route to compare (registered, not skipped).
     if (mode === 'over HTTP')
-      describe('POST items/{item} and GET selection on lean routes answer as the Koa app (decisions 67, 81)', () => {
+      describe('POST items/{item} and GET selection on lean routes answer as the Koa app (decisions 67, 82)', () => {
         type Ask = { method?: 'GET' | 'HEAD' | 'POST'; path: string; body?: string; headers?: Record<string, string> };
         const ask = async (edge: string, token: string | undefined, { method = 'POST', path, body, headers = {} }: Ask) => {
           const res = await fetch(`${edge}${path}`, {

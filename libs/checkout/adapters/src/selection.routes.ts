@@ -110,7 +110,7 @@ export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open
 
 /**
  * The selection's busiest routes answered before the Koa app, with the same use cases as their router
- * routes: `POST items/{item}` (decision 67) and `GET selection` (decision 81); the router keeps them for
+ * routes: `POST items/{item}` (decision 67) and `GET selection` (decision 82); the router keeps them for
  * every request these leave to it (a query string such as `?pretty`, another content type, a large body, a
  * `GET` with a body, `HEAD`).
  */
@@ -136,7 +136,7 @@ export function selectionLeanRoutes(
         : addItem(deps, handle, item!, body),
   };
   // The kept rendering (decision 48) without Koa's context, middleware and router: less work and less
-  // garbage a `GET` (the edge's scavenges, decision 81).
+  // garbage a `GET` (the edge's scavenges, decision 82).
   const getSelectionRoute: LeanRoute<SessionHandle> = {
     ...session,
     ...answered,
