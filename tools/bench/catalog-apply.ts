@@ -9,6 +9,7 @@
 //   DATABASE_URL=postgres://… npx tsx tools/bench/catalog-apply.ts
 //   APPLY_STATEMENTS=1 …                                      # and the SQL statements: count and ms by kind
 //   APPLY_PG_PID=<postmaster pid> DATABASE_URL=…              # and Postgres's CPU (its processes', from /proc): a private server
+//   APPLY_PG_PID=… APPLY_STATEMENTS=1 …                       # one connection, and each statement's backend CPU (ms) beside its wall ms
 //
 // Relative numbers: run before and after a change in one session on the same machine.
 import { randomUUID } from 'node:crypto';
@@ -31,6 +32,17 @@ const root = resolve(__dirname, '../..');
 const logger = createLogger('bench', 'silent');
 
 const pgPid = Number(process.env['APPLY_PG_PID'] ?? 0);
+
+/** CPU ms (user + system) of one process, from /proc (0 once it is gone). */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ
+  } catch {
+    return 0;
+  }
+}
 
 /** CPU ms (user + system) of the postmaster APPLY_PG_PID and its children now (0 without it): backends, WAL writer, checkpointer. */
 function postgresCpuMs(): number {
@@ -58,7 +70,9 @@ async function main() {
   const demo = parseDemoCatalog({ ...entities, products: [] });
   const products = SoapProductSchema.array().parse(entities.products);
 
-  const engine = await createDbEngine(databaseUrl, { logger });
+  // Statements with the backend's CPU: one connection, so each statement's CPU is read from its one backend.
+  const perStatementCpu = Boolean(process.env['APPLY_STATEMENTS'] && pgPid && !databaseUrl.startsWith('pglite'));
+  const engine = await createDbEngine(databaseUrl, { logger, ...(perStatementCpu ? { poolMax: 1 } : {}) });
   const schema = `bench_apply_${process.pid}`;
   const db = engine.forSchema(databaseUrl.startsWith('pglite') ? 'catalog' : schema);
   // The bus says when a handler fails or an event is dead-lettered: a run that lost events must not pass as a fast one.
@@ -70,30 +84,36 @@ async function main() {
   await bus.drain();
 
   // Statements by their first words and table (knex's query events: from sending to the answer).
-  const statements = new Map<string, { count: number; ms: number }>();
+  const statements = new Map<string, { count: number; ms: number; cpuMs: number }>();
   if (process.env['APPLY_STATEMENTS']) {
-    const started = new Map<string, { kind: string; at: number }>();
+    const backend = perStatementCpu ? Number((await db.knex.raw('select pg_backend_pid() as pid')).rows[0].pid) : 0;
+    const backendCpuMs = () => (backend ? processCpuMs(backend) : 0);
+    const started = new Map<string, { kind: string; at: number; cpu: number }>();
     const kindOf = (sql: string) =>
       sql
         .replace(/\s+/g, ' ')
         .replace(/"?[a-z_0-9]+"?\."([a-z_]+)"/g, '$1')
         .slice(0, 70);
-    db.knex.on('query', (q: { __knexQueryUid: string; sql: string }) => started.set(q.__knexQueryUid, { kind: kindOf(q.sql), at: performance.now() }));
+    db.knex.on('query', (q: { __knexQueryUid: string; sql: string }) =>
+      started.set(q.__knexQueryUid, { kind: kindOf(q.sql), at: performance.now(), cpu: backendCpuMs() }),
+    );
     db.knex.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
       const s = started.get(q.__knexQueryUid);
       if (!s) return;
       started.delete(q.__knexQueryUid);
-      const entry = statements.get(s.kind) ?? { count: 0, ms: 0 };
+      const entry = statements.get(s.kind) ?? { count: 0, ms: 0, cpuMs: 0 };
       entry.count += 1;
       entry.ms += performance.now() - s.at;
+      entry.cpuMs += backendCpuMs() - s.cpu;
       statements.set(s.kind, entry);
     });
   }
   const printStatements = (label: string) => {
     if (!process.env['APPLY_STATEMENTS']) return;
-    console.log(`statements of the ${label} round (count, ms):`);
-    for (const [kind, { count, ms }] of [...statements].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25))
-      console.log(`${String(count).padStart(6)} ${ms.toFixed(0).padStart(7)}  ${kind}`);
+    console.log(`statements of the ${label} round (count, ms${perStatementCpu ? ', backend CPU ms' : ''}):`);
+    const key = perStatementCpu ? 'cpuMs' : 'ms';
+    for (const [kind, { count, ms, cpuMs }] of [...statements].sort((a, b) => b[1][key] - a[1][key]).slice(0, 25))
+      console.log(`${String(count).padStart(6)} ${ms.toFixed(0).padStart(7)}${perStatementCpu ? cpuMs.toFixed(0).padStart(7) : ''}  ${kind}`);
     statements.clear();
   };
 
