@@ -146,8 +146,8 @@ let unclaimed = 0;
  * in CI (`CI=true`) it is declared with one failing test carrying the same reason instead.
  *
  * When the suite ends (after its own `afterAll`s, also when it failed), what the names of the suite (those
- * `uniqueName` made or `rememberName` was told of while the suite was declared or ran) named on the engines it
- * needs is deleted: Kafka topics and consumer groups, Postgres schemas, Meilisearch indexes (decision 81).
+ * `uniqueName` made or `rememberName` was told of while the suite was declared or ran) named on the engines env
+ * names is deleted: Kafka topics and consumer groups, Postgres schemas, Meilisearch indexes (decision 81).
  */
 export function describeWithEngines(title: string, needs: EngineName[], body: (engines: Engines) => void): void {
   const reasons = needs.map(unavailableReason).filter((r): r is string => Boolean(r));
@@ -205,7 +205,9 @@ export function describeWithEngines(title: string, needs: EngineName[], body: (e
     unclaimed = rememberedCount();
     // Registered after the body's hooks, so it runs after them (its buses and pools closed).
     afterAll(async () => {
-      const report = await cleanUpNamed(envCleanupTargets(needs), [...declared, ...rememberedSince(runMark)]);
+      // Every engine env names, not only those the suite needs: a suite may use one when it is there (the
+      // separate-processes e2e and Meilisearch).
+      const report = await cleanUpNamed(envCleanupTargets(), [...declared, ...rememberedSince(runMark)]);
       if (report.failures.length > 0) process.stderr.write(`${title}: clean-up: ${report.failures.join('; ')}\n`);
     }, 120_000);
   });
