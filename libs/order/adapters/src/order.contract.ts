@@ -78,7 +78,8 @@ export function orderContract(name: string, db: () => Promise<Db>, options: { ov
       expect(await outboxOf(orders[0]!.id)).toHaveLength(1);
       expect((await client.listCustomerOrders('c-dup', 0, null)).totalSize).toBe(1);
       expect(await client.getOrderByPaymentAttempt(command.paymentAttemptId)).toEqual(orders[0]);
-    });
+      // Twenty transactions on one PGlite connection: seconds on a loaded machine, past jest's default 5 s.
+    }, 30_000);
 
     it('numbers orders per store, increasing and unique, and gives a number back when a duplicate placing rolls back', async () => {
       const store = `store-${Date.now()}`;
