@@ -507,11 +507,16 @@ EOF
 }
 
 kafka_cluster_id() {
-  if [[ ! -s "$KAFKA_CLUSTER_ID_FILE" ]]; then
-    # A Kafka Uuid: 16 random bytes, url-safe base64 without padding (22 chars).
-    head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' >"$KAFKA_CLUSTER_ID_FILE"
-  fi
-  cat "$KAFKA_CLUSTER_ID_FILE"
+  # A Kafka Uuid: 16 random bytes, url-safe base64 without padding (22 chars). Not one that begins with '-'
+  # (one in 64 did): kafka-storage's argument parser takes it for an option and the format fails, as Kafka's
+  # own Uuid.randomUuid() knows. A file left by such a failed format is made again.
+  local id
+  id=$(cat "$KAFKA_CLUSTER_ID_FILE" 2>/dev/null)
+  while [[ -z "$id" || "$id" == -* ]]; do
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+  done
+  echo "$id" >"$KAFKA_CLUSTER_ID_FILE"
+  echo "$id"
 }
 
 kafka_format() {
