@@ -1,11 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import type { EventEnvelope } from '@commerce/shared-events';
 import { envelope, eventBusContract, eventually, type RawMessage } from './event-bus.contract';
 import { sleep } from './envelope-codec';
 import type { SubscribeOptions } from './event-bus.port';
-import { createKafkaBus } from './kafka-bus';
+import { createKafkaBus, type KafkaBus } from './kafka-bus';
 
 /** Reads a topic from its start with a throw-away group until `count` messages came. */
 async function readRaw(brokers: string, topic: string, count: number): Promise<RawMessage[]> {
@@ -34,6 +34,41 @@ async function readRaw(brokers: string, topic: string, count: number): Promise<R
     return got;
   } finally {
     await consumer.disconnect();
+  }
+}
+
+/** What the membership specs below work with: a bus, a fresh topic and group, and the group as the broker sees it. */
+interface Group {
+  bus: KafkaBus;
+  topic: string;
+  groupId: string;
+  /** The group's member ids now. */
+  members(): Promise<string[]>;
+  /** The offsets the group committed on the topic, summed over its partitions. */
+  committed(): Promise<number>;
+}
+
+/** Runs `body` with a group named after `name` on `brokers`, and closes its bus and admin client after. */
+async function withGroup(brokers: string, name: string, logger: Logger, body: (group: Group) => Promise<void>): Promise<void> {
+  const bus = await createKafkaBus(brokers.split(','), { clientId: `${name}-test`, logger });
+  const admin = new Kafka({ clientId: `${name}-admin`, brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const topic = uniqueName(name.replaceAll('-', '_'));
+  const groupId = uniqueName(name.replaceAll('-', '_'));
+  try {
+    await body({
+      bus,
+      topic,
+      groupId,
+      members: async () => (await admin.describeGroups([groupId])).groups[0]?.members.map((m) => m.memberId) ?? [],
+      committed: async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+      },
+    });
+  } finally {
+    await bus.close();
+    await admin.disconnect();
   }
 }
 
@@ -118,14 +153,7 @@ describeWithEngines('Kafka bus: a handler longer than the session timeout keeps 
       { level: 'warn' },
       { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
     );
-    const brokers = engines.url('kafka').split(',');
-    const bus = await createKafkaBus(brokers, { clientId: 'long-handler-test', logger });
-    const admin = new Kafka({ clientId: 'long-handler-admin', brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    const topic = uniqueName('long_handler');
-    const groupId = uniqueName('long_handler');
-    const members = async () => (await admin.describeGroups([groupId])).groups[0]?.members.map((m) => m.memberId) ?? [];
-    try {
+    await withGroup(engines.url('kafka'), 'long-handler', logger, async ({ bus, topic, groupId, members, committed }) => {
       const handled: string[] = [];
       await bus.subscribe({ groupId, topics: [topic], sessionTimeout, ...options(handled) });
       const joined = await members();
@@ -137,16 +165,11 @@ describeWithEngines('Kafka bus: a handler longer than the session timeout keeps 
       await sleep(sessionTimeout);
       expect(handled).toEqual(published.map((e) => e.id));
       // Committed once, past the events: the group's offsets sum to what was published.
-      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      const committed = offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-      expect(committed).toBe(published.length);
+      expect(await committed()).toBe(published.length);
       // The member that joined first is still the only one: no eviction, no rejoin under a new member id.
       expect(await members()).toEqual(joined);
       expect(lines.map((l) => l.msg)).toEqual([]);
-    } finally {
-      await bus.close();
-      await admin.disconnect();
-    }
+    });
   };
 
   it('handles an event whose handler outlasts the session once, commits it once, and stays the same member', async () => {
@@ -189,14 +212,7 @@ describeWithEngines('Kafka bus: a handler past its time limit gives its partitio
     events: (topic: string) => EventEnvelope[],
   ): Promise<void> => {
     const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'silent' });
-    const brokers = engines.url('kafka').split(',');
-    const bus = await createKafkaBus(brokers, { clientId: 'hung-handler-test', logger });
-    const admin = new Kafka({ clientId: 'hung-handler-admin', brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    const topic = uniqueName('hung_handler');
-    const groupId = uniqueName('hung_handler');
-    const members = async () => (await admin.describeGroups([groupId])).groups[0]?.members.map((m) => m.memberId) ?? [];
-    try {
+    await withGroup(engines.url('kafka'), 'hung-handler', logger, async ({ bus, topic, groupId, members, committed }) => {
       const calls: string[] = [];
       const done: string[] = [];
       await bus.subscribe({ groupId, topics: [topic], sessionTimeout: 6000, handlerTimeoutMs, ...options(calls, done) });
@@ -212,14 +228,8 @@ describeWithEngines('Kafka bus: a handler past its time limit gives its partitio
       const later = envelope(topic, 'later');
       await bus.publish([later]);
       await eventually(() => expect(done).toContain(later.id), 30_000);
-      await eventually(async () => {
-        const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        expect(offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0)).toBe(published.length + 1);
-      }, 20_000);
-    } finally {
-      await bus.close();
-      await admin.disconnect();
-    }
+      await eventually(async () => expect(await committed()).toBe(published.length + 1), 20_000);
+    });
   };
 
   it('handles an event whose handler hangs again in a new member, and goes on', async () => {
