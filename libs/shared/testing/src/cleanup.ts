@@ -80,15 +80,13 @@ async function cleanUpKafka(brokers: string, matches: (name: string) => boolean,
   await admin.connect();
   try {
     const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter(matches);
-    if (groups.length > 0) {
-      // One by one, so a group with members left (refused) does not hide the others.
-      for (const group of groups) {
-        try {
-          await admin.deleteGroups([group]);
-          report.groups.push(group);
-        } catch {
-          // GROUP_NOT_EMPTY or already gone: kept.
-        }
+    // One by one, so a group with members left (refused) does not hide the others.
+    for (const group of groups) {
+      try {
+        await admin.deleteGroups([group]);
+        report.groups.push(group);
+      } catch {
+        // GROUP_NOT_EMPTY or already gone: kept.
       }
     }
     const topics = (await admin.listTopics()).filter(matches);
