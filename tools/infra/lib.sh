@@ -68,6 +68,15 @@ KAFKA_MAX_WAIT="${INFRA_KAFKA_MAX_WAIT:-900}"
 # Date.now() in the name) made before that start are left-overs, and are deleted. INFRA_KAFKA_PRUNE=0 keeps them.
 KAFKA_PRUNE="${INFRA_KAFKA_PRUNE:-1}"
 MEILI_TIMEOUT="${INFRA_MEILI_TIMEOUT:-30}"
+# Postgres schemas and Meilisearch indexes named by tests, e2e runs and benches (a base-36 Date.now() in the
+# name, in the shape uniqueName or the benches give it) older than INFRA_PRUNE_MIN_AGE_HOURS are left-overs of
+# runs that were killed (or ran before decision 81), and every up deletes them: those engines keep running
+# across runs, so unlike the broker's there is no start to date them by. 12 hours: the longest run we know
+# (the whole int suite on a loaded 2-core box, under an hour; a bench's set-up lives minutes) is far shorter,
+# so no running suite's names are touched. INFRA_PG_PRUNE=0 / INFRA_MEILI_PRUNE=0 keep them.
+PG_PRUNE="${INFRA_PG_PRUNE:-1}"
+MEILI_PRUNE="${INFRA_MEILI_PRUNE:-1}"
+PRUNE_MIN_AGE_HOURS="${INFRA_PRUNE_MIN_AGE_HOURS:-12}"
 
 # INFRA_PG_DURABLE=1: Postgres with its production defaults for durability (fsync, synchronous_commit and
 # full_page_writes on), for benchmarks whose answer waits on a commit; otherwise the test-only settings.
@@ -598,25 +607,95 @@ kafka_wait_ready() {
   log "kafka: ready ($(($(now) - start))s)"
 }
 
-# kafka_stale_test_topics CUTOFF: read topic names on stdin, print those a test, e2e run or bench made before
-# CUTOFF (epoch seconds). Such a name carries Date.now() in base 36 as an 8-character part of its first
-# dot-separated segment (libs/shared/testing uniqueName, tools/e2e/processes.ts, KAFKA_NAMESPACE of the benches),
-# e.g. t_mwrkksek_bggfj9.dlq or bench-3202-mws766we-6va7.order.order.v1. Names without one are never printed.
-kafka_stale_test_topics() {
-  local now_ms cutoff=$(($1 * 1000)) topic part ms
+# stale_test_names CUTOFF: read names (topics, schemas, indexes) on stdin, print those a test, e2e run or bench
+# made before CUTOFF (epoch seconds). Such a name carries Date.now() in base 36 as an 8-character part of its
+# first dot-separated segment, parts split at '_' and '-' (libs/shared/testing uniqueName, tools/e2e/processes.ts,
+# KAFKA_NAMESPACE and the schemas of the benches), e.g. t_mwrkksek_bggfj9.dlq,
+# bench-3202-mws766we-6va7.order.order.v1, outbox_mwrklccn_1xc5d8, bench_catalog_3843_mwrnc013,
+# e2e_products_mwrt4mmv_t62arw. Names without one are never printed; nor are names of Kafka's own (__*) or
+# Postgres's own (pg_*, information_schema). Pure bash, no process a name: it reads thousands of names.
+stale_test_names() {
+  local now_ms cutoff=$(($1 * 1000)) name part ms
   now_ms=$(($(now) * 1000))
-  while IFS= read -r topic; do
-    [[ -n "$topic" && "$topic" != __* ]] || continue
-    for part in $(tr '_-' '  ' <<<"${topic%%.*}"); do
+  while IFS= read -r name; do
+    [[ -n "$name" && "$name" != __* && "$name" != pg_* && "$name" != information_schema ]] || continue
+    part="${name%%.*}"
+    for part in ${part//[_-]/ }; do
       [[ "$part" =~ ^[0-9a-z]{8}$ ]] || continue
       ms=$((36#$part))
-      # 1.6e12 ms is September 2020: older "timestamps" are words or numbers, not Date.now().
+      # 1.6e12 ms is September 2020: older "timestamps" are words or numbers, not Date.now(); nor is a time
+      # still to come (the word "products" reads as 2031).
       if ((ms > 1600000000000 && ms <= now_ms)); then
-        ((ms < cutoff)) && printf '%s\n' "$topic"
+        ((ms < cutoff)) && printf '%s\n' "$name"
         break
       fi
     done
   done
+}
+
+# test_shaped_names: read names on stdin, print those in the shape of a test's or a bench's schema or index:
+# uniqueName's <prefix>_<8 base-36>_<6 base-36> (outbox_mwrklccn_1xc5d8, e2e_products_mwrt4mmv_t62arw) or the
+# benches' bench_<what>_<pid>_<8 base-36> (bench_soap_cart_2422_mws74518). With stale_test_names after it, a
+# schema or index is deleted only when both its shape and its time stamp say a run made it.
+test_shaped_names() {
+  grep -E '^([a-z0-9_]+_[0-9a-z]{8}_[0-9a-z]{6}|bench_[a-z0-9_]+_[0-9]+_[0-9a-z]{8})$' || true
+}
+
+# prune_cutoff: epoch seconds before which a test's schema or index is a left-over.
+prune_cutoff() {
+  [[ "$PRUNE_MIN_AGE_HOURS" =~ ^[0-9]+$ ]] || die "INFRA_PRUNE_MIN_AGE_HOURS must be a whole number of hours"
+  echo $(($(now) - PRUNE_MIN_AGE_HOURS * 3600))
+}
+
+# pg_prune_stale_schemas CUTOFF [URL]: drop (cascade) the test schemas made before CUTOFF in the database at
+# URL (default this infra's), one statement each, so a schema still locked is skipped, not waited for.
+# Prints how many it dropped; failures only warn: Postgres is usable.
+pg_prune_stale_schemas() {
+  [[ "$PG_PRUNE" != 0 ]] || return 0
+  local url="${2:-postgresql://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_DB}" psql names stale count dropped
+  psql="${PG_BIN:-$(pg_bin_dir)}/psql"
+  [[ -x "$psql" ]] || psql=psql
+  names=$(PGCONNECT_TIMEOUT=5 "$psql" -X -q -w -tA -d "$url" -c 'select nspname from pg_namespace' 2>&1) || {
+    log "postgres: could not list schemas to prune: ${names##*$'\n'}"
+    return 0
+  }
+  stale=$(test_shaped_names <<<"$names" | stale_test_names "$1")
+  [[ -n "$stale" ]] || return 0
+  count=$(wc -l <<<"$stale")
+  log "postgres: dropping $count schemas left by tests and benches more than $(((($(now) - $1) + 1800) / 3600)) h ago (INFRA_PG_PRUNE=0 keeps them)"
+  # Names of [a-z0-9_] only (test_shaped_names), so quoting them needs no escaping.
+  dropped=$(sed 's/.*/drop schema if exists "&" cascade;/' <<<"$stale" |
+    PGCONNECT_TIMEOUT=5 PGOPTIONS='-c lock_timeout=5s' "$psql" -X -w -d "$url" 2>&1 | grep -c '^DROP SCHEMA$' || true)
+  log "postgres: dropped $dropped of $count left-over test schemas"
+}
+
+# meili_prune_stale_indexes CUTOFF [URL KEY]: delete the test indexes made before CUTOFF on the Meilisearch at
+# URL (default this infra's, with its key). Prints how many deletions it enqueued; failures only warn.
+meili_prune_stale_indexes() {
+  [[ "$MEILI_PRUNE" != 0 ]] || return 0
+  local url="${2:-http://$HOST:$MEILI_PORT}" key="${3:-}" uids="" page offset=0 stale count deleted=0 uid
+  [[ -n "$key" || ! -s "$MEILI_KEY_FILE" ]] || key="$(cat "$MEILI_KEY_FILE")"
+  local auth=(-H "Authorization: Bearer $key")
+  while :; do
+    page=$(curl -sf -m 10 "${auth[@]}" "$url/indexes?limit=1000&offset=$offset") || {
+      log "meilisearch: could not list indexes to prune"
+      return 0
+    }
+    page=$(grep -o '"uid":"[^"]*"' <<<"$page" | sed 's/^"uid":"//; s/"$//' || true)
+    [[ -n "$page" ]] || break
+    uids+="$page"$'\n'
+    (($(wc -l <<<"$page") == 1000)) || break
+    offset=$((offset + 1000))
+  done
+  stale=$(test_shaped_names <<<"$uids" | stale_test_names "$1")
+  [[ -n "$stale" ]] || return 0
+  count=$(wc -l <<<"$stale")
+  while IFS= read -r uid; do
+    # A deletion is a task of Meilisearch's: 202 once enqueued; the index goes when the task runs.
+    [[ "$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X DELETE "${auth[@]}" "$url/indexes/$uid")" == 202 ]] &&
+      deleted=$((deleted + 1))
+  done <<<"$stale"
+  log "meilisearch: deleting $deleted of $count indexes left by tests and benches more than $(((($(now) - $1) + 1800) / 3600)) h ago (INFRA_MEILI_PRUNE=0 keeps them)"
 }
 
 # kafka_prune_stale_topics CUTOFF: delete the test topics made before CUTOFF (see above), so that they do not
@@ -630,7 +709,7 @@ kafka_prune_stale_topics() {
     log "kafka: could not list topics to prune (see $KAFKA_DIR/prune.log)"
     return 0
   }
-  stale=$(kafka_stale_test_topics "$1" <<<"$topics")
+  stale=$(stale_test_names "$1" <<<"$topics")
   [[ -n "$stale" ]] || return 0
   count=$(wc -l <<<"$stale")
   log "kafka: deleting $count topics left by tests, e2e runs and benches before this start (INFRA_KAFKA_PRUNE=0 keeps them)"
