@@ -47,10 +47,14 @@ describeWithEngines('tools/infra prune of left-over test schemas', ['postgres'],
     await pg.connect();
     try {
       await pg.query(`create schema "${schema}"`);
-      const log = execFileSync('bash', ['-c', `source "$0"; pg_prune_stale_schemas ${cutoffSeconds} "$1" 2>&1`, lib, engines.url('postgres')], {
-        encoding: 'utf8',
-        env: { ...process.env, INFRA_PG_PRUNE: '0' },
-      });
+      const log = execFileSync(
+        'bash',
+        ['-c', `source "$0"; pg_prune_stale_schemas ${cutoffSeconds} "$1" 2>&1`, lib, engines.url('postgres')],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, INFRA_PG_PRUNE: '0' },
+        },
+      );
       expect(log).toBe('');
       expect((await pg.query(`select 1 from pg_namespace where nspname = $1`, [schema])).rowCount).toBe(1);
     } finally {
@@ -70,7 +74,7 @@ describeWithEngines('tools/infra prune of left-over test indexes', ['meilisearch
     const kept = [`prune_products_${ts(madeAt + 48 * 3600_000)}_${tag}`, `prunekeep_${tag}`];
     const there = async (uid: string) => (await fetch(`${url}/indexes/${uid}`, { headers })).status === 200;
     const until = async (check: () => Promise<boolean>) => {
-      for (const deadline = Date.now() + 30_000; !(await check()); ) {
+      for (const deadline = Date.now() + 30_000; !(await check());) {
         if (Date.now() > deadline) throw new Error('Meilisearch did not get there in 30 s');
         await new Promise((r) => setTimeout(r, 200));
       }

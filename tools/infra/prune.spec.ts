@@ -30,17 +30,31 @@ describe('tools/infra: left-over test names', () => {
 
   it("never picks a name without a time stamp, the deployment's, Postgres's own, or one not shaped by a test", () => {
     const names = [
-      'cart', 'catalog', 'order', 'public', 'products', 'catalog_e2e', 'pg_toast', 'pg_temp_3', 'information_schema',
+      'cart',
+      'catalog',
+      'order',
+      'public',
+      'products',
+      'catalog_e2e',
+      'pg_toast',
+      'pg_temp_3',
+      'information_schema',
       // shaped like a test's, but the 8 characters are not a time: a word read as 2031, digits as 1970
-      'e2e_products_abcdef', 'x_products_abcdef', 'x_00000001_abcdef',
+      'e2e_products_abcdef',
+      'x_products_abcdef',
+      'x_00000001_abcdef',
       // a time stamp, but not in a test's shape (no 6-character tail; a bench's without its pid)
-      `shop_${old}`, `shop_${old}_events_log`, `bench_${old}`,
+      `shop_${old}`,
+      `shop_${old}_events_log`,
+      `bench_${old}`,
     ];
     expect(schemasToPrune(names, now)).toEqual([]);
   });
 
   it('reads time stamps of topics in their first dot-separated segment, as the broker prune did', () => {
     const topics = [`t_${old}_bggfj9.dlq`, `bench-3202-${old}-6va7.order.order.v1`, `bench-3202-${young}-6va7.order.order.v1`];
-    expect(run('stale_test_names', [...topics, '__consumer_offsets', 'order.order.v1', `order.x_${old}`], cutoff)).toEqual(topics.slice(0, 2));
+    expect(run('stale_test_names', [...topics, '__consumer_offsets', 'order.order.v1', `order.x_${old}`], cutoff)).toEqual(
+      topics.slice(0, 2),
+    );
   });
 });

@@ -28,17 +28,24 @@ export interface BusNaming {
   groupPrefix?: string;
   /** KAFKA_HANDLER_TIMEOUT_MS: a subscription's default `handlerTimeoutMs` (Kafka only; decision 76). */
   handlerTimeoutMs?: number;
+  /** KAFKA_HANDLER_MAX_TIMEOUTS: a subscription's default `maxHandlerTimeouts` (Kafka only; decision 85). */
+  maxHandlerTimeouts?: number;
 }
 
-/** `kafkaNamingEnv`'s variables (KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX, KAFKA_HANDLER_TIMEOUT_MS), for `createEventBus`. */
+/**
+ * `kafkaNamingEnv`'s variables (KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX, KAFKA_HANDLER_TIMEOUT_MS, KAFKA_HANDLER_MAX_TIMEOUTS),
+ * for `createEventBus`.
+ */
 export const busNaming = (config: {
   KAFKA_NAMESPACE: string;
   KAFKA_GROUP_PREFIX: string;
   KAFKA_HANDLER_TIMEOUT_MS?: number;
+  KAFKA_HANDLER_MAX_TIMEOUTS?: number;
 }): BusNaming => ({
   namespace: config.KAFKA_NAMESPACE,
   groupPrefix: config.KAFKA_GROUP_PREFIX,
   handlerTimeoutMs: config.KAFKA_HANDLER_TIMEOUT_MS,
+  maxHandlerTimeouts: config.KAFKA_HANDLER_MAX_TIMEOUTS,
 });
 
 /**
@@ -88,6 +95,11 @@ export async function createEventBus(brokers: string, options: EventBusOptions):
   if (namespace && !KAFKA_NAMESPACE_PATTERN.test(namespace)) {
     throw new Error(`event bus: invalid namespace ${JSON.stringify(namespace)} (expected letters, digits, . _ -, not starting with .)`);
   }
-  const bus = await createKafkaBus(list, { clientId: options.clientId, logger, handlerTimeoutMs: options.handlerTimeoutMs });
+  const bus = await createKafkaBus(list, {
+    clientId: options.clientId,
+    logger,
+    handlerTimeoutMs: options.handlerTimeoutMs,
+    maxHandlerTimeouts: options.maxHandlerTimeouts,
+  });
   return withBusNaming(bus, { namespace, groupPrefix: options.groupPrefix ?? '' });
 }

@@ -41,6 +41,14 @@ export interface SubscribeOptions {
    * one would hold its partitions for good (decision 76).
    */
   handlerTimeoutMs?: number;
+  /**
+   * Kafka only: after how many time-outs of one event (topic, partition, offset) its handler is given up for
+   * good: the event goes to the dead-letter topic, with the reason in `x-error`, and the partition moves on
+   * (default the bus's, KAFKA_HANDLER_MAX_TIMEOUTS, 3). Before that, each time-out replaces the consumer, with
+   * a growing pause between back-to-back ones; a `handleBatch` run that timed out is handled one by one next
+   * time, so the event that hangs is counted on its own (decision 85).
+   */
+  maxHandlerTimeouts?: number;
 }
 
 export interface Subscription {

@@ -262,3 +262,83 @@ describeWithEngines('Kafka bus: a handler past its time limit gives its partitio
     );
   }, 120_000);
 });
+
+describeWithEngines('Kafka bus: a handler that hangs every time on one event gets it dead-lettered', ['kafka'], (engines) => {
+  // Every call on the poisoned event hangs; a limit of 3 s and two time-outs an event (decision 85): before,
+  // its consumer was replaced after each time-out for ever and the partition never moved on.
+  const handlerTimeoutMs = 3000;
+  const maxHandlerTimeouts = 2;
+
+  /** A `handle` that never settles on the poisoned event, and handles the others. */
+  const hangingOn =
+    (poisoned: () => string, calls: string[], done: string[]) =>
+    async (e: EventEnvelope): Promise<void> => {
+      calls.push(e.id);
+      if (e.id === poisoned()) await new Promise(() => undefined);
+      done.push(e.id);
+    };
+
+  const deadLetteredAndMovedOn = async (
+    options: (poisoned: () => string, calls: string[], done: string[]) => Omit<SubscribeOptions, 'groupId' | 'topics'>,
+    events: (topic: string) => EventEnvelope[],
+    poisonedAt: number,
+  ): Promise<void> => {
+    const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'silent' });
+    await withGroup(engines.url('kafka'), 'hangs-always', logger, async ({ bus, topic, groupId, committed }) => {
+      const calls: string[] = [];
+      const done: string[] = [];
+      const published = events(topic);
+      const poisoned = published[poisonedAt]!.id;
+      await bus.subscribe({
+        groupId,
+        topics: [topic],
+        sessionTimeout: 6000,
+        handlerTimeoutMs,
+        maxHandlerTimeouts,
+        ...options(() => poisoned, calls, done),
+      });
+      // One key: one partition, so the events after the poisoned one wait behind it.
+      await bus.publish(published);
+      const others = published.filter((e) => e.id !== poisoned).map((e) => e.id);
+      await eventually(() => expect(done).toEqual(others), 120_000);
+      // The poisoned event's handler was called as often as allowed on its own (a run's time-out is not counted
+      // against it), and the event went to the dead-letter topic with the reason.
+      expect(calls.filter((id) => id === poisoned).length).toBeGreaterThanOrEqual(maxHandlerTimeouts);
+      const [dead] = await readRaw(engines.url('kafka'), `${topic}.dlq`, 1);
+      expect(JSON.parse(dead!.value).id).toBe(poisoned);
+      expect(dead!.headers['x-error']).toBe(
+        `HandlerTimeoutError: event handler timed out ${maxHandlerTimeouts} times on this event (${handlerTimeoutMs} ms each): dead-lettered`,
+      );
+      expect(dead!.headers['x-original-topic']).toBe(topic);
+      // Committed past every event, the poisoned one too; and later events flow.
+      await eventually(async () => expect(await committed()).toBe(published.length), 20_000);
+      const later = envelope(topic, 'k');
+      await bus.publish([later]);
+      await eventually(() => expect(done).toContain(later.id), 30_000);
+    });
+  };
+
+  it('dead-letters an event whose handler hangs at every attempt, then handles the events behind it', async () => {
+    await deadLetteredAndMovedOn(
+      (poisoned, calls, done) => ({
+        handle: hangingOn(poisoned, calls, done),
+      }),
+      (topic) => [envelope(topic, 'k'), envelope(topic, 'k'), envelope(topic, 'k')],
+      1,
+    );
+  }, 180_000);
+
+  it('does the same for an event in a run of one request (handleBatch): the run is handled one by one', async () => {
+    await deadLetteredAndMovedOn(
+      (poisoned, calls, done) => ({
+        handle: hangingOn(poisoned, calls, done),
+        handleBatch: async (events) => {
+          if (events.some((e) => e.id === poisoned())) await new Promise(() => undefined);
+          done.push(...events.map((e) => e.id));
+        },
+      }),
+      (topic) => Array.from({ length: 3 }, () => envelope(topic, 'k', {}, { requestId: 'one-request' })),
+      1,
+    );
+  }, 180_000);
+});

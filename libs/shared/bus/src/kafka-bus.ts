@@ -27,6 +27,7 @@ import {
   sleep,
   withCurrentRequestId,
 } from './envelope-codec';
+import { HandlerHangs, eventKey } from './kafka-hangs';
 
 /** Kafka does not answer at start-up; one line, safe to log. */
 export class BusUnavailableError extends Error {
@@ -49,6 +50,8 @@ export interface KafkaBusOptions {
   connectTimeoutMs?: number;
   /** A subscription's `handlerTimeoutMs` when it names none (default 300 000 ms; decision 76). */
   handlerTimeoutMs?: number;
+  /** A subscription's `maxHandlerTimeouts` when it names none (default 3; decision 85). */
+  maxHandlerTimeouts?: number;
 }
 
 /**
@@ -59,8 +62,16 @@ export interface KafkaBusOptions {
 export class HandlerTimeoutError extends Error {
   /** kafkajs's retrier gives up on it at once instead of calling the handler again in the same member. */
   readonly retriable = false;
-  constructor(readonly timeoutMs: number) {
-    super(`event handler still running after ${timeoutMs} ms: given up, its consumer leaves the group`);
+  /** With `times`, the reason of a dead letter: the event's handler timed out that many times (decision 85). */
+  constructor(
+    readonly timeoutMs: number,
+    readonly times?: number,
+  ) {
+    super(
+      times === undefined
+        ? `event handler still running after ${timeoutMs} ms: given up, its consumer leaves the group`
+        : `event handler timed out ${times} times on this event (${timeoutMs} ms each): dead-lettered`,
+    );
     this.name = 'HandlerTimeoutError';
   }
 }
@@ -77,6 +88,8 @@ const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
 /** Well above the longest legitimate run (the catalog's merged runs of SOAP batches take seconds). */
 const DEFAULT_HANDLER_TIMEOUT_MS = 300_000;
+/** Time-outs of one event before it is dead-lettered: a hang that repeats is the event's, not the moment's. */
+const DEFAULT_MAX_HANDLER_TIMEOUTS = 3;
 /** kafkajs's own maxBytes: a fetch as a whole brings at most this, or four partitions' worth if more. */
 const MIN_MAX_BYTES = 10 * 1024 * 1024;
 /** Bytes of message values per produce request (see publish). */
@@ -86,6 +99,7 @@ const PUBLISH_REQUEST_BYTES = 512 * 1024;
 export async function createKafkaBus(brokers: string[], options: KafkaBusOptions): Promise<KafkaBus> {
   const { logger } = options;
   const defaultHandlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const defaultMaxHandlerTimeouts = options.maxHandlerTimeouts ?? DEFAULT_MAX_HANDLER_TIMEOUTS;
   const partitions = options.partitions ?? 3;
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -169,6 +183,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     const heartbeatInterval = Math.min(1000, Math.floor(sessionTimeout / 3));
     const maxBytesPerPartition = options.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
     const handlerTimeoutMs = options.handlerTimeoutMs ?? defaultHandlerTimeoutMs;
+    const hangs = new HandlerHangs(options.maxHandlerTimeouts ?? defaultMaxHandlerTimeouts);
     const consumerConfig: ConsumerConfig = {
       groupId: options.groupId,
       // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
@@ -187,6 +202,16 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     // Replaced by a new one when a handler times out (see restart).
     let consumer: Consumer = kafka.consumer(consumerConfig);
     let stopping = false;
+    // A restart's pause, cut short when the subscription stops.
+    let wakeUp = (): void => undefined;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
 
     const deadLetter = async (topic: string, message: KafkaMessage, error: unknown): Promise<void> => {
       const dlq = deadLetterTopic(topic);
@@ -207,8 +232,10 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       });
     });
 
-    const commitAfter = (topic: string, partition: number, message: KafkaMessage) =>
-      consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    const commitAfter = async (topic: string, partition: number, message: KafkaMessage) => {
+      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+      hangs.settled(eventKey(topic, partition, message.offset));
+    };
 
     /** A handler's heartbeats (see withHeartbeats), none once the subscription stops. */
     const heartbeats = (heartbeat: () => Promise<void>, topic: string, partition: number): Heartbeats =>
@@ -248,6 +275,20 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           // (a heartbeat met REBALANCE_IN_PROGRESS) still holds its partitions until it does.
           await commitAfter(topic, partition, message);
         } catch (error) {
+          // Timed out: the consumer is replaced (below, restart), unless this event's handler timed out as often
+          // as allowed: then it is dead-lettered and the partition moves on (decision 85).
+          if (error instanceof HandlerTimeoutError) {
+            const { count, deadLetter: give } = hangs.timedOut(eventKey(topic, partition, message.offset));
+            logger.error(
+              { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, timeouts: count, err: error },
+              give ? 'event handler timed out again: the event is dead-lettered' : 'event handler timed out',
+            );
+            if (give) {
+              await deadLetter(topic, message, new HandlerTimeoutError(handlerTimeoutMs, count));
+              await commitAfter(topic, partition, message);
+              return true;
+            }
+          }
           // Membership lost or changing: no retry, no dead letter; kafkajs rejoins on the error, and whoever
           // holds the partition then gets the message again.
           beats.throwIfLost(error);
@@ -278,8 +319,11 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
      */
     let restarting = Promise.resolve();
     const restart = async (): Promise<void> => {
+      // Back-to-back time-outs (no handler settled between them) wait longer and longer (decision 85).
+      const delayMs = hangs.nextRestartDelayMs();
+      logger.warn({ groupId: options.groupId, topics: options.topics, delayMs }, 'event bus: a handler timed out; a new consumer joins the group');
+      await pause(delayMs);
       for (let attempt = 1; !stopping; attempt++) {
-        logger.warn({ groupId: options.groupId, topics: options.topics, attempt }, 'event bus: a handler timed out; a new consumer joins the group');
         const member = (consumer = kafka.consumer(consumerConfig));
         try {
           await start(member);
@@ -287,7 +331,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         } catch (error) {
           logger.error({ groupId: options.groupId, err: error }, 'event bus: the new consumer did not start');
           await member.disconnect().catch(() => undefined);
-          await sleep(retryDelayMs(attempt, 1000, 30_000));
+          await pause(retryDelayMs(attempt, 1000, 30_000));
         }
       }
     };
@@ -313,7 +357,9 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
                   if (stopping || !isRunning() || isStale()) return;
                   const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
                   const last = messages[i + run.length - 1];
-                  if (run.length > 1 && last) {
+                  const first = eventKey(topic, partition, messages[i]?.offset ?? '');
+                  // A run that timed out before is handled one by one: the event that hangs is counted on its own.
+                  if (run.length > 1 && last && !hangs.takeTimedOutRun(first)) {
                     const beats = heartbeats(heartbeat, topic, partition);
                     let applied = false;
                     try {
@@ -321,7 +367,9 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
                       await commitAfter(topic, partition, last);
                       applied = true;
                     } catch (error) {
-                      // Not one by one once the membership is lost: their commits would be refused as well.
+                      if (error instanceof HandlerTimeoutError) hangs.runTimedOut(first);
+                      // Not one by one once the membership is lost (or the run timed out: the consumer is
+                      // replaced): their commits would be refused as well.
                       beats.throwIfLost(error);
                       logger.warn(
                         { topic, partition, events: run.length, err: error },
@@ -361,6 +409,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       stop: () =>
         (stopped ??= (async () => {
           stopping = true;
+          wakeUp();
           subscriptions.delete(subscription);
           await restarting;
           await consumer.disconnect();

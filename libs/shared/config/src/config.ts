@@ -66,14 +66,17 @@ export const httpServiceEnv = (defaultPort: number) => ({
 });
 
 /**
- * KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX and KAFKA_HANDLER_TIMEOUT_MS: what every service on the event bus reads
- * beside KAFKA_BROKERS, passed to `createEventBus` as `namespace`, `groupPrefix` and `handlerTimeoutMs`.
+ * KAFKA_NAMESPACE, KAFKA_GROUP_PREFIX, KAFKA_HANDLER_TIMEOUT_MS and KAFKA_HANDLER_MAX_TIMEOUTS: what every service on
+ * the event bus reads beside KAFKA_BROKERS, passed to `createEventBus` as `namespace`, `groupPrefix`,
+ * `handlerTimeoutMs` and `maxHandlerTimeouts`.
  */
 export const kafkaNamingEnv = () => ({
   KAFKA_NAMESPACE: env.kafkaNamespace,
   KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
   /** How long a consumer's handler may run before its consumer gives its partitions up (decision 76). */
   KAFKA_HANDLER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
+  /** How many time-outs of one event's handler before the event is dead-lettered (decision 85). */
+  KAFKA_HANDLER_MAX_TIMEOUTS: z.coerce.number().int().min(1).max(100).default(3),
 });
 
 /** DATABASE_URL and DATABASE_SCHEMA: what every service that owns tables reads. */
