@@ -26,6 +26,11 @@
 //   BENCH_REQUESTS=GET npx tsx tools/bench/selection.ts   only the `GET selection` rows (or POST: only the `POST items/{item}` rows)
 //   BENCH_APP_NODE_OPTIONS='checkout-api=--max-semi-space-size=64;cart=…'
 //                                                         node options for one separate app (after the run's own)
+//   BENCH_EDGE_REPLICAS=2 BENCH_CART_REPLICAS=2 BENCH_ONLY=separate npx tsx tools/bench/selection.ts
+//                                                         that many edge and cart processes on one port each
+//                                                         (SO_REUSEPORT, decision 86), as infra/k8s deploys them
+//   BENCH_REPLICAS=1x1,2x1,2x2 BENCH_ONLY=separate npx tsx tools/bench/selection.ts
+//                                                         each edge×cart topology in turn, one separate setup each
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
@@ -42,7 +47,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { startShopProcesses, stopApp, type ShopApp } from '../e2e/processes';
+import { connectionsOf, startShopProcesses, stopApp, type ServiceProcess, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,6 +74,15 @@ const stallLines: string[] = [];
 const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
 const cpuLines: string[] = [];
+/** Edge × cart replicas of each separate setup, in turn (BENCH_REPLICAS, else BENCH_EDGE_REPLICAS × BENCH_CART_REPLICAS). */
+const topologies = (process.env['BENCH_REPLICAS'] ?? `${process.env['BENCH_EDGE_REPLICAS'] ?? 1}x${process.env['BENCH_CART_REPLICAS'] ?? 1}`)
+  .split(',')
+  .filter(Boolean)
+  .map((t) => {
+    const [edges, carts] = t.split('x').map(Number);
+    if (!(edges! >= 1 && carts! >= 1)) throw new Error(`BENCH_REPLICAS: ${t} is not <edges>x<carts>`);
+    return { edges: edges!, carts: carts! };
+  });
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const cpuNow = () => {
   const services = Object.entries(record.pids).flatMap(([service, pid]) => {
@@ -105,8 +119,10 @@ interface Running {
   stop(): Promise<void>;
   /** Service name → pid, for the profile summary. */
   pids?: Record<string, number>;
-  /** The separate cart's URL: its /metrics count the selection reads (renderings) during a row. */
+  /** The separate cart's URL: its /metrics count the selection reads (renderings) during a row (one cart replica only). */
   cartUrl?: string;
+  /** The edge's and the cart's replicas: which one took each connection, mid-row. */
+  replicas?: { edges: ServiceProcess[]; carts: ServiceProcess[] };
 }
 
 /**
@@ -142,7 +158,7 @@ async function embedded(): Promise<Running> {
   };
 }
 
-async function separateProcesses(): Promise<Running> {
+async function separateProcesses(topology: { edges: number; carts: number }): Promise<Running> {
   // Schemas of this run's own, dropped at the end: no other run's selections, products or outbox rows.
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const apps: ShopApp[] = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order'];
@@ -173,7 +189,11 @@ async function separateProcesses(): Promise<Running> {
   // When the engines run on this machine, their CPU per request too (shared ones include others' work).
   await findEnginePids(infra).catch(() => undefined);
   // The edge needs every service's URL to start, though this benchmark never reaches payment and order.
-  const shop = await startShopProcesses(infra, { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } }).catch(
+  const shop = await startShopProcesses(
+    infra,
+    { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } },
+    { 'checkout-api': topology.edges, cart: topology.carts },
+  ).catch(
     async (e: unknown) => {
       await dropSchemas();
       throw e;
@@ -181,9 +201,10 @@ async function separateProcesses(): Promise<Running> {
   );
   return {
     endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
-    engines: 'separate processes: Postgres, Redis sessions, Kafka, embedded search',
+    engines: `separate processes: Postgres, Redis sessions, Kafka, embedded search; ${replicasLabel(topology)}`,
     pids: Object.fromEntries(shop.all.map((s) => [s.name, s.child.pid!])),
-    cartUrl: shop.cart.url,
+    ...(shop.carts.length === 1 ? { cartUrl: shop.cart.url } : {}),
+    replicas: { edges: shop.edges, carts: shop.carts },
     stop: async () => {
       await Promise.all(shop.all.map(stopApp));
       await dropSchemas();
@@ -191,15 +212,48 @@ async function separateProcesses(): Promise<Running> {
   };
 }
 
+const replicasLabel = ({ edges, carts }: { edges: number; carts: number }) =>
+  `${edges} edge replica${edges === 1 ? '' : 's'}, ${carts} cart replica${carts === 1 ? '' : 's'}`;
+
+/** How many connections each replica holds on its port: the load generator's on the edges, the edges' on the carts. */
+function spread(replicas: Running['replicas']): string {
+  if (!replicas || replicas.edges.length + replicas.carts.length <= 2) return '';
+  const each = (list: ServiceProcess[]) => [...connectionsOf(list)].map(([replica, peers]) => `${replica.name} ${peers.length}`).join(', ');
+  return `connections mid-row: ${each(replicas.edges)}; ${each(replicas.carts)}`;
+}
+
+/** Each separate process's resident memory (MB, /proc/<pid>/status VmRSS). */
+function rssNow(): string {
+  return Object.entries(record.pids)
+    .flatMap(([service, pid]) => {
+      try {
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        return [`${service} ${Math.round(kb / 1024)}`];
+      } catch {
+        return [];
+      }
+    })
+    .join(', ');
+}
+
 async function load(
   url: string,
   connections: number,
-  options: { method?: 'GET' | 'POST'; tokens?: string[]; what?: string; rate?: number; cartUrl?: string } = {},
+  options: {
+    method?: 'GET' | 'POST';
+    tokens?: string[];
+    what?: string;
+    rate?: number;
+    cartUrl?: string;
+    replicas?: Running['replicas'];
+  } = {},
 ) {
   let next = 0;
   const readsBefore = await cartSelectionReads(options.cartUrl);
   const startUs = monotonicUs();
   const cpuBefore = cpuNow();
+  let connectionSpread = '';
+  const sampler = setTimeout(() => (connectionSpread = spread(options.replicas)), (seconds * 1000) / 2);
   const tokens = options.tokens ?? [];
   const tokenHeaders = (i: number): Record<string, string> => {
     const token = tokens[i % Math.max(1, tokens.length)];
@@ -214,6 +268,7 @@ async function load(
         method: options.method ?? 'GET',
         requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...tokenHeaders(next++) } }) }],
       });
+  clearTimeout(sampler);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const cpuAfter = cpuNow();
   const cpuMs = Object.fromEntries(Object.keys(cpuBefore).map((service) => [service, (cpuAfter[service] ?? 0) - cpuBefore[service]!]));
@@ -231,8 +286,17 @@ async function load(
     .filter(([, ms]) => ms > 0)
     .map(([service, ms]) => `${service} ${(ms / Math.max(1, result.requests.total)).toFixed(3)}`);
   const reads = options.cartUrl ? `; the cart read a selection ${(await cartSelectionReads(options.cartUrl)) - readsBefore} times` : '';
+  // The services' sum (not the engines', not the load generator's): what the replicas cost together.
+  const servicesMs = Object.entries(cpuMs)
+    .filter(([service]) => service in record.pids)
+    .reduce((sum, [, ms]) => sum + ms, 0);
+  const extra = [
+    `the services' sum ${(servicesMs / Math.max(1, result.requests.total)).toFixed(3)}`,
+    `RSS MB after: ${rssNow()}`,
+    connectionSpread,
+  ].filter(Boolean);
   if (options.what && perRequest.length)
-    cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}${reads}`);
+    cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}${reads}; ${extra.join('; ')}`);
   if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate, result.requests.total));
   return {
     rps: result.requests.average,
@@ -372,6 +436,12 @@ async function idleCpu(): Promise<string> {
   return `idle CPU ms a second over ${elapsedS.toFixed(0)} s: ${each.join(', ')}`;
 }
 
+/** What a row of the setup reads beside its load: the cart's selection reads, the replicas' connections. */
+const rowOf = (running: Running) => ({
+  ...(running.cartUrl ? { cartUrl: running.cartUrl } : {}),
+  ...(running.replicas ? { replicas: running.replicas } : {}),
+});
+
 async function measure(running: Running) {
   const word = uniqueWord();
   for (const [operation, xml] of [
@@ -397,7 +467,11 @@ async function measure(running: Running) {
   const rows = [];
   for (const connections of connectionCounts) {
     for (const [what, method, path] of requests)
-      rows.push({ what, connections, ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what, cartUrl: running.cartUrl })) });
+      rows.push({
+        what,
+        connections,
+        ...(await load(`${running.endpoints.checkout}${path}`, connections, { method, tokens, what, ...rowOf(running) })),
+      });
   }
   if (atTarget && connectionCounts.includes(50))
     for (const [what, method, path] of requests) {
@@ -406,7 +480,7 @@ async function measure(running: Running) {
       rows.push({
         what: label,
         connections: 50,
-        ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate, cartUrl: running.cartUrl })),
+        ...(await load(`${running.endpoints.checkout}${path}`, 50, { method, tokens, what: label, rate, ...rowOf(running) })),
       });
     }
   return rows;
@@ -440,7 +514,7 @@ async function main() {
   } finally {
     await kill(bare.child);
   }
-  const setups = benchSetups(embedded, separateProcesses);
+  const setups = benchSetups([embedded], topologies.map((topology) => () => separateProcesses(topology))).flat();
   const lines = [
     `${machineLine()}; ${seconds} s a row`,
     '',

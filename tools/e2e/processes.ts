@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { rememberName } from '@commerce/shared-testing';
 
 /** A free TCP port on loopback, for a service that must be told its port before it starts. */
@@ -34,7 +35,36 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<string, readonly string[]>> =
 
 /** Starts `apps/<app>/src/main.ts` as its own process and waits until its /readyz answers 200. */
 export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  return launch(app, app, env, await freePort(), timeoutMs);
+}
+
+/**
+ * Starts `replicas` processes of one app listening on one port with SO_REUSEPORT (REUSE_PORT, decision 86):
+ * the kernel spreads the port's new connections over them, as a Service spreads them over a Deployment's
+ * pods. The first is named after the app, the others `<app>#2`, `<app>#3`…; each is waited for until it
+ * listens and the port's /readyz answers 200. One replica is `startApp` (without REUSE_PORT).
+ */
+export async function startReplicas(
+  app: string,
+  env: Record<string, string>,
+  replicas: number,
+  timeoutMs = 60_000,
+): Promise<ServiceProcess[]> {
+  if (replicas <= 1) return [await startApp(app, env, timeoutMs)];
   const port = await freePort();
+  const started: ServiceProcess[] = [];
+  try {
+    // One after another: a replica's /readyz is asked on the shared port, which the ones before it answer too.
+    for (let i = 0; i < replicas; i++)
+      started.push(await launch(i === 0 ? app : `${app}#${i + 1}`, app, { ...env, REUSE_PORT: 'true' }, port, timeoutMs));
+    return started;
+  } catch (error) {
+    await Promise.all(started.map(stopApp));
+    throw error;
+  }
+}
+
+async function launch(name: string, app: string, env: Record<string, string>, port: number, timeoutMs: number): Promise<ServiceProcess> {
   let output = '';
   // The deployment's options first: a later one in the caller's NODE_OPTIONS (a bench's) wins.
   const nodeOptions = [...(SERVICE_NODE_OPTIONS[app] ?? []), env['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '']
@@ -56,20 +86,90 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
     try {
-      const res = await fetch(`${url}/readyz`);
-      if (res.status === 200) break;
+      // A replica beside others: its own socket listening first (the port's /readyz may be another's answer).
+      const res = env['REUSE_PORT'] && !isListening(child.pid!, port) ? undefined : await fetch(`${url}/readyz`);
+      if (res?.status === 200) break;
     } catch {
       // not listening yet
     }
     if (Date.now() - started > timeoutMs) {
       child.kill('SIGKILL');
-      throw new Error(`${app} not ready within ${timeoutMs} ms:\n${output}`);
+      throw new Error(`${name} not ready within ${timeoutMs} ms:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { name: app, url, child, output: () => output };
+  return { name, url, child, output: () => output };
+}
+
+/** One TCP socket of this host (Linux: /proc/net/tcp and tcp6). */
+interface TcpSocket {
+  localPort: number;
+  remotePort: number;
+  /** `0A` listening, `01` established. */
+  state: string;
+  inode: string;
+}
+
+function tcpSockets(): TcpSocket[] {
+  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) => {
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => {
+        const f = line.trim().split(/\s+/);
+        return {
+          localPort: parseInt(f[1]!.split(':')[1]!, 16),
+          remotePort: parseInt(f[2]!.split(':')[1]!, 16),
+          state: f[3]!,
+          inode: f[9]!,
+        };
+      });
+  });
+}
+
+/** The inodes of a process's open sockets (its /proc/<pid>/fd links `socket:[inode]`). */
+function socketInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  let fds: string[] = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
+}
+
+/** Whether the process has a socket of its own listening on the port. */
+export function isListening(pid: number, port: number): boolean {
+  const inodes = socketInodes(pid);
+  return tcpSockets().some((s) => s.state === '0A' && s.localPort === port && inodes.has(s.inode));
+}
+
+/**
+ * The connections each replica of a service holds open on its port, by the peer's port: which replica the
+ * kernel gave each connection to (the edge's pool to the cart, the load generator's connections to the edge).
+ */
+export function connectionsOf(replicas: ServiceProcess[]): Map<ServiceProcess, number[]> {
+  const sockets = tcpSockets();
+  return new Map(
+    replicas.map((replica) => {
+      const port = Number(new URL(replica.url).port);
+      const inodes = socketInodes(replica.child.pid!);
+      return [replica, sockets.filter((s) => s.state === '01' && s.localPort === port && inodes.has(s.inode)).map((s) => s.remotePort)];
+    }),
+  );
 }
 
 /** SIGTERM, then the exit code (a graceful shutdown exits 0). */
@@ -98,6 +198,9 @@ export interface ShopProcesses {
   account: ServiceProcess;
   order: ServiceProcess;
   edge: ServiceProcess;
+  /** Every replica of the cart and of the edge (`cart` and `edge` are their first). */
+  carts: ServiceProcess[];
+  edges: ServiceProcess[];
   /** Every one of them, for stopping. */
   all: ServiceProcess[];
 }
@@ -110,33 +213,37 @@ export type ShopApp = 'catalog' | 'cart' | 'backoffice-soap' | 'payment' | 'acco
  * waits for) and the order service (it completes paid attempts with the payment service, the catalog's
  * stock and the cart); the checkout-api edge last, told every service's URL. `env` goes to every process,
  * `per` adds to one app's; without a KAFKA_NAMESPACE in `env` the shop gets one of its own
- * (`runKafkaNamespace`). When one fails to start, the ones started are stopped.
+ * (`runKafkaNamespace`). `replicas` runs that many processes of the cart or the edge on one port
+ * (`startReplicas`), as infra/k8s deploys two of each. When one fails to start, the ones started are stopped.
  */
 export async function startShopProcesses(
   shopEnv: Record<string, string>,
   per: Partial<Record<ShopApp, Record<string, string>>> = {},
+  replicas: Partial<Record<'cart' | 'checkout-api', number>> = {},
 ): Promise<ShopProcesses> {
   const env = { KAFKA_NAMESPACE: runKafkaNamespace('shop'), ...shopEnv };
   const all: ServiceProcess[] = [];
-  const start = async (app: ShopApp, extra: Record<string, string> = {}) => {
-    const service = await startApp(app, { ...env, ...extra, ...per[app] });
-    all.push(service);
-    return service;
+  const startAll = async (app: ShopApp, extra: Record<string, string> = {}) => {
+    const started = await startReplicas(app, { ...env, ...extra, ...per[app] }, app === 'cart' || app === 'checkout-api' ? (replicas[app] ?? 1) : 1);
+    all.push(...started);
+    return started;
   };
+  const start = async (app: ShopApp, extra: Record<string, string> = {}) => (await startAll(app, extra))[0]!;
   try {
-    const [catalog, cart, soap, payment] = await Promise.all([start('catalog'), start('cart'), start('backoffice-soap'), start('payment')]);
+    const [catalog, carts, soap, payment] = await Promise.all([start('catalog'), startAll('cart'), start('backoffice-soap'), start('payment')]);
+    const cart = carts[0]!;
     const [account, order] = await Promise.all([
       start('account', { CATALOG_URL: catalog.url }),
       start('order', { PAYMENT_URL: payment.url, CATALOG_URL: catalog.url, CART_URL: cart.url }),
     ]);
-    const edge = await start('checkout-api', {
+    const edges = await startAll('checkout-api', {
       CATALOG_URL: catalog.url,
       CART_URL: cart.url,
       ACCOUNT_URL: account.url,
       ORDER_URL: order.url,
       PAYMENT_URL: payment.url,
     });
-    return { catalog, cart, soap, payment, account, order, edge, all };
+    return { catalog, cart, soap, payment, account, order, edge: edges[0]!, carts, edges, all };
   } catch (error) {
     await Promise.all(all.map(stopApp));
     throw error;

@@ -70,6 +70,7 @@ runService('backoffice-soap', async () => {
       routers: [backoffice.router],
       port: config.PORT,
       host: config.HOST,
+      reusePort: config.REUSE_PORT,
       readiness: [
         { name: 'database', check: () => db.ping() },
         { name: 'bus', check: () => bus.ping() },

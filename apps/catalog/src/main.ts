@@ -68,6 +68,7 @@ runService('catalog', async () => {
       routers: [catalog.router, catalog.stockRouter],
       port: config.PORT,
       host: config.HOST,
+      reusePort: config.REUSE_PORT,
       readiness: [
         { name: 'database', check: () => db.ping() },
         { name: 'bus', check: () => bus.ping() },

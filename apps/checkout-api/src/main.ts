@@ -88,6 +88,7 @@ runService('checkout-api', async () => {
     beforeBody: [checkoutSessionMiddleware(deps)],
     port: config.PORT,
     host: config.HOST,
+    reusePort: config.REUSE_PORT,
     readiness: [{ name: 'sessions', check: () => sessions.ping() }],
     onShutdown: [() => sessions.close(), () => loginGuard.close()],
   });

@@ -75,6 +75,7 @@ runService('order', async () => {
       routers: [order.router],
       port: config.PORT,
       host: config.HOST,
+      reusePort: config.REUSE_PORT,
       readiness: [
         { name: 'database', check: () => db.ping() },
         { name: 'bus', check: () => bus.ping() },

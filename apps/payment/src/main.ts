@@ -45,6 +45,7 @@ runService('payment', async () => {
       routers: [payment.router, payment.pages],
       port: config.PORT,
       host: config.HOST,
+      reusePort: config.REUSE_PORT,
       readiness: [
         { name: 'database', check: () => db.ping() },
         { name: 'bus', check: () => bus.ping() },

@@ -56,12 +56,23 @@ export const env = {
   meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
   url: z.string().url(),
   optionalString: z.string().optional(),
+  /** `true` or `1` on, `false`, `0` or empty off. */
+  flag: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', ''])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
 };
 
-/** PORT, HOST and LOG_LEVEL: what every service that serves HTTP reads. */
+/** PORT, HOST, REUSE_PORT and LOG_LEVEL: what every service that serves HTTP reads. */
 export const httpServiceEnv = (defaultPort: number) => ({
   PORT: env.port(defaultPort),
   HOST: z.string().default('0.0.0.0'),
+  /**
+   * Listen with SO_REUSEPORT (decision 86): replicas of one service on one host share its port and the kernel
+   * spreads their connections, as a Service spreads them over pods (the benches and e2e suites run replicas so).
+   */
+  REUSE_PORT: env.flag(false),
   LOG_LEVEL: env.logLevel,
 });
 

@@ -29,6 +29,7 @@ export async function startDbService(
     ...(built.leanRoutes ? { leanRoutes: built.leanRoutes } : {}),
     port: config.PORT,
     host: config.HOST,
+    reusePort: config.REUSE_PORT,
     readiness: [{ name: 'database', check: () => db.ping() }],
     onShutdown: [...(built.close ? [built.close] : []), () => engine.close()],
   });

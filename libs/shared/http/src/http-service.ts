@@ -8,6 +8,8 @@ export interface HttpServiceOptions extends HttpAppOptions {
   routers: Router[];
   port: number;
   host?: string;
+  /** SO_REUSEPORT: replicas on one host share the port (decision 86). */
+  reusePort?: boolean;
   /** Run in order once the server has stopped taking requests: consumers, relays, pools. */
   onShutdown?: Array<() => Promise<void>>;
   /** Internal routes answered without the app's middleware (decision 63); bodies over 64 kB still go to the app. */
@@ -16,7 +18,7 @@ export interface HttpServiceOptions extends HttpAppOptions {
 
 /** What every service's main does with HTTP: the shared app, its routers, listening, graceful close. */
 export async function startHttpService(options: HttpServiceOptions): Promise<RunningServer> {
-  const { routers, port, host, onShutdown, leanRoutes, ...appOptions } = options;
+  const { routers, port, host, reusePort, onShutdown, leanRoutes, ...appOptions } = options;
   // A lean route answers as an internal route of an app without these (decision 63), or opens and
   // envelopes its own requests in their place (decision 67).
   if (
@@ -33,6 +35,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Run
     port,
     logger: options.logger,
     ...(host ? { host } : {}),
+    ...(reusePort ? { reusePort } : {}),
     ...(onShutdown ? { onShutdown } : {}),
     ...(leanRoutes ? { leanRoutes } : {}),
   });

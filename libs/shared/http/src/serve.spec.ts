@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Router } from '@koa/router';
 import { createLogger } from '@commerce/shared-logging';
 import { createHttpApp } from './http-app';
@@ -41,6 +42,40 @@ describe('serve', () => {
       await expect(serve(slowApp([]), { port: first.port, host: '127.0.0.1', logger })).rejects.toThrow(/EADDRINUSE/);
     } finally {
       await first.close();
+    }
+  });
+
+  it('shares its port with other servers that reuse it (SO_REUSEPORT), the kernel spreading new connections over them', async () => {
+    const named = (name: string) => {
+      const app = createHttpApp({ service: name, logger });
+      app.use((ctx) => {
+        ctx.body = { name };
+      });
+      return app;
+    };
+    const first = await serve(named('first'), { port: 0, host: '127.0.0.1', reusePort: true, logger });
+    const second = await serve(named('second'), { port: first.port, host: '127.0.0.1', reusePort: true, logger });
+    // Each request on a connection of its own: the kernel picks a listener for every new connection.
+    const answeredBy = () =>
+      new Promise<string>((resolve, reject) =>
+        http
+          .get(`${first.url}/`, { agent: false }, (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve((JSON.parse(text) as { name: string }).name));
+          })
+          .on('error', reject),
+      );
+    try {
+      const names = new Set<string>();
+      for (let i = 0; i < 64 && names.size < 2; i++) names.add(await answeredBy());
+      expect([...names].sort()).toEqual(['first', 'second']);
+      // One replica gone, the other still takes the port's connections.
+      await first.close();
+      expect(await answeredBy()).toBe('second');
+    } finally {
+      await first.close();
+      await second.close();
     }
   });
 

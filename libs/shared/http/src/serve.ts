@@ -8,6 +8,11 @@ import { withLeanRoutes, type LeanRoute } from './lean-route';
 export interface ServeOptions {
   port: number;
   host?: string;
+  /**
+   * SO_REUSEPORT (Linux): other processes listening on the same port with it too share its connections, the
+   * kernel choosing a listener for each new one (decision 86).
+   */
+  reusePort?: boolean;
   logger: Logger;
   /** Run in order after the last request has finished: consumers, relays, pools. */
   onShutdown?: Array<() => Promise<void>>;
@@ -30,7 +35,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
 export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
-  const { port, host, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [] } = options;
+  const { port, host, reusePort = false, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [] } = options;
   const callback = app.callback();
   const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback) : callback);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -44,7 +49,7 @@ export async function serve(app: Koa, options: ServeOptions): Promise<RunningSer
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     server.once('error', onError);
-    server.listen(port, host, () => {
+    server.listen({ port, ...(host ? { host } : {}), ...(reusePort ? { reusePort } : {}) }, () => {
       server.off('error', onError);
       resolve();
     });
