@@ -30,8 +30,8 @@ export const realInfraEnv = (): Record<string, string> => ({
   LOG_LEVEL: 'error',
 });
 
-/** Deletes the Kafka topics and consumer groups of the namespaces this bench process made (decision 81). */
-const cleanUpBenchNamespaces = () => cleanUpRememberedNames(envCleanupTargets(['kafka']));
+/** Deletes the Kafka topics and consumer groups, and the Meilisearch indexes, named after the namespaces this bench process made (decision 81). */
+const cleanUpBenchNamespaces = () => cleanUpRememberedNames(envCleanupTargets(['kafka', 'meilisearch']));
 
 /**
  * Runs a bench's `main`; on its way out, done or failed, deletes what its runs' namespaces named on Kafka

@@ -8,6 +8,10 @@ export interface SoapBatchRound {
   /** From that `OK` until `POST products` finds every variant of the batch. */
   searchableMs: number;
   variants: number;
+  /** Epoch ms: the call sent, its `OK`, and the poll that found every variant (to match engine logs and tasks). */
+  sentAt: number;
+  ackAt: number;
+  searchableAt: number;
 }
 
 /**
@@ -44,7 +48,8 @@ export async function soapBatchRound(endpoints: Endpoints, size: number, seed: n
       throw new Error(`batch ${word}: ${found.body['productCount']} of ${variants} variants searchable after 300 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { ackMs, searchableMs: Date.now() - acked, variants };
+  const searchableAt = Date.now();
+  return { ackMs, searchableMs: searchableAt - acked, variants, sentAt: started, ackAt: acked, searchableAt };
 }
 
 /**

@@ -9,13 +9,18 @@
 //   npm run bench:soap-batch                  # BENCH_SOAP_BATCH (1000), BENCH_SOAP_BATCHES (5), BENCH_ONLY=embedded|separate
 //   source <(tools/infra/env) && npm run bench:soap-batch
 //   BENCH_PROFILE=<dir> …                      # CPU profiles (--cpu-prof) of the server processes there
-//   BENCH_LOG=<dir> …                          # separate processes: backoffice-soap's and catalog's debug logs there
+//   BENCH_LOG=<dir> …                          # separate processes: backoffice-soap's and catalog's debug logs there,
+//                                              and with Meilisearch its tasks and documents (meili-tasks.json, meili-docs.json)
+//   BENCH_SEARCH=meilisearch|embedded          # separate processes: only on that search engine (default both when
+//                                              MEILI_URL names a Meilisearch: the deployment's engine, then the embedded one)
+//   BENCH_MEILI_PID=<pid>                      # Meilisearch's CPU per batch (a private one: the shared one serves others too)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { benchSetups, machineLine, realInfraEnv, runBench } from './bench-env';
+import { benchSetups, cpuMsOf, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
+import { reportMeiliTasks, type MeiliTarget } from './meili-tasks';
 import { soapBatchRound, soapCatalogSetup, type SoapBatchRound } from './soap-batch-round';
 import type { Endpoints } from '../e2e/skeleton.scenario';
 import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
@@ -31,8 +36,25 @@ const logging: Record<string, string> = logDir ? { LOG_LEVEL: 'debug' } : {};
 interface Running {
   endpoints: Endpoints;
   engines: string;
+  /** The run's Meilisearch index, when the catalog searches on one: its tasks are summed per batch. */
+  meili?: MeiliTarget;
   stop(): Promise<void>;
 }
+
+type Search = 'meilisearch' | 'embedded';
+const meiliUrl = process.env['MEILI_URL'];
+const meiliKey = process.env['MEILI_MASTER_KEY'];
+/** Meilisearch's pid (a private one, `BENCH_MEILI_PID`): its CPU from sending a batch to searchable is printed per batch. */
+const meiliPid = Number(process.env['BENCH_MEILI_PID'] ?? 0) || undefined;
+/**
+ * The separate processes' search engines to measure: the deployment's Meilisearch when MEILI_URL names
+ * one, and the embedded engine; `BENCH_SEARCH=meilisearch|embedded` picks one.
+ */
+const searches = (): Search[] => {
+  const only = process.env['BENCH_SEARCH'];
+  const named = Boolean(meiliUrl && /^https?:\/\//.test(meiliUrl));
+  return [...(named && only !== 'embedded' ? (['meilisearch'] as const) : []), ...(only !== 'meilisearch' ? (['embedded'] as const) : [])];
+};
 
 async function embedded(): Promise<Running> {
   const server = await spawnBenchServer('embedded', profiling);
@@ -43,12 +65,18 @@ async function embedded(): Promise<Running> {
   };
 }
 
-async function separateProcesses(): Promise<Running> {
+async function separateProcesses(search: Search): Promise<Running> {
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const schemas = ['backoffice', 'catalog', 'cart', 'account'].map((kind) => `bench_soap_${kind}_${suffix}`);
   const [backofficeSchema, catalogSchema, cartSchema, accountSchema] = schemas as [string, string, string, string];
   // Topics and consumer groups of this run's own (realInfraEnv's KAFKA_NAMESPACE): a catalog elsewhere on the same Kafka takes none of its batches.
   const infra: Record<string, string> = realInfraEnv();
+  // The index carries the run's namespace, so the bench's clean-up (decision 81) deletes it with the topics.
+  const meili: MeiliTarget | undefined =
+    search === 'meilisearch' ? { url: meiliUrl!, index: `products_${infra['KAFKA_NAMESPACE']!}`, ...(meiliKey ? { key: meiliKey } : {}) } : undefined;
+  const searchEnv: Record<string, string> = meili
+    ? { MEILI_URL: meili.url, MEILI_INDEX: meili.index, ...(meili.key ? { MEILI_API_KEY: meili.key } : {}) }
+    : { MEILI_URL: 'embedded' };
   const services: ServiceProcess[] = [];
   const dropSchemas = async () => {
     const engine = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
@@ -58,7 +86,7 @@ async function separateProcesses(): Promise<Running> {
   try {
     // All settled: when one fails to start, the others that did are stopped below, not left running.
     const starts = await Promise.allSettled([
-      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, MEILI_URL: 'embedded', ...profiling, ...logging }),
+      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, ...searchEnv, ...profiling, ...logging }),
       startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
       startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling, ...logging }),
     ]);
@@ -72,7 +100,8 @@ async function separateProcesses(): Promise<Running> {
     services.push(edge);
     return {
       endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
-      engines: 'separate processes: Postgres, Kafka, Redis sessions, embedded search',
+      engines: `separate processes: Postgres, Kafka, Redis sessions, ${meili ? 'Meilisearch' : 'embedded search'}`,
+      ...(meili ? { meili } : {}),
       stop: async () => {
         await Promise.all(services.map(stopApp));
         if (logDir) {
@@ -94,15 +123,19 @@ const percentile = (values: number[], p: number) =>
 
 async function main() {
   const rows: Array<{ engines: string; rounds: SoapBatchRound[] }> = [];
-  for (const start of benchSetups(embedded, separateProcesses)) {
+  const separate = searches().map((search) => () => separateProcesses(search));
+  for (const start of benchSetups([embedded], separate).flat()) {
     const running = await start();
     try {
       await soapCatalogSetup(running.endpoints);
       const rounds: SoapBatchRound[] = [];
       for (let i = 0; i < batches; i++) {
+        const meiliCpu = running.meili ? cpuMsOf(meiliPid) : undefined;
         rounds.push(await soapBatchRound(running.endpoints, batchSize, 7000 + i));
-        console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify(rounds.at(-1))}`);
+        const spent = meiliCpu === undefined ? {} : { meiliCpuMs: cpuMsOf(meiliPid)! - meiliCpu };
+        console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify({ ...rounds.at(-1), ...spent })}`);
       }
+      if (running.meili) await reportMeiliTasks(running.meili, rounds, logDir);
       rows.push({ engines: running.engines, rounds });
     } finally {
       await running.stop();

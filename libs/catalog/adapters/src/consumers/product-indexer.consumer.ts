@@ -3,6 +3,7 @@ import { CatalogTopics, ProductUpserted } from '@commerce/catalog-contracts';
 import { indexProducts, type AppliedProducts, type CatalogRepository, type Product, type SearchIndex } from '@commerce/catalog-core';
 import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
 import type { Logger } from '@commerce/shared-logging';
+import { searchWriteGroup } from '../search/search-write-group';
 
 export const CATALOG_INDEXER_GROUP = 'catalog-indexer';
 
@@ -33,6 +34,10 @@ export function indexerGroupId(search: SearchIndex): string {
  * (`applied`, decision 64), unless another event of the run for it was not applied here.
  */
 export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
+  // On a shared engine the partitions' runs are written as one task (decision 84); the embedded engine
+  // writes in this process, where a group would only add waiting.
+  const group = deps.search.kind === 'embedded' ? undefined : searchWriteGroup(deps.search);
+  const search = group?.search ?? deps.search;
   const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
     const productIds: number[] = [];
     const known = new Map<number, Product>();
@@ -53,7 +58,7 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
     if (productIds.length === 0) return;
     for (const id of readBack) known.delete(id);
     const started = Date.now();
-    const result = await indexProducts(deps, productIds, undefined, known);
+    const result = await indexProducts({ ...deps, search }, productIds, undefined, known);
     deps.logger.debug(
       { events: envelopes.length, products: productIds.length, applied: known.size, ...result, ms: Date.now() - started },
       'catalog indexer: products indexed',
@@ -63,7 +68,7 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
     groupId: indexerGroupId(deps.search),
     topics: [CatalogTopics.PRODUCT],
     fromBeginning: deps.search.kind !== 'embedded',
-    handle: (envelope) => handle([envelope]),
-    handleBatch: handle,
+    handle: (envelope) => (group ? group.run(() => handle([envelope])) : handle([envelope])),
+    handleBatch: (envelopes) => (group ? group.run(() => handle(envelopes)) : handle(envelopes)),
   };
 }
