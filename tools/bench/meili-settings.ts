@@ -1,4 +1,4 @@
-// Meilisearch's own time for a SOAP batch's documents under different index settings (decision 84): the
+// Meilisearch's own time for a SOAP batch's documents under different index settings (decision 87): the
 // documents the catalog indexed in a `bench:soap-batch` run (`BENCH_LOG=<dir>` keeps them in
 // <dir>/meili-docs.json) are written again, renamed, into fresh indexes, one per variant, alternated
 // round by round: a prefill (the catalogue already there), then a batch's documents as the catalog sends
@@ -23,10 +23,15 @@ const prefill = Number(process.env['MEILI_PREFILL'] ?? 2);
 
 type Doc = Record<string, unknown> & { id: string };
 
-/** The variants: the settings as they were before decision 84, and as they are (infra/meilisearch/settings.json). */
+/** The variants: the settings as they were before decision 87, and as they are (infra/meilisearch/settings.json). */
 function variants(): Array<{ name: string; settings: Record<string, unknown> }> {
   const now = loadMeiliSettings();
-  const before = { ...now, filterableAttributes: (now['filterableAttributes'] as unknown[]).flatMap((f) => (typeof f === 'string' ? [f] : (f as { attributePatterns: string[] }).attributePatterns)) };
+  const before = {
+    ...now,
+    filterableAttributes: (now['filterableAttributes'] as unknown[]).flatMap((f) =>
+      typeof f === 'string' ? [f] : (f as { attributePatterns: string[] }).attributePatterns,
+    ),
+  };
   delete (before as Record<string, unknown>)['facetSearch'];
   return [
     { name: 'before (every filterable attribute with facet search and comparisons)', settings: before },
@@ -38,7 +43,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const file = process.argv[2];
-  if (!url || !/^https?:\/\//.test(url) || !file) throw new Error('usage: MEILI_URL=http://… npx tsx tools/bench/meili-settings.ts <meili-docs.json>');
+  if (!url || !/^https?:\/\//.test(url) || !file)
+    throw new Error('usage: MEILI_URL=http://… npx tsx tools/bench/meili-settings.ts <meili-docs.json>');
   const docs = JSON.parse(readFileSync(file, 'utf8')) as Doc[];
   const client = new Meilisearch({ host: url, ...(key ? { apiKey: key } : {}), defaultWaitOptions: { timeout: 300_000, interval: 10 } });
   const run = runKafkaNamespace('meili-settings'); // remembered: runBench deletes the indexes named after it
@@ -68,9 +74,12 @@ async function main() {
       await client.deleteIndex(uid).waitTask();
     }
   }
-  console.log(`| settings | ${docs.length} documents in tasks of shares ${shares.join(':')} after ${prefill} such batches: Meilisearch ms, median of ${rounds} (all) |`);
+  console.log(
+    `| settings | ${docs.length} documents in tasks of shares ${shares.join(':')} after ${prefill} such batches: Meilisearch ms, median of ${rounds} (all) |`,
+  );
   console.log('|---|---|');
-  for (const [name, spent] of results) console.log(`| ${name} | ${median(spent).toFixed(0)} (${spent.map((s) => s.toFixed(0)).join(', ')}) |`);
+  for (const [name, spent] of results)
+    console.log(`| ${name} | ${median(spent).toFixed(0)} (${spent.map((s) => s.toFixed(0)).join(', ')}) |`);
 }
 
 runBench(main);

@@ -73,7 +73,9 @@ async function separateProcesses(search: Search): Promise<Running> {
   const infra: Record<string, string> = realInfraEnv();
   // The index carries the run's namespace, so the bench's clean-up (decision 81) deletes it with the topics.
   const meili: MeiliTarget | undefined =
-    search === 'meilisearch' ? { url: meiliUrl!, index: `products_${infra['KAFKA_NAMESPACE']!}`, ...(meiliKey ? { key: meiliKey } : {}) } : undefined;
+    search === 'meilisearch'
+      ? { url: meiliUrl!, index: `products_${infra['KAFKA_NAMESPACE']!}`, ...(meiliKey ? { key: meiliKey } : {}) }
+      : undefined;
   const searchEnv: Record<string, string> = meili
     ? { MEILI_URL: meili.url, MEILI_INDEX: meili.index, ...(meili.key ? { MEILI_API_KEY: meili.key } : {}) }
     : { MEILI_URL: 'embedded' };

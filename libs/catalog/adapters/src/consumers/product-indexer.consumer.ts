@@ -34,7 +34,7 @@ export function indexerGroupId(search: SearchIndex): string {
  * (`applied`, decision 64), unless another event of the run for it was not applied here.
  */
 export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
-  // On a shared engine the partitions' runs are written as one task (decision 84); the embedded engine
+  // On a shared engine the partitions' runs are written as one task (decision 87); the embedded engine
   // writes in this process, where a group would only add waiting.
   const group = deps.search.kind === 'embedded' ? undefined : searchWriteGroup(deps.search);
   const search = group?.search ?? deps.search;

@@ -26,7 +26,7 @@ function recordingIndex(writeMs = 5, bad = new Set<string>()) {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const doc = (id: string) => ({ id }) as SearchDoc;
 
-describe('searchWriteGroup (decision 84)', () => {
+describe('searchWriteGroup (decision 87)', () => {
   it("writes the concurrent handlers' documents as one upsert once the slowest has built its own", async () => {
     const { index, writes } = recordingIndex();
     const group = searchWriteGroup(index);

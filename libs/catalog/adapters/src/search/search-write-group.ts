@@ -1,7 +1,7 @@
 import type { SearchDoc, SearchIndex } from '@commerce/catalog-core';
 
 /**
- * The indexer's writes to a shared search engine, grouped (decision 84): the bus hands each partition's
+ * The indexer's writes to a shared search engine, grouped (decision 87): the bus hands each partition's
  * run of `catalog.product.v1` to its own handler, and each handler's `upsert` was one Meilisearch documents
  * task. Meilisearch pays a fixed cost per batch of tasks it processes (a few hundred ms on two busy cores:
  * its commit, the facet and prefix post-processing), and batches only what is already enqueued when it
