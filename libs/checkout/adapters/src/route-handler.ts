@@ -1,6 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
-import { RawJson, answerJson, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
+import { RawJson, answerBytes, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 
 /** The parsed JSON body (the shared body parser reads JSON only). */
 export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
@@ -25,8 +25,8 @@ export const sessionRoute =
 /** A use case's answer as the JSON the route sends, or undefined for what is not an envelope (left to Koa). */
 export function envelopeJson(body: unknown): string | Buffer | undefined {
   if (body instanceof RawJson) return body.json;
-  // An envelope: its stable parts (store lists, cached products) spliced in as kept JSON (decision 59).
+  // An envelope: its stable parts (store lists, cached products) copied in as kept bytes (decisions 59, 84).
   if (body !== null && typeof body === 'object' && Object.getPrototypeOf(body) === Object.prototype)
-    return answerJson(body as Record<string, unknown>);
+    return answerBytes(body as Record<string, unknown>);
   return undefined;
 }

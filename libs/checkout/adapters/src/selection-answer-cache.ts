@@ -1,6 +1,6 @@
 import type { CartClient, SelectionDto } from '@commerce/cart-contracts';
 import {
-  answerJson,
+  answerBytes,
   envelopeWithoutLogin,
   getSelection,
   loggedInOf,
@@ -219,7 +219,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
       return null;
     }
     const { token: _token, ...body } = await envelopeWithoutLogin(deps, handle, selection);
-    const rest = Buffer.from(answerJson(body).slice(1));
+    const rest = answerBytes(body).subarray(1);
     keep(key, { version, renderedAt: started, products: body.products, rest, refreshAt: 0, staleAt: 0 });
     return rest;
   };
@@ -240,7 +240,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
   /** The kept bytes of a rendering; a change's kept envelope is serialised once, here. */
   const restOf = (entry: Rendered): Buffer => {
     if (!entry.rest) {
-      entry.rest = Buffer.from(answerJson(entry.body!).slice(1));
+      entry.rest = answerBytes(entry.body!).subarray(1);
       entry.body = undefined;
     }
     return entry.rest;
