@@ -46,7 +46,24 @@ const reasonOf = (err: unknown): string => {
   return typeof e?.message === 'string' ? (e.message.split('\n')[0] ?? 'error') : String(err);
 };
 
-const RAISE_SCRIPT = "local v = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return v";
+/**
+ * Raises every counter of KEYS by one, in their order (a key named twice is raised twice), each with its TTL
+ * (ARGV[1], seconds) restarted; their new values in the same order.
+ */
+const RAISE_SCRIPT = `
+local raised = {}
+for i, key in ipairs(KEYS) do
+  raised[i] = redis.call('INCR', key)
+  redis.call('EXPIRE', key, ARGV[1])
+end
+return raised`;
+
+/** A counter's raise waiting for the tick's script (`RedisSessionStore.raise`). */
+interface PendingRaise {
+  key: string;
+  resolve(value: number): void;
+  reject(error: unknown): void;
+}
 
 /**
  * A session and the counter one of its fields names, in one round trip (KEYS[1]: the session; ARGV: TTL in
@@ -72,6 +89,8 @@ export class RedisSessionStore implements SessionStore {
   private closed = false;
 
   private readonly slackMs: number;
+  /** The raises asked for in this tick, sent together as one script when it ends (decision 85). */
+  private raises: PendingRaise[] = [];
 
   private constructor(
     private readonly redis: Redis,
@@ -81,7 +100,8 @@ export class RedisSessionStore implements SessionStore {
   ) {
     this.slackMs = slideSlackMs(ttlSeconds);
     redis.defineCommand('sessionWithCounter', { numberOfKeys: 1, lua: GET_WITH_COUNTER_SCRIPT });
-    redis.defineCommand('raiseCounter', { numberOfKeys: 1, lua: RAISE_SCRIPT });
+    // The number of keys comes first in each call: one script raises the counters of a tick together.
+    redis.defineCommand('raiseCounters', { lua: RAISE_SCRIPT });
   }
 
   /** Connects and checks that Redis answers; throws SessionStoreUnavailableError within a few seconds if not. */
@@ -138,12 +158,26 @@ export class RedisSessionStore implements SessionStore {
     return Number((await this.call(() => this.redis.get(this.counterKey(name)))) ?? 0);
   }
 
-  async raise(name: string): Promise<number> {
-    // One command: INCR and the TTL together in a script (atomic, as MULTI would be, at a fraction of the
-    // client's cost per call), so a counter never lives on without one. Sent by its SHA-1 (EVALSHA, once
-    // EVAL after a script flush), not as its text at every raise.
-    const redis = this.redis as Redis & { raiseCounter(key: string, ttlSeconds: number): Promise<number> };
-    return Number(await this.call(() => redis.raiseCounter(this.counterKey(name), this.ttlSeconds)));
+  raise(name: string): Promise<number> {
+    // One command for every raise asked for in this tick (decision 85): the changes a cart batch answered
+    // together (decision 78) resume in one tick, each raising its selection's counter before it answers.
+    // INCR and the TTL together in a script (atomic, as MULTI would be, at a fraction of the client's cost
+    // per call), so a counter never lives on without one; sent by its SHA-1 (EVALSHA, once EVAL after a
+    // script flush), not as its text.
+    return new Promise<number>((resolve, reject) => {
+      if (this.raises.push({ key: this.counterKey(name), resolve, reject }) === 1) process.nextTick(() => this.sendRaises());
+    });
+  }
+
+  private sendRaises(): void {
+    const raises = this.raises;
+    this.raises = [];
+    const redis = this.redis as Redis & { raiseCounters(keys: number, ...args: Array<string | number>): Promise<number[]> };
+    const keys = raises.map((r) => r.key);
+    this.call(() => redis.raiseCounters(keys.length, ...keys, this.ttlSeconds)).then(
+      (raised) => raises.forEach((r, i) => r.resolve(Number(raised[i]))),
+      (error: unknown) => raises.forEach((r) => r.reject(error)),
+    );
   }
 
   /** Counters beside the sessions: a token (base64url) never contains `:`, so `#:` cannot meet one. */

@@ -123,6 +123,16 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     expect(await store.get(name)).toBeNull();
   });
 
+  it('raises several counters asked in one tick each by one, a counter named twice twice, each with its own answer', async () => {
+    const [a, b, c] = [1, 2, 3].map(() => `selection-${newSessionToken()}`) as [string, string, string];
+    expect(await store.raise(b)).toBe(1);
+    const raised = await Promise.all([store.raise(a), store.raise(b), store.raise(a), store.raise(c), store.raise(b)]);
+    expect(raised).toEqual([1, 2, 2, 1, 3]);
+    expect(await Promise.all([a, b, c].map((n) => store.counter(n)))).toEqual([2, 3, 1]);
+    // And the next tick's raises after them.
+    expect(await Promise.all([store.raise(c), store.raise(a)])).toEqual([2, 3]);
+  });
+
   it('expires a counter a TTL after its last raise, and a raise restarts the TTL', async () => {
     const name = `selection-${newSessionToken()}`;
     const ttlMs = h.ttlSeconds * 1000;
