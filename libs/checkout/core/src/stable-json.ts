@@ -56,7 +56,7 @@ const bytesOf = (value: unknown): Buffer | undefined => {
  * `JSON.stringify(body)` as UTF-8 bytes, for an answer object whose members (or the elements of its array
  * members) may be stable: those are copied in from their kept bytes (decision 59), so that only the parts that
  * change are serialised, and the answer is one buffer outside V8's heap rather than a string of the whole
- * answer made, flattened and encoded per request (decision 87). Same bytes as `JSON.stringify`, members in the
+ * answer made, flattened and encoded per request (decision 88). Same bytes as `JSON.stringify`, members in the
  * same order.
  */
 export function answerBytes(body: Record<string, unknown>): Buffer {

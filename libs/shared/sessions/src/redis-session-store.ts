@@ -89,7 +89,7 @@ export class RedisSessionStore implements SessionStore {
   private closed = false;
 
   private readonly slackMs: number;
-  /** The raises asked for in this tick, sent together as one script when it ends (decision 88). */
+  /** The raises asked for in this tick, sent together as one script when it ends (decision 89). */
   private raises: PendingRaise[] = [];
 
   private constructor(
@@ -159,7 +159,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   raise(name: string): Promise<number> {
-    // One command for every raise asked for in this tick (decision 88): the changes a cart batch answered
+    // One command for every raise asked for in this tick (decision 89): the changes a cart batch answered
     // together (decision 78) resume in one tick, each raising its selection's counter before it answers.
     // INCR and the TTL together in a script (atomic, as MULTI would be, at a fraction of the client's cost
     // per call), so a counter never lives on without one; sent by its SHA-1 (EVALSHA, once EVAL after a
