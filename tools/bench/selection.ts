@@ -75,7 +75,9 @@ const record: PhaseRecord = { pids: {}, phases: [] };
 /** CPU per request per process of each separate-processes row, printed after the table. */
 const cpuLines: string[] = [];
 /** Edge × cart replicas of each separate setup, in turn (BENCH_REPLICAS, else BENCH_EDGE_REPLICAS × BENCH_CART_REPLICAS). */
-const topologies = (process.env['BENCH_REPLICAS'] ?? `${process.env['BENCH_EDGE_REPLICAS'] ?? 1}x${process.env['BENCH_CART_REPLICAS'] ?? 1}`)
+const topologies = (
+  process.env['BENCH_REPLICAS'] ?? `${process.env['BENCH_EDGE_REPLICAS'] ?? 1}x${process.env['BENCH_CART_REPLICAS'] ?? 1}`
+)
   .split(',')
   .filter(Boolean)
   .map((t) => {
@@ -134,7 +136,9 @@ async function cartSelectionReads(cartUrl: string | undefined): Promise<number> 
   const text = await (await fetch(`${cartUrl}/metrics`)).text();
   return text
     .split('\n')
-    .filter((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('method="GET"') && /route="[^"]*\/selections\/:id"/.test(l))
+    .filter(
+      (l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('method="GET"') && /route="[^"]*\/selections\/:id"/.test(l),
+    )
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -193,12 +197,10 @@ async function separateProcesses(topology: { edges: number; carts: number }): Pr
     infra,
     { ...per, catalog: { ...per['catalog'], MEILI_URL: 'embedded' } },
     { 'checkout-api': topology.edges, cart: topology.carts },
-  ).catch(
-    async (e: unknown) => {
-      await dropSchemas();
-      throw e;
-    },
-  );
+  ).catch(async (e: unknown) => {
+    await dropSchemas();
+    throw e;
+  });
   return {
     endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
     engines: `separate processes: Postgres, Redis sessions, Kafka, embedded search; ${replicasLabel(topology)}`,
@@ -297,7 +299,8 @@ async function load(
   ].filter(Boolean);
   if (options.what && perRequest.length)
     cpuLines.push(`${options.what}, ${connections} connections: CPU ms a request: ${perRequest.join(', ')}${reads}; ${extra.join('; ')}`);
-  if ('slow' in result && options.what) stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate, result.requests.total));
+  if ('slow' in result && options.what)
+    stallLines.push(await stallReport(options.what, result.slow, startUs, result.timerLate, result.requests.total));
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -356,7 +359,10 @@ async function stallReport(what: string, slow: SlowRequest[], startUs: number, t
   const fromMs = toMs - (monotonicUs() - startUs) / 1000;
   // The probes write once a second.
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const names = new Map<number, string>([[process.pid, 'load generator'], ...Object.entries(record.pids).map(([n, pid]) => [pid, n] as const)]);
+  const names = new Map<number, string>([
+    [process.pid, 'load generator'],
+    ...Object.entries(record.pids).map(([n, pid]) => [pid, n] as const),
+  ]);
   const byProcess = new Map<string, StallEvent[]>();
   for (const file of readdirSync(stallsDir).filter((f) => f.endsWith('.jsonl'))) {
     const pid = Number(file.replace('.jsonl', ''));
@@ -514,7 +520,10 @@ async function main() {
   } finally {
     await kill(bare.child);
   }
-  const setups = benchSetups([embedded], topologies.map((topology) => () => separateProcesses(topology))).flat();
+  const setups = benchSetups(
+    [embedded],
+    topologies.map((topology) => () => separateProcesses(topology)),
+  ).flat();
   const lines = [
     `${machineLine()}; ${seconds} s a row`,
     '',
