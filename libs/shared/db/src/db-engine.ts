@@ -87,11 +87,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     throw new DbUnavailableError(url, describeCause(error), { cause: error });
   }
   options.logger?.info({ database: maskUrl(url) }, 'database connected');
-  const statements = preparedStatementRunner(
-    { connectionString: url, connectionTimeoutMillis: 3000, types: pgTypeOverrides },
-    options.poolMax ?? 10,
-  );
-  return engineOf(knex, 'postgres', statements);
+  return engineOf(knex, 'postgres', preparedStatementRunner(knex));
 }
 
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
@@ -127,7 +123,12 @@ function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: Prepar
     knex,
     engine,
     forSchema: (schema) => createDb(knex, engine, schema, statements),
-    close: () => (closed ??= Promise.all([knex.destroy(), statements?.close()]).then(() => undefined)),
+    close: () =>
+      (closed ??= (async () => {
+        // The runner's connections first: knex's pool waits for every connection taken from it.
+        await statements?.close();
+        await knex.destroy();
+      })()),
   };
 }
 
@@ -137,87 +138,92 @@ interface PgConnection {
   query<R>(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
 }
 
-/** Runs `Db.query`'s named prepared statements on connections of its own (decision 69). */
+/** Runs `Db.query`'s named prepared statements on connections it keeps from knex's pool (decisions 69 and 90). */
 interface PreparedStatementRunner {
   run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
-type PgClient = pg.Client & { dead?: boolean };
+/** A pg client of knex's pool; knex marks it when it errs or ends (it is then dropped when it comes back). */
+type PgClient = pg.Client & { __knex__disposed?: unknown };
+
+/** What the runner uses of knex's client and its tarn pool. */
+interface KnexPgClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<void>;
+  pool?: { max: number; numFree(): number; numUsed(): number; numPendingCreates(): number; numPendingAcquires(): number };
+}
 
 /**
- * A pool of at most `max` pg clients for `Db.query`, beside knex's (decision 69): a statement takes an idle
- * client, or opens one while under `max`, or waits for the next release, and goes out as a `pg.Query` with
- * its name (no knex acquire with its pending-operation promises and timers, no copy of a config object
- * per query). Clients open on demand and stay open until the engine closes; one that fails is dropped.
+ * `Db.query`'s connections (decisions 69 and 90): connections of knex's own pool, so a process holds at most its
+ * `poolMax` in all, kept by the runner between statements. A statement takes one the runner holds idle, else
+ * one from knex's pool while it has one free or may open one, else (all taken) the next the runner releases if
+ * it has any in use (its own queue: no tarn acquire with its promises and timers per statement), else waits in
+ * knex's pool (its queue and `acquireConnectionTimeout`). It goes out as a `pg.Query` with its name (no copy of
+ * a config object per query; the named statement stays prepared on the connection). A connection goes back to
+ * knex's pool when someone waits there, when knex's pool is full and knex asks for one, when it failed, and when
+ * the engine closes.
  */
-function preparedStatementRunner(config: pg.ClientConfig, max: number): PreparedStatementRunner {
+function preparedStatementRunner(knex: Knex): PreparedStatementRunner {
+  const client = knex.client as unknown as KnexPgClient;
   const idle: PgClient[] = [];
-  const waiting: Array<{ resolve(client: PgClient): void; reject(error: unknown): void }> = [];
-  const all = new Set<PgClient>();
-  let opening = 0;
+  const waiting: Array<{ resolve(connection: PgClient): void; reject(error: unknown): void }> = [];
+  let inUse = 0;
   let closed = false;
-  const open = async (): Promise<PgClient> => {
-    opening++;
-    const client: PgClient = new pg.Client(config);
-    client.on('error', () => {
-      client.dead = true;
-    });
-    try {
-      await client.connect();
-    } catch (error) {
-      client.dead = true;
-      throw error;
-    } finally {
-      opening--;
-    }
-    all.add(client);
-    return client;
+  const acquireFromKnex = client.acquireConnection.bind(client);
+  const giveBack = (connection: PgClient) => void client.releaseConnection(connection).catch(() => undefined);
+  const full = () => {
+    const pool = client.pool;
+    return pool !== undefined && pool.numFree() === 0 && pool.numUsed() + pool.numPendingCreates() >= pool.max;
+  };
+  // Knex's own acquires (transactions, the builder) never wait for a connection the runner keeps idle.
+  client.acquireConnection = () => {
+    const spare = idle.length > 0 && full() ? idle.pop() : undefined;
+    if (spare) giveBack(spare);
+    return acquireFromKnex();
   };
   const acquire = (): PgClient | Promise<PgClient> => {
-    if (closed) throw new Error('database: engine closed');
-    for (let client = idle.pop(); client; client = idle.pop()) {
-      if (!client.dead) return client;
-      all.delete(client);
-      void client.end().catch(() => undefined);
+    for (let connection = idle.pop(); connection; connection = idle.pop()) {
+      if (!connection.__knex__disposed) return connection;
+      giveBack(connection);
     }
-    if (all.size + opening < max) return open();
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    if (inUse > 0 && full()) return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    return acquireFromKnex();
   };
-  const release = (client: PgClient) => {
-    if (client.dead || closed) {
-      all.delete(client);
-      void client.end().catch(() => undefined);
-      // A waiter gets a fresh client in its place.
+  const release = (connection: PgClient) => {
+    if (closed || connection.__knex__disposed || (client.pool?.numPendingAcquires() ?? 0) > 0) {
+      giveBack(connection);
+      // A statement queued here waits in knex's pool instead, where the connection went.
       const next = waiting.shift();
-      if (next && !closed) open().then(next.resolve, next.reject);
+      if (next) acquireFromKnex().then(next.resolve, next.reject);
       return;
     }
     const next = waiting.shift();
-    if (next) next.resolve(client);
-    else idle.push(client);
+    if (next) next.resolve(connection);
+    else idle.push(connection);
   };
   return {
     async run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]> {
+      if (closed) throw new Error('database: engine closed');
       const taken = acquire();
-      const client = taken instanceof Promise ? await taken : taken;
+      const connection = taken instanceof Promise ? await taken : taken;
+      inUse++;
       return new Promise<R[]>((resolve, reject) => {
         // A text config, named after: pg copies an object config's descriptors on every query.
         const query = new pg.Query(statement.text, values as unknown[], (error: Error | undefined, result: pg.QueryResult) => {
-          release(client);
+          inUse--;
+          release(connection);
           if (error) reject(error);
           else resolve(result.rows as R[]);
         });
         (query as unknown as { name: string }).name = statement.name;
-        client.query(query);
+        connection.query(query);
       });
     },
     async close() {
       closed = true;
-      for (const w of waiting.splice(0)) w.reject(new Error('database: engine closed'));
-      idle.length = 0;
-      await Promise.all([...all].map((c) => c.end().catch(() => undefined)));
-      all.clear();
+      // Knex's pool waits, as it is destroyed, for every connection taken from it.
+      for (const connection of idle.splice(0)) giveBack(connection);
     },
   };
 }

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
+import { createDbEngine, type DbEngine } from './db-engine';
+
+// `Db.query`'s prepared statements run on connections of knex's own pool (decision 90): a process holds at most
+// `poolMax` connections in all. Before, they had a pool of their own beside knex's: up to twice `poolMax`.
+describeWithEngines('Db engine on Postgres: one bound on connections', ['postgres'], (engines) => {
+  /** An engine whose connections carry an application name of their own, to be counted in pg_stat_activity. */
+  const open = async (poolMax: number): Promise<{ engine: DbEngine; connections: () => Promise<number> }> => {
+    const name = uniqueName('pool');
+    const url = new URL(engines.url('postgres'));
+    url.searchParams.set('application_name', name);
+    const engine = await createDbEngine(url.toString(), { poolMax });
+    const watcher = new Client({ connectionString: engines.url('postgres') });
+    await watcher.connect();
+    const close = engine.close.bind(engine);
+    engine.close = async () => {
+      await close();
+      await watcher.end();
+    };
+    const connections = async () =>
+      Number((await watcher.query(`select count(*) as n from pg_stat_activity where application_name = $1`, [name])).rows[0].n);
+    return { engine, connections };
+  };
+
+  it('never holds more than poolMax connections while Db.query and knex transactions run at once, and finishes them all', async () => {
+    const { engine, connections } = await open(3);
+    try {
+      const db = engine.forSchema('public');
+      let most = 0;
+      let running = true;
+      const watching = (async () => {
+        while (running) {
+          most = Math.max(most, await connections());
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      const statements = Array.from({ length: 24 }, (_, i) =>
+        db.query<{ n: number }>('select ?::int as n from pg_sleep(0.05)', [i]).then((rows) => rows[0]?.n),
+      );
+      const transactions = Array.from({ length: 8 }, (_, i) =>
+        engine.knex.transaction(async (trx) => {
+          await trx.raw('select pg_sleep(0.05)');
+          return i;
+        }),
+      );
+      expect(await Promise.all(statements)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+      expect(await Promise.all(transactions)).toEqual(Array.from({ length: 8 }, (_, i) => i));
+      running = false;
+      await watching;
+      // Both sides wanted more than three at once; the two pools of before opened up to six.
+      expect(most).toBeGreaterThanOrEqual(2);
+      expect(most).toBeLessThanOrEqual(3);
+      expect(await connections()).toBeLessThanOrEqual(3);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
+  it('gives knex a connection the statements hold idle rather than making a transaction wait for one', async () => {
+    const { engine, connections } = await open(2);
+    try {
+      const db = engine.forSchema('public');
+      // Two at once: the runner now holds both connections, idle.
+      await Promise.all([db.query('select pg_sleep(0.05)', []), db.query('select pg_sleep(0.05)', [])]);
+      expect(await connections()).toBe(2);
+      // Two transactions at once get both (without, they would wait for knex's 5 s acquire time-out and fail).
+      const both = await Promise.all(
+        [1, 2].map((i) => engine.knex.transaction(async (trx) => (await trx.raw('select ?::int as i, pg_sleep(0.2)', [i])).rows[0].i)),
+      );
+      expect(both).toEqual([1, 2]);
+      // And the statements get them back.
+      expect(await db.query<{ n: number }>('select ?::int as n', [7])).toEqual([{ n: 7 }]);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
+  it('keeps a statement prepared on its connection, across a transaction that used the same connection', async () => {
+    const { engine } = await open(1);
+    try {
+      const db = engine.forSchema('public');
+      const sql = 'select ?::int + 1 as n';
+      const name = `q_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      expect(await db.query(sql, [1])).toEqual([{ n: 2 }]);
+      await engine.knex.transaction(async (trx) => trx.raw('select 1'));
+      expect(await db.query(sql, [2])).toEqual([{ n: 3 }]);
+      const prepared = await db.query<{ name: string }>('select name from pg_prepared_statements', []);
+      expect(prepared.map((p) => p.name)).toContain(name);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+});
