@@ -7,12 +7,13 @@
 // every variant of a round.
 //
 //   source <(tools/infra/env) && npx tsx tools/bench/meili-settings.ts <dir>/meili-docs.json
-//   MEILI_ROUNDS (3), MEILI_TASKS (100,400,500: docs are cut in those shares), MEILI_PREFILL (2: batches before)
+//   MEILI_ROUNDS (3), MEILI_TASKS (100,400,500: docs are cut in those shares), MEILI_PREFILL (2: batches before),
+//   MEILI_PID (a private Meilisearch's pid: its CPU per variant, which the load inflates far less than durations)
 import { readFileSync } from 'node:fs';
 import { Meilisearch, type Settings } from 'meilisearch';
 import { loadMeiliSettings } from '@commerce/catalog-adapters';
 import { runKafkaNamespace } from '../e2e/processes';
-import { runBench } from './bench-env';
+import { cpuMsOf, runBench } from './bench-env';
 import { durationMs } from './meili-tasks';
 
 const url = process.env['MEILI_URL'];
@@ -20,6 +21,8 @@ const key = process.env['MEILI_MASTER_KEY'];
 const rounds = Number(process.env['MEILI_ROUNDS'] ?? 3);
 const shares = (process.env['MEILI_TASKS'] ?? '100,400,500').split(',').map(Number);
 const prefill = Number(process.env['MEILI_PREFILL'] ?? 2);
+/** A private Meilisearch's pid: its CPU for the batch's tasks is printed beside their durations. */
+const meiliPid = Number(process.env['MEILI_PID'] ?? 0) || undefined;
 
 type Doc = Record<string, unknown> & { id: string };
 
@@ -50,6 +53,7 @@ async function main() {
   const run = runKafkaNamespace('meili-settings'); // remembered: runBench deletes the indexes named after it
   const renamed = (tag: string) => docs.map((d) => ({ ...d, id: `${tag}${d.id}` }));
   const results = new Map<string, number[]>();
+  const cpus = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [v, variant] of variants().entries()) {
       const uid = `${run}_${round}_${v}`;
@@ -62,6 +66,7 @@ async function main() {
       const total = shares.reduce((a, b) => a + b, 0);
       let at = 0;
       let spent = 0;
+      const cpuBefore = cpuMsOf(meiliPid);
       for (const share of shares) {
         const part = batch.slice(at, at + Math.round((share / total) * batch.length));
         at += part.length;
@@ -69,17 +74,19 @@ async function main() {
         if (task.status !== 'succeeded') throw new Error(`${variant.name}: ${task.status}: ${task.error?.message}`);
         spent += durationMs(task.duration);
       }
+      const cpu = cpuBefore === undefined ? undefined : cpuMsOf(meiliPid)! - cpuBefore;
       results.set(variant.name, [...(results.get(variant.name) ?? []), spent]);
-      console.error(`round ${round + 1}: ${variant.name}: ${spent.toFixed(0)} ms`);
+      if (cpu !== undefined) cpus.set(variant.name, [...(cpus.get(variant.name) ?? []), cpu]);
+      console.error(`round ${round + 1}: ${variant.name}: ${spent.toFixed(0)} ms${cpu === undefined ? '' : `, CPU ${cpu} ms`}`);
       await client.deleteIndex(uid).waitTask();
     }
   }
+  const all = (xs: number[]) => `${median(xs).toFixed(0)} (${xs.map((x) => x.toFixed(0)).join(', ')})`;
   console.log(
-    `| settings | ${docs.length} documents in tasks of shares ${shares.join(':')} after ${prefill} such batches: Meilisearch ms, median of ${rounds} (all) |`,
+    `| settings | ${docs.length} documents in tasks of shares ${shares.join(':')} after ${prefill} such batches: Meilisearch ms, median of ${rounds} (all) | its CPU ms, median (all) |`,
   );
-  console.log('|---|---|');
-  for (const [name, spent] of results)
-    console.log(`| ${name} | ${median(spent).toFixed(0)} (${spent.map((s) => s.toFixed(0)).join(', ')}) |`);
+  console.log('|---|---|---|');
+  for (const [name, spent] of results) console.log(`| ${name} | ${all(spent)} | ${cpus.has(name) ? all(cpus.get(name)!) : '–'} |`);
 }
 
 runBench(main);

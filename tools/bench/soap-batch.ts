@@ -14,6 +14,12 @@
 //   BENCH_SEARCH=meilisearch|embedded          # separate processes: only on that search engine (default both when
 //                                              MEILI_URL names a Meilisearch: the deployment's engine, then the embedded one)
 //   BENCH_MEILI_PID=<pid>                      # Meilisearch's CPU per batch (a private one: the shared one serves others too)
+//
+// Measured (docs/benchmarks.md, "Issue 8 on Meilisearch"): before decision 87 a 1,000-product batch reached
+// Meilisearch as 9–12 documents tasks, processed as 6–8 batches one after the other (each with a fixed cost);
+// since, 3 tasks and 3 batches, and ~15–20 % less of Meilisearch's CPU (1,290–1,480 ms a batch against
+// 1,610–1,820, alternated on a private Meilisearch at load 15–22). The lead's quiet run before it: searchable
+// p99 8.0 s on Meilisearch, 3.5–3.8 s on the embedded engine; after it: for the next quiet run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
