@@ -7,10 +7,11 @@
 //   BENCH_SOAP_BATCH (1000), BENCH_ROUNDS (5)
 import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
 import { createReceivedUpsertsStore, backofficeMigrations, entityToXml, soapRequestXml } from '@commerce/backoffice-adapters';
-import { receiveEntities, validateBatch } from '@commerce/backoffice-core';
+import { receiveEntities, RECEIVE_CHUNK, validateBatch } from '@commerce/backoffice-core';
 import { outboxBatch } from '@commerce/shared-bus';
 import { createDbEngine, migrate } from '@commerce/shared-db';
 import { parseSoapEnvelope } from '../../libs/backoffice/adapters/src/soap/soap-envelope';
+import { StreamedUpdate } from '../../libs/backoffice/adapters/src/soap/soap-streamed-update';
 import { updateListOf } from '../../libs/backoffice/adapters/src/soap/soap-operations';
 import { checkSoapBytes, DEFAULT_BODY_LIMITS } from '../../libs/backoffice/adapters/src/soap/soap-body.reader';
 import { xmlListToEntities, type XmlNode } from '../../libs/backoffice/adapters/src/soap/soap-xml.mapper';
@@ -89,6 +90,18 @@ async function main(): Promise<void> {
       const chunked = performance.now();
       await receiveEntities({ store }, 'product', entities, `bench-c-${round}`);
       record(`validation + events + store on ${name}, chunked (receiveEntities): wall`, performance.now() - chunked);
+      // Decision 91: the parse too, whole first (as before) against handed over to the store as it is built.
+      const whole = performance.now();
+      const wholeParsed = parseSoapEnvelope(body.text, DEFAULT_BODY_LIMITS.xml, updateListOf).payload as Record<string, XmlNode>;
+      await receiveEntities({ store }, 'product', xmlListToEntities('Product', 'product', wholeParsed['products']), `bench-w-${round}`);
+      record(`parse + validation + events + store on ${name}, parsed whole first: wall`, performance.now() - whole);
+      const streaming = performance.now();
+      const streamed = new StreamedUpdate(() => (parts) => receiveEntities({ store }, 'product', parts, `bench-p-${round}`), RECEIVE_CHUNK);
+      const streamedPayload = (await streamed.parse(body.text, DEFAULT_BODY_LIMITS.xml)).payload as Record<string, XmlNode>;
+      const taken = await streamed.take(xmlListToEntities('Product', 'product', streamedPayload['products']));
+      if (!taken) throw new Error('the streamed batch was not taken');
+      await taken.outcome;
+      record(`parse + validation + events + store on ${name}, streamed (decision 91): wall`, performance.now() - streaming);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -117,6 +117,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
         pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
       },
       trustProxy: config.SOAP_TRUST_PROXY,
+      streamPartSize: config.SOAP_STREAM_PART_SIZE,
       // The account service's cost: a buyer who never logged in costs a login what anyone costs (decision 54).
       buyerPasswords: argon2Params(config),
       outboxPollMs: config.OUTBOX_POLL_MS,

@@ -56,6 +56,7 @@ runService('backoffice-soap', async () => {
         pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
       },
       trustProxy: config.SOAP_TRUST_PROXY,
+      streamPartSize: config.SOAP_STREAM_PART_SIZE,
       buyerPasswords: argon2Params(config),
       outboxPollMs: config.OUTBOX_POLL_MS,
     });

@@ -21,4 +21,9 @@ export const backofficeSoapEnv = () => ({
    * counted per that address (its last entry) instead of the ingress's own.
    */
   SOAP_TRUST_PROXY: flag,
+  /**
+   * Entities of an `*_Update` handed to the store at a time as the request is parsed (decision 91); `0`: the
+   * batch is parsed whole before anything is written.
+   */
+  SOAP_STREAM_PART_SIZE: z.coerce.number().int().min(0).max(100_000).default(100),
 });

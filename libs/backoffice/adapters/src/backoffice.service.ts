@@ -43,6 +43,11 @@ export interface BackofficeServiceDeps {
    * how long events every user has done are kept (default 30 days), pruned every `pruneIntervalMs` (1 h).
    */
   events?: { echo?: boolean; pageSize?: number; mappers?: readonly ChangeEventMapper[]; retentionMs?: number; pruneIntervalMs?: number };
+  /**
+   * How many entities of an `*_Update` the parse hands to the store at a time (decision 91; default the use
+   * case's RECEIVE_CHUNK); 0: none, the batch is parsed whole first (what tests compare against).
+   */
+  streamPartSize?: number;
 }
 
 export interface BackofficeService {
@@ -91,6 +96,11 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
   const router = createSoapRouter({
     // The store nudges the relay when the batch commits (outboxWritten, decision 66).
     receiveEntities: (entity, entities, requestId) => receiveEntities({ store, hasher: buyerHasher }, entity, entities, requestId),
+    // A batch handed over as the request is parsed (decision 91): validated and written part by part, one transaction.
+    ...(deps.streamPartSize === 0
+      ? {}
+      : { receiveEntityParts: (entity, parts, requestId) => receiveEntities({ store, hasher: buyerHasher }, entity, parts, requestId) }),
+    ...(deps.streamPartSize ? { streamPartSize: deps.streamPartSize } : {}),
     getEvents: (request) => getEvents({ feed, pageSize }, request),
     markEventsDone: (username, numbers) => markEventsDone({ feed }, username, numbers),
     users: deps.users,

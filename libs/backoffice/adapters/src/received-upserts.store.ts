@@ -52,7 +52,7 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
      * One transaction; each chunk is one statement, serialised as soon as the chunk is made and sent as
      * soon as the statement before it answered (the connection runs one at a time): Postgres parses and
      * writes a chunk while this process makes the next (decision 79). A turn of the event loop after each
-     * chunk lets a statement go out and the one before answer.
+     * chunk lets a statement go out and the one before answer. The chunks may come asynchronously (decision 91).
      */
     async saveChunks(entity, chunks, requestId) {
       let written = 0;
@@ -61,7 +61,7 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
         // The statements in turn; it never rejects (a failure is kept in `failed`).
         let writes: Promise<unknown> = Promise.resolve();
         try {
-          for (const events of chunks) {
+          for await (const events of chunks) {
             // After a failed write the rest is still made (a refused entity's Fault comes first), not sent.
             if (failed || events.length === 0) continue;
             const bindings = bindingsOf(entity, events, requestId);

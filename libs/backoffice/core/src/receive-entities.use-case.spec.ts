@@ -27,7 +27,7 @@ function recordingStore(): UpsertStore & {
     // As a transaction would: the batch counts as saved once every chunk is made; one refused drops them all.
     async saveChunks(entity, chunks, requestId) {
       const events: EventEnvelope[] = [];
-      for (const chunk of chunks) events.push(...chunk);
+      for await (const chunk of chunks) events.push(...chunk);
       await saveBatch(entity, events, requestId);
     },
   };

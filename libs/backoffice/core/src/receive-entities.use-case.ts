@@ -77,7 +77,7 @@ export const RECEIVE_CHUNK = 100;
 export async function receiveEntities(
   deps: ReceiveEntitiesDeps,
   entity: ReceivableEntity,
-  entities: readonly unknown[],
+  batch: readonly unknown[] | AsyncIterable<readonly unknown[]>,
   requestId?: string,
 ): Promise<ReceiveResult> {
   const event = UpsertReceivedEvents[entity];
@@ -91,6 +91,8 @@ export async function receiveEntities(
     data: { id: string },
     requestId?: string,
   ) => EventEnvelope;
+  if (!isArray(batch)) return receiveParts(entity, schema, intake.list, envelopeOf, deps, batch, requestId, prepare);
+  const entities = batch;
   if (prepare) {
     // Prepared entities (accounts: passwords hashed, asynchronously) are validated whole first, as before.
     const valid: { id: string }[] = validateBatch(intake.list, schema, entities);
@@ -110,6 +112,41 @@ export async function receiveEntities(
       const valid: { id: string }[] = validateBatch(intake.list, schema, entities.slice(at, at + RECEIVE_CHUNK), { offset: at });
       received += valid.length;
       yield valid.map((data) => envelopeOf(data, requestId));
+    }
+  }
+  await deps.store.saveChunks(entity, chunks(), requestId);
+  return { received };
+}
+
+const isArray = (batch: readonly unknown[] | AsyncIterable<readonly unknown[]>): batch is readonly unknown[] => Array.isArray(batch);
+
+/**
+ * A batch that arrives in parts as the request's parse builds them (decision 91): each part is validated
+ * (its offset the entities before it, so a Fault names the entity's position in the whole batch) and turned
+ * into its events as it comes, and the store writes it in the same one transaction. Prepared entities
+ * (accounts) are gathered whole first and take the array path.
+ */
+async function receiveParts(
+  entity: ReceivableEntity,
+  schema: z.ZodType<{ id: string }>,
+  list: string,
+  envelopeOf: (data: { id: string }, requestId?: string) => EventEnvelope,
+  deps: ReceiveEntitiesDeps,
+  parts: AsyncIterable<readonly unknown[]>,
+  requestId: string | undefined,
+  prepare: unknown,
+): Promise<ReceiveResult> {
+  if (prepare) {
+    const whole: unknown[] = [];
+    for await (const part of parts) whole.push(...part);
+    return receiveEntities(deps, entity, whole, requestId);
+  }
+  let received = 0;
+  async function* chunks(): AsyncGenerator<EventEnvelope[]> {
+    for await (const part of parts) {
+      const valid: { id: string }[] = validateBatch(list, schema, part, { offset: received });
+      received += valid.length;
+      if (valid.length > 0) yield valid.map((data) => envelopeOf(data, requestId));
     }
   }
   await deps.store.saveChunks(entity, chunks(), requestId);

@@ -16,6 +16,7 @@ export interface UpsertStore {
    * next one is validated and serialised. Whole or nothing: an error thrown by the iteration (a refused
    * entity) or by a write rolls every chunk back and is rethrown (the iteration's own error first: the rest
    * of the chunks is still made, unwritten, after a failed write); it resolves only once all is committed.
+   * The chunks may come asynchronously (decision 91: as the request's parse builds them).
    */
-  saveChunks(entity: UpsertEntity, chunks: Iterable<EventEnvelope[]>, requestId?: string): Promise<void>;
+  saveChunks(entity: UpsertEntity, chunks: Iterable<EventEnvelope[]> | AsyncIterable<EventEnvelope[]>, requestId?: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { MalformedRequestError } from '@commerce/backoffice-core';
 import type { XmlNode } from './soap-xml.mapper';
-import { parseXmlTree, type EntityListOf } from './xml-tree';
+import { parseXmlTree, parseXmlTreeSteps, type BatchSink, type EntityListOf } from './xml-tree';
 import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -20,11 +20,33 @@ const isElementObject = (node: unknown): node is Record<string, XmlNode> =>
  * parsed (see parseXmlTree).
  */
 export function parseSoapEnvelope(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS, entityListOf?: EntityListOf): SoapRequestBody {
-  const text = xml.replace(/^\uFEFF/, '').trim();
-  if (text === '') throw new MalformedRequestError('empty request body: expected a SOAP envelope');
   // SOAP 1.1 forbids a DTD in a message, and refusing it outright rules out entity-expansion attacks:
   // parseXmlTree refuses any declaration and defines no entity (decision 52), and enforces the limits.
-  const doc = parseXmlTree(text, limits, entityListOf);
+  return envelopeOf(parseXmlTree(bodyText(xml), limits, entityListOf));
+}
+
+/**
+ * parseSoapEnvelope as a generator that pauses between the sink's slices of an `*_Update`'s entities
+ * (decision 91; parseXmlTreeSteps). An irregular batch is not parsed again here: it throws what
+ * isIrregularBatch recognises, for the caller to give up what it was handed and parse again.
+ */
+export function* parseSoapEnvelopeSteps(
+  xml: string,
+  limits: XmlLimits,
+  entityListOf: EntityListOf,
+  sink: BatchSink,
+): Generator<void, SoapRequestBody> {
+  return envelopeOf(yield* parseXmlTreeSteps(bodyText(xml), limits, entityListOf, sink));
+}
+
+function bodyText(xml: string): string {
+  const text = xml.replace(/^\uFEFF/, '').trim();
+  if (text === '') throw new MalformedRequestError('empty request body: expected a SOAP envelope');
+  return text;
+}
+
+/** The operation element of a parsed SOAP 1.1 request; MalformedRequestError for anything else. */
+function envelopeOf(doc: Record<string, XmlNode>): SoapRequestBody {
   const envelope = isElementObject(doc) ? doc['Envelope'] : undefined;
   if (!isElementObject(envelope) || Object.keys(doc as object).length !== 1)
     throw new MalformedRequestError('not a SOAP envelope: the root element must be Envelope');

@@ -3,6 +3,7 @@ import { MalformedRequestError, OperationNotImplementedError, UnknownOperationEr
 import type { ChangeEvent } from '@commerce/backoffice-core';
 import { entityToXml, xmlListToEntities, type XmlNode } from './soap-xml.mapper';
 import type { EntityListOf } from './xml-tree';
+import type { StreamedUpdate } from './soap-streamed-update';
 
 /** The operations of the spec's table: name, the element that carries the request, the element that answers. */
 export const SPEC_OPERATIONS = [
@@ -57,6 +58,8 @@ export const UPDATE_OPERATIONS: readonly UpdateOperation[] = [
 export interface SoapCallContext {
   requestId: string;
   username: string;
+  /** The request's batch, when the parse handed it to the store as it built it (decision 91). */
+  streamed?: StreamedUpdate;
 }
 
 /**
@@ -122,7 +125,7 @@ export function updateHandler(options: {
   list: string;
   item: string;
   type: string;
-  receive: (entities: unknown[], requestId: string) => Promise<unknown>;
+  receive: (entities: unknown[], context: SoapCallContext) => Promise<unknown>;
 }): SoapHandler {
   return async (operation, context) => {
     if (!(options.list in operation)) throw new MalformedRequestError(`the operation needs a ${options.list} element`);
@@ -135,7 +138,7 @@ export function updateHandler(options: {
     } else if (node !== undefined && node.trim() !== '') {
       throw new MalformedRequestError(`${options.list} must hold ${options.item} elements`);
     }
-    await options.receive(xmlListToEntities(options.type, options.item, node), context.requestId);
+    await options.receive(xmlListToEntities(options.type, options.item, node), context);
     return 'OK';
   };
 }

@@ -28,7 +28,13 @@ jest.setTimeout(60_000);
 
 const hasher: PasswordHasher = { hash: async (p) => `plain$${p}`, verify: async (p, e) => e === `plain$${p}` };
 const USER = { username: 'erp', password: 'pw' };
-const received = jest.fn(async () => undefined);
+const received = jest.fn(async (_entity: string, _entities: unknown[], _requestId: string) => undefined);
+/** A batch handed over while it is parsed (decision 91): `received` once every part came, as a commit would. */
+const receivedParts = jest.fn(async (entity: string, parts: AsyncIterable<readonly unknown[]>, requestId: string) => {
+  const all: unknown[] = [];
+  for await (const part of parts) all.push(...part);
+  return received(entity, all, requestId);
+});
 const getEvents = jest.fn(async () => []);
 const markDone = jest.fn(async () => undefined);
 
@@ -45,6 +51,8 @@ beforeAll(async () => {
   heapBefore = process.memoryUsage().heapUsed;
   const router = createSoapRouter({
     receiveEntities: received,
+    receiveEntityParts: receivedParts,
+    streamPartSize: 1,
     getEvents,
     markEventsDone: markDone,
     users: [{ username: USER.username, passwordHash: `plain$${USER.password}` }],
@@ -76,6 +84,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   received.mockClear();
+  receivedParts.mockClear();
   getEvents.mockClear();
   markDone.mockClear();
 });
@@ -267,6 +276,8 @@ describe('the SOAP front door under hostile XML', () => {
     expectRefused(answer);
     expect(answer.body).toContain('does not name the operation in the Body');
     expect(markDone).not.toHaveBeenCalled();
+    // Not even handed over while parsing.
+    expect(receivedParts).not.toHaveBeenCalled();
     const events = await post(headers('products_Update'), envelopeAround('<event>1</event>', 'events_Done'));
     expectRefused(events);
     expect(markDone).not.toHaveBeenCalled();

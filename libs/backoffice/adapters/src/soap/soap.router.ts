@@ -6,6 +6,7 @@ import {
   LoginRateLimitedError,
   LoginThrottle,
   MalformedRequestError,
+  RECEIVE_CHUNK,
   RequestTooLargeError,
   UnsupportedEncodingError,
   verifySoapLogin,
@@ -34,10 +35,19 @@ import {
 import { faultOf, soapFault, soapSuccess, soapSuccessXml } from './soap-reply';
 import { createScryptPasswordHasher } from '../scrypt-password.hasher';
 import type { XmlNode } from './soap-xml.mapper';
+import { StreamedUpdate, type StreamStart } from './soap-streamed-update';
 
 export interface SoapRouterDeps {
   /** The `*_Update` use case, bound to its store: validates a batch of one entity and resolves once it is durable. */
   receiveEntities: (entity: ReceivableEntity, entities: unknown[], requestId: string) => Promise<unknown>;
+  /**
+   * The same use case for a batch handed over in parts as the request's parse builds them (decision 91):
+   * validated and stored part by part in one transaction, resolving once it is committed. Absent: every
+   * batch is parsed whole, then received.
+   */
+  receiveEntityParts?: (entity: ReceivableEntity, parts: AsyncIterable<readonly unknown[]>, requestId: string) => Promise<unknown>;
+  /** How many entities the parse hands over at a time (default: the use case's RECEIVE_CHUNK). */
+  streamPartSize?: number;
   /** `events_Get` / `events_GetByMarkets`, bound to the feed; absent: those operations are not served. */
   getEvents?: GetEvents;
   /** `events_Done`, bound to the feed. */
@@ -148,7 +158,14 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
   const handlers: Partial<Record<SoapOperationName, SoapHandler>> = Object.fromEntries(
     UPDATE_OPERATIONS.map((op) => [
       op.name,
-      updateHandler({ ...op, receive: (entities, requestId) => deps.receiveEntities(op.entity, entities, requestId) }),
+      updateHandler({
+        ...op,
+        receive: async (entities, context) => {
+          // The batch the parse already handed to the store, when it is exactly this one; else as always.
+          const taken = await context.streamed?.take(entities);
+          return taken ? taken.outcome : deps.receiveEntities(op.entity, entities, context.requestId);
+        },
+      }),
     ]),
   );
   if (deps.getEvents) {
@@ -156,6 +173,28 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
     handlers.events_GetByMarkets = eventsGetByMarketsHandler(deps.getEvents);
   }
   if (deps.markEventsDone) handlers.events_Done = eventsDoneHandler(deps.markEventsDone);
+
+  /**
+   * Whether a request's batch is handed to the store as it is parsed (decision 91): only once its login was
+   * checked before the parse, for an `*_Update` served here whose SOAPAction names it; anything else is
+   * parsed whole and handled as before, so a mismatched operation's handler is never called.
+   */
+  const streamStart =
+    (ctx: RouterContext, requestId: string): StreamStart =>
+    (element) => {
+      const receiveParts = deps.receiveEntityParts;
+      if (!receiveParts) return undefined;
+      let update: (typeof UPDATE_OPERATIONS)[number] | undefined;
+      try {
+        const operation = operationOfElement(element);
+        checkSoapAction(ctx.get('soapaction') || undefined, operation);
+        update = UPDATE_OPERATIONS.find((op) => op.name === operation.name);
+      } catch {
+        return undefined;
+      }
+      if (!update || !handlers[update.name]) return undefined;
+      return (parts) => receiveParts(update.entity, parts, requestId);
+    };
 
   const router = new Router();
 
@@ -180,6 +219,7 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
     await withRequestContext({ requestId }, async () => {
       let operationName: string | undefined;
       let bodyRead = false;
+      let streamed: StreamedUpdate | undefined;
       try {
         const body = await readBody(ctx, limits);
         bodyRead = true;
@@ -188,7 +228,10 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         // document costs no parse.
         const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
         const parseStarted = performance.now();
-        const { operation: element, payload } = parseSoapEnvelope(body.text, limits.xml, updateListOf);
+        if (early && deps.receiveEntityParts) streamed = new StreamedUpdate(streamStart(ctx, requestId), deps.streamPartSize ?? RECEIVE_CHUNK);
+        const { operation: element, payload } = streamed
+          ? await streamed.parse(body.text, limits.xml)
+          : parseSoapEnvelope(body.text, limits.xml, updateListOf);
         const parsed = performance.now();
         const operation = operationOfElement(element);
         operationName = operation.name;
@@ -198,7 +241,7 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         if (!isElementObject(payload))
           throw new MalformedRequestError(`${operation.request} must hold login and the operation's parameters`);
         const { login: _login, ...parameters } = payload;
-        const answer = await handler(parameters, { requestId, username: user.username });
+        const answer = await handler(parameters, { requestId, username: user.username, ...(streamed ? { streamed } : {}) });
         ctx.status = 200;
         ctx.body =
           typeof answer === 'string'
@@ -217,6 +260,8 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
           'soap operation done',
         );
       } catch (error) {
+        // A batch handed over while parsing and not taken by the handler: rolled back before the answer.
+        await streamed?.cancel();
         const fault = faultOf(error);
         if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
         else deps.logger.warn({ operation: operationName, code: fault.code, reason: fault.faultstring }, 'soap request refused');

@@ -43,6 +43,8 @@ export interface SoapServiceOptions {
   /** Start the relay and the change-event consumer (default false: tests read the outbox table). */
   start?: boolean;
   events?: BackofficeServiceDeps['events'];
+  /** Entities handed to the store at a time while a batch is parsed; 0: parsed whole first (decision 91). */
+  streamPartSize?: number;
 }
 
 export async function startSoapService(
@@ -59,6 +61,7 @@ export async function startSoapService(
     namespace: DEFAULT_SOAP_NAMESPACE,
     users: [{ username: HARNESS_USER.username, passwordHash }, ...(options.users ?? [])],
     ...(options.events ? { events: options.events } : {}),
+    ...(options.streamPartSize !== undefined ? { streamPartSize: options.streamPartSize } : {}),
     ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
     hasher: options.hasher ?? createScryptPasswordHasher({ params: TEST_SCRYPT_PARAMS }),
   });
