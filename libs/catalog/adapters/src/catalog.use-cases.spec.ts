@@ -175,6 +175,23 @@ describe('applying a product upsert from the ERP', () => {
     expect(Object.values(p.categories).map((c) => c.name[0])).toEqual(['Knitwear', 'New Arrivals']);
   });
 
+  it('gives many products of one name the next suffix each, across batches, not sent past a name ending in a number', async () => {
+    const { catalog } = await setup();
+    const tee = (id: string, description = 'T-shirt') => ({
+      id,
+      description,
+      variations: [{ id: `${id}-V`, sizes: [{ id: 'S-S', qty: '1' }] }],
+    });
+    const first = await catalog.applyProductUpserts([tee('Y-2024', 'T-shirt 2024'), ...Array.from({ length: 40 }, (_, i) => tee(`T-${i}`))]);
+    const second = await catalog.applyProductUpserts([tee('T-40'), tee('T-41')]);
+    const ids = [...first, ...second].map((r) => r.productId);
+    await catalog.indexProducts(ids);
+    const uris = new Map<number, string>();
+    for (const id of ids) uris.set(id, (await catalog.getProduct(String(id), {}))!.uri);
+    expect(uris.get(ids[0]!)).toBe('t-shirt-2024');
+    expect(ids.slice(1).map((id) => uris.get(id))).toEqual(['t-shirt', ...Array.from({ length: 41 }, (_, i) => `t-shirt-${i + 2}`)]);
+  });
+
   it('applies a batch in one transaction exactly as one product after the other: URIs, repeats, renames and events', async () => {
     const batch = [
       soapProduct(),

@@ -149,7 +149,12 @@ async function applyOne(batch: ProductBatch, soap: SoapProduct, numbers: Map<str
   for (const variant of product.variants) {
     const base = slugify(variant.position === 0 || !variant.name ? product.name : `${product.name} ${variant.name}`);
     const current = assigned.has(variant.uri) ? null : variant.uri;
-    variant.uri = await uniqueSlug(base, current, async (uri) => assigned.has(uri) || (await batch.variantUriTaken(uri, variant.id)));
+    variant.uri = await uniqueSlug(
+      base,
+      current,
+      async (uri) => assigned.has(uri) || (await batch.variantUriTaken(uri, variant.id)),
+      (root) => batch.variantUriHighestSuffix(root),
+    );
     assigned.add(variant.uri);
   }
 

@@ -2,7 +2,7 @@ import type { SoapProduct } from '@commerce/backoffice-contracts';
 import type { AppliedProduct } from './applied-products';
 import type { CatalogEvent, CatalogUnitOfWork } from './catalog.repository';
 import type { CatalogRef, Category, Product, RefKind, Size } from './product';
-import { slugify } from './slug';
+import { slugSuffix, slugify } from './slug';
 
 /**
  * The unit of work a batch of product upserts runs in: what the batch names (its products, brands,
@@ -24,6 +24,13 @@ export interface ProductBatch {
   saveSize(size: Omit<Size, 'id'> & { id: number | null }): Promise<Size>;
   listMarketIds(): Promise<string[]>;
   variantUriTaken(uri: string, exceptVariantId: number): Promise<boolean>;
+  /**
+   * Where the run of variant URIs `<base>` (1), `<base>-2`, `<base>-3` … stored or written by the batch ends: the
+   * highest n with every one up to it taken (0 when `<base>` is free), so the next one is the first free, as
+   * trying them one by one found, and a name ending in a number (`Jacket 2024`) does not send the next `Jacket`
+   * to `jacket-2025`. A hint for `uniqueSlug`: `variantUriTaken` decides.
+   */
+  variantUriHighestSuffix(base: string): Promise<number>;
   saveProduct(product: Product): void;
   publish(events: CatalogEvent[]): void;
   /**
@@ -62,11 +69,24 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
   // Variant URIs: the stored ones the batch's names may lead to, then the batch's own as it writes them.
   const loadedBases = new Set<string>();
   const storedOwners = new Map<string, number[]>();
+  // Stem → the suffixes its URIs stored or staged have, and where their unbroken run from 1 ends (amortised
+  // O(1) a URI), so a name's next URI is one lookup instead of trying every suffix (decision 92).
+  const suffixes = new Map<string, { taken: Set<number>; end: number }>();
+  const noteSuffix = (uri: string) => {
+    const [stem, n] = slugSuffix(uri);
+    let entry = suffixes.get(stem);
+    if (!entry) suffixes.set(stem, (entry = { taken: new Set(), end: 0 }));
+    entry.taken.add(n);
+    while (entry.taken.has(entry.end + 1)) entry.end++;
+  };
   const loadUris = async (bases: string[]) => {
     const missing = [...new Set(bases.map((b) => b || 'item'))].filter((b) => !loadedBases.has(b));
     if (missing.length === 0) return;
     for (const b of missing) loadedBases.add(b);
-    for (const { id, uri } of await uow.variantUris(missing)) storedOwners.set(uri, [...(storedOwners.get(uri) ?? []), id]);
+    for (const { id, uri } of await uow.variantUris(missing)) {
+      storedOwners.set(uri, [...(storedOwners.get(uri) ?? []), id]);
+      noteSuffix(uri);
+    }
   };
   await loadUris(
     soaps.flatMap((s) => {
@@ -117,12 +137,17 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
       // A stored owner this batch rewrote holds its staged URI now, not the stored one.
       return (storedOwners.get(uri) ?? []).some((id) => id !== exceptVariantId && !stagedUri.has(id));
     },
+    async variantUriHighestSuffix(base) {
+      await loadUris([base]);
+      return suffixes.get(base)?.end ?? 0;
+    },
     saveProduct(product) {
       for (const v of product.variants) {
         const before = stagedUri.get(v.id);
         if (before !== undefined && stagedOwner.get(before) === v.id) stagedOwner.delete(before);
         stagedUri.set(v.id, v.uri);
         stagedOwner.set(v.uri, v.id);
+        noteSuffix(v.uri);
       }
       products.set(product.externalId, product);
       staged.set(product.id, product);

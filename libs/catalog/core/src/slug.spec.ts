@@ -1,4 +1,4 @@
-import { slugify, uniqueSlug } from './slug';
+import { slugSuffix, slugify, uniqueSlug } from './slug';
 
 describe('slugify', () => {
   it('folds diacritics and case and joins words with hyphens', () => {
@@ -19,7 +19,50 @@ describe('uniqueSlug', () => {
   it('keeps the current slug when it still derives from the same name', async () => {
     expect(await uniqueSlug('cafe-sweater', 'cafe-sweater-2', async () => true)).toBe('cafe-sweater-2');
   });
+  it('with where the taken suffixes end, asks once for the name and once for the next suffix', async () => {
+    const taken = new Set(['t-shirt', ...Array.from({ length: 999 }, (_, i) => `t-shirt-${i + 2}`)]);
+    const asked: string[] = [];
+    const check = async (u: string) => (asked.push(u), taken.has(u));
+    expect(await uniqueSlug('t-shirt', null, check, async () => 1000)).toBe('t-shirt-1001');
+    expect(asked).toEqual(['t-shirt', 't-shirt-1001']);
+    // The name itself free: no suffix asked for.
+    expect(
+      await uniqueSlug(
+        'polo',
+        null,
+        async () => false,
+        async () => 7,
+      ),
+    ).toBe('polo');
+  });
+  it('takes the hint as where to start only: a suffix taken past it is skipped, none below 2 is made', async () => {
+    const taken = new Set(['t-shirt', 't-shirt-2', 't-shirt-3', 't-shirt-4']);
+    expect(
+      await uniqueSlug(
+        't-shirt',
+        null,
+        async (u) => taken.has(u),
+        async () => 2,
+      ),
+    ).toBe('t-shirt-5');
+    expect(
+      await uniqueSlug(
+        't-shirt',
+        null,
+        async (u) => u === 't-shirt',
+        async () => 0,
+      ),
+    ).toBe('t-shirt-2');
+  });
   it('falls back to "item" for a name without letters', async () => {
     expect(await uniqueSlug('', null, async () => false)).toBe('item');
+  });
+});
+
+describe('slugSuffix', () => {
+  it('splits a slug into its stem and suffix, 1 without one', () => {
+    expect(slugSuffix('t-shirt-12')).toEqual(['t-shirt', 12]);
+    expect(slugSuffix('t-shirt')).toEqual(['t-shirt', 1]);
+    expect(slugSuffix('jacket-2024-2')).toEqual(['jacket-2024', 2]);
   });
 });
