@@ -43,6 +43,21 @@ interface Money {
   minor: number;
 }
 
+type TotalName =
+  | 'itemsTotalPrice'
+  | 'totalDiscountPrice'
+  | 'shippingPrice'
+  | 'handlingCostPrice'
+  | 'taxDeducted'
+  | 'taxAdded'
+  | 'grandTotalPrice'
+  | 'grandTotalPriceTax';
+/** The spec's Totals of a priced selection: each amount as text and as a number, `false` where not applicable. */
+export type SelectionTotals = Record<TotalName | `${TotalName}AsNumber`, string | number | false> & {
+  totalQuantity: number;
+  taxPercent: number;
+};
+
 export interface PricedSelection {
   selection: ReturnType<typeof shape>;
   shippingMethods: Array<{ shippingMethod: string; name: string; price: string; priceAsNumber: number }>;
@@ -53,13 +68,36 @@ function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnTyp
   const major = (m: Money | number) => (typeof m === 'number' ? m : m.minor) / 10 ** digits;
   const str = (m: number) => formatMoney(m / 10 ** digits, format);
   // The spec's Totals: string and number forms, `false` where not applicable.
-  const pair = <K extends string>(name: K, minor: number | false) =>
-    ({ [name]: minor === false ? false : str(minor), [`${name}AsNumber`]: minor === false ? false : major(minor) }) as Record<
-      K | `${K}AsNumber`,
-      string | number | false
-    >;
+  const text = (minor: number | false): string | false => (minor === false ? false : str(minor));
+  const amount = (minor: number | false): number | false => (minor === false ? false : major(minor));
   const nonZero = (m: number) => (m === 0 ? false : m);
   const { id: _id, vouchers: _v, paymentFields: _p, totals: _t, ...kept } = selection;
+  const discount = nonZero(parts.discount);
+  const handling = nonZero(parts.handling);
+  const taxDeducted = nonZero(parts.taxDeducted);
+  const taxAdded = nonZero(parts.taxAdded);
+  const grandTotalTax = nonZero(parts.grandTotalTax);
+  // The spec's Totals written out rather than spread from pairs: one object a selection, not nine (decision 93).
+  const totals: SelectionTotals = {
+    itemsTotalPrice: text(parts.itemsTotal),
+    itemsTotalPriceAsNumber: amount(parts.itemsTotal),
+    totalDiscountPrice: text(discount),
+    totalDiscountPriceAsNumber: amount(discount),
+    shippingPrice: text(parts.shipping),
+    shippingPriceAsNumber: amount(parts.shipping),
+    handlingCostPrice: text(handling),
+    handlingCostPriceAsNumber: amount(handling),
+    taxDeducted: text(taxDeducted),
+    taxDeductedAsNumber: amount(taxDeducted),
+    taxAdded: text(taxAdded),
+    taxAddedAsNumber: amount(taxAdded),
+    grandTotalPrice: text(parts.grandTotal),
+    grandTotalPriceAsNumber: amount(parts.grandTotal),
+    grandTotalPriceTax: text(grandTotalTax),
+    grandTotalPriceTaxAsNumber: amount(grandTotalTax),
+    totalQuantity: selection.items.reduce((n, i) => n + i.quantity, 0),
+    taxPercent: parts.taxPercent,
+  };
   return {
     ...kept,
     paymentMethod: parts.paymentMethod,
@@ -89,18 +127,7 @@ function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnTyp
         discountAsNumber: major(v.minor),
       })),
     },
-    totals: {
-      ...pair('itemsTotalPrice', parts.itemsTotal),
-      ...pair('totalDiscountPrice', nonZero(parts.discount)),
-      ...pair('shippingPrice', parts.shipping),
-      ...pair('handlingCostPrice', nonZero(parts.handling)),
-      ...pair('taxDeducted', nonZero(parts.taxDeducted)),
-      ...pair('taxAdded', nonZero(parts.taxAdded)),
-      ...pair('grandTotalPrice', parts.grandTotal),
-      ...pair('grandTotalPriceTax', nonZero(parts.grandTotalTax)),
-      totalQuantity: selection.items.reduce((n, i) => n + i.quantity, 0),
-      taxPercent: parts.taxPercent,
-    },
+    totals,
     vatExempt: parts.vatExempt,
     currencyFormat: format,
   };
