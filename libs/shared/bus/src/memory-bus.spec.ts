@@ -1,4 +1,4 @@
-import { deadLetterTopic } from './event-bus.port';
+import { deadLetterTopic, type SubscribeOptions } from './event-bus.port';
 import { envelope, eventBusContract, type RawPublishingBus } from './event-bus.contract';
 import { createMemoryBus, type MemoryBus } from './memory-bus';
 
@@ -10,16 +10,21 @@ describe('EventBus contract on the memory bus', () => {
   });
 });
 
+/** A memory bus with one subscription (group `g`, topic `t`, and `options`) that records the ids it handled. */
+async function recordingBus(options: Omit<SubscribeOptions, 'groupId' | 'topics' | 'handle'> = {}) {
+  const bus = createMemoryBus();
+  const handled: string[] = [];
+  await bus.subscribe({ groupId: 'g', topics: ['t'], ...options, handle: async (e) => void handled.push(e.id) });
+  return { bus, handled };
+}
+
 describe('memory bus', () => {
-  it('takes the Kafka-only options (fetch size, session timeout) and delivers as without them', async () => {
-    const bus = createMemoryBus();
-    const handled: string[] = [];
-    await bus.subscribe({
-      groupId: 'g',
-      topics: ['t'],
+  it('takes the Kafka-only options (fetch size, session timeout, time-outs) and delivers as without them', async () => {
+    const { bus, handled } = await recordingBus({
       sessionTimeout: 6000,
       maxBytesPerPartition: 4 * 1024 * 1024,
-      handle: async (e) => void handled.push(e.id),
+      handlerTimeoutMs: 1000,
+      maxHandlerTimeouts: 1,
     });
     const events = [envelope('t', 'k'), envelope('t', 'k')];
     await bus.publish(events);
@@ -29,9 +34,7 @@ describe('memory bus', () => {
   });
 
   it('resolves publish before any handler runs', async () => {
-    const bus = createMemoryBus();
-    const handled: string[] = [];
-    await bus.subscribe({ groupId: 'g', topics: ['t'], handle: async (e) => void handled.push(e.id) });
+    const { bus, handled } = await recordingBus();
 
     await bus.publish([envelope('t', 'k')]);
 
