@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { Client as PgClient } from 'pg';
 import { rememberName } from '@commerce/shared-testing';
 
 /** A free TCP port on loopback, for a service that must be told its port before it starts. */
@@ -180,6 +181,23 @@ export async function stopApp(service: ServiceProcess): Promise<number | null> {
   return exited;
 }
 
+/** Stops the services (their exit codes, in order), then drops the Postgres schemas they ran in. */
+export async function stopAppsAndDropSchemas(
+  services: ServiceProcess[],
+  postgresUrl: string,
+  schemas: string[],
+): Promise<(number | null)[]> {
+  const codes = await Promise.all(services.map(stopApp));
+  const sql = new PgClient({ connectionString: postgresUrl });
+  await sql.connect();
+  try {
+    for (const schema of schemas) await sql.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await sql.end();
+  }
+  return codes;
+}
+
 /**
  * A Kafka namespace (KAFKA_NAMESPACE) of one run's own: its processes' topics and consumer groups are
  * named `<namespace>.<name>`, so a run on a shared broker neither reads an earlier run's backlog nor takes
@@ -224,13 +242,22 @@ export async function startShopProcesses(
   const env = { KAFKA_NAMESPACE: runKafkaNamespace('shop'), ...shopEnv };
   const all: ServiceProcess[] = [];
   const startAll = async (app: ShopApp, extra: Record<string, string> = {}) => {
-    const started = await startReplicas(app, { ...env, ...extra, ...per[app] }, app === 'cart' || app === 'checkout-api' ? (replicas[app] ?? 1) : 1);
+    const started = await startReplicas(
+      app,
+      { ...env, ...extra, ...per[app] },
+      app === 'cart' || app === 'checkout-api' ? (replicas[app] ?? 1) : 1,
+    );
     all.push(...started);
     return started;
   };
   const start = async (app: ShopApp, extra: Record<string, string> = {}) => (await startAll(app, extra))[0]!;
   try {
-    const [catalog, carts, soap, payment] = await Promise.all([start('catalog'), startAll('cart'), start('backoffice-soap'), start('payment')]);
+    const [catalog, carts, soap, payment] = await Promise.all([
+      start('catalog'),
+      startAll('cart'),
+      start('backoffice-soap'),
+      start('payment'),
+    ]);
     const cart = carts[0]!;
     const [account, order] = await Promise.all([
       start('account', { CATALOG_URL: catalog.url }),

@@ -1,8 +1,7 @@
-import { Client as PgClient } from 'pg';
 import { Client } from 'undici';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, searchUntilFound, uniqueWord, upsertPricedProduct, type Endpoints } from './skeleton.scenario';
-import { connectionsOf, startShopProcesses, stopApp, type ServiceProcess, type ShopApp } from './processes';
+import { connectionsOf, startShopProcesses, stopAppsAndDropSchemas, type ServiceProcess, type ShopApp } from './processes';
 
 // The deployment infra/k8s describes: two edge replicas and two cart replicas, each pair on one port
 // (SO_REUSEPORT, decision 86) as a Service spreads connections over pods. A visitor's requests reach
@@ -50,11 +49,7 @@ describeWithEngines('two edge replicas and two cart replicas on one port each', 
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    const codes = await Promise.all(services.map(stopApp));
-    const sql = new PgClient({ connectionString: url('postgres') });
-    await sql.connect();
-    for (const app of APPS_WITH_SCHEMAS) await sql.query(`drop schema if exists "${schemaOf(app)}" cascade`);
-    await sql.end();
+    const codes = await stopAppsAndDropSchemas(services, url('postgres'), APPS_WITH_SCHEMAS.map(schemaOf));
     // Every replica shuts down gracefully on SIGTERM.
     expect(codes).toEqual(services.map(() => 0));
   }, 60_000);

@@ -2,8 +2,7 @@ import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/share
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
-import { Client } from 'pg';
-import { startShopProcesses, stopApp, type ServiceProcess, type ShopApp } from './processes';
+import { startShopProcesses, stopApp, stopAppsAndDropSchemas, type ServiceProcess, type ShopApp } from './processes';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
 // Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces. The
@@ -50,17 +49,13 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   }, 180_000);
 
   afterAll(async () => {
-    const codes = await Promise.all(services.map(stopApp));
+    const codes = await stopAppsAndDropSchemas(services, url('postgres'), APPS_WITH_SCHEMAS.map(schemaOf));
     if (meili) {
       await fetch(`${meili.replace(/\/+$/, '')}/indexes/${meiliIndex}`, {
         method: 'DELETE',
         headers: meiliKey ? { authorization: `Bearer ${meiliKey}` } : {},
       }).catch(() => undefined);
     }
-    const sql = new Client({ connectionString: url('postgres') });
-    await sql.connect();
-    for (const app of APPS_WITH_SCHEMAS) await sql.query(`drop schema if exists "${schemaOf(app)}" cascade`);
-    await sql.end();
     // Every service shuts down gracefully on SIGTERM.
     expect(codes).toEqual(services.map(() => 0));
   }, 60_000);

@@ -182,7 +182,10 @@ describe('applying a product upsert from the ERP', () => {
       description,
       variations: [{ id: `${id}-V`, sizes: [{ id: 'S-S', qty: '1' }] }],
     });
-    const first = await catalog.applyProductUpserts([tee('Y-2024', 'T-shirt 2024'), ...Array.from({ length: 40 }, (_, i) => tee(`T-${i}`))]);
+    const first = await catalog.applyProductUpserts([
+      tee('Y-2024', 'T-shirt 2024'),
+      ...Array.from({ length: 40 }, (_, i) => tee(`T-${i}`)),
+    ]);
     const second = await catalog.applyProductUpserts([tee('T-40'), tee('T-41')]);
     const ids = [...first, ...second].map((r) => r.productId);
     await catalog.indexProducts(ids);
@@ -237,12 +240,25 @@ describe('applying a product upsert from the ERP', () => {
     await applyProductUpserts({ catalog: repository, onApplied: (list) => applied.push(...list) }, [
       // An update of a stored product (its other variation kept), new products, a product twice, and a
       // size renamed by a later product than one that has it.
-      soapProduct({ variations: [{ id: 'V-BRN', sizes: [{ id: 'S-S', qty: '7' }, { id: 'S-XL', description: 'XL', qty: '1' }] }] }),
+      soapProduct({
+        variations: [
+          {
+            id: 'V-BRN',
+            sizes: [
+              { id: 'S-S', qty: '7' },
+              { id: 'S-XL', description: 'XL', qty: '1' },
+            ],
+          },
+        ],
+      }),
       soapProduct({ id: 'P-2', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }),
       { id: 'P-2', description: 'Renamed', variations: [{ id: 'V-X', sizes: [{ id: 'S-M', qty: '3' }] }] },
       soapProduct({ id: 'P-3', variations: [{ id: 'V-Y', sizes: [{ id: 'S-XL', description: 'Extra Large', qty: '2' }] }] }),
     ]);
-    const outbox = (await db.table('outbox').where({ topic: 'catalog.product.v1' }).select('id', 'key')) as Array<{ id: string; key: string }>;
+    const outbox = (await db.table('outbox').where({ topic: 'catalog.product.v1' }).select('id', 'key')) as Array<{
+      id: string;
+      key: string;
+    }>;
     expect(applied.map((a) => a.product.externalId).sort()).toEqual(['P-1', 'P-2', 'P-3']);
     for (const { eventId, product } of applied) expect(outbox).toContainEqual({ id: eventId, key: String(product.id) });
     const stored = await repository.loadProducts(applied.map((a) => a.product.id));

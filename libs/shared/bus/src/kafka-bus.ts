@@ -321,7 +321,10 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     const restart = async (): Promise<void> => {
       // Back-to-back time-outs (no handler settled between them) wait longer and longer (decision 85).
       const delayMs = hangs.nextRestartDelayMs();
-      logger.warn({ groupId: options.groupId, topics: options.topics, delayMs }, 'event bus: a handler timed out; a new consumer joins the group');
+      logger.warn(
+        { groupId: options.groupId, topics: options.topics, delayMs },
+        'event bus: a handler timed out; a new consumer joins the group',
+      );
       await pause(delayMs);
       for (let attempt = 1; !stopping; attempt++) {
         const member = (consumer = kafka.consumer(consumerConfig));
