@@ -106,25 +106,21 @@ export async function receiveEntities(
     return { received: ready.length };
   }
   if (entities.length === 0) return { received: 0 };
-  let received = 0;
-  function* chunks(): Generator<EventEnvelope[]> {
-    for (let at = 0; at < entities.length; at += RECEIVE_CHUNK) {
-      const valid: { id: string }[] = validateBatch(intake.list, schema, entities.slice(at, at + RECEIVE_CHUNK), { offset: at });
-      received += valid.length;
-      yield valid.map((data) => envelopeOf(data, requestId));
-    }
-  }
-  await deps.store.saveChunks(entity, chunks(), requestId);
-  return { received };
+  return receiveParts(entity, schema, intake.list, envelopeOf, deps, slicesOf(entities, RECEIVE_CHUNK), requestId, undefined);
+}
+
+/** `entities` in consecutive slices of `size`: a whole batch as the parts `receiveParts` takes. */
+function* slicesOf(entities: readonly unknown[], size: number): Generator<readonly unknown[]> {
+  for (let at = 0; at < entities.length; at += size) yield entities.slice(at, at + size);
 }
 
 const isArray = (batch: readonly unknown[] | AsyncIterable<readonly unknown[]>): batch is readonly unknown[] => Array.isArray(batch);
 
 /**
- * A batch that arrives in parts as the request's parse builds them (decision 91): each part is validated
- * (its offset the entities before it, so a Fault names the entity's position in the whole batch) and turned
- * into its events as it comes, and the store writes it in the same one transaction. Prepared entities
- * (accounts) are gathered whole first and take the array path.
+ * A batch in parts, as the request's parse builds them (decision 91) or as a whole batch's slices: each part
+ * is validated (its offset the entities before it, so a Fault names the entity's position in the whole batch)
+ * and turned into its events as it comes, and the store writes it in the same one transaction while the next
+ * part is made (decision 79). Prepared entities (accounts) are gathered whole first and take the array path.
  */
 async function receiveParts(
   entity: ReceivableEntity,
@@ -132,7 +128,7 @@ async function receiveParts(
   list: string,
   envelopeOf: (data: { id: string }, requestId?: string) => EventEnvelope,
   deps: ReceiveEntitiesDeps,
-  parts: AsyncIterable<readonly unknown[]>,
+  parts: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>,
   requestId: string | undefined,
   prepare: unknown,
 ): Promise<ReceiveResult> {

@@ -3,7 +3,7 @@ import { updateListOf } from './soap-operations';
 import { isIrregularBatch, type BatchSink } from './xml-tree';
 import type { XmlLimits } from './xml-prescan';
 
-// Decision 84: an `*_Update`'s entities handed to the store as the parse builds them, so that Postgres writes
+// Decision 91: an `*_Update`'s entities handed to the store as the parse builds them, so that Postgres writes
 // chunk k while this process parses, validates and serialises chunk k+1; the `OK` still waits for the commit.
 
 /** Parts of a batch handed from the parse (the producer) to the use case (the consumer), in order. */

@@ -5,7 +5,7 @@ import { DEFAULT_XML_LIMITS } from './xml-prescan';
 import { StreamedUpdate } from './soap-streamed-update';
 import { xmlListToEntities, type XmlNode } from './soap-xml.mapper';
 
-// Decision 84: an `*_Update`'s entities handed to the store as the parse builds them. Every answer and every
+// Decision 91: an `*_Update`'s entities handed to the store as the parse builds them. Every answer and every
 // stored row must be what the request got when it was parsed whole first.
 
 const el = (tag: string, ...children: (string | [string, string])[]): string =>
