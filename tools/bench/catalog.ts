@@ -31,7 +31,7 @@ import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { generateCatalog } from '../demo/catalog-generator';
-import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+import { startApp, serviceRuntime, stopApp, type ServiceProcess } from '../e2e/processes';
 import {
   checkoutCall,
   postSoap,
@@ -280,7 +280,7 @@ async function startTarget(
   const edge = services[3]!;
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: '', soapUser: { username: '', password: '', namespace: '' } },
-    engines: `separate processes: catalog on Postgres, ${mode === 'embedded' ? 'embedded search' : 'Meilisearch'}; checkout-api edge, ${process.env['REDIS_URL'] ? 'Redis' : 'in-memory'} sessions`,
+    engines: `separate processes (${serviceRuntime()}): catalog on Postgres, ${mode === 'embedded' ? 'embedded search' : 'Meilisearch'}; checkout-api edge, ${process.env['REDIS_URL'] ? 'Redis' : 'in-memory'} sessions`,
     pids: { catalog: services[0]!.child.pid, edge: edge.child.pid },
     close: async () => {
       await Promise.all(services.map(stopApp));

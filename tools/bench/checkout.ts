@@ -22,7 +22,7 @@ import {
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhaseRecord } from './profile-summary';
-import { startShopProcesses, stopApp, type ServiceProcess } from '../e2e/processes';
+import { startShopProcesses, serviceRuntime, stopApp, type ServiceProcess } from '../e2e/processes';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 15);
 const visitorCounts = (process.env['BENCH_VISITORS'] ?? '1,8').split(',').map(Number);
@@ -82,7 +82,7 @@ async function separateProcesses(): Promise<Running> {
   const { edge, soap, payment, all } = await startShopProcesses(infra, { catalog: { MEILI_URL: 'embedded' } });
   return {
     endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
-    engines: 'separate processes: Postgres, Redis sessions, Kafka',
+    engines: `separate processes (${serviceRuntime()}): Postgres, Redis sessions, Kafka`,
     pages: payment.url,
     processes: all,
     pids: Object.fromEntries(all.map((s) => [s.name, s.child.pid!])),

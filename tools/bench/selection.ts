@@ -31,6 +31,8 @@
 //                                                         (SO_REUSEPORT, decision 86), as infra/k8s deploys them
 //   BENCH_REPLICAS=1x1,2x1,2x2 BENCH_ONLY=separate npx tsx tools/bench/selection.ts
 //                                                         each edge×cart topology in turn, one separate setup each
+//   SERVICE_RUNTIME=tsx npx tsx tools/bench/selection.ts  the separate services from their sources under tsx instead
+//                                                         of the image's bundles (the default, built first; decision 95)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
@@ -47,7 +49,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { connectionsOf, startShopProcesses, stopApp, type ServiceProcess, type ShopApp } from '../e2e/processes';
+import { connectionsOf, startShopProcesses, serviceRuntime, stopApp, type ServiceProcess, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -203,7 +205,7 @@ async function separateProcesses(topology: { edges: number; carts: number }): Pr
   });
   return {
     endpoints: { checkout: `${shop.edge.url}/api/checkout`, soap: `${shop.soap.url}/ams/system/service/module/soap/api`, soapUser },
-    engines: `separate processes: Postgres, Redis sessions, Kafka, embedded search; ${replicasLabel(topology)}`,
+    engines: `separate processes (${serviceRuntime()}): Postgres, Redis sessions, Kafka, embedded search; ${replicasLabel(topology)}`,
     pids: Object.fromEntries(shop.all.map((s) => [s.name, s.child.pid!])),
     ...(shop.carts.length === 1 ? { cartUrl: shop.cart.url } : {}),
     replicas: { edges: shop.edges, carts: shop.carts },

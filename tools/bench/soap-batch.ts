@@ -29,7 +29,7 @@ import { spawnBenchServer, startListingEdge } from './bench-servers';
 import { reportMeiliTasks, type MeiliTarget } from './meili-tasks';
 import { soapBatchRound, soapCatalogSetup, type SoapBatchRound } from './soap-batch-round';
 import type { Endpoints } from '../e2e/skeleton.scenario';
-import { startApp, stopApp, type ServiceProcess } from '../e2e/processes';
+import { startApp, serviceRuntime, stopApp, type ServiceProcess } from '../e2e/processes';
 
 const batchSize = Number(process.env['BENCH_SOAP_BATCH'] ?? 1000);
 const batches = Number(process.env['BENCH_SOAP_BATCHES'] ?? 5);
@@ -108,7 +108,7 @@ async function separateProcesses(search: Search): Promise<Running> {
     services.push(edge);
     return {
       endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
-      engines: `separate processes: Postgres, Kafka, Redis sessions, ${meili ? 'Meilisearch' : 'embedded search'}`,
+      engines: `separate processes (${serviceRuntime()}): Postgres, Kafka, Redis sessions, ${meili ? 'Meilisearch' : 'embedded search'}`,
       ...(meili ? { meili } : {}),
       stop: async () => {
         await Promise.all(services.map(stopApp));

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
@@ -34,7 +34,48 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<string, readonly string[]>> =
   'checkout-api': ['--max-semi-space-size=64'],
 };
 
-/** Starts `apps/<app>/src/main.ts` as its own process and waits until its /readyz answers 200. */
+/**
+ * The code a started service runs, `SERVICE_RUNTIME` of the process that starts it (decision 95):
+ * - `bundle` (the default): what the image runs, `node <its options> dist/apps/<app>/main.js` with
+ *   `NODE_ENV=production` (the Dockerfile's runtime stage), the esbuild bundle of `tools/build/build-app.mjs`,
+ *   built by the launcher before the first start of each app in this process (`buildBundles`): never an old
+ *   bundle of changed code.
+ * - `tsx`: `node --import tsx apps/<app>/src/main.ts`, the sources transformed on load (tsx's loader hooks,
+ *   source maps, names kept), with the caller's `NODE_ENV`: what a developer runs, no build.
+ */
+export type ServiceRuntime = 'bundle' | 'tsx';
+
+export function serviceRuntime(): ServiceRuntime {
+  const runtime = process.env['SERVICE_RUNTIME'] || 'bundle';
+  if (runtime !== 'bundle' && runtime !== 'tsx') throw new Error(`SERVICE_RUNTIME must be bundle or tsx, not ${runtime}`);
+  return runtime;
+}
+
+/** The builds of this process, by app: each app's bundle is made once a process, when it is first started. */
+const builds = new Map<string, Promise<void>>();
+
+/**
+ * Builds the apps' bundles (`dist/apps/<app>/main.js`) with `tools/build/build-app.mjs`, once each in this
+ * process, all in one esbuild run: a run (a bench, an e2e suite) starts the bundles of the code as it is when
+ * it starts. The build writes each file whole and renames it into place, so runs side by side in one worktree
+ * never start a half-written bundle.
+ */
+export function buildBundles(apps: readonly string[]): Promise<void> {
+  const toBuild = [...new Set(apps)].filter((app) => !builds.has(app));
+  if (toBuild.length) {
+    const built = new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ['tools/build/build-app.mjs', ...toBuild.map((app) => `apps/${app}`)], (error, _stdout, stderr) =>
+        error ? reject(new Error(`building ${toBuild.join(', ')} failed: ${error.message}\n${stderr}`)) : resolve(),
+      ),
+    );
+    for (const app of toBuild) builds.set(app, built);
+    // A failed build is tried again by the next start.
+    built.catch(() => toBuild.forEach((app) => builds.delete(app)));
+  }
+  return Promise.all(apps.map((app) => builds.get(app))).then(() => undefined);
+}
+
+/** Starts the app (see `serviceRuntime`) as its own process and waits until its /readyz answers 200. */
 export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   return launch(app, app, env, await freePort(), timeoutMs);
 }
@@ -71,9 +112,14 @@ async function launch(name: string, app: string, env: Record<string, string>, po
   const nodeOptions = [...(SERVICE_NODE_OPTIONS[app] ?? []), env['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '']
     .filter(Boolean)
     .join(' ');
-  const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`], {
+  const runtime = serviceRuntime();
+  if (runtime === 'bundle') await buildBundles([app]);
+  const command = runtime === 'bundle' ? [`dist/apps/${app}/main.js`] : ['--import', 'tsx', `apps/${app}/src/main.ts`];
+  const child = spawn(process.execPath, command, {
     env: {
       ...process.env,
+      // The image's environment (Dockerfile), not the caller's (jest's NODE_ENV=test); the caller's env may set it.
+      ...(runtime === 'bundle' ? { NODE_ENV: 'production' } : {}),
       LOG_LEVEL: 'warn',
       ...env,
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
@@ -223,7 +269,8 @@ export interface ShopProcesses {
   all: ServiceProcess[];
 }
 
-export type ShopApp = 'catalog' | 'cart' | 'backoffice-soap' | 'payment' | 'account' | 'order' | 'checkout-api';
+const SHOP_APPS = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'] as const;
+export type ShopApp = (typeof SHOP_APPS)[number];
 
 /**
  * Starts the whole shop as separate processes, in the order their URLs are needed: catalog, cart,
@@ -240,6 +287,7 @@ export async function startShopProcesses(
   replicas: Partial<Record<'cart' | 'checkout-api', number>> = {},
 ): Promise<ShopProcesses> {
   const env = { KAFKA_NAMESPACE: runKafkaNamespace('shop'), ...shopEnv };
+  if (serviceRuntime() === 'bundle') await buildBundles(SHOP_APPS);
   const all: ServiceProcess[] = [];
   const startAll = async (app: ShopApp, extra: Record<string, string> = {}) => {
     const started = await startReplicas(
