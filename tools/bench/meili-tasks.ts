@@ -11,7 +11,7 @@ export interface MeiliTarget {
   index: string;
 }
 
-interface MeiliTask {
+export interface MeiliTask {
   uid: number;
   batchUid: number | null;
   type: string;
@@ -29,7 +29,7 @@ export const durationMs = (iso: string | null | undefined): number => {
   return m ? Math.round((Number(m[1] ?? 0) * 60 + Number(m[2])) * 1000) : 0;
 };
 
-async function tasksOf(target: MeiliTarget): Promise<MeiliTask[]> {
+export async function tasksOf(target: MeiliTarget): Promise<MeiliTask[]> {
   const tasks: MeiliTask[] = [];
   let from: number | undefined;
   for (;;) {
@@ -43,8 +43,15 @@ async function tasksOf(target: MeiliTarget): Promise<MeiliTask[]> {
   }
 }
 
+/** The tasks enqueued between sending the round's batch and finding it searchable. */
+export const tasksOfRound = (tasks: MeiliTask[], round: SoapBatchRound): MeiliTask[] =>
+  tasks.filter((t) => {
+    const at = Date.parse(t.enqueuedAt);
+    return at >= round.sentAt && at <= round.searchableAt;
+  });
+
 /** One line per batch on stderr, and every task of the index in `<logDir>/meili-tasks.json`. */
-export async function reportMeiliTasks(target: MeiliTarget, rounds: SoapBatchRound[], logDir?: string): Promise<void> {
+export async function reportMeiliTasks(target: MeiliTarget, rounds: SoapBatchRound[], logDir?: string): Promise<MeiliTask[]> {
   const tasks = await tasksOf(target).catch((error: unknown) => {
     console.error(`meili tasks: ${error instanceof Error ? error.message : String(error)}`);
     return [];
@@ -59,10 +66,7 @@ export async function reportMeiliTasks(target: MeiliTarget, rounds: SoapBatchRou
     writeFileSync(join(logDir, 'meili-docs.json'), JSON.stringify(docs));
   }
   rounds.forEach((round, i) => {
-    const mine = tasks.filter((t) => {
-      const at = Date.parse(t.enqueuedAt);
-      return at >= round.sentAt && at <= round.searchableAt;
-    });
+    const mine = tasksOfRound(tasks, round);
     if (mine.length === 0) return console.error(`meili tasks, batch ${i + 1}: none enqueued between sending and searchable`);
     const from = (iso: string | null) => (iso ? Date.parse(iso) - round.ackAt : NaN);
     const waited = mine.reduce((n, t) => n + (t.startedAt ? Date.parse(t.startedAt) - Date.parse(t.enqueuedAt) : 0), 0);
@@ -76,4 +80,5 @@ export async function reportMeiliTasks(target: MeiliTarget, rounds: SoapBatchRou
         `queued ${waited} ms in all; searchable at ${round.searchableAt - round.ackAt} ms`,
     );
   });
+  return tasks;
 }

@@ -15,6 +15,9 @@
 //                                              MEILI_URL names a Meilisearch: the deployment's engine, then the embedded one)
 //   BENCH_MEILI_PID=<pid>                      # Meilisearch's CPU per batch (a private one: the shared one serves others too)
 //
+// Separate processes: per batch, its timeline after the `OK` (batch-timeline.ts: the catalog's consumer, its
+// transactions' commits, the indexer, each Meilisearch task, the first poll that found the last product).
+//
 // Measured (docs/benchmarks.md, "Issue 8 on Meilisearch"): before decision 87 a 1,000-product batch reached
 // Meilisearch as 9–12 documents tasks, processed as 6–8 batches one after the other (each with a fixed cost);
 // since, 3 tasks and 3 batches, and ~15–20 % less of Meilisearch's CPU (1,290–1,480 ms a batch against
@@ -26,7 +29,8 @@ import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { benchSetups, cpuMsOf, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
-import { reportMeiliTasks, type MeiliTarget } from './meili-tasks';
+import { batchTimeline, timelineLines } from './batch-timeline';
+import { reportMeiliTasks, type MeiliTarget, type MeiliTask } from './meili-tasks';
 import { soapBatchRound, soapCatalogSetup, type SoapBatchRound } from './soap-batch-round';
 import type { Endpoints } from '../e2e/skeleton.scenario';
 import { startApp, serviceRuntime, stopApp, type ServiceProcess } from '../e2e/processes';
@@ -44,6 +48,8 @@ interface Running {
   engines: string;
   /** The run's Meilisearch index, when the catalog searches on one: its tasks are summed per batch. */
   meili?: MeiliTarget;
+  /** The catalog's log so far (separate processes: at debug, for the batches' timelines). */
+  catalogLog?: () => string;
   stop(): Promise<void>;
 }
 
@@ -94,7 +100,8 @@ async function separateProcesses(search: Search): Promise<Running> {
   try {
     // All settled: when one fails to start, the others that did are stopped below, not left running.
     const starts = await Promise.allSettled([
-      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, ...searchEnv, ...profiling, ...logging }),
+      // At debug: its consumers' lines date each batch's steps (batch-timeline.ts; a few lines a batch).
+      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, ...searchEnv, ...profiling, LOG_LEVEL: 'debug' }),
       startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
       startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling, ...logging }),
     ]);
@@ -110,6 +117,7 @@ async function separateProcesses(search: Search): Promise<Running> {
       endpoints: { checkout: `${edge.url}/api/checkout`, soap: `${soap.url}/ams/system/service/module/soap/api`, soapUser },
       engines: `separate processes (${serviceRuntime()}): Postgres, Kafka, Redis sessions, ${meili ? 'Meilisearch' : 'embedded search'}`,
       ...(meili ? { meili } : {}),
+      catalogLog: catalog.output,
       stop: async () => {
         await Promise.all(services.map(stopApp));
         if (logDir) {
@@ -143,7 +151,11 @@ async function main() {
         const spent = meiliCpu === undefined ? {} : { meiliCpuMs: cpuMsOf(meiliPid)! - meiliCpu };
         console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify({ ...rounds.at(-1), ...spent })}`);
       }
-      if (running.meili) await reportMeiliTasks(running.meili, rounds, logDir);
+      const tasks: MeiliTask[] = running.meili ? await reportMeiliTasks(running.meili, rounds, logDir) : [];
+      if (running.catalogLog) {
+        const lines = timelineLines(running.catalogLog());
+        rounds.forEach((round, i) => console.error(`timeline, batch ${i + 1} (ms after the OK): ${batchTimeline(round, lines, tasks)}`));
+      }
       rows.push({ engines: running.engines, rounds });
     } finally {
       await running.stop();

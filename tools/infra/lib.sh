@@ -54,6 +54,10 @@ MEILI_KEY_FILE="$MEILI_DIR/master.key"
 # Meilisearch's default (2/3 of the RAM) makes every indexing task, even of one document,
 # take 1-2 s here; a bounded budget brings that to ~0.15 s.
 MEILI_MAX_INDEXING_MEMORY="${INFRA_MEILI_MAX_INDEXING_MEMORY:-512MiB}"
+# Meilisearch's own log level (--log-level: OFF, ERROR, WARN, INFO, DEBUG, TRACE). At its default, INFO, it
+# logs every HTTP request (the tasks polls of every suite and bench: megabytes an hour); WARN keeps what
+# goes wrong. INFRA_MEILI_LOG_LEVEL=INFO to see the requests.
+MEILI_LOG_LEVEL="${INFRA_MEILI_LOG_LEVEL:-WARN}"
 # The binary built for this machine kind, beside the repo (never copied into it).
 MEILI_SHARED_BINARY="$(cd "$REPO_ROOT/.." && pwd)/shared/meilisearch/meilisearch"
 
@@ -818,7 +822,7 @@ meili_up() {
       "$MEILI_PID" "$MEILI_DIR" \
       "$bin" --db-path "$MEILI_DATA" --dump-dir "$MEILI_DIR/dumps" --snapshot-dir "$MEILI_DIR/snapshots" \
       --http-addr "$HOST:$MEILI_PORT" --no-analytics --env development \
-      --max-indexing-memory "$MEILI_MAX_INDEXING_MEMORY" \
+      --max-indexing-memory "$MEILI_MAX_INDEXING_MEMORY" --log-level "$MEILI_LOG_LEVEL" \
       >"$MEILI_LOG" 2>&1 </dev/null 9>&- &
     local _
     for _ in $(seq 1 50); do

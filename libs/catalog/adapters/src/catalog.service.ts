@@ -75,6 +75,17 @@ export interface CatalogService {
 
 const SEED_BATCH = 500;
 
+/**
+ * Outbox rows the catalog's relay publishes a round (decision 96). A transaction of the apply records a
+ * `ProductUpserted` and a `StockChanged` per product, the `ProductUpserted` first (decision 64): at the
+ * relay's default 500 rows, a 900-product transaction reached the indexer as two deliveries, because the
+ * indexer's consumer fetches a partition's next events only once its write for the previous ones is
+ * searchable, and Meilisearch indexed them as two tasks one after the other. In one round (the bus still
+ * sends it as produce requests of 512 kB, the `ProductUpserted` in the first) they are one delivery and
+ * one task.
+ */
+export const RELAY_ROUND_ROWS = 5000;
+
 /** The composition of the catalog service the apps call: migrations, repository, use cases, consumers, relay, routers. */
 export async function buildCatalogService(deps: CatalogServiceDeps): Promise<CatalogService> {
   await migrate(deps.db, catalogMigrations);
@@ -92,7 +103,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     settings,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: deps.outboxPollMs });
+  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, intervalMs: deps.outboxPollMs, batchSize: RELAY_ROUND_ROWS });
   const applied = new AppliedProducts();
   let subscriptions: Subscription[] = [];
   let windowTimer: NodeJS.Timeout | undefined;

@@ -39,6 +39,7 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
   const group = deps.search.kind === 'embedded' ? undefined : searchWriteGroup(deps.search);
   const search = group?.search ?? deps.search;
   const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
+    deps.logger.debug({ events: envelopes.length }, 'catalog indexer: events received');
     const productIds: number[] = [];
     const known = new Map<number, Product>();
     const readBack = new Set<number>(); // a product with an event of the run not applied here: the store decides
