@@ -65,23 +65,46 @@ interface PendingRaise {
   reject(error: unknown): void;
 }
 
+/** A session read waiting for the turn's script (`RedisSessionStore.getWithCounter`). */
+interface PendingRead {
+  key: string;
+  field: string;
+  counterKeyPrefix: string;
+  resolve(value: [string | null, string | null]): void;
+  reject(error: unknown): void;
+}
+
 /**
- * A session and the counter one of its fields names, in one round trip (KEYS[1]: the session; ARGV: TTL in
- * ms, slack in ms, the field, the counter keys' prefix). The TTL is slid only once the session has lost more
- * than the slack (a write propagated to replicas and the AOF, so not at every read). The counter's key
- * comes from the session's content, so it is not among KEYS: fine on one Redis (with replicas), not on a
- * Redis Cluster, where the counter would have to share the session's hash slot.
+ * Sessions, each with the counter one of its fields names, in one round trip (decision 97): KEYS are the
+ * sessions; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, then for the i-th key its field (ARGV[1 + 2i]) and
+ * its counter keys' prefix (ARGV[2 + 2i]); the answer is each key's session and counter in turn (false where
+ * none). A session's TTL is slid only once it has lost more than the slack (a write propagated to replicas
+ * and the AOF, so not at every read). A counter's key comes from the session's content, so it is not among
+ * KEYS: fine on one Redis (with replicas), not on a Redis Cluster, where the counter would have to share the
+ * session's hash slot.
  */
-const GET_WITH_COUNTER_SCRIPT = `
-local s = redis.call('GET', KEYS[1])
-if not s then return {false, false} end
+const GET_WITH_COUNTERS_SCRIPT = `
 local ttl = tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < ttl - tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ttl) end
-if ARGV[3] == '' then return {s, false} end
-local ok, data = pcall(cjson.decode, s)
-local name = ok and type(data) == 'table' and data[ARGV[3]]
-if type(name) ~= 'string' then return {s, false} end
-return {s, redis.call('GET', ARGV[4] .. name) or '0'}`;
+local slack = tonumber(ARGV[2])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local s = redis.call('GET', key)
+  local counter = false
+  if s then
+    if redis.call('PTTL', key) < ttl - slack then redis.call('PEXPIRE', key, ttl) end
+    local field = ARGV[1 + 2 * i]
+    if field ~= '' then
+      local ok, data = pcall(cjson.decode, s)
+      local name = ok and type(data) == 'table' and data[field]
+      if type(name) == 'string' then counter = redis.call('GET', ARGV[2 + 2 * i] .. name) or '0' end
+    end
+  else
+    s = false
+  end
+  out[2 * i - 1] = s
+  out[2 * i] = counter
+end
+return out`;
 
 /** The real adapter: a read slides the TTL in the same round trip (a script), once the session lost more than the slack. */
 export class RedisSessionStore implements SessionStore {
@@ -91,6 +114,8 @@ export class RedisSessionStore implements SessionStore {
   private readonly slackMs: number;
   /** The raises asked for in this tick, sent together as one script when it ends (decision 89). */
   private raises: PendingRaise[] = [];
+  /** The session reads asked for in this turn of the event loop, sent together as one script (decision 97). */
+  private reads: PendingRead[] = [];
 
   private constructor(
     private readonly redis: Redis,
@@ -99,7 +124,8 @@ export class RedisSessionStore implements SessionStore {
     private readonly prefix: string,
   ) {
     this.slackMs = slideSlackMs(ttlSeconds);
-    redis.defineCommand('sessionWithCounter', { numberOfKeys: 1, lua: GET_WITH_COUNTER_SCRIPT });
+    // The number of keys comes first in each call: one script reads the sessions of a turn together.
+    redis.defineCommand('sessionsWithCounters', { lua: GET_WITH_COUNTERS_SCRIPT });
     // The number of keys comes first in each call: one script raises the counters of a tick together.
     redis.defineCommand('raiseCounters', { lua: RAISE_SCRIPT });
   }
@@ -130,31 +156,48 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string) {
-    // defineCommand: EVALSHA, falling back to EVAL once after a script flush.
-    const redis = this.redis as Redis & {
-      sessionWithCounter(
-        key: string,
-        ttlMs: number,
-        slackMs: number,
-        field: string,
-        prefix: string,
-      ): Promise<[string | null, string | null]>;
-    };
-    const [json, counter] = await this.call(() =>
-      redis.sessionWithCounter(this.prefix + token, this.ttlSeconds * 1000, this.slackMs, field, this.counterKey(counterPrefix)),
-    );
+    // One command for every read asked for in this turn of the event loop (decision 97): the requests whose
+    // bytes arrived in one poll of the sockets each open their session, and one script reads them all.
+    const [json, counter] = await new Promise<[string | null, string | null]>((resolve, reject) => {
+      const read = { key: this.prefix + token, field, counterKeyPrefix: this.counterKey(counterPrefix), resolve, reject };
+      if (this.reads.push(read) === 1) setImmediate(() => this.sendReads());
+    });
     return { session: json === null ? null : (JSON.parse(json) as T), counter: counter === null ? null : Number(counter) };
   }
 
+  /**
+   * Sends the reads queued so far as one script (EVALSHA, once EVAL after a script flush). Every other
+   * command sends them first, so commands still reach Redis in the order they were asked for (a write asked
+   * for after a read never overtakes it).
+   */
+  private sendReads(): void {
+    const reads = this.reads;
+    if (!reads.length) return;
+    this.reads = [];
+    const redis = this.redis as Redis & {
+      sessionsWithCounters(keys: number, ...args: Array<string | number>): Promise<Array<string | null>>;
+    };
+    const args: Array<string | number> = reads.map((r) => r.key);
+    args.push(this.ttlSeconds * 1000, this.slackMs);
+    for (const r of reads) args.push(r.field, r.counterKeyPrefix);
+    this.call(() => redis.sessionsWithCounters(reads.length, ...args)).then(
+      (answers) => reads.forEach((r, i) => r.resolve([answers[2 * i] ?? null, answers[2 * i + 1] ?? null])),
+      (error: unknown) => reads.forEach((r) => r.reject(error)),
+    );
+  }
+
   async set(token: string, data: SessionData): Promise<void> {
+    this.sendReads();
     await this.call(() => this.redis.set(this.prefix + token, JSON.stringify(data), 'EX', this.ttlSeconds));
   }
 
   async delete(token: string): Promise<void> {
+    this.sendReads();
     await this.call(() => this.redis.del(this.prefix + token));
   }
 
   async counter(name: string): Promise<number> {
+    this.sendReads();
     return Number((await this.call(() => this.redis.get(this.counterKey(name)))) ?? 0);
   }
 
@@ -170,6 +213,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private sendRaises(): void {
+    this.sendReads();
     const raises = this.raises;
     this.raises = [];
     const redis = this.redis as Redis & { raiseCounters(keys: number, ...args: Array<string | number>): Promise<number[]> };
@@ -191,6 +235,8 @@ export class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Reads asked for before the close are sent before QUIT, as every other command asked for before it.
+    this.sendReads();
     this.closed = true;
     try {
       await this.redis.quit();

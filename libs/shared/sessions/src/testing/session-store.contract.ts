@@ -167,6 +167,45 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     expect((await store.getWithCounter(token, 'selectionId', 'selection:')).counter).toBeNull();
   });
 
+  it('reads several sessions asked for in one turn each with its own answer, one token twice, an unknown one', async () => {
+    const [a, b, unknown] = [1, 2, 3].map(() => newSessionToken()) as [string, string, string];
+    const id = newSessionToken();
+    await Promise.all([store.set(a, { selectionId: id }), store.set(b, { country: 'NO' })]);
+    await store.raise(`selection:${id}`);
+    // Asked for from separate callbacks of one turn, as requests whose bytes arrived together ask.
+    const asked = await new Promise<Array<Promise<unknown>>>((resolve) => {
+      const reads: Array<Promise<unknown>> = [];
+      setImmediate(() => reads.push(store.getWithCounter(a, 'selectionId', 'selection:')));
+      setImmediate(() => reads.push(store.get(b)));
+      setImmediate(() => reads.push(store.getWithCounter(unknown, 'selectionId', 'selection:')));
+      setImmediate(() => reads.push(store.getWithCounter(b, 'selectionId', 'selection:')));
+      setImmediate(() => reads.push(store.getWithCounter(a, 'country', 'selection:')));
+      setImmediate(() => resolve(reads));
+    });
+    expect(await Promise.all(asked)).toEqual([
+      { session: { selectionId: id }, counter: 1 },
+      { country: 'NO' },
+      { session: null, counter: null },
+      { session: { country: 'NO' }, counter: null },
+      { session: { selectionId: id }, counter: null },
+    ]);
+  });
+
+  it('keeps the order commands were asked in: a read asked before a write sees the session before it', async () => {
+    const token = newSessionToken();
+    await store.set(token, { country: 'SE' });
+    const before = store.get(token);
+    const written = store.set(token, { country: 'DK' });
+    const after = store.get(token);
+    const deleted = store.delete(token);
+    const gone = store.get(token);
+    await written;
+    await deleted;
+    expect(await before).toEqual({ country: 'SE' });
+    expect(await after).toEqual({ country: 'DK' });
+    expect(await gone).toBeNull();
+  });
+
   it('slides the TTL on getWithCounter as on get', async () => {
     const token = newSessionToken();
     const ttlMs = h.ttlSeconds * 1000;
