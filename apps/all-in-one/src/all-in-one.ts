@@ -44,7 +44,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
   const store = loadStoreConfig(config.STORE_CONFIG);
   const view = new StoreView(store);
   return startWithClosers(async (closers) => {
-    const engine = await createDbEngine(config.DATABASE_URL, { logger });
+    const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
     closers.add(() => engine.close());
     const bus = await createEventBus(config.KAFKA_BROKERS, {
       clientId: 'all-in-one',

@@ -55,6 +55,8 @@ export const env = {
   /** `http(s)://…` of Meilisearch, or `embedded`. */
   meiliUrl: z.string().refine((v) => v === 'embedded' || /^https?:\/\//.test(v), { message: 'must be an http(s):// URL or "embedded"' }),
   url: z.string().url(),
+  /** DB_ACQUIRE_TIMEOUT_MS: how long a Postgres query waits for a connection of the pool (decision 98). */
+  dbAcquireTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(5000),
   optionalString: z.string().optional(),
   /** `true` or `1` on, `false`, `0` or empty off. */
   flag: (fallback: boolean) =>
@@ -90,9 +92,10 @@ export const kafkaNamingEnv = () => ({
   KAFKA_HANDLER_MAX_TIMEOUTS: z.coerce.number().int().min(1).max(100).default(3),
 });
 
-/** DATABASE_URL and DATABASE_SCHEMA: what every service that owns tables reads. */
+/** DATABASE_URL, DATABASE_SCHEMA and DB_ACQUIRE_TIMEOUT_MS: what every service that owns tables reads. */
 export const databaseEnv = (defaultSchema: string) => ({
   DATABASE_URL: env.databaseUrl,
+  DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
   DATABASE_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')

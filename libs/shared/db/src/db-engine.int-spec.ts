@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
-import { createDbEngine, type DbEngine } from './db-engine';
+import { createDbEngine, DbAcquireTimeoutError, type DbEngine } from './db-engine';
 
 // `Db.query`'s prepared statements run on connections of knex's own pool (decision 90): a process holds at most
 // `poolMax` connections in all. Before, they had a pool of their own beside knex's: up to twice `poolMax`.
 describeWithEngines('Db engine on Postgres: one bound on connections', ['postgres'], (engines) => {
   /** An engine whose connections carry an application name of their own, to be counted in pg_stat_activity. */
-  const open = async (poolMax: number): Promise<{ engine: DbEngine; connections: () => Promise<number> }> => {
+  const open = async (poolMax: number, acquireTimeoutMs?: number): Promise<{ engine: DbEngine; connections: () => Promise<number> }> => {
     const name = uniqueName('pool');
     const url = new URL(engines.url('postgres'));
     url.searchParams.set('application_name', name);
-    const engine = await createDbEngine(url.toString(), { poolMax });
+    const engine = await createDbEngine(url.toString(), { poolMax, ...(acquireTimeoutMs ? { acquireTimeoutMs } : {}) });
     const watcher = new Client({ connectionString: engines.url('postgres') });
     await watcher.connect();
     const close = engine.close.bind(engine);
@@ -89,6 +89,41 @@ describeWithEngines('Db engine on Postgres: one bound on connections', ['postgre
       const prepared = await db.query<{ name: string }>('select name from pg_prepared_statements', []);
       expect(prepared.map((p) => p.name)).toContain(name);
     } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
+  it('gives up a wait for a connection after acquireTimeoutMs with an error naming the pool, its use and who else waits (decision 98)', async () => {
+    const { engine } = await open(1, 300);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      const db = engine.forSchema('public');
+      const holding = engine.knex.transaction(async (trx) => {
+        await trx.raw('select 1');
+        await held;
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      // A prepared statement (the runner's path) and a knex query (knex's own), both waiting for the one connection.
+      const [statement, query] = await Promise.all([
+        db.query('select 1', []).catch((error: unknown) => error),
+        engine.knex.raw('select 2').catch((error: unknown) => error),
+      ]);
+      for (const error of [statement, query]) {
+        expect(error).toBeInstanceOf(DbAcquireTimeoutError);
+        expect((error as Error).message).toMatch(
+          /^database: no connection of the pool to postgres:\/\/\S+ within 300 ms \(1 of 1 in use, 0 free; [01] more waiting\): .*DB_ACQUIRE_TIMEOUT_MS/,
+        );
+        // The password masked (maskUrl), the rest of the URL named.
+        expect((error as Error).message).toContain(`//${new URL(engines.url('postgres')).username}:***@`);
+      }
+      // Knex still adds the statement to its time-out error, as before.
+      expect((query as { sql?: string }).sql).toBe('select 2');
+      release();
+      await holding;
+      expect(await db.query<{ n: number }>('select 3 as n', [])).toEqual([{ n: 3 }]);
+    } finally {
+      release();
       await engine.close();
     }
   }, 60_000);

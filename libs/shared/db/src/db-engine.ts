@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
@@ -21,6 +22,35 @@ export interface DbEngineOptions {
   logger?: Logger;
   /** Postgres pool size (default 10). PGlite is always one connection. */
   poolMax?: number;
+  /**
+   * Postgres: how long a query, transaction or prepared statement waits for a connection of the pool before it
+   * fails with `DbAcquireTimeoutError` (default 5000 ms; `DB_ACQUIRE_TIMEOUT_MS`, decision 98).
+   */
+  acquireTimeoutMs?: number;
+}
+
+/** The default of `acquireTimeoutMs` (and `DB_ACQUIRE_TIMEOUT_MS`). */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
+
+/**
+ * No connection of a Postgres pool came free in time. A knex `KnexTimeoutError` (knex adds the statement's SQL
+ * to it, as before), with a message naming the pool, its size and use, and how many wait besides this one.
+ */
+export class DbAcquireTimeoutError extends knexFactory.KnexTimeoutError {
+  constructor(
+    readonly database: string,
+    readonly timeoutMs: number,
+    readonly pool: { max: number; used: number; free: number; waiting: number },
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `database: no connection of the pool to ${database} within ${timeoutMs} ms ` +
+        `(${pool.used} of ${pool.max} in use, ${pool.free} free; ${pool.waiting} more waiting): ` +
+        `long transactions, or a pool too small for the load (DB_ACQUIRE_TIMEOUT_MS; decision 98)`,
+      options,
+    );
+    this.name = 'DbAcquireTimeoutError';
+  }
 }
 
 /** The database named by the URL does not answer; the message is one line, safe to log (password masked). */
@@ -78,8 +108,14 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 10 },
     log: knexLog(options.logger),
-    acquireConnectionTimeout: 5000,
+    acquireConnectionTimeout: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
   });
+  // Before the first connection: a knex whose internals moved fails here, not subtly under load.
+  const problems = knexInternalsProblems(knex);
+  if (problems.length > 0) {
+    await knex.destroy().catch(() => undefined);
+    throw new Error(`database: ${problems.join('; ')}`);
+  }
   try {
     await knex.raw('select 1');
   } catch (error) {
@@ -87,7 +123,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     throw new DbUnavailableError(url, describeCause(error), { cause: error });
   }
   options.logger?.info({ database: maskUrl(url) }, 'database connected');
-  return engineOf(knex, 'postgres', preparedStatementRunner(knex));
+  return engineOf(knex, 'postgres', preparedStatementRunner(knex, maskUrl(url), options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS));
 }
 
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
@@ -154,6 +190,28 @@ interface KnexPgClient {
   pool?: { max: number; numFree(): number; numUsed(): number; numPendingCreates(): number; numPendingAcquires(): number };
 }
 
+const POOL_COUNTERS = ['numFree', 'numUsed', 'numPendingCreates', 'numPendingAcquires'] as const;
+
+/**
+ * What the runner (decision 90) takes from knex's insides that knex does not document, checked on a Postgres
+ * knex before its first connection: each problem is one phrase naming the decision and knex's version. It
+ * cannot see `__knex__disposed` (set by knex's pg dialect when a connection errs or ends): db-engine.spec.ts
+ * checks that one on a pg client with a fake driver.
+ */
+export function knexInternalsProblems(knex: Knex): string[] {
+  const client = knex.client as unknown as Partial<Record<keyof KnexPgClient, unknown>>;
+  const pool = client.pool as Record<string, unknown> | undefined;
+  const missing = [
+    ...(['acquireConnection', 'releaseConnection'] as const).filter((name) => typeof client[name] !== 'function').map((name) => `client.${name}()`),
+    ...(pool === undefined
+      ? ['client.pool']
+      : [...(typeof pool['max'] === 'number' ? [] : ['client.pool.max']), ...POOL_COUNTERS.filter((name) => typeof pool[name] !== 'function').map((name) => `client.pool.${name}()`)]),
+  ];
+  if (missing.length === 0) return [];
+  const version = installedVersion('knex');
+  return missing.map((what) => `knex ${version} has no ${what}, which Db.query's connection runner relies on (decision 90): check knex's changes before upgrading`);
+}
+
 /**
  * `Db.query`'s connections (decisions 69 and 90): connections of knex's own pool, so a process holds at most its
  * `poolMax` in all, kept by the runner between statements. A statement takes one the runner holds idle, else
@@ -164,13 +222,30 @@ interface KnexPgClient {
  * knex's pool when someone waits there, when knex's pool is full and knex asks for one, when it failed, and when
  * the engine closes.
  */
-function preparedStatementRunner(knex: Knex): PreparedStatementRunner {
+function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number): PreparedStatementRunner {
   const client = knex.client as unknown as KnexPgClient;
   const idle: PgClient[] = [];
   const waiting: Array<{ resolve(connection: PgClient): void; reject(error: unknown): void }> = [];
   let inUse = 0;
   let closed = false;
-  const acquireFromKnex = client.acquireConnection.bind(client);
+  const knexAcquire = client.acquireConnection.bind(client);
+  // Knex's time-out told with the pool's state: every acquire of the engine (knex's and the runner's) comes here.
+  const acquireFromKnex = () =>
+    knexAcquire().catch((error: unknown) => {
+      if (!(error instanceof knexFactory.KnexTimeoutError)) throw error;
+      const pool = client.pool;
+      throw new DbAcquireTimeoutError(
+        database,
+        timeoutMs,
+        {
+          max: pool?.max ?? 0,
+          used: pool?.numUsed() ?? 0,
+          free: pool?.numFree() ?? 0,
+          waiting: (pool?.numPendingAcquires() ?? 0) + waiting.length,
+        },
+        { cause: error },
+      );
+    });
   const giveBack = (connection: PgClient) => void client.releaseConnection(connection).catch(() => undefined);
   const full = () => {
     const pool = client.pool;
@@ -269,6 +344,15 @@ export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: stri
       await knex.raw('select 1');
     },
   };
+}
+
+/** The version of an installed package, for messages (`unknown` in a bundle without its package.json). */
+function installedVersion(name: string): string {
+  try {
+    return (createRequire(resolve('package.json'))(`${name}/package.json`) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 function describeCause(error: unknown): string {

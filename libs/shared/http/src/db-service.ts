@@ -19,7 +19,7 @@ export async function startDbService(
 ): Promise<RunningServer> {
   const config = loadConfig(z.object({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) }));
   const logger = createLogger(name, config.LOG_LEVEL);
-  const engine = await createDbEngine(config.DATABASE_URL, { logger });
+  const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
   const db = engine.forSchema(config.DATABASE_SCHEMA);
   const built = await build({ db, logger });
   return startHttpService({
