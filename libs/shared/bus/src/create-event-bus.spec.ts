@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@commerce/shared-events';
 import { BusUnavailableError } from './kafka-bus';
 import { busNaming, createEventBus, withBusNaming } from './create-event-bus';
 import { deadLetterTopic } from './event-bus.port';
+import { encodeEnvelope, headersOf } from './envelope-codec';
 import { envelope } from './event-bus.contract';
 import { createMemoryBus } from './memory-bus';
 import pino from 'pino';
@@ -47,6 +48,29 @@ describe('withBusNaming', () => {
     expect(broker.messages('catalog.product.v1')).toEqual([]);
     expect(broker.messages('run-1.catalog.product.v1').map((m) => m.key)).toEqual(['k1']);
     expect(handled).toEqual([sent]);
+  });
+
+  it('publishes serialised envelopes (publishEncoded) to `<namespace>.<topic>`, handlers getting what publish gives them', async () => {
+    const broker = createMemoryBus({ logger });
+    const bus = withBusNaming(broker, { namespace: 'run-1' });
+    const handled: EventEnvelope[] = [];
+    await bus.subscribe({ groupId: 'g', topics: ['catalog.product.v1'], handle: async (e) => void handled.push(e) });
+
+    const sent = envelope('catalog.product.v1', 'k1', { n: 1 });
+    await bus.publishEncoded!([{ topic: sent.topic, key: sent.key, value: encodeEnvelope(sent), headers: headersOf(sent) }]);
+    await bus.publish([envelope('catalog.product.v1', 'k1', { n: 2 })]);
+    await broker.drain();
+
+    expect(broker.messages('catalog.product.v1')).toEqual([]);
+    expect(broker.messages('run-1.catalog.product.v1').map((m) => [m.key, m.headers['x-event-id']])).toEqual([
+      ['k1', sent.id],
+      ['k1', handled[1]?.id],
+    ]);
+    expect(handled.map((e) => [e.topic, e.payload])).toEqual([
+      ['catalog.product.v1', { n: 1 }],
+      ['catalog.product.v1', { n: 2 }],
+    ]);
+    expect(handled[0]).toEqual(sent);
   });
 
   it('keeps two namespaces on one broker apart, even with the same topics and consumer groups', async () => {

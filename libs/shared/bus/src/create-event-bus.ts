@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
-import type { EventBus, SubscribeOptions } from './event-bus.port';
+import type { EncodedEvent, EventBus, SubscribeOptions } from './event-bus.port';
 import { createKafkaBus } from './kafka-bus';
 import { createMemoryBus } from './memory-bus';
 
@@ -62,6 +62,11 @@ export function withBusNaming(bus: EventBus, naming: BusNaming): EventBus {
   return {
     kind: bus.kind,
     publish: (events) => bus.publish(prefix ? events.map(outward) : events),
+    // Serialised envelopes (the outbox relay's, decision 94) go to the namespaced topic; their text keeps the
+    // event's own topic, which is what `inward` gives handlers of the events `publish` sent.
+    ...(bus.publishEncoded
+      ? { publishEncoded: (messages: readonly EncodedEvent[]) => bus.publishEncoded!(prefix ? messages.map((m) => ({ ...m, topic: `${prefix}${m.topic}` })) : messages) }
+      : {}),
     subscribe: ({ handle, handleBatch, ...subscription }: SubscribeOptions) =>
       bus.subscribe({
         ...subscription,

@@ -60,11 +60,25 @@ export interface EventBus {
   readonly kind: 'kafka' | 'memory';
   /** Resolves once the broker has acknowledged every message. */
   publish(events: EventEnvelope[]): Promise<void>;
+  /**
+   * Optional: publishes envelopes already serialised (the outbox relay's rows: the text `encodeEnvelope`
+   * made when they were written, with their headers), sent as they are, in order per topic, without being
+   * parsed and serialised again (decision 94). Resolves once the broker has acknowledged every message.
+   */
+  publishEncoded?(messages: readonly EncodedEvent[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Readiness: resolves when the broker answers, rejects otherwise. */
   ping(): Promise<void>;
   /** Stops every subscription and disconnects. */
   close(): Promise<void>;
+}
+
+/** An envelope as it goes on the wire: its topic, key, JSON text and headers (`headersOf` the envelope). */
+export interface EncodedEvent {
+  topic: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
 }
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;

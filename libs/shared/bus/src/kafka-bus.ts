@@ -12,7 +12,7 @@ import {
 } from 'kafkajs';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
-import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
+import { deadLetterTopic, type EncodedEvent, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MAX_BATCH,
@@ -173,6 +173,44 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 
   const subscriptions = new Set<Subscription>();
   let closed = false;
+
+  /**
+   * Sends serialised envelopes grouped by topic, each topic's in order. One request per PUBLISH_REQUEST_BYTES:
+   * a partition's messages of a request are one record batch, which the broker refuses past its
+   * message.max.bytes (1 MB by default); the outbox relay hands over hundreds of envelopes of a few kB at
+   * once. In turn, so each key keeps its order.
+   */
+  const sendEncoded = async (messages: readonly EncodedEvent[]): Promise<void> => {
+    if (closed) throw new Error('event bus: closed');
+    if (messages.length === 0) return;
+    const byTopic = new Map<string, EncodedEvent[]>();
+    for (const message of messages) {
+      const list = byTopic.get(message.topic);
+      if (list) list.push(message);
+      else byTopic.set(message.topic, [message]);
+    }
+    await ensureTopics([...byTopic.keys()]);
+    const producer = await connectedProducer();
+    let request: Array<{ topic: string; messages: Array<{ key: string; value: Buffer; headers: IHeaders }> }> = [];
+    let bytes = 0;
+    const send = async () => {
+      if (request.length > 0) await producer.sendBatch({ acks: -1, topicMessages: request });
+      request = [];
+      bytes = 0;
+    };
+    for (const [topic, list] of byTopic) {
+      for (const m of list) {
+        const value = Buffer.from(m.value, 'utf8');
+        if (bytes > 0 && bytes + value.length > PUBLISH_REQUEST_BYTES) await send();
+        let entry = request.at(-1);
+        if (entry?.topic !== topic) request.push((entry = { topic, messages: [] }));
+        entry.messages.push({ key: m.key, value, headers: m.headers });
+        bytes += value.length + m.key.length;
+      }
+    }
+    await send();
+  };
+
 
   const subscribe = async (options: SubscribeOptions): Promise<Subscription> => {
     if (closed) throw new Error('event bus: closed');
@@ -426,38 +464,12 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     kind: 'kafka',
 
     async publish(events) {
-      if (closed) throw new Error('event bus: closed');
-      if (events.length === 0) return;
-      const byTopic = new Map<string, EventEnvelope[]>();
-      for (const event of events.map(withCurrentRequestId)) {
-        const list = byTopic.get(event.topic) ?? [];
-        list.push(event);
-        byTopic.set(event.topic, list);
-      }
-      await ensureTopics([...byTopic.keys()]);
-      const producer = await connectedProducer();
-      // One request per PUBLISH_REQUEST_BYTES: a partition's messages of a request are one record batch,
-      // which the broker refuses past its message.max.bytes (1 MB by default); the outbox relay hands
-      // over hundreds of envelopes of a few kB at once. In turn, so each key keeps its order.
-      let request: Array<{ topic: string; messages: Array<{ key: string; value: Buffer; headers: IHeaders }> }> = [];
-      let bytes = 0;
-      const send = async () => {
-        if (request.length > 0) await producer.sendBatch({ acks: -1, topicMessages: request });
-        request = [];
-        bytes = 0;
-      };
-      for (const [topic, list] of byTopic) {
-        for (const e of list) {
-          const value = Buffer.from(encodeEnvelope(e), 'utf8');
-          if (bytes > 0 && bytes + value.length > PUBLISH_REQUEST_BYTES) await send();
-          let entry = request.at(-1);
-          if (entry?.topic !== topic) request.push((entry = { topic, messages: [] }));
-          entry.messages.push({ key: e.key, value, headers: headersOf(e) });
-          bytes += value.length + e.key.length;
-        }
-      }
-      await send();
+      await sendEncoded(
+        events.map(withCurrentRequestId).map((e) => ({ topic: e.topic, key: e.key, value: encodeEnvelope(e), headers: headersOf(e) })),
+      );
     },
+
+    publishEncoded: (messages) => sendEncoded(messages),
 
     publishRaw: (topic, key, value, headers = {}) => sendRaw(topic, [{ key, value, headers }]),
 

@@ -235,6 +235,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
       if (events.length > 0) scheduleKick();
     },
 
+    async publishEncoded(messages) {
+      assertOpen();
+      for (const { topic, key, value, headers } of messages) store(topic, { key, value, headers });
+      if (messages.length > 0) scheduleKick();
+    },
+
     async publishRaw(topic, key, value, headers = {}) {
       assertOpen();
       store(topic, { key, value, headers });

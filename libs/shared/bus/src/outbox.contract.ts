@@ -2,7 +2,8 @@ import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import type { EventEnvelope } from '@commerce/shared-events';
-import type { EventBus, Subscription } from './event-bus.port';
+import type { EncodedEvent, EventBus, Subscription } from './event-bus.port';
+import { encodeEnvelope, headersOf } from './envelope-codec';
 import { envelope, eventually } from './event-bus.contract';
 import { consumeOnce, enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxMigrations, OutboxRelay } from './outbox';
 
@@ -12,12 +13,26 @@ export interface OutboxHarness {
   timeoutMs: number;
 }
 
-/** A bus that can be made to fail, as Kafka does when the broker is down. */
-function breakableBus(bus: EventBus): EventBus & { down: boolean } {
+/**
+ * A bus that can be made to fail, as Kafka does when the broker is down, and that records what it was
+ * given through each of its two ways of publishing.
+ */
+function breakableBus(bus: EventBus): EventBus & { down: boolean; published: EventEnvelope[][]; encoded: EncodedEvent[][] } {
   const wrapper = {
     down: false,
+    published: [] as EventEnvelope[][],
+    encoded: [] as EncodedEvent[][],
     kind: bus.kind,
-    publish: (events: EventEnvelope[]) => (wrapper.down ? Promise.reject(new Error('broker down')) : bus.publish(events)),
+    publish: (events: EventEnvelope[]) => {
+      if (wrapper.down) return Promise.reject(new Error('broker down'));
+      wrapper.published.push(events);
+      return bus.publish(events);
+    },
+    publishEncoded: (messages: readonly EncodedEvent[]) => {
+      if (wrapper.down) return Promise.reject(new Error('broker down'));
+      wrapper.encoded.push([...messages]);
+      return bus.publishEncoded!(messages);
+    },
     subscribe: bus.subscribe.bind(bus),
     ping: bus.ping.bind(bus),
     close: bus.close.bind(bus),
@@ -33,7 +48,7 @@ export function outboxContract(harness: OutboxHarness): void {
   const { timeoutMs } = harness;
   let engine: DbEngine;
   let rawBus: EventBus;
-  let bus: EventBus & { down: boolean };
+  let bus: ReturnType<typeof breakableBus>;
   let db: Db;
   let topic: string;
   const relays: OutboxRelay[] = [];
@@ -129,7 +144,8 @@ export function outboxContract(harness: OutboxHarness): void {
       }>;
       expect(rows.map((r) => [r.id, r.topic, r.key])).toEqual(events.map((e) => [e.id, e.topic, e.key]));
       expect(rows.map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope))).toEqual(events);
-    });
+      // ~5 s on a loaded two-core box against Postgres: more than jest's default.
+    }, 30_000);
 
     it('publishes in batches until nothing is pending', async () => {
       const events = Array.from({ length: 25 }, (_, i) => envelope(topic, `k${i}`));
@@ -228,8 +244,57 @@ export function outboxContract(harness: OutboxHarness): void {
       const sent = envelope(topic, 'k1');
       await withRequestContext({ requestId: 'req-42' }, () => db.transaction((trx) => enqueue(db, trx, [sent])));
 
-      const [row] = await db.table('outbox').select('envelope');
+      const [row] = await db.table('outbox').select('envelope', 'type', 'request_id');
       expect(row.envelope).toEqual({ ...sent, requestId: 'req-42' });
+      expect([row.type, row.request_id]).toEqual([sent.type, 'req-42']);
+    });
+
+    it('publishes each row as the text it was written as, with the headers publish gives it, unparsed (decision 94)', async () => {
+      const got = await received();
+      const inRequest = envelope(topic, 'k1', { text: '"quoted" \\ ✓ 漢 \u0000', n: -0.5, list: [1, null, { a: true }] }, { type: 'ProductUpserted' });
+      const outside = envelope(topic, 'k2', { n: 2 });
+      await withRequestContext({ requestId: 'req-7' }, () => db.transaction((trx) => enqueue(db, trx, [inRequest])));
+      await db.transaction((trx) => enqueue(db, trx, [outside]));
+      const r = relay();
+
+      // Flushed inside another request: what was written goes out, not this request's id.
+      expect(await withRequestContext({ requestId: 'req-other' }, () => r.flush())).toBe(2);
+
+      const written = [{ ...inRequest, requestId: 'req-7' }, outside];
+      expect(bus.published).toEqual([]);
+      expect(bus.encoded.flat()).toEqual(
+        written.map((e) => ({ topic: e.topic, key: e.key, value: encodeEnvelope(e), headers: headersOf(e) })),
+      );
+      await eventually(() => expect(got).toHaveLength(2), timeoutMs);
+      expect([...got].sort((a, b) => a.key.localeCompare(b.key))).toEqual(written);
+    });
+
+    it('parses and publishes as before a row written before its headers were kept beside it (no type)', async () => {
+      const got = await received();
+      const old = envelope(topic, 'k1', { n: 1 });
+      await writtenElsewhere(old);
+      await db.table('outbox').update({ type: null, request_id: null });
+
+      expect(await relay().flush()).toBe(1);
+
+      expect(bus.encoded).toEqual([]);
+      expect(bus.published).toEqual([[old]]);
+      await eventually(() => expect(got).toEqual([old]), timeoutMs);
+      expect(await pending()).toBe(0);
+    });
+
+    it('publishes through publish when the bus has no publishEncoded', async () => {
+      const got = await received();
+      const sent = envelope(topic, 'k1', { n: 1 });
+      await db.transaction((trx) => enqueue(db, trx, [sent]));
+      const plain: EventBus = { kind: bus.kind, publish: bus.publish, subscribe: bus.subscribe, ping: bus.ping, close: bus.close };
+      const r = new OutboxRelay(db, plain);
+      relays.push(r);
+
+      expect(await r.flush()).toBe(1);
+
+      expect(bus.published).toEqual([[sent]]);
+      await eventually(() => expect(got).toEqual([sent]), timeoutMs);
     });
 
     it('with two relays on one outbox, publishes every event exactly once', async () => {
