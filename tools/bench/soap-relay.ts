@@ -1,5 +1,5 @@
 // Issue 8's products_Update: the outbox relay's CPU for one 1,000-product batch's envelopes in the process
-// that acknowledges the next batch (backoffice-soap), decision 94's stored text handed to the bus as it is
+// that acknowledges the next batch (backoffice-soap), decision 97's stored text handed to the bus as it is
 // (`publishEncoded`) against the envelopes parsed (pg's JSON.parse of the `json` column) and serialised
 // again for the bus (`publish`), alternated round by round in one process on the same rows.
 //
@@ -34,8 +34,14 @@ async function main(): Promise<void> {
   await migrate(db, outboxMigrations);
   const brokers = process.env['KAFKA_BROKERS'];
   const bus: EventBus = brokers ? await createEventBus(brokers, { clientId: 'bench-relay', namespace: name }) : createMemoryBus();
-  // The same bus without publishEncoded: the relay parses each row and the bus serialises it again (before decision 94).
-  const parsedBus: EventBus = { kind: bus.kind, publish: (e) => bus.publish(e), subscribe: (o) => bus.subscribe(o), ping: () => bus.ping(), close: () => bus.close() };
+  // The same bus without publishEncoded: the relay parses each row and the bus serialises it again (before decision 97).
+  const parsedBus: EventBus = {
+    kind: bus.kind,
+    publish: (e) => bus.publish(e),
+    subscribe: (o) => bus.subscribe(o),
+    ping: () => bus.ping(),
+    close: () => bus.close(),
+  };
   console.log(`${size} envelopes a batch on ${db.engine} and the ${bus.kind} bus`);
 
   const rows: Record<string, number[]> = {};
@@ -52,15 +58,27 @@ async function main(): Promise<void> {
       const published = await relay.flush();
       const used = process.cpuUsage(before);
       if (published !== envelopes.length) throw new Error(`published ${published} of ${envelopes.length}`);
-      record(`relay ${mode === 'encoded' ? 'hands the stored text over (decision 94)' : 'parses and serialises again (before)'}: CPU`, (used.user + used.system) / 1000);
-      record(`relay ${mode === 'encoded' ? 'hands the stored text over (decision 94)' : 'parses and serialises again (before)'}: wall`, performance.now() - started);
+      record(
+        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 97)' : 'parses and serialises again (before)'}: CPU`,
+        (used.user + used.system) / 1000,
+      );
+      record(
+        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 97)' : 'parses and serialises again (before)'}: wall`,
+        performance.now() - started,
+      );
       await relay.stop();
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`ms per batch of this process (median / min / max of ${rounds}, alternated):`);
   for (const [stage, xs] of Object.entries(rows))
-    console.log(`  ${stage.padEnd(62)} ${median(xs).toFixed(0).padStart(6)} ${Math.min(...xs).toFixed(0).padStart(6)} ${Math.max(...xs).toFixed(0).padStart(6)}`);
+    console.log(
+      `  ${stage.padEnd(62)} ${median(xs).toFixed(0).padStart(6)} ${Math.min(...xs)
+        .toFixed(0)
+        .padStart(6)} ${Math.max(...xs)
+        .toFixed(0)
+        .padStart(6)}`,
+    );
   await bus.close();
   await engine.close();
   const report = await cleanUpRememberedNames({ kafkaBrokers: brokers, postgresUrl: process.env['DATABASE_URL'] });

@@ -56,16 +56,17 @@ export function withBusNaming(bus: EventBus, naming: BusNaming): EventBus {
   const prefix = naming.namespace ? `${naming.namespace}.` : '';
   const groupPrefix = naming.groupPrefix ?? '';
   if (!prefix && !groupPrefix) return bus;
+  const encodedOut = bus.publishEncoded?.bind(bus);
   const outward = (event: EventEnvelope): EventEnvelope => ({ ...event, topic: `${prefix}${event.topic}` });
   const inward = (event: EventEnvelope): EventEnvelope =>
     prefix && event.topic.startsWith(prefix) ? { ...event, topic: event.topic.slice(prefix.length) } : event;
   return {
     kind: bus.kind,
     publish: (events) => bus.publish(prefix ? events.map(outward) : events),
-    // Serialised envelopes (the outbox relay's, decision 94) go to the namespaced topic; their text keeps the
+    // Serialised envelopes (the outbox relay's, decision 97) go to the namespaced topic; their text keeps the
     // event's own topic, which is what `inward` gives handlers of the events `publish` sent.
-    ...(bus.publishEncoded
-      ? { publishEncoded: (messages: readonly EncodedEvent[]) => bus.publishEncoded!(prefix ? messages.map((m) => ({ ...m, topic: `${prefix}${m.topic}` })) : messages) }
+    ...(encodedOut
+      ? { publishEncoded: (messages: readonly EncodedEvent[]) => encodedOut(prefix ? messages.map((m) => ({ ...m, topic: `${prefix}${m.topic}` })) : messages) }
       : {}),
     subscribe: ({ handle, handleBatch, ...subscription }: SubscribeOptions) =>
       bus.subscribe({

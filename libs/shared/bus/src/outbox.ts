@@ -1,7 +1,7 @@
 import type { Db, Knex, Migration } from '@commerce/shared-db';
 import { REQUEST_ID_HEADER, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
-import type { EventBus } from './event-bus.port';
+import type { EncodedEvent, EventBus } from './event-bus.port';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, withCurrentRequestId } from './envelope-codec';
 
 /**
@@ -73,7 +73,7 @@ export const outboxMigrations: Migration[] = [
     },
   },
   {
-    // The headers of an envelope beside its text (decision 94): the relay hands the stored text to the bus
+    // The headers of an envelope beside its text (decision 97): the relay hands the stored text to the bus
     // as it is, with its headers, instead of parsing it (pg's JSON.parse of a `json` column) and
     // serialising it again for Kafka, ~70–90 ms of a 1,000-product SOAP batch. Rows written before have no
     // `type`: the relay parses those as it did. Nullable columns without a default: no rewrite of the table.
@@ -98,7 +98,7 @@ export interface OutboxBatch {
   ids: string[];
   topics: string[];
   keys: string[];
-  /** The envelopes' `type` and `requestId` (null without one): their headers, kept beside the text (decision 94). */
+  /** The envelopes' `type` and `requestId` (null without one): their headers, kept beside the text (decision 97). */
   types: string[];
   requestIds: Array<string | null>;
 }
@@ -204,7 +204,7 @@ export interface OutboxRelayOptions {
   startDelayMs?: number;
 }
 
-/** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 94). */
+/** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 97). */
 interface PendingRow {
   seq: number | string;
   id: string;
@@ -336,7 +336,7 @@ export class OutboxRelay {
   }
 
   private pendingQuery(query: Knex.QueryBuilder): Knex.QueryBuilder {
-    // The envelope as text (a `json` column is the text as written; pg would JSON.parse it): decision 94.
+    // The envelope as text (a `json` column is the text as written; pg would JSON.parse it): decision 97.
     return query
       .select('seq', 'id', 'topic', 'key', 'type', 'request_id', this.db.knex.raw('envelope::text as envelope'))
       .whereNull('sent_at')
@@ -346,26 +346,26 @@ export class OutboxRelay {
 
   private async publishRows(rows: PendingRow[], markSent: (seqs: Array<number | string>) => Promise<unknown>): Promise<number> {
     if (rows.length === 0) return 0;
-    if (this.bus.publishEncoded && rows.every((r) => r.type !== null)) {
-      // The text goes out as written, with the headers `headersOf` gives the envelope (decision 94).
-      await this.bus.publishEncoded(
-        rows.map((r) => ({
-          topic: r.topic,
-          key: r.key,
-          value: r.envelope,
-          headers: {
-            [EVENT_ID_HEADER]: r.id,
-            [EVENT_TYPE_HEADER]: r.type!,
-            ...(r.request_id ? { [REQUEST_ID_HEADER]: r.request_id } : {}),
-          },
-        })),
-      );
-    } else {
-      await this.bus.publish(rows.map((r) => JSON.parse(r.envelope) as EventEnvelope));
-    }
+    const encoded = this.bus.publishEncoded ? encodedRows(rows) : undefined;
+    if (encoded && this.bus.publishEncoded) await this.bus.publishEncoded(encoded);
+    else await this.bus.publish(rows.map((r) => JSON.parse(r.envelope) as EventEnvelope));
     await markSent(rows.map((r) => r.seq));
     return rows.length;
   }
+}
+
+/**
+ * The rows as they go on the wire: the text as written, with the headers `headersOf` gives the envelope
+ * (decision 97); none when a row was written before its headers were kept beside it (no `type`).
+ */
+function encodedRows(rows: PendingRow[]): EncodedEvent[] | undefined {
+  const encoded: EncodedEvent[] = [];
+  for (const { topic, key, id, type, request_id, envelope } of rows) {
+    if (type === null) return undefined;
+    const headers = { [EVENT_ID_HEADER]: id, [EVENT_TYPE_HEADER]: type, ...(request_id ? { [REQUEST_ID_HEADER]: request_id } : {}) };
+    encoded.push({ topic, key, value: envelope, headers });
+  }
+  return encoded;
 }
 
 const turns = new WeakMap<Knex, Map<string, Promise<unknown>>>();
