@@ -272,7 +272,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 
     const commitAfter = async (topic: string, partition: number, message: KafkaMessage) => {
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-      hangs.settled(eventKey(topic, partition, message.offset));
+      hangs.settledAt(topic, partition, message.offset);
     };
 
     /** A handler's heartbeats (see withHeartbeats), none once the subscription stops. */

@@ -26,6 +26,11 @@ describe('HandlerHangs (a Kafka handler that times out again and again; decision
     hangs.timedOut(a);
     hangs.settled(a);
     expect(hangs.timedOut(a)).toEqual({ count: 1, deadLetter: false });
+    // What a commit calls: the same event by its topic, partition and offset; another's count stays.
+    hangs.timedOut(b);
+    hangs.settledAt('t', 0, '5');
+    expect(hangs.timedOut(a)).toEqual({ count: 1, deadLetter: false });
+    expect(hangs.timedOut(b)).toEqual({ count: 2, deadLetter: true });
   });
 
   it('remembers a timed-out run by its first event once, to be handled one by one', () => {

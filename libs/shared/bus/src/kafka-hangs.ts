@@ -46,6 +46,12 @@ export class HandlerHangs {
     if (this.timeouts.size > 0) this.timeouts.delete(key);
   }
 
+  /** `settled` for the event at `offset` of a partition: its key is made only when some time-out is counted (every commit calls it). */
+  settledAt(topic: string, partition: number, offset: string): void {
+    this.restartsInARow = 0;
+    if (this.timeouts.size > 0) this.timeouts.delete(eventKey(topic, partition, offset));
+  }
+
   /** A run of `handleBatch` beginning at `key` timed out. */
   runTimedOut(key: string): void {
     this.runs.add(key);
