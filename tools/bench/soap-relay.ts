@@ -1,5 +1,5 @@
 // Issue 8's products_Update: the outbox relay's CPU for one 1,000-product batch's envelopes in the process
-// that acknowledges the next batch (backoffice-soap), decision 97's stored text handed to the bus as it is
+// that acknowledges the next batch (backoffice-soap), decision 99's stored text handed to the bus as it is
 // (`publishEncoded`) against the envelopes parsed (pg's JSON.parse of the `json` column) and serialised
 // again for the bus (`publish`), alternated round by round in one process on the same rows.
 //
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   await migrate(db, outboxMigrations);
   const brokers = process.env['KAFKA_BROKERS'];
   const bus: EventBus = brokers ? await createEventBus(brokers, { clientId: 'bench-relay', namespace: name }) : createMemoryBus();
-  // The same bus without publishEncoded: the relay parses each row and the bus serialises it again (before decision 97).
+  // The same bus without publishEncoded: the relay parses each row and the bus serialises it again (before decision 99).
   const parsedBus: EventBus = {
     kind: bus.kind,
     publish: (e) => bus.publish(e),
@@ -59,11 +59,11 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(before);
       if (published !== envelopes.length) throw new Error(`published ${published} of ${envelopes.length}`);
       record(
-        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 97)' : 'parses and serialises again (before)'}: CPU`,
+        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 99)' : 'parses and serialises again (before)'}: CPU`,
         (used.user + used.system) / 1000,
       );
       record(
-        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 97)' : 'parses and serialises again (before)'}: wall`,
+        `relay ${mode === 'encoded' ? 'hands the stored text over (decision 99)' : 'parses and serialises again (before)'}: wall`,
         performance.now() - started,
       );
       await relay.stop();

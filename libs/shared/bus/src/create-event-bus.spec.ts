@@ -42,7 +42,7 @@ describe('withBusNaming', () => {
     await bus.subscribe({ groupId: 'g', topics: ['catalog.product.v1'], handle: async (e) => void handled.push(e) });
 
     const sent = envelope('catalog.product.v1', 'k1', { n: 1 });
-    // Serialised (the outbox relay's publishEncoded, decision 97): the same topic, the same event handed over.
+    // Serialised (the outbox relay's publishEncoded, decision 99): the same topic, the same event handed over.
     const encoded = envelope('catalog.product.v1', 'k1', { n: 2 });
     await bus.publish([sent]);
     await bus.publishEncoded?.([{ topic: encoded.topic, key: encoded.key, value: encodeEnvelope(encoded), headers: headersOf(encoded) }]);

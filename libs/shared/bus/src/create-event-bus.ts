@@ -63,7 +63,7 @@ export function withBusNaming(bus: EventBus, naming: BusNaming): EventBus {
   return {
     kind: bus.kind,
     publish: (events) => bus.publish(prefix ? events.map(outward) : events),
-    // Serialised envelopes (the outbox relay's, decision 97) go to the namespaced topic; their text keeps the
+    // Serialised envelopes (the outbox relay's, decision 99) go to the namespaced topic; their text keeps the
     // event's own topic, which is what `inward` gives handlers of the events `publish` sent.
     ...(encodedOut
       ? { publishEncoded: (messages: readonly EncodedEvent[]) => encodedOut(prefix ? messages.map((m) => ({ ...m, topic: `${prefix}${m.topic}` })) : messages) }

@@ -63,7 +63,7 @@ export interface EventBus {
   /**
    * Optional: publishes envelopes already serialised (the outbox relay's rows: the text `encodeEnvelope`
    * made when they were written, with their headers), sent as they are, in order per topic, without being
-   * parsed and serialised again (decision 97). Resolves once the broker has acknowledged every message.
+   * parsed and serialised again (decision 99). Resolves once the broker has acknowledged every message.
    */
   publishEncoded?(messages: readonly EncodedEvent[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;

@@ -249,7 +249,7 @@ export function outboxContract(harness: OutboxHarness): void {
       expect([row.type, row.request_id]).toEqual([sent.type, 'req-42']);
     });
 
-    it('publishes each row as the text it was written as, with the headers publish gives it, unparsed (decision 97)', async () => {
+    it('publishes each row as the text it was written as, with the headers publish gives it, unparsed (decision 99)', async () => {
       const got = await received();
       const inRequest = envelope(topic, 'k1', { text: '"quoted" \\ ✓ 漢 \u0000', n: -0.5, list: [1, null, { a: true }] }, { type: 'ProductUpserted' });
       const outside = envelope(topic, 'k2', { n: 2 });

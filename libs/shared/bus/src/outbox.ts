@@ -73,7 +73,7 @@ export const outboxMigrations: Migration[] = [
     },
   },
   {
-    // The headers of an envelope beside its text (decision 97): the relay hands the stored text to the bus
+    // The headers of an envelope beside its text (decision 99): the relay hands the stored text to the bus
     // as it is, with its headers, instead of parsing it (pg's JSON.parse of a `json` column) and
     // serialising it again for Kafka, ~70–90 ms of a 1,000-product SOAP batch. Rows written before have no
     // `type`: the relay parses those as it did. Nullable columns without a default: no rewrite of the table.
@@ -98,7 +98,7 @@ export interface OutboxBatch {
   ids: string[];
   topics: string[];
   keys: string[];
-  /** The envelopes' `type` and `requestId` (null without one): their headers, kept beside the text (decision 97). */
+  /** The envelopes' `type` and `requestId` (null without one): their headers, kept beside the text (decision 99). */
   types: string[];
   requestIds: Array<string | null>;
 }
@@ -204,7 +204,7 @@ export interface OutboxRelayOptions {
   startDelayMs?: number;
 }
 
-/** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 97). */
+/** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 99). */
 interface PendingRow {
   seq: number | string;
   id: string;
@@ -336,7 +336,7 @@ export class OutboxRelay {
   }
 
   private pendingQuery(query: Knex.QueryBuilder): Knex.QueryBuilder {
-    // The envelope as text (a `json` column is the text as written; pg would JSON.parse it): decision 97.
+    // The envelope as text (a `json` column is the text as written; pg would JSON.parse it): decision 99.
     return query
       .select('seq', 'id', 'topic', 'key', 'type', 'request_id', this.db.knex.raw('envelope::text as envelope'))
       .whereNull('sent_at')
@@ -356,7 +356,7 @@ export class OutboxRelay {
 
 /**
  * The rows as they go on the wire: the text as written, with the headers `headersOf` gives the envelope
- * (decision 97); none when a row was written before its headers were kept beside it (no `type`).
+ * (decision 99); none when a row was written before its headers were kept beside it (no `type`).
  */
 function encodedRows(rows: PendingRow[]): EncodedEvent[] | undefined {
   const encoded: EncodedEvent[] = [];
