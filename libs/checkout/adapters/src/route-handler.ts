@@ -22,6 +22,13 @@ export const sessionRoute =
     }
   };
 
+/**
+ * A use case's answer as a lean route sends it (`LeanRoute.json`): a `RawJson`'s parts as they are (written
+ * one after the other, no copy of a kept rendering), else `envelopeJson`.
+ */
+export const envelopeParts = (body: unknown): string | Buffer | readonly Buffer[] | undefined =>
+  body instanceof RawJson && body.parts ? body.parts : envelopeJson(body);
+
 /** A use case's answer as the JSON the route sends, or undefined for what is not an envelope (left to Koa). */
 export function envelopeJson(body: unknown): string | Buffer | undefined {
   if (body instanceof RawJson) return body.json;

@@ -295,10 +295,11 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     ]);
     // Closed or gone: the uncached path finds the session's next selection (or an empty one).
     if (rest === null) return getSelection(deps, handle);
+    // In parts: the kept rendering (kilobytes) is written as it is, not copied into a buffer of each answer.
     const head = Buffer.from(`{"token":${JSON.stringify(handle.token)},`);
-    if (!loggedIn) return new RawJson(Buffer.concat([head, rest], head.length + rest.length));
+    if (!loggedIn) return new RawJson([head, rest]);
     const tail = Buffer.from(`,"loggedIn":${JSON.stringify(loggedIn)}}`);
-    return new RawJson(Buffer.concat([head, rest.subarray(0, rest.length - 1), tail]));
+    return new RawJson([head, rest.subarray(0, rest.length - 1), tail]);
   };
 
   return Object.assign(answerOf, { keepChange });

@@ -15,7 +15,7 @@ import {
   type SessionHandle,
 } from '@commerce/checkout-core';
 import type { LeanRoute } from '@commerce/shared-http';
-import { envelopeJson, requestBody, sessionRoute, type SessionOf } from './route-handler';
+import { envelopeParts, requestBody, sessionRoute, type SessionOf } from './route-handler';
 import { cachedSelectionAnswer, keptChange, type SelectionAnswer } from './selection-answer-cache';
 
 /**
@@ -122,7 +122,7 @@ export function selectionLeanRoutes(
 ): LeanRoute[] {
   const escaped = prefix.replaceAll('/', '\\/');
   // Every domain error as the error middleware answers it: `{token, errors}`.
-  const answered = { passes: () => true, json: (answer: unknown) => envelopeJson(answer) ?? JSON.stringify(answer) };
+  const answered = { passes: () => true, json: (answer: unknown) => envelopeParts(answer) ?? JSON.stringify(answer) };
   const addItemRoute: LeanRoute<SessionHandle> = {
     ...session,
     ...answered,

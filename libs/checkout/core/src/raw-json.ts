@@ -1,6 +1,21 @@
-/** A body already serialised as JSON (text or its UTF-8 bytes): the route answers it as is (`sessionRoute`). */
+/**
+ * A body already serialised as JSON (text or its UTF-8 bytes): the route answers it as is (`sessionRoute`).
+ * Given as parts (a kept rendering and the request's token around it), a lean route writes them one after
+ * the other in one `writev` (`parts`), with no copy of the whole; `json` joins them once, when asked.
+ */
 export class RawJson {
-  constructor(readonly json: string | Buffer) {}
+  /** The bytes in order, when given as parts. */
+  readonly parts: readonly Buffer[] | undefined;
+  private whole: string | Buffer | undefined;
+
+  constructor(json: string | Buffer | readonly Buffer[]) {
+    if (typeof json === 'string' || Buffer.isBuffer(json)) this.whole = json;
+    else this.parts = json;
+  }
+
+  get json(): string | Buffer {
+    return (this.whole ??= Buffer.concat(this.parts ?? []));
+  }
 }
 
 /**

@@ -123,6 +123,36 @@ describe('lean routes (decision 63)', () => {
   });
 });
 
+describe('a lean route answering its JSON in parts', () => {
+  // Multi-byte text, an empty part and a large one: the parts are written one after the other.
+  const parts = [Buffer.from('{"token":"ä€",'), Buffer.alloc(0), Buffer.from(`"rest":"${'x'.repeat(20_000)}","ü":1}`)];
+  const whole = Buffer.concat(parts);
+  let server: RunningServer;
+  beforeAll(async () => {
+    const app = createHttpApp({ service: 'lean-test', logger });
+    const route: LeanRoute = {
+      method: 'GET',
+      route: '/parts',
+      path: /^\/parts$/,
+      bodyless: true,
+      handle: async () => ({}),
+      json: () => parts,
+    };
+    server = await serve(app, { port: 0, host: '127.0.0.1', logger, leanRoutes: [route] });
+  });
+  afterAll(() => server.close());
+
+  it('sends the bytes of the parts joined, with their whole length, and serves the next request on the connection', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.url}/parts`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-length')).toBe(String(whole.length));
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Buffer.from(await res.arrayBuffer()).equals(whole)).toBe(true);
+    }
+  });
+});
+
 describe('lean routes that open their requests (decision 67)', () => {
   // As the checkout's session: opened before the body, its name in every error body and on every answer.
   const open = async (header: string | string[] | undefined): Promise<string> => {

@@ -36,11 +36,17 @@ export interface LeanRoute<S = unknown> {
   errorBody?(req: IncomingMessage, opened: S | undefined): Record<string, unknown>;
   /** Headers of every answer once opened (the checkout's `API-Token`). */
   headers?(opened: S): Record<string, string>;
-  /** The answer's JSON text or bytes (JSON.stringify without). */
-  json?(answer: unknown): string | Buffer;
+  /** The answer's JSON text or bytes, or its bytes in parts written one after the other (JSON.stringify without). */
+  json?(answer: unknown): string | Buffer | readonly Buffer[];
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const byteLengthOf = (parts: readonly Buffer[]): number => {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return length;
+};
 
 const acceptableId = /^[\w.:@/+=-]{1,128}$/;
 /** Larger bodies go to the app, whose own limit (`bodyLimit`, 1 MB by default) applies. */
@@ -116,16 +122,27 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     const requestId = typeof given === 'string' && acceptableId.test(given) ? given : newRequestId();
     let opened: unknown;
     let isOpen = false;
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}, json: string | Buffer = JSON.stringify(body)) => {
+    const send = (
+      status: number,
+      body: unknown,
+      headers: Record<string, string> = {},
+      json: string | Buffer | readonly Buffer[] = JSON.stringify(body),
+    ) => {
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       if (isOpen && route.headers) for (const [name, value] of Object.entries(route.headers(opened))) res.setHeader(name, value);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', Buffer.byteLength(json));
+      res.setHeader('Content-Length', typeof json === 'string' || Buffer.isBuffer(json) ? Buffer.byteLength(json) : byteLengthOf(json));
       // During a graceful shutdown, a kept-alive socket must not outlive its last response.
       if (isShuttingDown(app)) res.setHeader('Connection', 'close');
-      res.end(json);
+      if (typeof json === 'string' || Buffer.isBuffer(json)) res.end(json);
+      else {
+        // Node corks the socket at a response's first write until the next tick: the head and the parts go
+        // out in one writev, as one buffer would.
+        for (let i = 0; i < json.length - 1; i++) res.write(json[i]);
+        res.end(json[json.length - 1]);
+      }
       const ms = performance.now() - started;
       observe?.(route.method, route.route, status, ms / 1000);
       logger.info({ method: req.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
