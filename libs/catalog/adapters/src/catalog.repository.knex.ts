@@ -15,6 +15,7 @@ import {
   type RefKind,
   type Size,
   type SizeTable,
+  SuffixRuns,
   type Variant,
 } from '@commerce/catalog-core';
 import { enqueue } from '@commerce/shared-bus';
@@ -325,9 +326,7 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     if (products.length === 0) return [];
 
     const tableIds = [
-      ...new Set(
-        products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)])),
-      ),
+      ...new Set(products.flatMap((p) => p.variants.flatMap((v) => [v.sizeTableExternalId, ...v.items.map((i) => i.sizeTableExternalId)]))),
     ].filter((id): id is string => id !== null);
     const variationIds = [...new Set(products.flatMap((p) => p.variants.map((v) => v.externalId)))];
     // Independent reads, at once: on Postgres each is a round trip of its own (on PGlite they queue).
@@ -466,10 +465,10 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
     );
     const variants = products.flatMap((product) => product.variants.map((v) => ({ product, v })));
     // A URI can move from one variant to another in one upsert; free them all first.
-    await trx.raw(`update ?? set uri = '~' || id where id in (select cast(value as integer) from json_array_elements_text(cast(? as json)))`, [
-      q('variants'),
-      JSON.stringify(variants.map(({ v }) => v.id)),
-    ]);
+    await trx.raw(
+      `update ?? set uri = '~' || id where id in (select cast(value as integer) from json_array_elements_text(cast(? as json)))`,
+      [q('variants'), JSON.stringify(variants.map(({ v }) => v.id))],
+    );
     await upsertJson(
       trx,
       'variants',
@@ -598,6 +597,7 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       if (exceptId !== null) query.whereNot({ id: exceptId });
       return Boolean(await query.first('id'));
     },
+    refUriHighestSuffix: (kind, base) => uriRunEnd(t(REF_TABLES[kind], trx), base),
     async saveRef(kind, ref) {
       const row = { external_id: ref.externalId, name: ref.name, uri: ref.uri };
       const [saved] =
@@ -623,6 +623,7 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
       if (exceptId !== null) query.whereNot({ id: exceptId });
       return Boolean(await query.first('id'));
     },
+    categoryUriHighestSuffix: (base) => uriRunEnd(t('categories', trx), base),
     async nextTopCategoryPosition() {
       const row = (await t('categories', trx).whereNull('parent_id').max({ p: 'position' }).first()) as { p: number | null } | undefined;
       return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
@@ -923,6 +924,19 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
     else groups.set(k, [row]);
   }
   return groups;
+}
+
+/**
+ * Where the run of a table's URIs `<base>`, `<base>-2` … ends: one query for the stem's URIs (brands,
+ * collections and categories are few; no index), instead of a query a suffix tried (decision 99).
+ */
+async function uriRunEnd(table: Knex.QueryBuilder, base: string): Promise<number> {
+  const rows = (await table.where('uri', base).orWhereRaw(`regexp_replace(uri, '-[0-9]+$', '') = ?`, [base]).select('uri')) as Array<{
+    uri: string;
+  }>;
+  const runs = new SuffixRuns();
+  for (const { uri } of rows) runs.note(uri);
+  return runs.end(base);
 }
 
 function toProduct(

@@ -195,6 +195,39 @@ describe('applying a product upsert from the ERP', () => {
     expect(ids.slice(1).map((id) => uris.get(id))).toEqual(['t-shirt', ...Array.from({ length: 41 }, (_, i) => `t-shirt-${i + 2}`)]);
   });
 
+  it('gives many brands, collections and categories of one name the next suffix each, across batches, not sent past a name ending in a number (decision 99)', async () => {
+    const { catalog } = await setup();
+    // Each product its own brand, collection and category (ids), all of one description but the first's.
+    const tee = (i: number | string, name = 'Acme') => ({
+      id: `T-${i}`,
+      description: 'Tee',
+      brand: { id: `B-${i}`, description: name },
+      collection: { id: `C-${i}`, description: name },
+      folder: { id: `K-${i}`, description: name },
+      variations: [{ id: `T-${i}-V`, sizes: [{ id: 'S-S', qty: '1' }] }],
+    });
+    const first = await catalog.applyProductUpserts([tee(2024, 'Acme 2024'), ...Array.from({ length: 40 }, (_, i) => tee(i))]);
+    const second = await catalog.applyProductUpserts([tee(40), tee(41)]);
+    const ids = [...first, ...second].map((r) => r.productId);
+    await catalog.indexProducts(ids);
+    const uris: Array<[string, string, string]> = [];
+    for (const id of ids) {
+      const p = (await catalog.getProduct(String(id), {}))!;
+      uris.push([p.brandUri, p.collectionUri, p.categoryUri]);
+    }
+    const expected = ['acme', ...Array.from({ length: 41 }, (_, i) => `acme-${i + 2}`)];
+    expect(uris[0]).toEqual(['acme-2024', 'acme-2024', 'acme-2024']);
+    expect({
+      brands: uris.slice(1).map((u) => u[0]),
+      collections: uris.slice(1).map((u) => u[1]),
+      categories: uris.slice(1).map((u) => u[2]),
+    }).toEqual({
+      brands: expected,
+      collections: expected,
+      categories: expected,
+    });
+  });
+
   it('applies a batch in one transaction exactly as one product after the other: URIs, repeats, renames and events', async () => {
     const batch = [
       soapProduct(),

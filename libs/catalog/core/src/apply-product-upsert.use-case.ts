@@ -309,8 +309,11 @@ async function resolveRefId(
   const existing = batch.findRef(kind, ref.id);
   const name = pick(ref.description?.trim(), existing?.name, ref.id);
   if (existing && existing.name === name) return existing.id;
-  const uri = await uniqueSlug(slugify(name), existing && slugify(existing.name) === slugify(name) ? existing.uri : null, (u) =>
-    batch.uow.refUriTaken(kind, u, existing?.id ?? null),
+  const uri = await uniqueSlug(
+    slugify(name),
+    existing && slugify(existing.name) === slugify(name) ? existing.uri : null,
+    (u) => batch.uow.refUriTaken(kind, u, existing?.id ?? null),
+    (root) => batch.uow.refUriHighestSuffix(kind, root),
   );
   const saved: CatalogRef = await batch.saveRef(kind, { id: existing?.id ?? null, externalId: ref.id, name, uri });
   effects.changed = true;
@@ -335,8 +338,11 @@ async function resolveCategoryId(
   if (existing?.configured) return existing.id;
   const name = pick(ref.description?.trim(), existing?.name, ref.id);
   if (existing && existing.name === name) return existing.id;
-  const uri = await uniqueSlug(slugify(name), existing && slugify(existing.name) === slugify(name) ? existing.uri : null, (u) =>
-    batch.uow.categoryUriTaken(u, existing?.id ?? null),
+  const uri = await uniqueSlug(
+    slugify(name),
+    existing && slugify(existing.name) === slugify(name) ? existing.uri : null,
+    (u) => batch.uow.categoryUriTaken(u, existing?.id ?? null),
+    (root) => batch.uow.categoryUriHighestSuffix(root),
   );
   const id = existing?.id ?? (await batch.uow.nextCategoryId());
   const position = existing?.position ?? (await batch.uow.nextTopCategoryPosition());

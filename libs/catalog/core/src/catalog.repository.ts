@@ -36,6 +36,8 @@ export interface CatalogUnitOfWork {
 
   findRefsByExternalIds(kind: RefKind, externalIds: string[]): Promise<CatalogRef[]>;
   refUriTaken(kind: RefKind, uri: string, exceptId: number | null): Promise<boolean>;
+  /** Where the run of stored URIs `<base>`, `<base>-2` … of this kind ends (0 when `<base>` is free): `uniqueSlug`'s hint. */
+  refUriHighestSuffix(kind: RefKind, base: string): Promise<number>;
   /** Inserts (id null) or updates a ref; returns it with its id. */
   saveRef(kind: RefKind, ref: Omit<CatalogRef, 'id'> & { id: number | null }): Promise<CatalogRef>;
 
@@ -44,6 +46,8 @@ export interface CatalogUnitOfWork {
   listCategories(): Promise<Category[]>;
   nextCategoryId(): Promise<number>;
   categoryUriTaken(uri: string, exceptId: number | null): Promise<boolean>;
+  /** Where the run of stored category URIs `<base>`, `<base>-2` … ends (0 when `<base>` is free): `uniqueSlug`'s hint. */
+  categoryUriHighestSuffix(base: string): Promise<number>;
   /** The position after every top-level category (where an unconfigured category goes). */
   nextTopCategoryPosition(): Promise<number>;
   /** Inserts or updates these categories (ids given); URIs may move between them. */

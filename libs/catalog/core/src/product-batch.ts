@@ -2,7 +2,7 @@ import type { SoapProduct } from '@commerce/backoffice-contracts';
 import type { AppliedProduct } from './applied-products';
 import type { CatalogEvent, CatalogUnitOfWork } from './catalog.repository';
 import type { CatalogRef, Category, Product, RefKind, Size } from './product';
-import { slugSuffix, slugify } from './slug';
+import { SuffixRuns, slugify } from './slug';
 
 /**
  * The unit of work a batch of product upserts runs in: what the batch names (its products, brands,
@@ -69,16 +69,10 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
   // Variant URIs: the stored ones the batch's names may lead to, then the batch's own as it writes them.
   const loadedBases = new Set<string>();
   const storedOwners = new Map<string, number[]>();
-  // Stem → the suffixes its URIs stored or staged have, and where their unbroken run from 1 ends (amortised
-  // O(1) a URI), so a name's next URI is one lookup instead of trying every suffix (decision 92).
-  const suffixes = new Map<string, { taken: Set<number>; end: number }>();
-  const noteSuffix = (uri: string) => {
-    const [stem, n] = slugSuffix(uri);
-    let entry = suffixes.get(stem);
-    if (!entry) suffixes.set(stem, (entry = { taken: new Set(), end: 0 }));
-    entry.taken.add(n);
-    while (entry.taken.has(entry.end + 1)) entry.end++;
-  };
+  // The suffixes the URIs stored or staged have, stem by stem, so a name's next URI is one lookup instead of
+  // trying every suffix (decision 92).
+  const suffixes = new SuffixRuns();
+  const noteSuffix = (uri: string) => suffixes.note(uri);
   const loadUris = async (bases: string[]) => {
     const missing = [...new Set(bases.map((b) => b || 'item'))].filter((b) => !loadedBases.has(b));
     if (missing.length === 0) return;
@@ -139,7 +133,7 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
     },
     async variantUriHighestSuffix(base) {
       await loadUris([base]);
-      return suffixes.get(base)?.end ?? 0;
+      return suffixes.end(base);
     },
     saveProduct(product) {
       for (const v of product.variants) {

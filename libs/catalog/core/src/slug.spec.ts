@@ -1,4 +1,4 @@
-import { slugSuffix, slugify, uniqueSlug } from './slug';
+import { SuffixRuns, slugSuffix, slugify, uniqueSlug } from './slug';
 
 describe('slugify', () => {
   it('folds diacritics and case and joins words with hyphens', () => {
@@ -64,5 +64,21 @@ describe('slugSuffix', () => {
     expect(slugSuffix('t-shirt-12')).toEqual(['t-shirt', 12]);
     expect(slugSuffix('t-shirt')).toEqual(['t-shirt', 1]);
     expect(slugSuffix('jacket-2024-2')).toEqual(['jacket-2024', 2]);
+  });
+});
+
+describe('SuffixRuns', () => {
+  it("ends each stem's run where its first missing suffix is, whatever order the URIs come in", () => {
+    const runs = new SuffixRuns();
+    expect(runs.end('acme')).toBe(0);
+    for (const uri of ['acme-3', 'acme-2024', 'acme-2', 'other']) runs.note(uri);
+    // No `acme` itself yet: the run from 1 has not begun.
+    expect(runs.end('acme')).toBe(0);
+    runs.note('acme');
+    expect(runs.end('acme')).toBe(3);
+    runs.note('acme-5');
+    expect(runs.end('acme')).toBe(3);
+    runs.note('acme-4');
+    expect([runs.end('acme'), runs.end('other'), runs.end('acme-2024')]).toEqual([5, 1, 0]);
   });
 });

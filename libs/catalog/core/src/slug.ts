@@ -38,6 +38,28 @@ export async function uniqueSlug(
   }
 }
 
+/**
+ * The suffixes taken of each stem, noted URI by URI (`t-shirt` is 1, `t-shirt-7` is 7), and where each stem's
+ * unbroken run from 1 ends (amortised O(1) a URI): `uniqueSlug`'s hint, for product URIs (a batch's) and
+ * brands', collections' and categories' (a stem's stored ones) alike (decisions 92 and 99).
+ */
+export class SuffixRuns {
+  private readonly stems = new Map<string, { taken: Set<number>; end: number }>();
+
+  note(uri: string): void {
+    const [stem, n] = slugSuffix(uri);
+    let entry = this.stems.get(stem);
+    if (!entry) this.stems.set(stem, (entry = { taken: new Set(), end: 0 }));
+    entry.taken.add(n);
+    while (entry.taken.has(entry.end + 1)) entry.end++;
+  }
+
+  /** The highest n with `<stem>`, `<stem>-2` … `<stem>-n` all noted; 0 when `<stem>` is not. */
+  end(stem: string): number {
+    return this.stems.get(stem)?.end ?? 0;
+  }
+}
+
 /** A slug's stem and suffix: `t-shirt-12` → [`t-shirt`, 12], `t-shirt` → [`t-shirt`, 1]. */
 export function slugSuffix(uri: string): [string, number] {
   const [, stem, n] = /^(.*)-(\d+)$/.exec(uri) ?? [];
