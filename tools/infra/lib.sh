@@ -654,23 +654,40 @@ prune_cutoff() {
 # pg_prune_stale_schemas CUTOFF [URL]: drop (cascade) the test schemas made before CUTOFF in the database at
 # URL (default this infra's), one statement each, so a schema still locked is skipped, not waited for.
 # Prints how many it dropped; failures only warn: Postgres is usable.
-pg_prune_stale_schemas() {
+pg_prune_stale_schemas() { pg_prune_stale schemas "$@"; }
+
+# pg_prune_stale_databases CUTOFF [URL]: drop the test databases made before CUTOFF on the server at URL (default
+# this infra's): uniqueName's shape, as the schemas (checkout-payment.int-spec makes checkout_saga_<ts>_<rand>),
+# one statement each and without FORCE, so a database someone is connected to is skipped (decision 100).
+pg_prune_stale_databases() { pg_prune_stale databases "$@"; }
+
+# pg_prune_stale schemas|databases CUTOFF [URL]: what the two above share.
+pg_prune_stale() {
   [[ "$PG_PRUNE" != 0 ]] || return 0
-  local url="${2:-postgresql://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_DB}" psql names stale count dropped
+  local what=$1 cutoff=$2 url="${3:-postgresql://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_DB}" psql names stale count dropped
+  local list drop done_tag options=''
+  case "$what" in
+    schemas)
+      list='select nspname from pg_namespace' drop='drop schema if exists "&" cascade;' done_tag='DROP SCHEMA'
+      options='-c lock_timeout=5s'
+      ;;
+    databases) list='select datname from pg_database where not datistemplate' drop='drop database if exists "&";' done_tag='DROP DATABASE' ;;
+    *) die "pg_prune_stale: schemas or databases, not $what" ;;
+  esac
   psql="${PG_BIN:-$(pg_bin_dir)}/psql"
   [[ -x "$psql" ]] || psql=psql
-  names=$(PGCONNECT_TIMEOUT=5 "$psql" -X -q -w -tA -d "$url" -c 'select nspname from pg_namespace' 2>&1) || {
-    log "postgres: could not list schemas to prune: ${names##*$'\n'}"
+  names=$(PGCONNECT_TIMEOUT=5 "$psql" -X -q -w -tA -d "$url" -c "$list" 2>&1) || {
+    log "postgres: could not list $what to prune: ${names##*$'\n'}"
     return 0
   }
-  stale=$(test_shaped_names <<<"$names" | stale_test_names "$1")
+  stale=$(test_shaped_names <<<"$names" | stale_test_names "$cutoff")
   [[ -n "$stale" ]] || return 0
   count=$(wc -l <<<"$stale")
-  log "postgres: dropping $count schemas left by tests and benches more than $(((($(now) - $1) + 1800) / 3600)) h ago (INFRA_PG_PRUNE=0 keeps them)"
+  log "postgres: dropping $count $what left by tests and benches more than $(((($(now) - cutoff) + 1800) / 3600)) h ago (INFRA_PG_PRUNE=0 keeps them)"
   # Names of [a-z0-9_] only (test_shaped_names), so quoting them needs no escaping.
-  dropped=$(sed 's/.*/drop schema if exists "&" cascade;/' <<<"$stale" |
-    PGCONNECT_TIMEOUT=5 PGOPTIONS='-c lock_timeout=5s' "$psql" -X -w -d "$url" 2>&1 | grep -c '^DROP SCHEMA$' || true)
-  log "postgres: dropped $dropped of $count left-over test schemas"
+  dropped=$(sed "s/.*/$drop/" <<<"$stale" |
+    PGCONNECT_TIMEOUT=5 PGOPTIONS="$options" "$psql" -X -w -d "$url" 2>&1 | grep -c "^$done_tag\$" || true)
+  log "postgres: dropped $dropped of $count left-over test $what"
 }
 
 # meili_prune_stale_indexes CUTOFF [URL KEY]: delete the test indexes made before CUTOFF on the Meilisearch at

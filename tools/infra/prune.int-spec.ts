@@ -41,6 +41,33 @@ describeWithEngines('tools/infra prune of left-over test schemas', ['postgres'],
     }
   }, 60_000);
 
+  it('drops the old test-shaped databases (checkout-payment.int-spec makes one) and keeps young ones, other names and one in use', async () => {
+    const tag = rand();
+    const stale = `prune_${ts(madeAt)}_${tag}`;
+    const inUse = `prune_${ts(madeAt + 1)}_${tag}`;
+    const kept = [`prune_${ts(madeAt + 48 * 3600_000)}_${tag}`, `prunekeep_${tag}`, inUse];
+    const pg = new Client({ connectionString: engines.url('postgres') });
+    await pg.connect();
+    const url = (database: string) => Object.assign(new URL(engines.url('postgres')), { pathname: `/${database}` }).toString();
+    const user = new Client({ connectionString: url(inUse) });
+    try {
+      for (const database of [stale, ...kept]) await pg.query(`create database "${database}"`);
+      await user.connect();
+
+      const log = prune('pg_prune_stale_databases', engines.url('postgres'));
+
+      expect(log).toContain('dropped 1 of 2 left-over test databases');
+      const { rows } = await pg.query<{ datname: string }>(`select datname from pg_database where datname = any($1) order by 1`, [
+        [stale, ...kept],
+      ]);
+      expect(rows.map((r) => r.datname)).toEqual([...kept].sort());
+    } finally {
+      await user.end().catch(() => undefined);
+      for (const database of [stale, ...kept]) await pg.query(`drop database if exists "${database}"`);
+      await pg.end();
+    }
+  }, 60_000);
+
   it('says nothing and drops nothing with INFRA_PG_PRUNE=0', async () => {
     const schema = `prune_${ts(madeAt)}_${rand()}`;
     const pg = new Client({ connectionString: engines.url('postgres') });
