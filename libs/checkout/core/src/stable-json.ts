@@ -83,8 +83,3 @@ export function answerBytes(body: Record<string, unknown>): Buffer {
   parts.push(CLOSE);
   return Buffer.concat(parts);
 }
-
-/** `answerBytes` as text. */
-export function answerJson(body: Record<string, unknown>): string {
-  return answerBytes(body).toString('utf8');
-}
