@@ -658,7 +658,7 @@ pg_prune_stale_schemas() { pg_prune_stale schemas "$@"; }
 
 # pg_prune_stale_databases CUTOFF [URL]: drop the test databases made before CUTOFF on the server at URL (default
 # this infra's): uniqueName's shape, as the schemas (checkout-payment.int-spec makes checkout_saga_<ts>_<rand>),
-# one statement each and without FORCE, so a database someone is connected to is skipped (decision 100).
+# one statement each and without FORCE, so a database someone is connected to is skipped (decision 101).
 pg_prune_stale_databases() { pg_prune_stale databases "$@"; }
 
 # pg_prune_stale schemas|databases CUTOFF [URL]: what the two above share.

@@ -928,7 +928,7 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
 
 /**
  * Where the run of a table's URIs `<base>`, `<base>-2` … ends: one query for the stem's URIs (brands,
- * collections and categories are few; no index), instead of a query a suffix tried (decision 99).
+ * collections and categories are few; no index), instead of a query a suffix tried (decision 100).
  */
 async function uriRunEnd(table: Knex.QueryBuilder, base: string): Promise<number> {
   const rows = (await table.where('uri', base).orWhereRaw(`regexp_replace(uri, '-[0-9]+$', '') = ?`, [base]).select('uri')) as Array<{

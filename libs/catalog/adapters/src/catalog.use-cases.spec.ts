@@ -195,7 +195,7 @@ describe('applying a product upsert from the ERP', () => {
     expect(ids.slice(1).map((id) => uris.get(id))).toEqual(['t-shirt', ...Array.from({ length: 41 }, (_, i) => `t-shirt-${i + 2}`)]);
   });
 
-  it('gives many brands, collections and categories of one name the next suffix each, across batches, not sent past a name ending in a number (decision 99)', async () => {
+  it('gives many brands, collections and categories of one name the next suffix each, across batches, not sent past a name ending in a number (decision 100)', async () => {
     const { catalog } = await setup();
     // Each product its own brand, collection and category (ids), all of one description but the first's.
     const tee = (i: number | string, name = 'Acme') => ({

@@ -41,7 +41,7 @@ export async function uniqueSlug(
 /**
  * The suffixes taken of each stem, noted URI by URI (`t-shirt` is 1, `t-shirt-7` is 7), and where each stem's
  * unbroken run from 1 ends (amortised O(1) a URI): `uniqueSlug`'s hint, for product URIs (a batch's) and
- * brands', collections' and categories' (a stem's stored ones) alike (decisions 92 and 99).
+ * brands', collections' and categories' (a stem's stored ones) alike (decisions 92 and 100).
  */
 export class SuffixRuns {
   private readonly stems = new Map<string, { taken: Set<number>; end: number }>();
