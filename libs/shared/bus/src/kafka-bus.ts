@@ -211,7 +211,6 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     await send();
   };
 
-
   const subscribe = async (options: SubscribeOptions): Promise<Subscription> => {
     if (closed) throw new Error('event bus: closed');
     const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
@@ -272,7 +271,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
 
     const commitAfter = async (topic: string, partition: number, message: KafkaMessage) => {
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-      hangs.settledAt(topic, partition, message.offset);
+      hangs.settled(topic, partition, message.offset);
     };
 
     /** A handler's heartbeats (see withHeartbeats), none once the subscription stops. */

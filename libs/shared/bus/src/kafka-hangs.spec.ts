@@ -24,11 +24,11 @@ describe('HandlerHangs (a Kafka handler that times out again and again; decision
   it('forgets the time-outs of an event once it settled', () => {
     const hangs = new HandlerHangs(2);
     hangs.timedOut(a);
-    hangs.settled(a);
+    hangs.settled('t', 0, '5');
     expect(hangs.timedOut(a)).toEqual({ count: 1, deadLetter: false });
-    // What a commit calls: the same event by its topic, partition and offset; another's count stays.
+    // Again, with another event's time-out counted: that one's count stays.
     hangs.timedOut(b);
-    hangs.settledAt('t', 0, '5');
+    hangs.settled('t', 0, '5');
     expect(hangs.timedOut(a)).toEqual({ count: 1, deadLetter: false });
     expect(hangs.timedOut(b)).toEqual({ count: 2, deadLetter: true });
   });
@@ -52,7 +52,7 @@ describe('HandlerHangs (a Kafka handler that times out again and again; decision
     const hangs = new HandlerHangs(3);
     const delays = Array.from({ length: 8 }, () => hangs.nextRestartDelayMs());
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
-    hangs.settled(a);
+    hangs.settled('t', 0, '5');
     expect(hangs.nextRestartDelayMs()).toBe(1000);
   });
 

@@ -40,14 +40,11 @@ export class HandlerHangs {
     return { count, deadLetter: false };
   }
 
-  /** A handler settled (the event at `key` was committed, handled or dead-lettered): its time-outs are forgotten. */
-  settled(key: string): void {
-    this.restartsInARow = 0;
-    if (this.timeouts.size > 0) this.timeouts.delete(key);
-  }
-
-  /** `settled` for the event at `offset` of a partition: its key is made only when some time-out is counted (every commit calls it). */
-  settledAt(topic: string, partition: number, offset: string): void {
+  /**
+   * A handler settled (the event at `offset` of a partition was committed, handled or dead-lettered): its
+   * time-outs are forgotten. Every commit calls it, so the event's key is made only when some time-out is counted.
+   */
+  settled(topic: string, partition: number, offset: string): void {
     this.restartsInARow = 0;
     if (this.timeouts.size > 0) this.timeouts.delete(eventKey(topic, partition, offset));
   }

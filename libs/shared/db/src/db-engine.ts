@@ -98,6 +98,7 @@ export async function createDbEngine(url: string, options: DbEngineOptions = {})
 }
 
 async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
   const knex = knexFactory({
     client: 'pg',
     connection: {
@@ -108,7 +109,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 10 },
     log: knexLog(options.logger),
-    acquireConnectionTimeout: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    acquireConnectionTimeout: acquireTimeoutMs,
   });
   // Before the first connection: a knex whose internals moved fails here, not subtly under load.
   const problems = knexInternalsProblems(knex);
@@ -123,7 +124,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     throw new DbUnavailableError(url, describeCause(error), { cause: error });
   }
   options.logger?.info({ database: maskUrl(url) }, 'database connected');
-  return engineOf(knex, 'postgres', preparedStatementRunner(knex, maskUrl(url), options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS));
+  return engineOf(knex, 'postgres', preparedStatementRunner(knex, maskUrl(url), acquireTimeoutMs));
 }
 
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
@@ -202,14 +203,22 @@ export function knexInternalsProblems(knex: Knex): string[] {
   const client = knex.client as unknown as Partial<Record<keyof KnexPgClient, unknown>>;
   const pool = client.pool as Record<string, unknown> | undefined;
   const missing = [
-    ...(['acquireConnection', 'releaseConnection'] as const).filter((name) => typeof client[name] !== 'function').map((name) => `client.${name}()`),
+    ...(['acquireConnection', 'releaseConnection'] as const)
+      .filter((name) => typeof client[name] !== 'function')
+      .map((name) => `client.${name}()`),
     ...(pool === undefined
       ? ['client.pool']
-      : [...(typeof pool['max'] === 'number' ? [] : ['client.pool.max']), ...POOL_COUNTERS.filter((name) => typeof pool[name] !== 'function').map((name) => `client.pool.${name}()`)]),
+      : [
+          ...(typeof pool['max'] === 'number' ? [] : ['client.pool.max']),
+          ...POOL_COUNTERS.filter((name) => typeof pool[name] !== 'function').map((name) => `client.pool.${name}()`),
+        ]),
   ];
   if (missing.length === 0) return [];
   const version = installedVersion('knex');
-  return missing.map((what) => `knex ${version} has no ${what}, which Db.query's connection runner relies on (decision 90): check knex's changes before upgrading`);
+  return missing.map(
+    (what) =>
+      `knex ${version} has no ${what}, which Db.query's connection runner relies on (decision 90): check knex's changes before upgrading`,
+  );
 }
 
 /**

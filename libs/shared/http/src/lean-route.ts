@@ -133,10 +133,11 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       if (isOpen && route.headers) for (const [name, value] of Object.entries(route.headers(opened))) res.setHeader(name, value);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', typeof json === 'string' || Buffer.isBuffer(json) ? Buffer.byteLength(json) : byteLengthOf(json));
+      const whole = typeof json === 'string' || Buffer.isBuffer(json);
+      res.setHeader('Content-Length', whole ? Buffer.byteLength(json) : byteLengthOf(json));
       // During a graceful shutdown, a kept-alive socket must not outlive its last response.
       if (isShuttingDown(app)) res.setHeader('Connection', 'close');
-      if (typeof json === 'string' || Buffer.isBuffer(json)) res.end(json);
+      if (whole) res.end(json);
       else {
         // Node corks the socket at a response's first write until the next tick: the head and the parts go
         // out in one writev, as one buffer would.
