@@ -7,8 +7,15 @@
 // For every phase and process: busy ms (samples that are not "(idle)"), busy ms per request, and the
 // functions with the most self time in that window. V8 stamps samples with the monotonic clock that
 // `process.hrtime` reads, so one bench's windows apply to every service's profile.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// The services run as bundles (decision 95), so V8 names positions in `dist/apps/<app>/main.js`; the summary
+// reads each bundle's source map (esbuild writes `main.js.map` beside it) and names the source instead:
+// `libs/…/file.ts:line`, and a function esbuild renamed (`money2`) by its own name. A bundle rebuilt after a
+// profile was taken is not applied (its positions are another build's): its frames keep the bundle's name.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Phase {
   what: string;
@@ -28,7 +35,8 @@ export interface PhaseRecord {
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  /** Zero-based line and column of the function's start in the script. */
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
@@ -38,7 +46,56 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const shortUrl = (url: string) => url.replace(/^file:\/\/.*?\/node_modules\//, '~/').replace(/^file:\/\/.*?\/(libs|apps|tools)\//, '$1/');
+const shortUrl = (url: string) =>
+  url.replace(/^file:\/\/.*?\/node_modules\//, '~/').replace(/^file:\/\/.*?\/(libs|apps|tools|dist)\//, '$1/');
+
+/** `CPU.<yyyymmdd>.<hhmmss>.<pid>…`: node names a profile by its process's start, in local time. */
+function startOf(profileFile: string): Date | undefined {
+  const m = /^CPU\.(\d{4})(\d\d)(\d\d)\.(\d\d)(\d\d)(\d\d)\./.exec(profileFile);
+  return m ? new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : undefined;
+}
+
+/** Where a frame's code came from: its script's source map applied, where the script has one that fits. */
+class FrameNames {
+  private readonly maps = new Map<string, { map: SourceMap; dir: string } | undefined>();
+  /** Bundles whose map was not applied, and why (printed once). */
+  readonly notMapped = new Map<string, string>();
+
+  /** `started`: when the profiled process started; a script written since then is not mapped. */
+  constructor(private readonly started?: Date) {}
+
+  name(frame: ProfileNode['callFrame']): string {
+    const where = this.mapOf(frame.url);
+    const entry = where?.map.findEntry(frame.lineNumber, frame.columnNumber);
+    if (!where || !entry || !('originalSource' in entry))
+      return `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+    const source = resolve(where.dir, entry.originalSource);
+    const rel = relative(process.cwd(), source);
+    const file = rel.startsWith('..') ? source : rel.replace(/^node_modules\//, '~/');
+    // esbuild renames a function whose name another module took (`money` → `money2`) and keeps the name in the
+    // map; node gives it as `name` (@types/node's SourceMapping lacks the field).
+    const original = (entry as { name?: string }).name;
+    const renamed = original && frame.functionName.startsWith(original) && /^\d+$/.test(frame.functionName.slice(original.length));
+    const name = renamed ? original : frame.functionName;
+    return `${name || '(anonymous)'} ${file}:${entry.originalLine + 1}`;
+  }
+
+  private mapOf(url: string) {
+    if (!url.startsWith('file://')) return undefined;
+    if (this.maps.has(url)) return this.maps.get(url);
+    const script = fileURLToPath(url);
+    const mapFile = `${script}.map`;
+    let found: { map: SourceMap; dir: string } | undefined;
+    if (!script.includes('/node_modules/') && existsSync(mapFile)) {
+      // The start is to the second: a script written within the second that follows it counts as older.
+      if (this.started && statSync(script).mtimeMs >= this.started.getTime() + 1000)
+        this.notMapped.set(shortUrl(url), 'rebuilt after the profile was taken: bundle positions');
+      else found = { map: new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))), dir: dirname(mapFile) };
+    }
+    this.maps.set(url, found);
+    return found;
+  }
+}
 
 export function summarise(dir: string, top = 15): string {
   const record = JSON.parse(readFileSync(join(dir, 'phases.json'), 'utf8')) as PhaseRecord;
@@ -53,6 +110,7 @@ export function summarise(dir: string, top = 15): string {
       const file = files.find((f) => f.includes(`.${pid}.0.`));
       if (!file) continue;
       const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
+      const names = new FrameNames(startOf(file));
       const byId = new Map(profile.nodes.map((n) => [n.id, n]));
       const self = new Map<string, number>();
       let busy = 0;
@@ -64,7 +122,7 @@ export function summarise(dir: string, top = 15): string {
         const node = byId.get(profile.samples[i]!)!;
         if (node.callFrame.functionName === '(idle)') continue;
         busy += delta;
-        const name = `${node.callFrame.functionName || '(anonymous)'} ${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+        const name = names.name(node.callFrame);
         self.set(name, (self.get(name) ?? 0) + delta);
       }
       const perRequest = phase.requests ? busy / 1000 / phase.requests : 0;
@@ -74,6 +132,7 @@ export function summarise(dir: string, top = 15): string {
       out.push(`- ${service} (pid ${pid}): busy ${(busy / 1000).toFixed(0)} ms, ${perRequest.toFixed(3)} ms a request${cpuText}`);
       for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
         out.push(`    ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)} %  ${name}`);
+      for (const [script, why] of names.notMapped) out.push(`    (${script}: ${why})`);
     }
   }
   return out.join('\n');
