@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as soap from 'soap';
 import { checkoutCall, postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
@@ -97,5 +100,41 @@ describe('all-in-one on embedded adapters', () => {
     expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${running.url}/readyz`);
     expect(ready.status).toBe(200);
+  });
+});
+
+// The spec's Language: "When the store is not localized there is exactly one language. The main language id
+// of non-localized data defaults to en (name English)". The demo store without its languages.
+describe('all-in-one with a store that is not localized', () => {
+  let running: AllInOne | undefined;
+  let endpoints: Endpoints;
+  let dir: string;
+
+  beforeAll(async () => {
+    const demo = JSON.parse(await readFile('infra/config/demo-store.json', 'utf8')) as Record<string, unknown>;
+    delete demo['mainLanguage'];
+    delete demo['languages'];
+    demo['countries'] = (demo['countries'] as Array<Record<string, unknown>>).map(({ language: _language, ...country }) => country);
+    dir = await mkdtemp(join(tmpdir(), 'not-localized-'));
+    await writeFile(join(dir, 'store.json'), JSON.stringify(demo));
+    ({ running, endpoints } = await startEmbeddedAllInOne('not-localized-test', [], { STORE_CONFIG: join(dir, 'store.json') }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await running?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has exactly one language, en (English), every country defaults to it, and location shows no language', async () => {
+    const res = await checkoutCall(endpoints, 'GET', '/selection');
+    expect(res.status).toBe(200);
+    expect(res.body['languages']).toEqual([{ language: 'en', name: 'English' }]);
+    expect(res.body['language']).toEqual({ language: 'en', name: 'English' });
+    expect(res.body['location']).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true });
+    expect(new Set(res.body['countries'].map((c: { language: string }) => c.language))).toEqual(new Set(['en']));
+    const token = res.body['token'] as string;
+    expect((await checkoutCall(endpoints, 'PUT', '/languages/en', { token })).status).toBe(200);
+    const sv = await checkoutCall(endpoints, 'PUT', '/languages/sv', { token });
+    expect({ status: sv.status, errors: sv.body['errors'] }).toEqual({ status: 404, errors: { language: 'not found' } });
   });
 });

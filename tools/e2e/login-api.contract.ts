@@ -422,6 +422,10 @@ export function loginApiTests(
       expect(profile.body['token']).toBe(token);
       const bad = await call()('PUT', '/address', { token, body: { email: 'other@example.com' } });
       expect(bad.status).toBe(400);
+      // Named by the field, whatever its value, as every bad field is: never under `body`.
+      expect(bad.body['errors']).toEqual({ email: 'unknown field' });
+      const typo = await call()('PUT', '/address', { token, body: { zipcode: '111 51' } });
+      expect({ status: typo.status, errors: typo.body['errors'] }).toEqual({ status: 400, errors: { zipcode: 'unknown field' } });
     });
 
     it('PUT email changes the e-mail to log in with, and answers one another customer has with 409 errors.newEmail', async () => {

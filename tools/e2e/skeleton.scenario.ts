@@ -61,9 +61,9 @@ export async function checkoutCall(
   const res = await fetch(`${endpoints.checkout}${path}`, {
     method,
     headers: {
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...options.headers,
       ...(options.token ? { 'API-Token': options.token } : {}),
-      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
     ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
   });
@@ -161,6 +161,19 @@ export async function runBadInputScenario(endpoints: Endpoints) {
   const badField = await checkoutCall(endpoints, 'POST', '/products', { body: { limit: 'ten' } });
   expect(badField.status).toBe(400);
   expect(Object.keys(badField.body['errors'])).toEqual(['limit']);
+
+  // A misspelt field is named by itself, as every bad field is, and nothing is added.
+  const misspelt = await checkoutCall(endpoints, 'POST', '/items/999999-999999', { token: unknown.body['token'], body: { qty: 2 } });
+  expect({ status: misspelt.status, body: misspelt.body }).toEqual({
+    status: 400,
+    body: { token: unknown.body['token'], errors: { qty: 'unknown field' } },
+  });
+  // A body that is not JSON (a form; a string fetch sends as text/plain) is refused, never served as if empty.
+  for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+    const notJson = await checkoutCall(endpoints, 'POST', '/products', { body: '{"limit":1}', headers: { 'content-type': type } });
+    expect([type, notJson.status, notJson.body['errors']]).toEqual([type, 415, { body: 'must be JSON (Content-Type: application/json)' }]);
+    expectMatchesSchema('ErrorEnvelope', notJson.body);
+  }
 
   // A method a path does not have: 405 with Allow, in the envelope, whatever the method (not 501).
   const token = unknown.body['token'] as string;

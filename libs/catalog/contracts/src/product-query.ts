@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorFields } from '@commerce/shared-errors';
+import { fieldsFromIssues, type ErrorFields } from '@commerce/shared-errors';
 
 /**
  * The body of `POST products` and `POST uri` (spec: "POST products request body"), validated once at the
@@ -107,15 +107,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: ErrorField
 
 /** One `errors` key per bad field: a path such as `sortOrder.0.field`, an unknown key by its own name. */
 export function queryErrors(issues: ReadonlyArray<z.core.$ZodIssue>, prefix: PropertyKey[] = []): ErrorFields {
-  const fields: ErrorFields = {};
-  for (const issue of issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) fields[[...prefix, ...issue.path, key].map(String).join('.')] ??= 'unknown field';
-    } else {
-      fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= issue.message;
-    }
-  }
-  return fields;
+  return fieldsFromIssues(issues, prefix);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -102,6 +102,16 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
     ctx.body = checkoutOpenApi;
   });
 
+  // The shared parser reads JSON only: a body of another type (a form, or text/plain as fetch sends a string
+  // by default) would be left unread and the request served as if it had none. Refuse it instead.
+  // (A bodiless POST comes with Content-Length 0 and no type: that is no body.)
+  router.use(async (ctx, next) => {
+    const length = ctx.request.length;
+    const hasBody = length === undefined ? ctx.get('transfer-encoding') !== '' : length > 0;
+    if (hasBody && !ctx.request.is('json')) ctx.throw(415);
+    await next();
+  });
+
   router.use(async (ctx, next) => {
     await next();
     if (ctx.query['pretty'] === undefined || !ctx.body) return;

@@ -45,8 +45,15 @@ export type ProductFilterField = (typeof PRODUCT_FILTER_FIELDS)[number];
 export const StoreConfigSchema = z
   .object({
     name: z.string(),
-    mainLanguage: z.string().default('en'),
-    languages: z.array(z.object({ language: z.string().min(2), name: z.string() })).min(1),
+    /** The language of data that is not localized; with `languages` left out, the store's one language. */
+    mainLanguage: z.string().min(2).default('en'),
+    /** Its name when `languages` is left out; by default the language's own name (`en`: English). */
+    mainLanguageName: z.string().min(1).optional(),
+    /** Left out: the store is not localized, and its one language is the main language. */
+    languages: z
+      .array(z.object({ language: z.string().min(2), name: z.string() }))
+      .min(1)
+      .optional(),
     currencies: z.array(CurrencyFormatSchema).min(1),
     markets: z
       .array(
@@ -66,7 +73,8 @@ export const StoreConfigSchema = z
           country: code2,
           name: z.string(),
           eu: z.boolean(),
-          language: z.string(),
+          /** The country's default language; left out, the main language. */
+          language: z.string().optional(),
           shipTo: z.boolean().default(true),
           market: z.string(),
           taxPercent: z.number().min(0).max(100).default(0),
@@ -160,6 +168,12 @@ export const StoreConfigSchema = z
         .refine((users) => new Set(users.map((u) => u.username)).size === users.length, { message: 'user names must be unique' }),
     }),
   })
+  .transform(({ mainLanguageName, ...store }) => ({
+    ...store,
+    // The spec: "When the store is not localized there is exactly one language", the main one (en, English).
+    languages: store.languages ?? [{ language: store.mainLanguage, name: mainLanguageName ?? ownLanguageName(store.mainLanguage) }],
+    countries: store.countries.map((c) => ({ ...c, language: c.language ?? store.mainLanguage })),
+  }))
   .superRefine((store, ctx) => {
     const languages = new Set(store.languages.map((l) => l.language));
     const markets = new Set(store.markets.map((m) => m.market));
@@ -192,6 +206,16 @@ export const StoreConfigSchema = z
     });
   });
 export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+/** A language's name in itself (`en` English, `sv` svenska), capitalised; the id when the runtime does not know it. */
+function ownLanguageName(language: string): string {
+  try {
+    const name = new Intl.DisplayNames([language], { type: 'language', fallback: 'none' }).of(language);
+    return name ? name.charAt(0).toLocaleUpperCase(language) + name.slice(1) : language;
+  } catch {
+    return language;
+  }
+}
 
 /** Reads and validates a store configuration file; a bad file stops the service with one line naming the field. */
 export function loadStoreConfig(path: string): StoreConfig {

@@ -57,17 +57,24 @@ export class ValidationError extends DomainError {
   }
 }
 
-/** Turns zod-style issues (path + message) into one `errors` field each. */
-export function fieldsFromIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ErrorFields {
+type Issues = ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<PropertyKey> }>;
+
+/**
+ * Turns zod-style issues (path + message) into one `errors` field each, under `prefix` when given. A key the
+ * schema does not know is named by itself (`{qty: "unknown field"}`), as every other bad field is, not
+ * lumped under `body`.
+ */
+export function fieldsFromIssues(issues: Issues, prefix: ReadonlyArray<PropertyKey> = []): ErrorFields {
   const fields: ErrorFields = {};
   for (const issue of issues) {
-    const key = issue.path.map(String).join('.') || 'body';
-    fields[key] ??= issue.message;
+    if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+      for (const key of issue.keys) fields[[...prefix, ...issue.path, key].map(String).join('.')] ??= 'unknown field';
+    } else {
+      fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= issue.message;
+    }
   }
   return fields;
 }
-
-type Issues = ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
 
 /** Parses input with a zod-style schema; a body that does not fit is a 400 with one `errors` field per problem. */
 export function parseInput<T>(

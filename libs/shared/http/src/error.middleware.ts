@@ -30,7 +30,7 @@ function clientError(err: HttpLikeError): { status: number; fields: ErrorFields 
     return { status: 400, fields: { body: 'malformed JSON' } };
   if (status === 404) return { status, fields: { path: 'not found' } };
   if (status === 405) return { status, fields: { method: 'not allowed' } };
-  if (status === 415) return { status, fields: { body: 'unsupported media type' } };
+  if (status === 415) return { status, fields: { body: 'must be JSON (Content-Type: application/json)' } };
   if ((typeof err.type === 'string' && err.type.startsWith('entity.')) || err.type === 'request.aborted') {
     return { status, fields: { body: 'invalid' } };
   }
