@@ -66,7 +66,8 @@ export function eventBusContract(harness: BusHarness): void {
   async function collect(
     topic: string,
     groupId: string,
-    options: { fail?: (e: EventEnvelope, attempt: number) => boolean; maxAttempts?: number; fromBeginning?: boolean } = {},
+    /** True (a plain error) or the error to throw on that attempt. */
+    options: { fail?: (e: EventEnvelope, attempt: number) => boolean | Error; maxAttempts?: number; fromBeginning?: boolean } = {},
   ) {
     const handled: EventEnvelope[] = [];
     const attempts = new Map<string, number>();
@@ -79,7 +80,8 @@ export function eventBusContract(harness: BusHarness): void {
       handle: async (e) => {
         const attempt = (attempts.get(e.id) ?? 0) + 1;
         attempts.set(e.id, attempt);
-        if (options.fail?.(e, attempt)) throw new Error(`refused ${e.id} on attempt ${attempt}`);
+        const refusal = options.fail?.(e, attempt);
+        if (refusal) throw refusal instanceof Error ? refusal : new Error(`refused ${e.id} on attempt ${attempt}`);
         requestIds.push(currentRequestId());
         handled.push(e);
       },
@@ -198,8 +200,53 @@ export function eventBusContract(harness: BusHarness): void {
     });
   });
 
+  /** What a handler throws when a pool's connection was not free in time (`DbAcquireTimeoutError` is one; decision 105). */
+  const poolWait = () => Object.assign(new Error('no connection of the pool in time'), { infrastructureWait: true as const });
+
+  it('tries again an event whose handler waited for the infrastructure, the attempts not counted: applied, not dead-lettered', async () => {
+    const topic = topicName();
+    const waiting = envelope(topic, 'k1', { n: 1 });
+    const next = envelope(topic, 'k1', { n: 2 });
+    // Four waits on a limit of two attempts; the even ones wrapped by the handler, as a use case may wrap what it caught.
+    const { handled, attempts } = await collect(topic, groupName(), {
+      maxAttempts: 2,
+      fail: (e, attempt) =>
+        e.id === waiting.id && attempt <= 4 && (attempt % 2 ? poolWait() : new Error('apply failed', { cause: poolWait() })),
+    });
+    const dead = await collect(deadLetterTopic(topic), groupName());
+
+    await bus.publish([waiting, next]);
+
+    await eventually(() => expect(handled.map((e) => e.id)).toEqual([waiting.id, next.id]), timeoutMs);
+    expect(attempts.get(waiting.id)).toBe(5);
+    expect(dead.handled).toEqual([]);
+  });
+
+  it('still counts the real failures of an event between its waits for the infrastructure, and dead-letters it at maxAttempts', async () => {
+    const topic = topicName();
+    const doomed = envelope(topic, 'k1', { n: 1 });
+    const next = envelope(topic, 'k1', { n: 2 });
+    const { handled, attempts } = await collect(topic, groupName(), {
+      maxAttempts: 2,
+      fail: (e, attempt) => e.id === doomed.id && (attempt === 2 || attempt === 3 ? poolWait() : true),
+    });
+    const dead = await collect(deadLetterTopic(topic), groupName());
+
+    await bus.publish([doomed, next]);
+
+    await eventually(() => expect(dead.handled.map((e) => e.id)).toEqual([doomed.id]), timeoutMs);
+    await eventually(() => expect(handled.map((e) => e.id)).toEqual([next.id]), timeoutMs);
+    // Failed, waited twice, failed: two counted attempts.
+    expect(attempts.get(doomed.id)).toBe(4);
+  });
+
   /** Subscribes with handleBatch too: records each batch (ids, request context) and each single delivery. */
-  async function collectBatches(topic: string, refuseBatch: (batch: EventEnvelope[]) => boolean, refuse: (e: EventEnvelope) => boolean) {
+  async function collectBatches(
+    topic: string,
+    /** True (a plain error) or the error to throw for that batch. */
+    refuseBatch: (batch: EventEnvelope[]) => boolean | Error,
+    refuse: (e: EventEnvelope) => boolean,
+  ) {
     const batches: Array<{ ids: string[]; requestId: string | undefined }> = [];
     const singles: string[] = [];
     const subscription = await bus.subscribe({
@@ -207,7 +254,8 @@ export function eventBusContract(harness: BusHarness): void {
       topics: [topic],
       maxAttempts: 2,
       handleBatch: async (events) => {
-        if (refuseBatch(events)) throw new Error('batch refused');
+        const refusal = refuseBatch(events);
+        if (refusal) throw refusal instanceof Error ? refusal : new Error('batch refused');
         batches.push({ ids: events.map((e) => e.id), requestId: currentRequestId() });
       },
       handle: async (e) => {
@@ -265,6 +313,27 @@ export function eventBusContract(harness: BusHarness): void {
         ),
       timeoutMs,
     );
+  });
+
+  it('with handleBatch, a run that waited for the infrastructure is tried again as a run, not one by one', async () => {
+    const topic = topicName();
+    const events = Array.from({ length: 4 }, (_, n) => envelope(topic, 'k1', { n }, { requestId: 'req-waits' }));
+    const refused: string[][] = [];
+    const dead = await collect(deadLetterTopic(topic), groupName());
+    await bus.publish(events);
+    const { batches, singles } = await collectBatches(
+      topic,
+      (batch) => refused.length < 3 && (refused.push(batch.map((e) => e.id)), poolWait()),
+      () => false,
+    );
+
+    const ids = events.map((e) => e.id);
+    await eventually(() => expect([...batches.flatMap((b) => b.ids), ...singles].sort()).toEqual([...ids].sort()), timeoutMs);
+    expect(refused).toHaveLength(3);
+    // However the broker split the events, the refused run came back whole, as a run: none of it went one by one.
+    expect(singles.filter((id) => refused.flat().includes(id))).toEqual([]);
+    expect(batches.map((b) => b.ids)).toContainEqual(refused[0]);
+    expect(dead.handled).toEqual([]);
   });
 
   it('sends a message that is not an event envelope straight to the dead-letter topic', async () => {

@@ -10,6 +10,7 @@ import {
   type LogEntry,
   type Producer,
 } from 'kafkajs';
+import { isInfrastructureWait } from '@commerce/shared-errors';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EncodedEvent, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
@@ -92,6 +93,9 @@ const DEFAULT_HANDLER_TIMEOUT_MS = 300_000;
 const DEFAULT_MAX_HANDLER_TIMEOUTS = 3;
 /** kafkajs's own maxBytes: a fetch as a whole brings at most this, or four partitions' worth if more. */
 const MIN_MAX_BYTES = 10 * 1024 * 1024;
+/** Back-off of a handler that waited for the infrastructure (decision 105): its own wait (a pool's 5 s) comes on top. */
+const INFRASTRUCTURE_RETRY_BASE_MS = 100;
+const INFRASTRUCTURE_RETRY_MAX_MS = 2000;
 /** Bytes of message values per produce request (see publish). */
 const PUBLISH_REQUEST_BYTES = 512 * 1024;
 
@@ -274,16 +278,36 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       hangs.settled(topic, partition, message.offset);
     };
 
-    /** A handler's heartbeats (see withHeartbeats), none once the subscription stops. */
-    const heartbeats = (heartbeat: () => Promise<void>, topic: string, partition: number): Heartbeats =>
+    /** A handler's heartbeats (see withHeartbeats), none once the subscription stops; `limitMs` the handler's time limit. */
+    const heartbeats = (heartbeat: () => Promise<void>, topic: string, partition: number, limitMs = handlerTimeoutMs): Heartbeats =>
       withHeartbeats(
         heartbeat,
         heartbeatInterval,
         () => stopping,
         (error) =>
           logger.warn({ topic, partition, groupId: options.groupId, err: error }, 'event bus: a heartbeat failed while a handler ran'),
-        handlerTimeoutMs,
+        limitMs,
       );
+
+    /**
+     * A handler failed waiting for the infrastructure (a pool's connection, decision 105): not the event's fault,
+     * so the attempt is not counted; the partition waits `waits`' back-off, keeping its membership, and the same
+     * work is tried again. Throws when the membership was lost meanwhile (kafkajs rejoins).
+     */
+    const waitForInfrastructure = async (
+      heartbeat: () => Promise<void>,
+      at: { topic: string; partition: number; offset: string; events: number },
+      waits: number,
+      error: unknown,
+    ): Promise<void> => {
+      logger.warn(
+        { ...at, groupId: options.groupId, waits, err: error },
+        'event handler waited for the infrastructure: tried again, the attempt not counted',
+      );
+      const beats = heartbeats(heartbeat, at.topic, at.partition, Number.POSITIVE_INFINITY);
+      await beats.during(() => sleep(retryDelayMs(waits, INFRASTRUCTURE_RETRY_BASE_MS, INFRASTRUCTURE_RETRY_MAX_MS)));
+      beats.throwIfLost();
+    };
 
     /** One message: retried, then dead-lettered; false when the member stops first (left uncommitted). */
     const handleMessage = async (
@@ -302,6 +326,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         return true;
       }
       let lastError: unknown;
+      let waits = 0;
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         // Not committed: whoever holds the partition next gets the message again.
         if (stopping) return false;
@@ -329,6 +354,11 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           // Membership lost or changing: no retry, no dead letter; kafkajs rejoins on the error, and whoever
           // holds the partition then gets the message again.
           beats.throwIfLost(error);
+          if (isInfrastructureWait(error)) {
+            await waitForInfrastructure(heartbeat, { topic, partition, offset: message.offset, events: 1 }, ++waits, error);
+            attempt--;
+            continue;
+          }
           lastError = error;
           logger.warn(
             { topic, partition, offset: message.offset, eventId: envelope.id, eventType: envelope.type, attempt, err: error },
@@ -393,6 +423,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
               eachBatchAutoResolve: false,
               eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
                 const { topic, partition, messages } = batch;
+                let waits = 0;
                 for (let i = 0; i < messages.length;) {
                   if (stopping || !isRunning() || isStale()) return;
                   const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
@@ -411,12 +442,19 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
                       // Not one by one once the membership is lost (or the run timed out: the consumer is
                       // replaced): their commits would be refused as well.
                       beats.throwIfLost(error);
+                      // Nor when the run waited for the infrastructure: the same run is tried again.
+                      if (isInfrastructureWait(error)) {
+                        const at = { topic, partition, offset: messages[i]?.offset ?? '', events: run.length };
+                        await waitForInfrastructure(heartbeat, at, ++waits, error);
+                        continue;
+                      }
                       logger.warn(
                         { topic, partition, events: run.length, err: error },
                         'event batch failed; its events are handled one by one',
                       );
                     }
                     if (applied) {
+                      waits = 0;
                       resolveOffset(last.offset);
                       beats.throwIfLost();
                       await heartbeat();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isInfrastructureWait } from '@commerce/shared-errors';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
 import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
@@ -163,9 +164,9 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
       if (batch.length > 1) {
         const delivery = deliverBatch(member, topic, batch);
         member.inFlight.add(delivery);
-        const handled = await delivery.finally(() => member.inFlight.delete(delivery));
-        if (handled) group.offsets.set(slot, offset + batch.length);
-        else singleUntil = offset + batch.length;
+        const outcome = await delivery.finally(() => member.inFlight.delete(delivery));
+        if (outcome === 'done') group.offsets.set(slot, offset + batch.length);
+        else if (outcome === 'failed') singleUntil = offset + batch.length;
         continue;
       }
       const delivery = deliver(member, topic, message);
@@ -186,12 +187,19 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
       return 'done';
     }
     let lastError: unknown;
+    let waits = 0;
     for (let attempt = 1; attempt <= member.maxAttempts; attempt++) {
       if (member.stopped) return 'abandoned';
       try {
         await withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => member.handle(envelope));
         return 'done';
       } catch (error) {
+        if (isInfrastructureWait(error)) {
+          // Not the event's fault (a pool's connection not free in time): tried again, not counted (decision 105).
+          await waitForInfrastructure(topic, 1, ++waits, error);
+          attempt--;
+          continue;
+        }
         lastError = error;
         logger?.warn({ topic, eventId: envelope.id, eventType: envelope.type, attempt, err: error }, 'event handler failed');
         if (attempt < member.maxAttempts) await sleep(retryDelayMs(attempt, retryBaseMs, 100));
@@ -201,16 +209,29 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     return 'done';
   };
 
-  const deliverBatch = async (member: Member, topic: string, batch: EventEnvelope[]): Promise<boolean> => {
+  /** `waited`: the run met an infrastructure wait and is to be tried again as a run; `failed`: one by one. */
+  const deliverBatch = async (member: Member, topic: string, batch: EventEnvelope[]): Promise<'done' | 'waited' | 'failed'> => {
     const { handleBatch } = member;
-    if (member.stopped || !handleBatch) return false;
-    try {
-      await withRequestContext({ requestId: batchRequestId(batch) }, () => handleBatch(batch));
-      return true;
-    } catch (error) {
-      logger?.warn({ topic, events: batch.length, err: error }, 'event batch failed; its events are handled one by one');
-      return false;
+    if (member.stopped || !handleBatch) return 'failed';
+    for (let waits = 1; ; waits++) {
+      try {
+        await withRequestContext({ requestId: batchRequestId(batch) }, () => handleBatch(batch));
+        return 'done';
+      } catch (error) {
+        if (!isInfrastructureWait(error)) {
+          logger?.warn({ topic, events: batch.length, err: error }, 'event batch failed; its events are handled one by one');
+          return 'failed';
+        }
+        await waitForInfrastructure(topic, batch.length, waits, error);
+        // A member stopped meanwhile leaves the run to the group's next member.
+        if (member.stopped) return 'waited';
+      }
     }
+  };
+
+  const waitForInfrastructure = async (topic: string, events: number, waits: number, error: unknown): Promise<void> => {
+    logger?.warn({ topic, events, waits, err: error }, 'event handler waited for the infrastructure: tried again, the attempt not counted');
+    await sleep(retryDelayMs(waits, retryBaseMs * 20, 2000));
   };
 
   const deadLetter = (topic: string, message: Stored, error: unknown): void => {

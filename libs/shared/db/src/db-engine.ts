@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
 import pg, { types as pgTypes } from 'pg';
+import type { InfrastructureWait } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
 import { openPglite as openPgliteConnection } from './pglite-loader';
@@ -35,8 +36,11 @@ export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
 /**
  * No connection of a Postgres pool came free in time. A knex `KnexTimeoutError` (knex adds the statement's SQL
  * to it, as before), with a message naming the pool, its size and use, and how many wait besides this one.
+ * An infrastructure wait: an event bus retries the handler that met it without counting the attempt (decision 105).
  */
-export class DbAcquireTimeoutError extends knexFactory.KnexTimeoutError {
+export class DbAcquireTimeoutError extends knexFactory.KnexTimeoutError implements InfrastructureWait {
+  readonly infrastructureWait = true as const;
+
   constructor(
     readonly database: string,
     readonly timeoutMs: number,
