@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as soap from 'soap';
 import { checkoutCall, postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
+import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
@@ -104,8 +105,9 @@ describe('all-in-one on embedded adapters', () => {
 });
 
 // The spec's Language: "When the store is not localized there is exactly one language. The main language id
-// of non-localized data defaults to en (name English)". The demo store without its languages.
-describe('all-in-one with a store that is not localized', () => {
+// of non-localized data defaults to en (name English)"; and Location's "null when undetected". The demo store
+// without its languages and without a default country, a new visitor's address not looked up.
+describe('all-in-one with a store that is not localized and has no default country', () => {
   let running: AllInOne | undefined;
   let endpoints: Endpoints;
   let dir: string;
@@ -114,10 +116,15 @@ describe('all-in-one with a store that is not localized', () => {
     const demo = JSON.parse(await readFile('infra/config/demo-store.json', 'utf8')) as Record<string, unknown>;
     delete demo['mainLanguage'];
     delete demo['languages'];
+    delete demo['defaultCountry'];
     demo['countries'] = (demo['countries'] as Array<Record<string, unknown>>).map(({ language: _language, ...country }) => country);
     dir = await mkdtemp(join(tmpdir(), 'not-localized-'));
     await writeFile(join(dir, 'store.json'), JSON.stringify(demo));
-    ({ running, endpoints } = await startEmbeddedAllInOne('not-localized-test', [], { STORE_CONFIG: join(dir, 'store.json') }));
+    const catalog = parseDemoCatalog(JSON.parse(await readFile('infra/config/demo-catalog.json', 'utf8')));
+    ({ running, endpoints } = await startEmbeddedAllInOne('not-localized-test', catalog, {
+      STORE_CONFIG: join(dir, 'store.json'),
+      GEOIP_DB: 'off',
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -125,12 +132,51 @@ describe('all-in-one with a store that is not localized', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('starts undetected: country null, name and stateName empty, shipTo false; no purchase until a shippable country is set', async () => {
+    const res = await checkoutCall(endpoints, 'POST', '/items/1-2');
+    expect(res.status).toBe(200);
+    expect(res.body['location']).toEqual({ country: null, name: '', state: null, stateName: '', eu: false, shipTo: false });
+    const token = res.body['token'] as string;
+    const payment = {
+      paymentReturnPage: 'https://shop.example/ok',
+      paymentFailedPage: 'https://shop.example/failed',
+      termsAndConditions: true,
+      address: {
+        email: 'a@example.com',
+        firstName: 'A',
+        lastName: 'B',
+        address1: 'Gatan 1',
+        city: 'Stockholm',
+        zipCode: '111 51',
+        country: 'SE',
+      },
+    };
+    // No country set: the payment's address must name one (it is where prices are computed), and one shipped to.
+    const { country: _country, ...withoutCountry } = payment.address;
+    const noCountry = await checkoutCall(endpoints, 'POST', '/payment', { token, body: { ...payment, address: withoutCountry } });
+    expect({ status: noCountry.status, body: noCountry.body }).toEqual({
+      status: 400,
+      body: { token, errors: { 'address.country': 'required' } },
+    });
+    const norway = await checkoutCall(endpoints, 'POST', '/payment', {
+      token,
+      body: { ...payment, address: { ...payment.address, country: 'NO' } },
+    });
+    expect({ status: norway.status, body: norway.body }).toEqual({ status: 406, body: { token, errors: { country: 'not shippable' } } });
+    expect((await checkoutCall(endpoints, 'GET', '/selection', { token })).body['location']).toMatchObject({
+      country: 'NO',
+      shipTo: false,
+    });
+    const se = await checkoutCall(endpoints, 'PUT', '/countries/SE', { token });
+    expect(se.body['location']).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true });
+  }, 30_000);
+
   it('has exactly one language, en (English), every country defaults to it, and location shows no language', async () => {
-    const res = await checkoutCall(endpoints, 'GET', '/selection');
+    const res = await checkoutCall(endpoints, 'PUT', '/countries/DE');
     expect(res.status).toBe(200);
     expect(res.body['languages']).toEqual([{ language: 'en', name: 'English' }]);
     expect(res.body['language']).toEqual({ language: 'en', name: 'English' });
-    expect(res.body['location']).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true });
+    expect(res.body['location']).toEqual({ country: 'DE', name: 'Germany', state: null, stateName: '', eu: true, shipTo: true });
     expect(new Set(res.body['countries'].map((c: { language: string }) => c.language))).toEqual(new Set(['en']));
     const token = res.body['token'] as string;
     expect((await checkoutCall(endpoints, 'PUT', '/languages/en', { token })).status).toBe(200);

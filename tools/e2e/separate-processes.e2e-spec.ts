@@ -1,3 +1,4 @@
+import * as soap from 'soap';
 import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
@@ -158,6 +159,39 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     const late = await checkoutCall(endpoints, 'POST', '/payment-result', { token, body: { paymentMethodFields } });
     expect({ status: late.status, order: late.body['order'] }).toEqual({ status: 200, order: orders[0]!['order'] });
     expect((await checkoutCall(endpoints, 'POST', '/orders', { token, body: { from: 0, size: 10 } })).body['orders']).toHaveLength(1);
+  }, 90_000);
+
+  it('lists the placed orders in events_Get (oldest first) and events_GetByMarkets through Kafka; events_Done hides one', async () => {
+    type Client = soap.Client & Record<string, (args: unknown) => Promise<[any, string]>>;
+    const client = (await soap.createClientAsync(`${endpoints.soap}?wsdl`)) as Client;
+    client.setEndpoint(endpoints.soap);
+    const login = { username: 'demo', password: 'demo-secret' };
+    const asList = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+    const orderEvents = async (call: 'events_GetAsync' | 'events_GetByMarketsAsync', args: object) =>
+      asList<Record<string, any>>((await client[call]!({ login, ...args }))[0]?.events?.event).filter((e) => e.type === 'order');
+    // The two tests above placed two orders; their OrderPlaced reaches the feed over Kafka.
+    let events: Array<Record<string, any>> = [];
+    for (const until = Date.now() + 45_000; events.length < 2 && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 250));
+      events = await orderEvents('events_GetAsync', { type: 'order' });
+    }
+    expect(events.map((e) => e.mission)).toEqual(['update', 'update']);
+    expect(events.map((e) => Number(e.id))).toEqual(events.map((e) => Number(e.id)).sort((a, b) => a - b));
+    expect(events.every((e) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/.test(e.date))).toBe(true);
+    expect(events[0]!.data.order).toMatchObject({
+      ordernumber: events[0]!.entry,
+      status: 'untouched',
+      currency: 'SEK',
+      market: { id: '1' },
+    });
+    // Sweden is market 1 of the demo store; none of them is in market 3 (North America).
+    expect((await orderEvents('events_GetByMarketsAsync', { type: 'order', markets: { market: [{ id: '1' }] } })).map((e) => e.id)).toEqual(
+      events.map((e) => e.id),
+    );
+    expect(await orderEvents('events_GetByMarketsAsync', { type: 'order', markets: { market: [{ id: '3' }] } })).toEqual([]);
+    const [done] = await client['events_DoneAsync']!({ login, event: events[0]!.id });
+    expect(done).toBe('OK');
+    expect((await orderEvents('events_GetAsync', { type: 'order' })).map((e) => e.id)).toEqual([events[1]!.id]);
   }, 90_000);
 
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
