@@ -184,6 +184,16 @@ describe('products_Update over SOAP', () => {
     expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
   });
 
+  it('takes the SOAPAction with or without the capital first letter, quoted or not (DESIGN §6)', async () => {
+    const action = soapHeaders('products_Update').SOAPAction;
+    const lower = `${DEFAULT_SOAP_NAMESPACE}products_Update`;
+    for (const SOAPAction of [action, lower, `"${action}"`, `"${lower}"`]) {
+      const res = await h.post(request(products(product('1'))), { ...soapHeaders('products_Update'), SOAPAction });
+      expect([SOAPAction, res.status]).toEqual([SOAPAction, 200]);
+      expect(res.body).toContain('<productsUpdateResponse xmlns="');
+    }
+  });
+
   it('refuses a SOAPAction that names another operation', async () => {
     const res = await h.post(request(products(product('1'))), soapHeaders('sizes_Update'));
     expect(res.status).toBe(500);
