@@ -185,7 +185,7 @@ describe('products_Update over SOAP', () => {
   });
 
   it('takes the SOAPAction with or without the capital first letter, quoted or not (DESIGN §6)', async () => {
-    const action = soapHeaders('products_Update').SOAPAction;
+    const action = `${DEFAULT_SOAP_NAMESPACE}Products_Update`;
     const lower = `${DEFAULT_SOAP_NAMESPACE}products_Update`;
     for (const SOAPAction of [action, lower, `"${action}"`, `"${lower}"`]) {
       const res = await h.post(request(products(product('1'))), { ...soapHeaders('products_Update'), SOAPAction });
