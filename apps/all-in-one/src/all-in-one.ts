@@ -1,6 +1,6 @@
 import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
-import { createDbEngine } from '@commerce/shared-db';
+import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
@@ -44,7 +44,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
   const store = loadStoreConfig(config.STORE_CONFIG);
   const view = new StoreView(store);
   return startWithClosers(async (closers) => {
-    const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+    const engine = await createDbEngineFromConfig(config, logger);
     closers.add(() => engine.close());
     const bus = await createEventBus(config.KAFKA_BROKERS, {
       clientId: 'all-in-one',

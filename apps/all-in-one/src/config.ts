@@ -13,6 +13,7 @@ export const AllInOneConfigSchema = z.object({
   // On one's own machine the demo listens on loopback only; HOST=0.0.0.0 to share it.
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
+  DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
   REDIS_URL: env.redisUrl.default('memory'),
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),

@@ -12,7 +12,7 @@ import {
   kafkaNamingEnv,
   outboxEnv,
 } from '@commerce/shared-config';
-import { createDbEngine } from '@commerce/shared-db';
+import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
@@ -37,7 +37,7 @@ runService('backoffice-soap', async () => {
   const logger = createLogger('backoffice-soap', config.LOG_LEVEL);
   const store = loadStoreConfig(config.STORE_CONFIG);
   return startWithClosers(async (closers) => {
-    const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+    const engine = await createDbEngineFromConfig(config, logger);
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'backoffice-soap', logger, ...busNaming(config) });

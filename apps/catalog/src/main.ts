@@ -10,7 +10,7 @@ import {
   kafkaNamingEnv,
   outboxEnv,
 } from '@commerce/shared-config';
-import { createDbEngine } from '@commerce/shared-db';
+import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
@@ -38,7 +38,7 @@ runService('catalog', async () => {
   const logger = createLogger('catalog', config.LOG_LEVEL);
   const store = loadStoreConfig(config.STORE_CONFIG);
   return startWithClosers(async (closers) => {
-    const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+    const engine = await createDbEngineFromConfig(config, logger);
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'catalog', logger, ...busNaming(config) });

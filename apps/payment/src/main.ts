@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
-import { createDbEngine } from '@commerce/shared-db';
+import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
@@ -24,7 +24,7 @@ runService('payment', async () => {
   const logger = createLogger('payment', config.LOG_LEVEL);
   const store = loadStoreConfig(config.STORE_CONFIG);
   return startWithClosers(async (closers) => {
-    const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+    const engine = await createDbEngineFromConfig(config, logger);
     closers.add(() => engine.close());
     const db = engine.forSchema(config.DATABASE_SCHEMA);
     const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'payment', logger, ...busNaming(config) });

@@ -57,6 +57,11 @@ export const env = {
   url: z.string().url(),
   /** DB_ACQUIRE_TIMEOUT_MS: how long a Postgres query waits for a connection of the pool (decision 98). */
   dbAcquireTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /**
+   * DB_POOL_MAX: at most this many Postgres connections a process holds, knex's and `Db.query`'s together
+   * (decision 90); PGlite has one whatever it says. Each replica takes this many of Postgres's `max_connections`.
+   */
+  dbPoolMax: z.coerce.number().int().min(1).max(1000).default(10),
   optionalString: z.string().optional(),
   /** `true` or `1` on, `false`, `0` or empty off. */
   flag: (fallback: boolean) =>
@@ -92,9 +97,10 @@ export const kafkaNamingEnv = () => ({
   KAFKA_HANDLER_MAX_TIMEOUTS: z.coerce.number().int().min(1).max(100).default(3),
 });
 
-/** DATABASE_URL, DATABASE_SCHEMA and DB_ACQUIRE_TIMEOUT_MS: what every service that owns tables reads. */
+/** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX and DB_ACQUIRE_TIMEOUT_MS: what every service that owns tables reads. */
 export const databaseEnv = (defaultSchema: string) => ({
   DATABASE_URL: env.databaseUrl,
+  DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
   DATABASE_SCHEMA: z
     .string()

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
+import { createLogger } from '@commerce/shared-logging';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
-import { createDbEngine, DbAcquireTimeoutError, type DbEngine } from './db-engine';
+import { createDbEngine, createDbEngineFromConfig, DbAcquireTimeoutError, type DbEngine } from './db-engine';
 
 // `Db.query`'s prepared statements run on connections of knex's own pool (decision 90): a process holds at most
 // `poolMax` connections in all. Before, they had a pool of their own beside knex's: up to twice `poolMax`.
@@ -125,6 +126,45 @@ describeWithEngines('Db engine on Postgres: one bound on connections', ['postgre
     } finally {
       release();
       await engine.close();
+    }
+  }, 60_000);
+
+  it("takes its pool's size and acquire time-out from the service's config (DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS; decision 106)", async () => {
+    const name = uniqueName('pool');
+    const url = new URL(engines.url('postgres'));
+    url.searchParams.set('application_name', name);
+    const engine = await createDbEngineFromConfig(
+      { DATABASE_URL: url.toString(), DB_POOL_MAX: 2, DB_ACQUIRE_TIMEOUT_MS: 300 },
+      createLogger('pool-config-test', 'silent'),
+    );
+    const watcher = new Client({ connectionString: engines.url('postgres') });
+    await watcher.connect();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      // Two transactions hold both connections; a third statement waits 300 ms and is told the pool is 2 of 2.
+      const holding = [1, 2].map(() =>
+        engine.knex.transaction(async (trx) => {
+          await trx.raw('select 1');
+          await held;
+        }),
+      );
+      const connections = async () =>
+        (await watcher.query(`select count(*)::int as n from pg_stat_activity where application_name = $1`, [name])).rows[0].n;
+      for (let tries = 0; (await connections()) < 2 && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50));
+      expect(await connections()).toBe(2);
+      const error = await engine
+        .forSchema('public')
+        .query('select 1', [])
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DbAcquireTimeoutError);
+      expect((error as Error).message).toMatch(/ within 300 ms \(2 of 2 in use, 0 free; /);
+      release();
+      await Promise.all(holding);
+    } finally {
+      release();
+      await engine.close();
+      await watcher.end();
     }
   }, 60_000);
 });

@@ -21,7 +21,7 @@ export interface DbEngine {
 
 export interface DbEngineOptions {
   logger?: Logger;
-  /** Postgres pool size (default 10). PGlite is always one connection. */
+  /** Postgres pool size (default 10; `DB_POOL_MAX`). PGlite is always one connection. */
   poolMax?: number;
   /**
    * Postgres: how long a query, transaction or prepared statement waits for a connection of the pool before it
@@ -100,6 +100,19 @@ export async function createDbEngine(url: string, options: DbEngineOptions = {})
   if (url.startsWith('pglite://')) return openPglite(url, options);
   throw new Error(`database: unsupported URL ${maskUrl(url)} (expected postgres://, postgresql:// or pglite://)`);
 }
+
+/** What a service's config says of its database (`databaseEnv` of @commerce/shared-config). */
+export interface DbEngineConfig {
+  DATABASE_URL: string;
+  /** `poolMax` (decision 106). */
+  DB_POOL_MAX: number;
+  /** `acquireTimeoutMs` (decision 98). */
+  DB_ACQUIRE_TIMEOUT_MS: number;
+}
+
+/** The engine a service's config names: its URL, pool size and acquire time-out. */
+export const createDbEngineFromConfig = (config: DbEngineConfig, logger: Logger): Promise<DbEngine> =>
+  createDbEngine(config.DATABASE_URL, { logger, poolMax: config.DB_POOL_MAX, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
 
 async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;

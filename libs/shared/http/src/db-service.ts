@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { databaseEnv, httpServiceEnv, loadConfig } from '@commerce/shared-config';
-import { createDbEngine, type Db } from '@commerce/shared-db';
+import { createDbEngineFromConfig, type Db } from '@commerce/shared-db';
 import { createLogger, type Logger } from '@commerce/shared-logging';
 import { startHttpService } from './http-service';
 import type { RunningServer } from './serve';
@@ -9,7 +9,7 @@ import type { LeanRoute } from './lean-route';
 
 /**
  * The composition of a service that owns a schema and serves internal HTTP: config from env
- * (PORT, HOST, LOG_LEVEL, DATABASE_URL, DATABASE_SCHEMA), the database with readiness, the routers
+ * (PORT, HOST, LOG_LEVEL, DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS), the database with readiness, the routers
  * `build` returns, and a graceful close.
  */
 export async function startDbService(
@@ -19,7 +19,7 @@ export async function startDbService(
 ): Promise<RunningServer> {
   const config = loadConfig(z.object({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) }));
   const logger = createLogger(name, config.LOG_LEVEL);
-  const engine = await createDbEngine(config.DATABASE_URL, { logger, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+  const engine = await createDbEngineFromConfig(config, logger);
   const db = engine.forSchema(config.DATABASE_SCHEMA);
   const built = await build({ db, logger });
   return startHttpService({
