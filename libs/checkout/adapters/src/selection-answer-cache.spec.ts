@@ -212,28 +212,36 @@ describe('keptChange: a change answered is the rendering of the version it raise
       session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: token },
       versionRead: { selectionId: 'sel1', version: state.version },
     });
-    const set = (quantity: number) => {
+    /** The change's answer as the route sends it, and the envelope its use case made. */
+    const change = async (quantity: number) => {
       const h = handle();
-      return keptChange(deps, answers, h, (d) => changeLine(d, h, 'aa', 'set', String(quantity)));
+      let envelope: unknown;
+      const sent = await keptChange(deps, answers, h, async (d) => (envelope = await changeLine(d, h, 'aa', 'set', String(quantity))));
+      return { sent, envelope };
     };
+    const set = async (quantity: number) => (await change(quantity)).sent;
     const get = async (token = 'tok') => ((await answers(handle(token))) as RawJson).json.toString();
     const uncached = async (token = 'tok') => JSON.stringify(await getSelection(deps, handle(token)));
-    return { state, set, get, uncached, answers, handle, deps };
+    return { state, set, change, get, uncached, answers, handle, deps };
   }
 
   it("answers the next GET with the change's answer, byte for byte as an uncached GET, without reading the cart", async () => {
-    const { state, set, get, uncached } = setup();
-    const answer = await set(3);
+    const { state, change, get, uncached } = setup();
+    const { sent, envelope } = await change(3);
     expect(state.version).toBe(5);
-    expect(await get()).toBe(JSON.stringify(answer));
+    // Kept: sent as the kept rendering's bytes around the token, the JSON of the envelope the use case made.
+    expect(sent).toBeInstanceOf(RawJson);
+    expect((sent as RawJson).json.toString()).toBe(JSON.stringify(envelope));
+    expect(await get()).toBe(JSON.stringify(envelope));
     expect(await get('other')).toBe(await uncached('other'));
     expect(state.cartReads).toBe(1); // the uncached GET's own
   });
 
   it('keeps nothing when another change raised the version between the read and this raise', async () => {
-    const { state, set, get } = setup();
+    const { state, change, get } = setup();
     state.othersBetween = 1;
-    await set(3);
+    const { sent, envelope } = await change(3);
+    expect(sent).toBe(envelope); // not kept: the use case's answer as it was
     expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 3 }] } });
     expect(state.cartReads).toBe(1);
   });
@@ -248,9 +256,32 @@ describe('keptChange: a change answered is the rendering of the version it raise
     expect(state.cartReads).toBe(1);
     // An answer that says more than the envelope (as a country change's `removedItems`) is not a GET's answer.
     const h = handle();
-    await keptChange(deps, answers, h, async (d) => ({ ...(await changeLine(d, h, 'aa', 'set', '5')), removedItems: [] }));
+    const more = await keptChange(deps, answers, h, async (d) => ({ ...(await changeLine(d, h, 'aa', 'set', '5')), removedItems: [] }));
+    expect(more).toMatchObject({ removedItems: [] });
     expect(state.version).toBe(6);
     expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 5 }] } });
     expect(state.cartReads).toBe(2);
+    // Nor one whose token is not its first member: its parts would not be its JSON.
+    const h2 = handle();
+    const reordered = await keptChange(deps, answers, h2, async (d) => {
+      const { token, ...rest } = await changeLine(d, h2, 'aa', 'set', '6');
+      return { ...rest, token };
+    });
+    expect(reordered).not.toBeInstanceOf(RawJson);
+    expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 6 }] } });
+    expect(state.cartReads).toBe(3);
+  });
+
+  it("keeps a logged-in change's answer without `loggedIn`: sent with it, a GET splices its own", async () => {
+    const { state, get, deps, answers, handle } = setup();
+    const h = handle();
+    const loggedIn = { email: 'ada@example.com', firstName: 'Ådä' };
+    let envelope: unknown;
+    const sent = await keptChange(deps, answers, h, async (d) => (envelope = { ...(await changeLine(d, h, 'aa', 'set', '2')), loggedIn }));
+    expect((sent as RawJson).json.toString()).toBe(JSON.stringify(envelope));
+    const { loggedIn: _loggedIn, ...withoutLogin } = envelope as Record<string, unknown>;
+    // The session names no customer: the GET answers the kept rendering without `loggedIn`, no cart read.
+    expect(await get()).toBe(JSON.stringify(withoutLogin));
+    expect(state.cartReads).toBe(0);
   });
 });

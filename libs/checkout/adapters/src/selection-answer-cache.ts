@@ -63,7 +63,8 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
 /**
  * Runs a selection change's use case with a cart that notes the selection it answered, and offers the
  * answer to the answer cache (`keepChange`): the next `GET selection` of that selection and session is then
- * answered without a cart read or a compose.
+ * answered without a cart read or a compose. A kept answer is answered as the kept rendering's bytes with the
+ * token around them (serialised once, for this answer and the `GET`s after it; decision 104).
  */
 export async function keptChange<T>(
   deps: CheckoutDeps,
@@ -79,8 +80,7 @@ export async function keptChange<T>(
     changeSelection: (id, change) => noting(deps.cart.changeSelection(id, change)),
   };
   const answer = await run({ ...deps, cart });
-  if (changed) answers.keepChange(handle, answer, changed);
-  return answer;
+  return changed ? answers.keepChange(handle, answer, changed) : answer;
 }
 
 export interface SelectionAnswerCacheOptions {
@@ -115,9 +115,7 @@ interface Rendered {
   /** Never served from then on: the request renders. */
   staleAt: number;
   /** The serialised envelope without `token` and `loggedIn`, from its first key on (its `{` cut off), as bytes. */
-  rest?: Buffer;
-  /** A change's envelope kept unserialised (`keepChange`): serialised into `rest` by the first `GET` that serves it. */
-  body?: Record<string, unknown>;
+  rest: Buffer;
   refreshing?: boolean;
 }
 
@@ -144,9 +142,22 @@ export interface SelectionAnswer {
    * raised it to when that is one more than the version the request read with its session, before the cart
    * call: no change of that selection (through any replica) was answered between that read and this raise,
    * so the state the cart answered includes every change answered before it, and any later change raises the
-   * version again before it is answered.
+   * version again before it is answered. Answers what to send: when kept, the same JSON as the answer, made
+   * from the kept rendering's bytes (serialised here once, not kept as objects: decision 104); else the answer.
    */
-  keepChange(handle: SessionHandle, answer: unknown, changed: SelectionDto): void;
+  keepChange(handle: SessionHandle, answer: unknown, changed: SelectionDto): unknown;
+}
+
+/**
+ * An envelope `{token, …rendering, loggedIn?}` in parts: the token's head, the kept rendering's bytes as they
+ * are (kilobytes, not copied into a buffer of each answer), and `loggedIn` when given. The same JSON as the
+ * envelope's members in that order.
+ */
+function spliced(token: string, rest: Buffer, loggedIn: unknown): RawJson {
+  const head = Buffer.from(`{"token":${JSON.stringify(token)},`);
+  if (loggedIn === undefined) return new RawJson([head, rest]);
+  const tail = Buffer.from(`,"loggedIn":${JSON.stringify(loggedIn)}}`);
+  return new RawJson([head, rest.subarray(0, rest.length - 1), tail]);
 }
 
 /**
@@ -237,15 +248,6 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     }
   };
 
-  /** The kept bytes of a rendering; a change's kept envelope is serialised once, here. */
-  const restOf = (entry: Rendered): Buffer => {
-    if (!entry.rest) {
-      entry.rest = answerBytes(entry.body!).subarray(1);
-      entry.body = undefined;
-    }
-    return entry.rest;
-  };
-
   const shared = (handle: SessionHandle, selectionId: string, version: number, key: string): Promise<Buffer | null> => {
     const id = `${version}|${key}`;
     let rendering = pending.get(id);
@@ -272,18 +274,24 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
         options.onRefreshError?.(error);
       });
     }
-    return restOf(hit);
+    return hit.rest;
   };
 
-  const keepChange = (handle: SessionHandle, answer: unknown, changed: SelectionDto) => {
+  const keepChange = (handle: SessionHandle, answer: unknown, changed: SelectionDto): unknown => {
     const seen = handle.versionRead;
     const raised = raisedTo.get(changed);
-    if (ttl <= 0 || !seen || raised === undefined || raised !== seen.version + 1) return;
-    if (seen.selectionId !== changed.id || handle.session.selectionId !== changed.id) return;
-    if (typeof answer !== 'object' || answer === null || !Object.keys(answer).every((m) => ENVELOPE_MEMBERS.has(m))) return;
-    const { token: _token, loggedIn: _loggedIn, ...body } = answer as { token?: string; loggedIn?: unknown; products?: ProductDto[] };
-    if (!Array.isArray(body.products)) return;
-    keep(keyOf(handle.session), { version: raised, renderedAt: now(), products: body.products, body, refreshAt: 0, staleAt: 0 });
+    if (ttl <= 0 || !seen || raised === undefined || raised !== seen.version + 1) return answer;
+    if (seen.selectionId !== changed.id || handle.session.selectionId !== changed.id) return answer;
+    if (typeof answer !== 'object' || answer === null || Object.getPrototypeOf(answer) !== Object.prototype) return answer;
+    const members = Object.keys(answer);
+    // The token first and `loggedIn` (if any) last, as `envelope` makes them: the parts are then the answer's JSON.
+    if (members[0] !== 'token' || !members.every((m, i) => ENVELOPE_MEMBERS.has(m) && (m !== 'loggedIn' || i === members.length - 1)))
+      return answer;
+    const { token, loggedIn, ...body } = answer as { token?: unknown; loggedIn?: unknown; products?: ProductDto[] };
+    if (typeof token !== 'string' || !Array.isArray(body.products)) return answer;
+    const rest = answerBytes(body).subarray(1);
+    keep(keyOf(handle.session), { version: raised, renderedAt: now(), products: body.products, rest, refreshAt: 0, staleAt: 0 });
+    return spliced(token, rest, loggedIn);
   };
 
   const answerOf = async (handle: SessionHandle): Promise<unknown> => {
@@ -295,11 +303,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     ]);
     // Closed or gone: the uncached path finds the session's next selection (or an empty one).
     if (rest === null) return getSelection(deps, handle);
-    // In parts: the kept rendering (kilobytes) is written as it is, not copied into a buffer of each answer.
-    const head = Buffer.from(`{"token":${JSON.stringify(handle.token)},`);
-    if (!loggedIn) return new RawJson([head, rest]);
-    const tail = Buffer.from(`,"loggedIn":${JSON.stringify(loggedIn)}}`);
-    return new RawJson([head, rest.subarray(0, rest.length - 1), tail]);
+    return spliced(handle.token, rest, loggedIn || undefined);
   };
 
   return Object.assign(answerOf, { keepChange });
