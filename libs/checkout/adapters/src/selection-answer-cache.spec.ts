@@ -3,14 +3,7 @@ import { DomainError } from '@commerce/shared-errors';
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { CatalogClient, ProductDto } from '@commerce/catalog-contracts';
-import {
-  StoreView,
-  changeLine,
-  getSelection,
-  oneLineSelection,
-  type CheckoutDeps,
-  type SessionHandle,
-} from '@commerce/checkout-core';
+import { StoreView, changeLine, getSelection, oneLineSelection, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 import { cachedSelectionAnswer, keptChange, RawJson, versionedCart } from './selection-answer-cache';
 import { cachingCatalogClient } from './product-cache';
 
@@ -203,7 +196,12 @@ describe('keptChange: a change answered is the rendering of the version it raise
     const catalog = {
       getProduct: async (id: string) => ({ product: id, name: 'Jacket', items: [] }) as unknown as ProductDto,
     } as unknown as CatalogClient;
-    const deps = { sessions, catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }), cart, view: new StoreView(store) } as unknown as CheckoutDeps;
+    const deps = {
+      sessions,
+      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
+      cart,
+      view: new StoreView(store),
+    } as unknown as CheckoutDeps;
     const answers = cachedSelectionAnswer(deps, { ttlMs: 1000 });
     // As the session middleware opens it: the selection's version read with the session, before any cart call.
     const handle = (token = 'tok'): SessionHandle => ({

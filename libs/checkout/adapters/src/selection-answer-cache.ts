@@ -71,7 +71,7 @@ export async function keptChange<T>(
   answers: SelectionAnswer,
   handle: SessionHandle,
   run: (deps: CheckoutDeps) => Promise<T>,
-): Promise<T> {
+): Promise<T | RawJson> {
   let changed: SelectionDto | undefined;
   const noting = (call: Promise<SelectionDto>) => call.then((s) => ((changed = s), s));
   const cart: CartClient = {
@@ -145,7 +145,7 @@ export interface SelectionAnswer {
    * version again before it is answered. Answers what to send: when kept, the same JSON as the answer, made
    * from the kept rendering's bytes (serialised here once, not kept as objects: decision 104); else the answer.
    */
-  keepChange(handle: SessionHandle, answer: unknown, changed: SelectionDto): unknown;
+  keepChange<T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson;
 }
 
 /**
@@ -277,7 +277,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     return hit.rest;
   };
 
-  const keepChange = (handle: SessionHandle, answer: unknown, changed: SelectionDto): unknown => {
+  const keepChange = <T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson => {
     const seen = handle.versionRead;
     const raised = raisedTo.get(changed);
     if (ttl <= 0 || !seen || raised === undefined || raised !== seen.version + 1) return answer;
