@@ -26,7 +26,7 @@ export interface ServiceProcess {
 /**
  * Node's options each service is deployed with (infra/k8s: the container's `args` before its bundle), given
  * to the processes started here too, so that the e2e suites and the benches run what is deployed.
- * `--max-semi-space-size=16` for the edge (decisions 83, 107): V8 sizes the young generation from the memory it
+ * `--max-semi-space-size=16` for the edge (decisions 83, 108): V8 sizes the young generation from the memory it
  * sees, 64 MB semi-spaces on a large host and a few MB under a container's limit, where every GET's garbage
  * would cost a scavenge every few dozen requests; pinned, it is the same everywhere. 16, not 64: a scavenge's
  * length grows with the semi-space (what it copies is alive), and four short ones hurt the p99 less than one long.

@@ -64,7 +64,7 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
  * Runs a selection change's use case with a cart that notes the selection it answered, and offers the
  * answer to the answer cache (`keepChange`): the next `GET selection` of that selection and session is then
  * answered without a cart read or a compose. A kept answer is answered as the kept rendering's bytes with the
- * token around them (serialised once, for this answer and the `GET`s after it; decision 106).
+ * token around them (serialised once, for this answer and the `GET`s after it; decision 107).
  */
 export async function keptChange<T>(
   deps: CheckoutDeps,
@@ -143,7 +143,7 @@ export interface SelectionAnswer {
    * call: no change of that selection (through any replica) was answered between that read and this raise,
    * so the state the cart answered includes every change answered before it, and any later change raises the
    * version again before it is answered. Answers what to send: when kept, the same JSON as the answer, made
-   * from the kept rendering's bytes (serialised here once, not kept as objects: decision 106); else the answer.
+   * from the kept rendering's bytes (serialised here once, not kept as objects: decision 107); else the answer.
    */
   keepChange<T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson;
 }
