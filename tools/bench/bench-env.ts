@@ -97,3 +97,44 @@ export function cpuMsOf(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** A process's resident memory now and its peak so far (MB, `/proc/<pid>/status` VmRSS and VmHWM); undefined elsewhere. */
+export function memoryMbOf(pid: number | undefined): { rss: number; peak: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A separate app's own Node options in a bench, `BENCH_APP_NODE_OPTIONS='<app>=<options>;<app>=<options>'`
+ * (e.g. `backoffice-soap=--max-old-space-size=256 --max-semi-space-size=1`): after the launcher's deployed ones
+ * (`SERVICE_NODE_OPTIONS`), so a V8 flag here wins. Empty for an app not named.
+ */
+export function benchAppNodeOptions(app: string): string {
+  return (process.env['BENCH_APP_NODE_OPTIONS'] ?? '')
+    .split(';')
+    .filter((entry) => entry.slice(0, entry.indexOf('=')) === app)
+    .map((entry) => entry.slice(entry.indexOf('=') + 1))
+    .join(' ');
+}
+
+/**
+ * Garbage collections in a process's `--trace-gc` output so far: scavenges (young generation), mark-compacts (the
+ * whole heap) and the pauses they took in all (ms, the first of each line's "<pause> / <external> ms").
+ */
+export function gcCountsIn(output: string): { scavenges: number; markCompacts: number; pauseMs: number } {
+  let scavenges = 0;
+  let markCompacts = 0;
+  let pauseMs = 0;
+  for (const [, kind, pause] of output.matchAll(/ms: (Scavenge|Mark-Compact)\b.*?, ([\d.]+) \/ [\d.]+ ms/g)) {
+    if (kind === 'Scavenge') scavenges++;
+    else markCompacts++;
+    pauseMs += Number(pause);
+  }
+  return { scavenges, markCompacts, pauseMs: Math.round(pauseMs) };
+}

@@ -14,6 +14,11 @@
 //   BENCH_SEARCH=meilisearch|embedded          # separate processes: only on that search engine (default both when
 //                                              MEILI_URL names a Meilisearch: the deployment's engine, then the embedded one)
 //   BENCH_MEILI_PID=<pid>                      # Meilisearch's CPU per batch (a private one: the shared one serves others too)
+//   BENCH_APP_NODE_OPTIONS='backoffice-soap=<options>;catalog=<options>'
+//                                              separate processes: Node options of one app, after its deployed ones
+//                                              (e.g. a container's heap: `--max-old-space-size=256 --max-semi-space-size=1`)
+//   BENCH_GC=1                                 separate processes: backoffice-soap and catalog run with --trace-gc;
+//                                              their scavenges, mark-compacts and GC pauses per batch are printed
 //
 // Separate processes: per batch, its timeline after the `OK` (batch-timeline.ts: the catalog's consumer, its
 // transactions' commits, the indexer, each Meilisearch task, the first poll that found the last product).
@@ -27,7 +32,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
-import { benchSetups, cpuMsOf, machineLine, realInfraEnv, runBench } from './bench-env';
+import { benchAppNodeOptions, benchSetups, cpuMsOf, gcCountsIn, machineLine, memoryMbOf, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
 import { batchTimeline, timelineLines } from './batch-timeline';
 import { reportMeiliTasks, type MeiliTarget, type MeiliTask } from './meili-tasks';
@@ -42,6 +47,12 @@ const soapUser = { username: 'demo', password: 'demo-secret', namespace: 'urn:co
 const profiling: Record<string, string> = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
 const logDir = process.env['BENCH_LOG'];
 const logging: Record<string, string> = logDir ? { LOG_LEVEL: 'debug' } : {};
+const traceGc = process.env['BENCH_GC'] === '1';
+/** A separate app's env for its Node options: the profile's, --trace-gc (BENCH_GC) and its own (BENCH_APP_NODE_OPTIONS). */
+const nodeOptionsOf = (app: string): Record<string, string> => {
+  const options = [profiling['NODE_OPTIONS'], traceGc ? `--require ${join(__dirname, 'trace-gc.cjs')}` : '', benchAppNodeOptions(app)].filter(Boolean).join(' ');
+  return options ? { NODE_OPTIONS: options } : {};
+};
 
 interface Running {
   endpoints: Endpoints;
@@ -50,6 +61,8 @@ interface Running {
   meili?: MeiliTarget;
   /** The catalog's log so far (separate processes: at debug, for the batches' timelines). */
   catalogLog?: () => string;
+  /** Separate processes: backoffice-soap and catalog, whose CPU, memory and collections are printed per batch. */
+  watched?: ServiceProcess[];
   stop(): Promise<void>;
 }
 
@@ -101,9 +114,9 @@ async function separateProcesses(search: Search): Promise<Running> {
     // All settled: when one fails to start, the others that did are stopped below, not left running.
     const starts = await Promise.allSettled([
       // At debug: its consumers' lines date each batch's steps (batch-timeline.ts; a few lines a batch).
-      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, ...searchEnv, ...profiling, LOG_LEVEL: 'debug' }),
+      startApp('catalog', { ...infra, DATABASE_SCHEMA: catalogSchema, ...searchEnv, ...nodeOptionsOf('catalog'), LOG_LEVEL: 'debug' }),
       startApp('cart', { ...infra, DATABASE_SCHEMA: cartSchema }),
-      startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...profiling, ...logging }),
+      startApp('backoffice-soap', { ...infra, DATABASE_SCHEMA: backofficeSchema, ...nodeOptionsOf('backoffice-soap'), ...logging }),
     ]);
     for (const start of starts) if (start.status === 'fulfilled') services.push(start.value);
     const failed = starts.find((start) => start.status === 'rejected');
@@ -118,6 +131,7 @@ async function separateProcesses(search: Search): Promise<Running> {
       engines: `separate processes (${serviceRuntime()}): Postgres, Kafka, Redis sessions, ${meili ? 'Meilisearch' : 'embedded search'}`,
       ...(meili ? { meili } : {}),
       catalogLog: catalog.output,
+      watched: [soap, catalog],
       stop: async () => {
         await Promise.all(services.map(stopApp));
         if (logDir) {
@@ -134,6 +148,24 @@ async function separateProcesses(search: Search): Promise<Running> {
   }
 }
 
+/** A watched process's CPU (ms) and collections so far. */
+const usageOf = (service: ServiceProcess) => ({ cpuMs: cpuMsOf(service.child.pid) ?? 0, ...gcCountsIn(service.output()) });
+/**
+ * What a batch cost a watched process (its prices call, the products call and what its relay and consumers did
+ * until the batch was searchable): CPU ms, collections (with BENCH_GC) and resident memory now and at its peak (MB).
+ */
+function usageSince(service: ServiceProcess, before: ReturnType<typeof usageOf>) {
+  const now = usageOf(service);
+  const memory = memoryMbOf(service.child.pid);
+  return {
+    cpuMs: now.cpuMs - before.cpuMs,
+    ...(traceGc
+      ? { scavenges: now.scavenges - before.scavenges, markCompacts: now.markCompacts - before.markCompacts, gcPauseMs: now.pauseMs - before.pauseMs }
+      : {}),
+    ...(memory ? { rssMb: memory.rss, peakRssMb: memory.peak } : {}),
+  };
+}
+
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
@@ -147,9 +179,11 @@ async function main() {
       const rounds: SoapBatchRound[] = [];
       for (let i = 0; i < batches; i++) {
         const meiliCpu = running.meili ? cpuMsOf(meiliPid) : undefined;
+        const before = (running.watched ?? []).map(usageOf);
         rounds.push(await soapBatchRound(running.endpoints, batchSize, 7000 + i));
         const spent = meiliCpu === undefined ? {} : { meiliCpuMs: cpuMsOf(meiliPid)! - meiliCpu };
-        console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify({ ...rounds.at(-1), ...spent })}`);
+        const used = Object.fromEntries((running.watched ?? []).map((service, k) => [service.name, usageSince(service, before[k]!)]));
+        console.error(`${running.engines}: batch ${i + 1}/${batches} ${JSON.stringify({ ...rounds.at(-1), ...spent, ...used })}`);
       }
       const tasks: MeiliTask[] = running.meili ? await reportMeiliTasks(running.meili, rounds, logDir) : [];
       if (running.catalogLog) {
