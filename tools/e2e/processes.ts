@@ -25,14 +25,28 @@ export interface ServiceProcess {
 
 /**
  * Node's options each service is deployed with (infra/k8s: the container's `args` before its bundle), given
- * to the processes started here too, so that the e2e suites and the benches run what is deployed.
- * `--max-semi-space-size=16` for the edge (decisions 83, 108): V8 sizes the young generation from the memory it
- * sees, 64 MB semi-spaces on a large host and a few MB under a container's limit, where every GET's garbage
- * would cost a scavenge every few dozen requests; pinned, it is the same everywhere. 16, not 64: a scavenge's
- * length grows with the semi-space (what it copies is alive), and four short ones hurt the p99 less than one long.
+ * to the processes started here too, so that the e2e suites and the benches run what is deployed; the
+ * manifests' test checks the two agree and that each fits its container's memory limit.
+ * Every service pins both generations of its heap (decision 109): Node sizes V8's heap from the memory it
+ * sees, so unpinned a service ran with 64 MB semi-spaces and a 4 GB old generation here and with ~1 MB
+ * semi-spaces and a 256 MB old generation under its 384 Mi limit (measured under that limit: backoffice-soap
+ * took about twice the CPU a SOAP batch, ~165 scavenges and ~9 mark-compacts a batch).
+ * - checkout-api: `--max-semi-space-size=16` (decisions 83, 108): every GET's garbage would cost a scavenge every
+ *   few dozen requests at the deployed ~1 MB; 16, not 64: a scavenge's length grows with the semi-space (what it
+ *   copies is alive), and four short ones hurt the p99 less than one long. Its old generation what Node gave it
+ *   under its 512 Mi, now written down.
+ * - backoffice-soap and catalog: measured with the SOAP batch bench (decision 109).
+ * - cart, account, order, payment: not measured; a young generation between the deployed ~1 MB and the
+ *   benches' 64 MB, and the old generation within their 384 Mi.
  */
 export const SERVICE_NODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  'checkout-api': ['--max-semi-space-size=16'],
+  'checkout-api': ['--max-semi-space-size=16', '--max-old-space-size=256'],
+  'backoffice-soap': ['--max-semi-space-size=32', '--max-old-space-size=192'],
+  catalog: ['--max-semi-space-size=32', '--max-old-space-size=384'],
+  cart: ['--max-semi-space-size=16', '--max-old-space-size=192'],
+  account: ['--max-semi-space-size=16', '--max-old-space-size=192'],
+  order: ['--max-semi-space-size=16', '--max-old-space-size=192'],
+  payment: ['--max-semi-space-size=16', '--max-old-space-size=192'],
 };
 
 /**

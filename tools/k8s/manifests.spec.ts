@@ -27,6 +27,34 @@ const APPS: Record<string, { port: number; required: string[] }> = {
 };
 const APP_NAMES = Object.keys(APPS);
 
+/**
+ * Memory a service takes beside its V8 heap (MiB): code, Node's own, buffers. The idle services' RSS outside the
+ * heap was 43–52 MB (`rss - heapTotal`); a SOAP batch's body, its pg buffers, and the account's argon2 hashes
+ * (19 MiB each, up to four at once on libuv's pool) come on top. Decision 109.
+ */
+const OUTSIDE_HEAP_MI = 96;
+
+/** A pinned V8 size option's value (MB), e.g. `--max-semi-space-size=32` → 32. */
+const sizeOption = (options: readonly string[], name: string): number | undefined => {
+  const found = options.find((o) => o.startsWith(`${name}=`));
+  return found === undefined ? undefined : Number(found.slice(name.length + 1));
+};
+
+/**
+ * The heap V8 may grow to with these options (MB): the old generation and the young one, which is three
+ * semi-spaces (the two the scavenger copies between and the new large-object space): what
+ * `v8.getHeapStatistics().heap_size_limit` says (checked below).
+ */
+const heapCeilingMb = (options: readonly string[]): number =>
+  sizeOption(options, '--max-old-space-size')! + 3 * sizeOption(options, '--max-semi-space-size')!;
+
+/** A Kubernetes memory quantity in MiB (`384Mi`, `1Gi`). */
+const mebibytes = (quantity: string): number => {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!match) throw new Error(`memory quantity ${quantity}: expected <n>Mi or <n>Gi`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+};
+
 type Manifest = { file: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 
 function loadManifests(): Manifest[] {
@@ -102,6 +130,15 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       expect(container.command).toBeUndefined();
     });
 
+    it('pins its heap with its Node options (not sized from the memory it sees), within its memory limit', () => {
+      // Node sizes V8's heap from a container's memory limit: under 384 Mi a young generation of a few MB, on the
+      // benches' host 64 MB semi-spaces. Pinned, the benches and e2e suites run the heap the deployment runs.
+      const options = SERVICE_NODE_OPTIONS[app] ?? [];
+      expect(sizeOption(options, '--max-semi-space-size')).toBeGreaterThan(0);
+      expect(sizeOption(options, '--max-old-space-size')).toBeGreaterThan(0);
+      expect(heapCeilingMb(options) + OUTSIDE_HEAP_MI).toBeLessThanOrEqual(mebibytes(containerOf(app).resources.limits.memory));
+    });
+
     it('probes liveness on /healthz and readiness on /readyz at the container port', () => {
       const container = containerOf(app);
       for (const [probe, path] of [
@@ -164,6 +201,15 @@ describe('Kubernetes manifests (infra/k8s)', () => {
         'prometheus.io/path': '/metrics',
       });
     });
+  });
+
+  it("each service's options give the heap ceiling counted above, whatever memory the host has", () => {
+    const script = `process.stdout.write(String(require('node:v8').getHeapStatistics().heap_size_limit / 1048576))`;
+    for (const app of APP_NAMES) {
+      const options = SERVICE_NODE_OPTIONS[app] ?? [];
+      const run = spawnSync(process.execPath, [...options, '-e', script], { encoding: 'utf8' });
+      expect({ app, ceiling: Number(run.stdout) }).toEqual({ app, ceiling: heapCeilingMb(options) });
+    }
   });
 
   it('the catalog runs one replica (the only safe count with MEILI_URL=embedded)', () => {
