@@ -7,6 +7,8 @@ import { checkoutPaymentContract, paymentDemoCatalog, paymentShopEnv } from './c
 async function start(race: number, holdSeconds = 1200) {
   const config = AllInOneConfigSchema.parse({ ...paymentShopEnv(holdSeconds), DATABASE_URL: 'pglite://memory' });
   const running = await startAllInOne(config, createLogger('payment-test', 'silent'), paymentDemoCatalog(race));
+  // The demo catalog's events consumed first, not in the first case's time (see checkout-payment.int-spec.ts).
+  await running.settled();
   return { url: running.url, close: () => running.close() };
 }
 

@@ -1,7 +1,7 @@
 import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
-import { createDbEngineFromConfig } from '@commerce/shared-db';
-import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
+import { createDbEngineFromConfig, type DbEngine } from '@commerce/shared-db';
+import { createEventBus, startRetentionPruner, busNaming, type EventBus, type MemoryBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
@@ -34,6 +34,43 @@ export interface AllInOne extends RunningServer {
    * place orders as the checkout saga does and find a registered customer's id.
    */
   clients: { orders: OrderClient; account: AccountClient };
+  /**
+   * Resolves once the work of what was written so far is done: no outbox row pending and, on the in-memory bus,
+   * every event handled (those its handlers published in turn too). After start: the demo catalog's events
+   * consumed (indexer, back office's change events, back-in-stock…), a few seconds of CPU the first requests of
+   * a test would otherwise share. Tests and tools only; rejects after `timeoutMs` naming what is still pending.
+   */
+  settled(timeoutMs?: number): Promise<void>;
+}
+
+/** The services' schemas with an outbox. */
+const OUTBOX_SCHEMAS = ['catalog', 'backoffice', 'order', 'payment', 'account'] as const;
+
+/** See `AllInOne.settled`. On Kafka only the outboxes are waited for: other consumers of the broker may be anywhere. */
+async function settled(engine: DbEngine, bus: EventBus, timeoutMs: number): Promise<void> {
+  const pending = async () => {
+    const counts = await Promise.all(
+      OUTBOX_SCHEMAS.map(async (schema) => {
+        const [row] = await engine.forSchema(schema).table('outbox').whereNull('sent_at').count({ n: '*' });
+        return Number(row?.['n'] ?? 0);
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  };
+  const drain = () => (bus.kind === 'memory' ? (bus as MemoryBus).drain() : Promise.resolve());
+  const deadline = Date.now() + timeoutMs;
+  // A row counted as sent is on the bus; a drain then handles it, and what its handler wrote is counted next round.
+  // Quiet: a round whose count before and after the drain are both nought, twice running (a relay's publish may land
+  // just after a drain).
+  for (let quietRounds = 0; quietRounds < 2;) {
+    const before = await pending();
+    await drain();
+    const after = await pending();
+    quietRounds = before + after === 0 ? quietRounds + 1 : 0;
+    if (quietRounds < 2 && Date.now() > deadline)
+      throw new Error(`all-in-one: not settled after ${timeoutMs} ms (${after} outbox rows pending)`);
+    if (after > 0) await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /**
@@ -205,6 +242,10 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       sessions.kind === 'memory' ? 'in-memory sessions' : 'Redis sessions',
       config.MEILI_URL === 'embedded' ? 'embedded search' : 'Meilisearch',
     ].join(', ');
-    return Object.assign(server, { engines, clients: { orders: order.client, account: account.client } });
+    return Object.assign(server, {
+      engines,
+      clients: { orders: order.client, account: account.client },
+      settled: (timeoutMs = 60_000) => settled(engine, bus, timeoutMs),
+    });
   });
 }
