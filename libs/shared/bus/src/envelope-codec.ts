@@ -1,5 +1,6 @@
 import { REQUEST_ID_HEADER, currentRequestId } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
+import type { EncodedEvent } from './event-bus.port';
 
 /** Message headers of both adapters: readable without parsing the value (tools, DLQ triage). */
 export const EVENT_ID_HEADER = 'x-event-id';
@@ -34,6 +35,12 @@ export function headersOf(envelope: EventEnvelope): Record<string, string> {
 }
 
 export const encodeEnvelope = (envelope: EventEnvelope): string => JSON.stringify(envelope);
+
+/** An envelope as both buses put it on the wire: with the current request id, serialised, its headers beside it. */
+export function encodedEvent(envelope: EventEnvelope): EncodedEvent {
+  const e = withCurrentRequestId(envelope);
+  return { topic: e.topic, key: e.key, value: encodeEnvelope(e), headers: headersOf(e) };
+}
 
 /** Parses and checks the envelope's own fields; the payload is the consumer's to validate (`EventDefinition.parse`). */
 export function decodeEnvelope(raw: string | null | undefined): EventEnvelope {

@@ -19,14 +19,12 @@ import {
   DEFAULT_MAX_BATCH,
   ERROR_HEADER,
   decodeEnvelope,
-  encodeEnvelope,
+  encodedEvent,
   errorText,
-  headersOf,
   batchRequestId,
   requestBatch,
   retryDelayMs,
   sleep,
-  withCurrentRequestId,
 } from './envelope-codec';
 import { HandlerHangs, eventKey } from './kafka-hangs';
 
@@ -500,11 +498,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
   return {
     kind: 'kafka',
 
-    async publish(events) {
-      await sendEncoded(
-        events.map(withCurrentRequestId).map((e) => ({ topic: e.topic, key: e.key, value: encodeEnvelope(e), headers: headersOf(e) })),
-      );
-    },
+    publish: (events) => sendEncoded(events.map(encodedEvent)),
 
     publishEncoded: (messages) => sendEncoded(messages),
 

@@ -2,20 +2,18 @@ import { createHash } from 'node:crypto';
 import { isInfrastructureWait } from '@commerce/shared-errors';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
-import { deadLetterTopic, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
+import { deadLetterTopic, type EncodedEvent, type EventBus, type SubscribeOptions, type Subscription } from './event-bus.port';
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MAX_BATCH,
   ERROR_HEADER,
   decodeEnvelope,
-  encodeEnvelope,
+  encodedEvent,
   errorText,
-  headersOf,
   batchRequestId,
   requestBatch,
   retryDelayMs,
   sleep,
-  withCurrentRequestId,
 } from './envelope-codec';
 
 /** The in-memory bus, plus what tests and the all-in-one need to wait for quiet. */
@@ -245,28 +243,19 @@ export function createMemoryBus(options: MemoryBusOptions = {}): MemoryBus {
     if (closed) throw new Error('event bus: closed');
   };
 
+  const publishEncoded = async (messages: readonly EncodedEvent[]): Promise<void> => {
+    assertOpen();
+    for (const { topic, key, value, headers } of messages) store(topic, { key, value, headers });
+    if (messages.length > 0) scheduleKick();
+  };
+
   const bus: MemoryBus = {
     kind: 'memory',
 
-    async publish(events) {
-      assertOpen();
-      for (const event of events.map(withCurrentRequestId)) {
-        store(event.topic, { key: event.key, value: encodeEnvelope(event), headers: headersOf(event) });
-      }
-      if (events.length > 0) scheduleKick();
-    },
-
-    async publishEncoded(messages) {
-      assertOpen();
-      for (const { topic, key, value, headers } of messages) store(topic, { key, value, headers });
-      if (messages.length > 0) scheduleKick();
-    },
-
-    async publishRaw(topic, key, value, headers = {}) {
-      assertOpen();
-      store(topic, { key, value, headers });
-      scheduleKick();
-    },
+    // One path: an envelope is encoded as Kafka's bus encodes it, a raw value is one encoded message.
+    publish: (events) => publishEncoded(events.map(encodedEvent)),
+    publishEncoded,
+    publishRaw: (topic, key, value, headers = {}) => publishEncoded([{ topic, key, value, headers }]),
 
     messages: (topic) => logOf(topic).flat(),
 
