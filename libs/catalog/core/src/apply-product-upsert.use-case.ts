@@ -59,13 +59,26 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
   const now = (deps.clock ?? systemClock).now().toISOString();
   return deps.catalog.transaction(async (uow) => {
     const batch = await readProductBatch(uow, soaps);
-    const results: ApplyUpsertResult[] = [];
-    for (const [i, soap] of soaps.entries()) results.push(await applyOne(batch, soap, numbers[i]!, now));
-    const applied = await batch.flush();
-    deps.onApplied?.(applied);
-    return results;
+    try {
+      const results: ApplyUpsertResult[] = [];
+      for (const [i, soap] of soaps.entries()) {
+        results.push(await applyOne(batch, soap, numbers[i]!, now));
+        // Postgres writes this part while the next products are merged (decision 104).
+        if (batch.stagedCount >= WRITE_PART_PRODUCTS) await batch.writeStaged();
+        else await batch.yieldToWrites();
+      }
+      const applied = await batch.flush();
+      deps.onApplied?.(applied);
+      return results;
+    } finally {
+      // Whatever ends the apply, no statement is left running when the transaction ends.
+      await batch.writesDone();
+    }
   });
 }
+
+/** Products merged between two writes of a batch's part (decision 104). */
+export const WRITE_PART_PRODUCTS = 100;
 
 /** One product (`applyProductUpserts` of a batch of one). */
 export async function applyProductUpsert(deps: ApplyUpsertDeps, soap: SoapProduct): Promise<ApplyUpsertResult> {
@@ -198,6 +211,9 @@ function mediaOf(soap: SoapProduct): MediaImage[] {
   return (soap.media ?? []).filter((m) => m.image).map((m) => ({ url: m.image!, variantExternalId: m.variation?.id ?? null }));
 }
 
+/** `localeCompare`'s order (same locale, same options), without a collator made per call. */
+const collator = new Intl.Collator();
+
 /**
  * Stock of an item: the warehouses the ERP lists are set (the others kept), and the item's stock is the
  * sum over its warehouses; an item no warehouse lists counts the size's own `qty`.
@@ -227,7 +243,7 @@ function mergeItem(
     sku: pick(soapSize.sku, prior?.sku, ''),
     ean: pick(soapSize.ean, prior?.ean, ''),
     qty,
-    warehouseStock: Object.fromEntries(Object.entries(warehouseStock).sort(([a], [b]) => a.localeCompare(b))),
+    warehouseStock: Object.fromEntries(Object.entries(warehouseStock).sort(([a], [b]) => collator.compare(a, b))),
     stock: warehouses.length > 0 ? warehouses.reduce((sum, q) => sum + q, 0) : qty,
     preorder: soapSize.preorder === undefined ? (prior?.preorder ?? false) : isYes(soapSize.preorder),
     position: prior?.position ?? nextPosition,

@@ -32,18 +32,53 @@ export interface ProductBatch {
    */
   variantUriHighestSuffix(base: string): Promise<number>;
   saveProduct(product: Product): void;
+  /** Products saved since the last `writeStaged` (or since the start). */
+  readonly stagedCount: number;
+  /**
+   * Starts writing the products saved so far, after the parts written before, and gives the event loop a
+   * turn so the statements go out: the merge of the next products goes on while Postgres writes these
+   * (decision 104). Throws a failure of a part written before. Every read of `uow` waits for the parts
+   * in flight, so it sees them, and the transaction's connection runs one statement at a time.
+   */
+  writeStaged(): Promise<void>;
+  /** Gives the event loop a turn while a part is being written (its answers are read, its next statement sent). */
+  yieldToWrites(): Promise<void>;
+  /** Resolves once no part is being written any more, whatever their outcome (never rejects). */
+  writesDone(): Promise<void>;
   publish(events: CatalogEvent[]): void;
   /**
-   * Writes the products and records the events (one ProductUpserted per product, in the order first
-   * recorded, then every StockChanged in its order); answers the products written with their ProductUpserted's id (the indexer may index that
-   * state once the transaction commits, `AppliedProducts`).
+   * Writes the products not written yet and records the events (one ProductUpserted per product, in the
+   * order first recorded, then every StockChanged in its order); answers the products written with their
+   * ProductUpserted's id (the indexer may index that state once the transaction commits, `AppliedProducts`).
    */
   flush(): Promise<AppliedProduct[]>;
 }
 
 type Variation = NonNullable<SoapProduct['variations']>[number];
 
-export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduct[]): Promise<ProductBatch> {
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProduct[]): Promise<ProductBatch> {
+  // The parts of the batch being written, in turn; it never rejects (a failure is kept in `failed`).
+  let writes: Promise<void> = Promise.resolve();
+  let writing = 0;
+  let failed: { error: unknown } | undefined;
+  const throwFailed = () => {
+    if (failed) throw failed.error;
+  };
+  // What the batch reads and writes besides its products goes after the parts in flight: it sees them,
+  // and the connection is never asked for two statements at once.
+  const uow = new Proxy(store, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        await writes;
+        throwFailed();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
   const variations = soaps.flatMap((s): Variation[] => s.variations ?? []);
   const displays = variations.flatMap((v) => v.displays ?? []);
   const refIds = (kind: RefKind) => soaps.flatMap((s) => (s[kind] ? [s[kind].id] : []));
@@ -95,8 +130,26 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
   const stagedOwner = new Map<string, number>(); // URI → the variant of this batch holding it
 
   let marketIds: Promise<string[]> | undefined;
-  const staged = new Map<number, Product>();
+  const staged = new Map<number, Product>(); // saved, not written yet
+  const written = new Map<number, Product>(); // every product the batch saved, as last saved
   const events = new Map<string, CatalogEvent>();
+
+  const writeStaged = async (): Promise<void> => {
+    throwFailed();
+    if (staged.size === 0) return;
+    const part = [...staged.values()];
+    staged.clear();
+    writing += 1;
+    writes = writes
+      .then(() => (failed ? undefined : store.saveProducts(part)))
+      .catch((error: unknown) => {
+        failed ??= { error };
+      })
+      .finally(() => {
+        writing -= 1;
+      });
+    await nextTurn();
+  };
 
   const take = async (pool: number[], kind: 'product' | 'variant'): Promise<number> => pool.shift() ?? (await uow.nextIds(kind, 1))[0]!;
 
@@ -145,7 +198,16 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
       }
       products.set(product.externalId, product);
       staged.set(product.id, product);
+      written.set(product.id, product);
     },
+    get stagedCount() {
+      return staged.size;
+    },
+    writeStaged,
+    async yieldToWrites() {
+      if (writing > 0) await nextTurn();
+    },
+    writesDone: () => writes,
     publish(list) {
       // One ProductUpserted per product (the indexer re-reads it); every StockChanged (its items differ).
       for (const e of list) {
@@ -154,18 +216,20 @@ export async function readProductBatch(uow: CatalogUnitOfWork, soaps: SoapProduc
       }
     },
     async flush() {
-      await uow.saveProducts([...staged.values()]);
+      await writeStaged();
+      await writes;
+      throwFailed();
       // The ProductUpserted first, then the StockChanged (other topics, each in its recorded order): the
       // relay publishes in rounds, and what makes the batch searchable leaves in the first ones, the
       // change feed's stock events after them.
       const recorded = [...events.values()];
       await uow.publish([...recorded.filter((e) => e.type !== 'StockChanged'), ...recorded.filter((e) => e.type === 'StockChanged')]);
       const applied: AppliedProduct[] = [];
-      for (const product of staged.values()) {
+      for (const product of written.values()) {
         const event = events.get(`ProductUpserted:${product.id}`);
         if (event) applied.push({ eventId: event.id, product: withCurrentSizes(product, sizes) });
       }
-      staged.clear();
+      written.clear();
       events.clear();
       return applied;
     },
