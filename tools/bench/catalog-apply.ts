@@ -10,6 +10,8 @@
 //   APPLY_STATEMENTS=1 …                                      # and the SQL statements: count and ms by kind
 //   APPLY_PG_PID=<postmaster pid> DATABASE_URL=…              # and Postgres's CPU (its processes', from /proc): a private server
 //   APPLY_PG_PID=… APPLY_STATEMENTS=1 …                       # one connection, and each statement's backend CPU (ms) beside its wall ms
+//   APPLY_ALONE=<rounds> …                                    # the apply's transaction alone (no bus, no indexer), rounds of
+//                                                              new products and of the same renamed, in turn: wall and CPU each
 //
 // Relative numbers: run before and after a change in one session on the same machine.
 import { randomUUID } from 'node:crypto';
@@ -17,8 +19,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProductUpsertReceived, SoapProductSchema, type SoapProduct } from '@commerce/backoffice-contracts';
-import { buildCatalogService, createSearchIndex, parseDemoCatalog } from '@commerce/catalog-adapters';
-import { catalogSettings } from '@commerce/catalog-core';
+import { buildCatalogService, createCatalogRepository, createSearchIndex, parseDemoCatalog } from '@commerce/catalog-adapters';
+import { applyProductUpserts, catalogSettings } from '@commerce/catalog-core';
 import { createMemoryBus } from '@commerce/shared-bus';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine } from '@commerce/shared-db';
@@ -72,7 +74,9 @@ async function main() {
 
   // Statements with the backend's CPU: one connection, so each statement's CPU is read from its one backend.
   const perStatementCpu = Boolean(process.env['APPLY_STATEMENTS'] && pgPid && !databaseUrl.startsWith('pglite'));
-  const engine = await createDbEngine(databaseUrl, { logger, ...(perStatementCpu ? { poolMax: 1 } : {}) });
+  const aloneRounds = Number(process.env['APPLY_ALONE'] ?? 0);
+  const oneConnection = perStatementCpu || (aloneRounds > 0 && !databaseUrl.startsWith('pglite'));
+  const engine = await createDbEngine(databaseUrl, { logger, ...(oneConnection ? { poolMax: 1 } : {}) });
   const schema = `bench_apply_${process.pid}`;
   const db = engine.forSchema(databaseUrl.startsWith('pglite') ? 'catalog' : schema);
   // The bus says when a handler fails or an event is dead-lettered: a run that lost events must not pass as a fast one.
@@ -119,6 +123,53 @@ async function main() {
 
   // The process's CPU over each round (the catalog, its PGlite and the bus all run in it): on a loaded
   // machine the wall time mostly waits for a core, the CPU time much less so.
+  if (aloneRounds > 0) {
+    // The use case's transaction alone, as the upsert consumer runs it (the consumer's dedupe rows aside).
+    await catalog.stop(); // the consumers idle: the rounds call the use case
+    const repository = createCatalogRepository(db);
+    // APPLY_PARTS: the part sizes the rounds take in turn (decision 104; 0: the whole batch written at the end).
+    const parts = (process.env['APPLY_PARTS'] ?? '').split(',').filter(Boolean).map(Number);
+    // Postgres's CPU for the transaction: its one backend's, from /proc (this process's connection alone).
+    const backend = databaseUrl.startsWith('pglite') ? 0 : Number((await db.knex.raw('select pg_backend_pid() as pid')).rows[0].pid);
+    const backendCpuMs = () => (backend ? processCpuMs(backend) : 0);
+    const rows: string[] = [];
+    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+    const rounds = new Map<string, { wall: number[]; cpu: number[]; pg: number[] }>();
+    for (let r = 0; r < aloneRounds; r++) {
+      const part = parts.length ? parts[r % parts.length] : undefined;
+      const fresh = products.map((p) => ({ ...p, id: `${p.id}-r${r}`, variations: p.variations?.map((v) => ({ ...v, id: `${v.id}-r${r}` })) }));
+      for (const [kind, list] of [
+        ['new', fresh],
+        ['renamed', fresh.map((p) => ({ ...p, description: `${p.description ?? p.id} II` }))],
+      ] as const) {
+        const pg = backendCpuMs();
+        const cpu = process.cpuUsage();
+        const started = performance.now();
+        for (let i = 0; i < list.length; i += batchSize) await applyProductUpserts({ catalog: repository, ...(part === undefined ? {} : { writePartProducts: part }) }, list.slice(i, i + batchSize));
+        const wall = performance.now() - started;
+        const used = process.cpuUsage(cpu);
+        const label = `${kind}${part === undefined ? '' : `, parts of ${part}`}`;
+        const entry = rounds.get(label) ?? { wall: [], cpu: [], pg: [] };
+        rounds.set(label, entry);
+        entry.wall.push(wall);
+        entry.cpu.push((used.user + used.system) / 1000);
+        entry.pg.push(backendCpuMs() - pg);
+        rows.push(`| ${r + 1} ${label} | ${wall.toFixed(0)} | ${entry.cpu.at(-1)!.toFixed(0)} | ${entry.pg.at(-1)!.toFixed(0)} |`);
+      }
+    }
+    await bus.close();
+    if (!databaseUrl.startsWith('pglite')) await db.knex.raw('drop schema if exists ?? cascade', [schema]);
+    await engine.close();
+    console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${databaseUrl.split(':')[0]}`);
+    console.log(`the apply's transaction alone: ${productCount} products in batches of ${batchSize}, ${aloneRounds} rounds`);
+    console.log(`| round | wall ms | CPU ms of the process | CPU ms of its Postgres backend |`);
+    console.log(`|---|---|---|---|`);
+    for (const row of rows) console.log(row);
+    for (const [label, { wall, cpu, pg }] of rounds)
+      console.log(`| median ${label} | ${median(wall).toFixed(0)} | ${median(cpu).toFixed(0)} | ${median(pg).toFixed(0)} |`);
+    return;
+  }
+
   const cpuMs: number[] = [];
   const pgMs: number[] = [];
   const round = async (list: SoapProduct[]): Promise<number> => {

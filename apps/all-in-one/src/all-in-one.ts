@@ -104,6 +104,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger: logger.child({ component: 'catalog' }),
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
+      applyPartProducts: config.APPLY_PART_PRODUCTS,
       viewCacheMs: config.VIEW_CACHE_MS,
       outboxPollMs: config.OUTBOX_POLL_MS,
     });

@@ -55,6 +55,7 @@ runService('catalog', async () => {
       logger,
       settings: catalogSettings(store),
       readCacheMs: config.READ_CACHE_MS,
+      applyPartProducts: config.APPLY_PART_PRODUCTS,
       viewCacheMs: config.VIEW_CACHE_MS,
       outboxPollMs: config.OUTBOX_POLL_MS,
     });

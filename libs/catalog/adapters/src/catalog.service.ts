@@ -49,6 +49,8 @@ export interface CatalogServiceDeps {
    * view at once, so the bound only matters for a missed event (decision 58).
    */
   viewCacheMs?: number;
+  /** Products a batch's apply merges between two writes of a part (decision 104; default 100, 0: the whole batch at the end). */
+  applyPartProducts?: number;
 }
 
 export interface CatalogService {
@@ -145,6 +147,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
             applied,
             // Kafka's partitions' runs of a request come from its fetches, the in-memory bus's in one turn (decision 68).
             mergeWaitMs: deps.bus.kind === 'kafka' ? 20 : 0,
+            ...(deps.applyPartProducts !== undefined ? { applyPartProducts: deps.applyPartProducts } : {}),
             onCommitted: () => reads.invalidate(),
           }),
         ),

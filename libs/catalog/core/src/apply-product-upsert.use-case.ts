@@ -26,6 +26,8 @@ export interface ApplyUpsertDeps {
    * only once it commits (`AppliedProducts`).
    */
   onApplied?: (applied: AppliedProduct[]) => void;
+  /** Products merged between two writes of a part (decision 104; `WRITE_PART_PRODUCTS` by default, 0: the whole batch at the end). */
+  writePartProducts?: number;
 }
 
 export interface ApplyUpsertResult {
@@ -57,6 +59,7 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
   if (soaps.length === 0) return [];
   const numbers = soaps.map(parseNumbers);
   const now = (deps.clock ?? systemClock).now().toISOString();
+  const part = deps.writePartProducts ?? WRITE_PART_PRODUCTS;
   return deps.catalog.transaction(async (uow) => {
     const batch = await readProductBatch(uow, soaps);
     try {
@@ -64,7 +67,7 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
       for (const [i, soap] of soaps.entries()) {
         results.push(await applyOne(batch, soap, numbers[i]!, now));
         // Postgres writes this part while the next products are merged (decision 104).
-        if (batch.stagedCount >= WRITE_PART_PRODUCTS) await batch.writeStaged();
+        if (part > 0 && batch.stagedCount >= part) await batch.writeStaged();
         else await batch.yieldToWrites();
       }
       const applied = await batch.flush();

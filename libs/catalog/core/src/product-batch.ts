@@ -56,12 +56,15 @@ export interface ProductBatch {
 
 type Variation = NonNullable<SoapProduct['variations']>[number];
 
+/** Products merged between two turns of the event loop while a part is being written. */
+const YIELD_EVERY = 10;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProduct[]): Promise<ProductBatch> {
   // The parts of the batch being written, in turn; it never rejects (a failure is kept in `failed`).
   let writes: Promise<void> = Promise.resolve();
   let writing = 0;
+  let yields = 0;
   let failed: { error: unknown } | undefined;
   const throwFailed = () => {
     if (failed) throw failed.error;
@@ -205,7 +208,7 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
     },
     writeStaged,
     async yieldToWrites() {
-      if (writing > 0) await nextTurn();
+      if (writing > 0 && ++yields % YIELD_EVERY === 0) await nextTurn();
     },
     writesDone: () => writes,
     publish(list) {

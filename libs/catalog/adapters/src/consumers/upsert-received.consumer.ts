@@ -39,6 +39,8 @@ export interface UpsertConsumerDeps {
    * (ms, decision 68; 20 by default; 0: until the next turn of the event loop, enough for the in-memory bus).
    */
   mergeWaitMs?: number;
+  /** Products merged between two writes of a batch's part (decision 104; the use case's default when left out). */
+  applyPartProducts?: number;
 }
 
 /** A run handed over by the bus, waiting for its turn. */
@@ -130,7 +132,11 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
       const applyProducts = async () => {
         if (products.length === 0) return;
         const results = await applyProductUpserts(
-          { ...applyDeps, onApplied: (list) => written.push(...list) },
+          {
+            ...applyDeps,
+            onApplied: (list) => written.push(...list),
+            ...(deps.applyPartProducts !== undefined ? { writePartProducts: deps.applyPartProducts } : {}),
+          },
           products.map((e) => ProductUpsertReceived.parse(e).payload.product),
         );
         changed = results.some((r) => r.changed) || changed;
