@@ -117,7 +117,9 @@ async function main() {
     console.log(`statements of the ${label} round (count, ms${perStatementCpu ? ', backend CPU ms' : ''}):`);
     const key = perStatementCpu ? 'cpuMs' : 'ms';
     for (const [kind, { count, ms, cpuMs }] of [...statements].sort((a, b) => b[1][key] - a[1][key]).slice(0, 25))
-      console.log(`${String(count).padStart(6)} ${ms.toFixed(0).padStart(7)}${perStatementCpu ? cpuMs.toFixed(0).padStart(7) : ''}  ${kind}`);
+      console.log(
+        `${String(count).padStart(6)} ${ms.toFixed(0).padStart(7)}${perStatementCpu ? cpuMs.toFixed(0).padStart(7) : ''}  ${kind}`,
+      );
     statements.clear();
   };
 
@@ -127,7 +129,7 @@ async function main() {
     // The use case's transaction alone, as the upsert consumer runs it (the consumer's dedupe rows aside).
     await catalog.stop(); // the consumers idle: the rounds call the use case
     const repository = createCatalogRepository(db);
-    // APPLY_PARTS: the part sizes the rounds take in turn (decision 104; 0: the whole batch written at the end).
+    // APPLY_PARTS: the part sizes the rounds take in turn (decision 110; 0: the whole batch written at the end).
     const parts = (process.env['APPLY_PARTS'] ?? '').split(',').filter(Boolean).map(Number);
     // Postgres's CPU for the transaction: its one backend's, from /proc (this process's connection alone).
     const backend = databaseUrl.startsWith('pglite') ? 0 : Number((await db.knex.raw('select pg_backend_pid() as pid')).rows[0].pid);
@@ -137,7 +139,11 @@ async function main() {
     const rounds = new Map<string, { wall: number[]; cpu: number[]; pg: number[] }>();
     for (let r = 0; r < aloneRounds; r++) {
       const part = parts.length ? parts[r % parts.length] : undefined;
-      const fresh = products.map((p) => ({ ...p, id: `${p.id}-r${r}`, variations: p.variations?.map((v) => ({ ...v, id: `${v.id}-r${r}` })) }));
+      const fresh = products.map((p) => ({
+        ...p,
+        id: `${p.id}-r${r}`,
+        variations: p.variations?.map((v) => ({ ...v, id: `${v.id}-r${r}` })),
+      }));
       for (const [kind, list] of [
         ['new', fresh],
         ['renamed', fresh.map((p) => ({ ...p, description: `${p.description ?? p.id} II` }))],
@@ -145,7 +151,11 @@ async function main() {
         const pg = backendCpuMs();
         const cpu = process.cpuUsage();
         const started = performance.now();
-        for (let i = 0; i < list.length; i += batchSize) await applyProductUpserts({ catalog: repository, ...(part === undefined ? {} : { writePartProducts: part }) }, list.slice(i, i + batchSize));
+        for (let i = 0; i < list.length; i += batchSize)
+          await applyProductUpserts(
+            { catalog: repository, ...(part === undefined ? {} : { writePartProducts: part }) },
+            list.slice(i, i + batchSize),
+          );
         const wall = performance.now() - started;
         const used = process.cpuUsage(cpu);
         const label = `${kind}${part === undefined ? '' : `, parts of ${part}`}`;

@@ -13,8 +13,8 @@ export const catalogEnv = () => ({
    */
   VIEW_CACHE_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   /**
-   * Products a SOAP batch's apply merges between two writes of a part (decision 104): Postgres writes a part
-   * while the next is merged. 0 writes the whole batch once it is merged (as before decision 104).
+   * Products a SOAP batch's apply merges between two writes of a part (decision 110): Postgres writes a part
+   * while the next is merged. 0 writes the whole batch once it is merged (as before decision 110).
    */
   APPLY_PART_PRODUCTS: z.coerce.number().int().min(0).max(100_000).default(100),
 });

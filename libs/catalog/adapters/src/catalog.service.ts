@@ -49,7 +49,7 @@ export interface CatalogServiceDeps {
    * view at once, so the bound only matters for a missed event (decision 58).
    */
   viewCacheMs?: number;
-  /** Products a batch's apply merges between two writes of a part (decision 104; default 100, 0: the whole batch at the end). */
+  /** Products a batch's apply merges between two writes of a part (decision 110; default 100, 0: the whole batch at the end). */
   applyPartProducts?: number;
 }
 

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { applyProductUpserts, catalogSettings, InvalidProductError, type AppliedProduct } from '@commerce/catalog-core';
+import {
+  applyProductUpserts,
+  catalogSettings,
+  InvalidProductError,
+  type AppliedProduct,
+  type CatalogRepository,
+  type Product,
+} from '@commerce/catalog-core';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createCatalogRepository } from './catalog.repository.knex';
@@ -262,6 +269,72 @@ describe('applying a product upsert from the ERP', () => {
     expect(await listed(many)).toEqual(expected);
     // One ProductUpserted per product of the batch, not one per upsert.
     expect(await outboxCount(many.db)).toBe(3);
+  });
+
+  // Parts of 1 and 2: the batch written while it is merged (decision 110); 0: written once merged.
+  it.each([0, 1, 2, 100])(
+    'applies a batch written in parts of %i exactly as one product after the other: URIs moved between parts, repeats, renames',
+    async (part) => {
+      const batch = [
+        soapProduct(),
+        soapProduct({ id: 'P-2', description: 'Blue Jumper', variations: [{ id: 'V-X', sizes: [{ id: 'S-S', qty: '1' }] }] }),
+        { id: 'P-1', description: 'Café Sweater Oat', brand: { id: 'B-NW', description: 'Nordwear Studio' } },
+        soapProduct({ id: 'P-3', variations: [{ id: 'V-Y', sizes: [{ id: 'S-S', qty: '2' }] }] }),
+        { id: 'P-2', description: 'Renamed', variations: [{ id: 'V-X', sizes: [{ id: 'S-M', qty: '3' }] }] },
+        soapProduct({ id: 'P-4', description: 'Blue Jumper', variations: [{ id: 'V-Z', sizes: [{ id: 'S-S', qty: '4' }] }] }),
+      ];
+      const one = await setup();
+      const single = [];
+      for (const p of batch) single.push(await one.catalog.applyProductUpsert(p));
+      const parts = await setup();
+      const repository = createCatalogRepository(parts.db);
+      const applied: AppliedProduct[] = [];
+      const together = await applyProductUpserts(
+        { catalog: repository, writePartProducts: part, onApplied: (list) => applied.push(...list) },
+        batch,
+      );
+
+      expect(together).toEqual(single);
+      const ids = [...new Set(together.map((r) => r.productId))];
+      const stored = async (h: typeof one) => (await createCatalogRepository(h.db).loadProducts(ids)).map((v) => v.product);
+      const expected = await stored(one);
+      // P-3 takes the URI P-1 gave up two products before, P-4 the one P-2 gave up just before it.
+      expect(expected.slice(2).map((p) => [p.externalId, p.variants[0]!.uri])).toEqual([
+        ['P-3', 'cafe-sweater'],
+        ['P-4', 'blue-jumper'],
+      ]);
+      const modifiedAt = (p: Product) => ({ ...p, createdAt: '', modifiedAt: '' });
+      expect((await stored(parts)).map(modifiedAt)).toEqual(expected.map(modifiedAt));
+      expect(applied.map((a) => modifiedAt(a.product)).sort((a, b) => a.id - b.id)).toEqual(expected.map(modifiedAt));
+      expect(await outboxCount(parts.db)).toBe(4);
+    },
+  );
+
+  it('keeps nothing of a batch whose later part fails to be written, the parts written before included', async () => {
+    const { db } = await setup();
+    const repository = createCatalogRepository(db);
+    let writes = 0;
+    const failing: CatalogRepository = {
+      ...repository,
+      transaction: (work) =>
+        repository.transaction((uow) =>
+          work({
+            ...uow,
+            saveProducts: async (products) => {
+              if (++writes === 3) throw new Error('the third part fails');
+              await uow.saveProducts(products);
+            },
+          }),
+        ),
+    };
+    const batch = ['P-1', 'P-2', 'P-3', 'P-4'].map((id) => soapProduct({ id, description: id, variations: [{ id: `V-${id}` }] }));
+    await expect(applyProductUpserts({ catalog: failing, writePartProducts: 1 }, batch)).rejects.toThrow('the third part fails');
+    expect(writes).toBe(3);
+    expect(await db.table('products').count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(await outboxCount(db)).toBe(0);
+    // The store works after it.
+    await applyProductUpserts({ catalog: repository, writePartProducts: 1 }, batch);
+    expect(await db.table('products').count({ n: '*' })).toEqual([{ n: 4 }]);
   });
 
   it('hands over each product it wrote as the store reads it back, with the id of the ProductUpserted recorded with it', async () => {

@@ -26,7 +26,7 @@ export interface ApplyUpsertDeps {
    * only once it commits (`AppliedProducts`).
    */
   onApplied?: (applied: AppliedProduct[]) => void;
-  /** Products merged between two writes of a part (decision 104; `WRITE_PART_PRODUCTS` by default, 0: the whole batch at the end). */
+  /** Products merged between two writes of a part (decision 110; `WRITE_PART_PRODUCTS` by default, 0: the whole batch at the end). */
   writePartProducts?: number;
 }
 
@@ -66,7 +66,7 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
       const results: ApplyUpsertResult[] = [];
       for (const [i, soap] of soaps.entries()) {
         results.push(await applyOne(batch, soap, numbers[i]!, now));
-        // Postgres writes this part while the next products are merged (decision 104).
+        // Postgres writes this part while the next products are merged (decision 110).
         if (part > 0 && batch.stagedCount >= part) await batch.writeStaged();
         else await batch.yieldToWrites();
       }
@@ -80,7 +80,7 @@ export async function applyProductUpserts(deps: ApplyUpsertDeps, soaps: SoapProd
   });
 }
 
-/** Products merged between two writes of a batch's part (decision 104). */
+/** Products merged between two writes of a batch's part (decision 110). */
 export const WRITE_PART_PRODUCTS = 100;
 
 /** One product (`applyProductUpserts` of a batch of one). */

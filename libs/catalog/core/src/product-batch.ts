@@ -37,7 +37,7 @@ export interface ProductBatch {
   /**
    * Starts writing the products saved so far, after the parts written before, and gives the event loop a
    * turn so the statements go out: the merge of the next products goes on while Postgres writes these
-   * (decision 104). Throws a failure of a part written before. Every read of `uow` waits for the parts
+   * (decision 110). Throws a failure of a part written before. Every read of `uow` waits for the parts
    * in flight, so it sees them, and the transaction's connection runs one statement at a time.
    */
   writeStaged(): Promise<void>;

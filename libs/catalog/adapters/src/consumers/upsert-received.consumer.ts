@@ -39,7 +39,7 @@ export interface UpsertConsumerDeps {
    * (ms, decision 68; 20 by default; 0: until the next turn of the event loop, enough for the in-memory bus).
    */
   mergeWaitMs?: number;
-  /** Products merged between two writes of a batch's part (decision 104; the use case's default when left out). */
+  /** Products merged between two writes of a batch's part (decision 110; the use case's default when left out). */
   applyPartProducts?: number;
 }
 
