@@ -27,7 +27,7 @@ export const realInfraEnv = (): Record<string, string> => ({
   KAFKA_BROKERS: process.env['KAFKA_BROKERS']!,
   KAFKA_NAMESPACE: runKafkaNamespace('bench'),
   STORE_CONFIG: 'infra/config/demo-store.json',
-  LOG_LEVEL: 'error',
+  LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] || 'error',
 });
 
 /** Deletes the Kafka topics and consumer groups, and the Meilisearch indexes, named after the namespaces this bench process made (decision 81). */
