@@ -163,10 +163,23 @@ describe('all-in-one with a store that is not localized and has no default count
       body: { ...payment, address: { ...payment.address, country: 'NO' } },
     });
     expect({ status: norway.status, body: norway.body }).toEqual({ status: 406, body: { token, errors: { country: 'not shippable' } } });
+    // A refused payment writes nothing: the session is still in no country.
     expect((await checkoutCall(endpoints, 'GET', '/selection', { token })).body['location']).toMatchObject({
-      country: 'NO',
+      country: null,
       shipTo: false,
     });
+    // Nor does one refused for its address: Germany is shipped to, but not to a Swedish postal code.
+    const badZip = await checkoutCall(endpoints, 'POST', '/payment', {
+      token,
+      body: { ...payment, address: { ...payment.address, country: 'DE', zipCode: '111 51' } },
+    });
+    expect({ status: badZip.status, errors: badZip.body['errors'] }).toEqual({
+      status: 400,
+      errors: { 'address.zipCode': expect.stringMatching(/^must be in the format/) },
+    });
+    const after = await checkoutCall(endpoints, 'GET', '/selection', { token });
+    expect(after.body['location']).toMatchObject({ country: null, shipTo: false });
+    expect(after.body['selection']['items']).toHaveLength(1);
     const se = await checkoutCall(endpoints, 'PUT', '/countries/SE', { token });
     expect(se.body['location']).toEqual({ country: 'SE', name: 'Sweden', state: null, stateName: '', eu: true, shipTo: true });
   }, 30_000);

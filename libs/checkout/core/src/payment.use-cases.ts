@@ -142,22 +142,30 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
   if (!input.termsAndConditions) throw new CheckoutRefusedError('termsAndConditions', 'not accepted');
   const country = (input.address.country ?? handle.session.country ?? '').trim().toUpperCase();
   if (!country) throw new ValidationError({ 'address.country': 'required' });
-  if (!deps.view.country(country)) throw new NotFoundError('country');
-  // The address's country is where prices are computed (the embedded flow sends only it).
-  if (country !== handle.session.country) await setCountry(deps, handle, country, undefined);
-  if (!deps.view.country(country)?.shipTo) throw new CheckoutRefusedError('country', 'not shippable');
+  const target = deps.view.country(country);
+  if (!target) throw new NotFoundError('country');
+  if (!target.shipTo) throw new CheckoutRefusedError('country', 'not shippable');
 
+  // Everything is checked before anything is written: a refused payment leaves the session's country and the
+  // selection as they were.
   let selection = await currentSelection(deps, handle);
   if (!selection.id || selection.items.length === 0) throw new CheckoutRefusedError('selection', 'empty');
   const offered = deps.view.availablePaymentMethods(country);
-  let method = offered.find((m) => m.paymentMethod === selection.paymentMethod);
-  if (!method) {
-    // None chosen (or not offered here): the country's first method, set on the selection so that its handling cost is priced.
-    method = offered[0];
-    if (!method) throw new CheckoutRefusedError('paymentMethod', 'none available in this country');
+  // None chosen (or not offered here): the country's first method, set on the selection so that its handling cost is priced.
+  const method = offered.find((m) => m.paymentMethod === selection.paymentMethod) ?? offered[0];
+  if (!method) throw new CheckoutRefusedError('paymentMethod', 'none available in this country');
+  const address = checkedAddress(deps, input.address, country, !method.providesCustomerAddressAfterPayment);
+
+  // The address's country is where prices are computed (the embedded flow sends only it).
+  if (country !== handle.session.country) {
+    await setCountry(deps, handle, country, undefined);
+    selection = await currentSelection(deps, handle);
+    // Lines not for sale in the address's country were taken out (as PUT countries does).
+    if (!selection.id || selection.items.length === 0) throw new CheckoutRefusedError('selection', 'empty');
+  }
+  if (selection.paymentMethod !== method.paymentMethod) {
     selection = await deps.cart.changeSelection(selection.id, { set: { paymentMethod: method.paymentMethod } });
   }
-  const address = checkedAddress(deps, input.address, country, !method.providesCustomerAddressAfterPayment);
 
   const attemptId = randomUUID();
   const placing: OrderPlacing = {
