@@ -35,7 +35,7 @@
 //                                                         of the image's bundles (the default, built first; decision 95)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
+import { benchAppNodeOptions, benchSetups, cpuMsOf, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
 import { Redis } from 'ioredis';
 import autocannon from 'autocannon';
 import { pacedLoad, type SlowRequest } from './paced-load';
@@ -49,7 +49,7 @@ import {
   uniqueWord,
   type Endpoints,
 } from '../e2e/skeleton.scenario';
-import { connectionsOf, startShopProcesses, serviceRuntime, stopApp, type ServiceProcess, type ShopApp } from '../e2e/processes';
+import { connectionsOf, SHOP_APPS, startShopProcesses, serviceRuntime, stopApp, type ServiceProcess, type ShopApp } from '../e2e/processes';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -188,9 +188,9 @@ async function separateProcesses(topology: { edges: number; carts: number }): Pr
   );
   // BENCH_APP_NODE_OPTIONS: node options for one app's process, after the run's own (a later V8 flag wins),
   // e.g. `checkout-api=--max-semi-space-size=32;cart=--max-semi-space-size=32`.
-  for (const entry of (process.env['BENCH_APP_NODE_OPTIONS'] ?? '').split(';').filter(Boolean)) {
-    const app = entry.slice(0, entry.indexOf('=')) as ShopApp;
-    per[app] = { ...per[app], NODE_OPTIONS: [...nodeOptions, entry.slice(entry.indexOf('=') + 1)].join(' ') };
+  for (const app of SHOP_APPS) {
+    const own = benchAppNodeOptions(app);
+    if (own) per[app] = { ...per[app], NODE_OPTIONS: [...nodeOptions, own].join(' ') };
   }
   // When the engines run on this machine, their CPU per request too (shared ones include others' work).
   await findEnginePids(infra).catch(() => undefined);

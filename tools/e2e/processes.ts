@@ -284,7 +284,7 @@ export interface ShopProcesses {
   all: ServiceProcess[];
 }
 
-const SHOP_APPS = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'] as const;
+export const SHOP_APPS = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'] as const;
 export type ShopApp = (typeof SHOP_APPS)[number];
 
 /**
