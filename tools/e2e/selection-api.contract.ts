@@ -416,7 +416,16 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             taxAdded: false,
             taxDeducted: false,
           },
-          currencyFormat: { currency: 'SEK', suffix: ' SEK' },
+        });
+        // The order history's form (decimalDigits a string), so one storefront formatter reads both (decision 111).
+        expect(res.body['selection'].currencyFormat).toEqual({
+          currency: 'SEK',
+          name: 'Swedish krona',
+          prefix: '',
+          suffix: ' SEK',
+          decimalPoint: '.',
+          decimalDigits: '2',
+          uri: 'sek',
         });
       });
 

@@ -759,9 +759,19 @@ export const checkoutOpenApi = {
         },
       },
       CurrencyFormat: {
+        description: "The spec's Order `currencyFormat`; a selection's is the same (decision 111)",
         type: 'object',
         required: ['currency', 'name', 'prefix', 'suffix', 'decimalPoint', 'decimalDigits', 'uri'],
-        properties: { currency: str, name: str, prefix: str, suffix: str, decimalPoint: str, decimalDigits: int, uri: str },
+        additionalProperties: false,
+        properties: {
+          currency: str,
+          name: str,
+          prefix: str,
+          suffix: str,
+          decimalPoint: str,
+          decimalDigits: { type: 'string', pattern: '^\\d$', description: 'A string, as the spec gives it' },
+          uri: str,
+        },
       },
       ShippingMethod: {
         type: 'object',
@@ -908,20 +918,6 @@ export const checkoutOpenApi = {
           taxPercent: num,
         },
       },
-      OrderCurrencyFormat: {
-        type: 'object',
-        required: ['currency', 'name', 'prefix', 'suffix', 'decimalPoint', 'decimalDigits', 'uri'],
-        additionalProperties: false,
-        properties: {
-          currency: str,
-          name: str,
-          prefix: str,
-          suffix: str,
-          decimalPoint: str,
-          decimalDigits: { type: 'string', pattern: '^\\d$', description: 'A string, as the spec gives it' },
-          uri: str,
-        },
-      },
       Shipment: {
         type: 'object',
         required: ['shippedDate', 'carrier', 'service', 'trackingId', 'trackingUrl'],
@@ -973,7 +969,7 @@ export const checkoutOpenApi = {
           shippingAddress: ref('OrderAddress'),
           giftMessage: { type: ['string', 'null'] },
           shipments: { type: 'array', items: ref('Shipment'), description: 'Empty until the back office reports a shipment' },
-          currencyFormat: ref('OrderCurrencyFormat'),
+          currencyFormat: ref('CurrencyFormat'),
         },
       },
       OrdersEnvelope: {
@@ -1161,7 +1157,7 @@ export const checkoutOpenApi = {
           totals: { type: 'object', required: ['grandTotalPrice', 'grandTotalPriceAsNumber', 'totalQuantity'] },
           address: { type: 'object', required: ['country', 'countryName'] },
           shipments: { type: 'array' },
-          currencyFormat: { type: 'object', required: ['currency', 'prefix', 'suffix', 'decimalPoint', 'decimalDigits'] },
+          currencyFormat: ref('CurrencyFormat'),
         },
       },
       UnavailableEnvelope: {

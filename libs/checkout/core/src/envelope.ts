@@ -112,6 +112,11 @@ export class StoreView {
 
   readonly currencyFormat: (currency: string) => CurrencyFormat;
 
+  /** The `currencyFormat` a selection answers: the order history's form (decision 111), made and serialised once per currency. */
+  answerCurrencyFormat(currency: string) {
+    return this.memoised(`currencyFormat|${currency}`, () => currencyFormatAnswer(this.currencyFormat(currency)));
+  }
+
   location(session: CheckoutSession) {
     return this.memoised(`location|${session.country}|${session.state}`, () => this.makeLocation(session));
   }
@@ -186,6 +191,23 @@ export class StoreView {
     return fields.map((field) => ({ field, required: REQUIRED_FIELDS.has(field), value: stored[field] ?? '' }));
   }
 }
+
+/**
+ * The spec's `currencyFormat` (Order): `decimalDigits` is a string there, so one storefront formatter reads the
+ * selection's and the order's alike (decision 111). Members in the order of the spec's table.
+ */
+export function currencyFormatAnswer(format: CurrencyFormat) {
+  return {
+    currency: format.currency,
+    name: format.name,
+    prefix: format.prefix,
+    suffix: format.suffix,
+    decimalPoint: format.decimalPoint,
+    decimalDigits: String(format.decimalDigits),
+    uri: format.uri,
+  };
+}
+export type CurrencyFormatAnswer = ReturnType<typeof currencyFormatAnswer>;
 
 /** An empty selection for a visitor who has not added anything yet: no cart write for a mere look. */
 export function emptySelection(view: StoreView, session: CheckoutSession): SelectionDto {

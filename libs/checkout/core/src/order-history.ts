@@ -1,7 +1,7 @@
 import { formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import type { OrderAddress, OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
-import type { StoreView } from './envelope';
+import { currencyFormatAnswer, type StoreView } from './envelope';
 import type { CheckoutSession } from './session';
 import { priceSelection } from './selection-pricing';
 
@@ -115,16 +115,7 @@ export function orderToHistoryEntry(order: OrderDto) {
       trackingId: s.trackingId,
       trackingUrl: s.trackingUrl,
     })),
-    currencyFormat: {
-      currency: format.currency,
-      name: format.name,
-      prefix: format.prefix,
-      suffix: format.suffix,
-      decimalPoint: format.decimalPoint,
-      // The spec's table gives decimalDigits as a string.
-      decimalDigits: String(format.decimalDigits),
-      uri: format.uri,
-    },
+    currencyFormat: currencyFormatAnswer(format),
   };
 }
 export type OrderHistoryEntry = ReturnType<typeof orderToHistoryEntry>;
@@ -155,7 +146,7 @@ export function placeOrderCommandOf(
   now: Date,
 ): PlaceOrderCommand {
   const priced = priceSelection(view, session, selection, now).selection;
-  const format = priced.currencyFormat;
+  const format = view.currencyFormat(selection.currency);
   const minor = (major: number) => Math.round(major * 10 ** format.decimalDigits);
   const orNull = (v: string | number | false | undefined) => (typeof v === 'number' ? minor(v) : null);
   const t = priced.totals;

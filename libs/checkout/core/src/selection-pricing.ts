@@ -1,7 +1,7 @@
 import { formatMoney, type CurrencyFormat } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import type { CheckoutSession } from './session';
-import type { StoreView, VoucherConfig } from './envelope';
+import type { CurrencyFormatAnswer, StoreView, VoucherConfig } from './envelope';
 
 /**
  * The selection's prices, discounts, shipping, handling and tax (decision 25 in docs/decisions.md). Every amount is an
@@ -63,7 +63,12 @@ export interface PricedSelection {
   shippingMethods: Array<{ shippingMethod: string; name: string; price: string; priceAsNumber: number }>;
 }
 
-function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnType<typeof computeParts>) {
+function shape(
+  selection: SelectionDto,
+  format: CurrencyFormat,
+  answerFormat: CurrencyFormatAnswer,
+  parts: ReturnType<typeof computeParts>,
+) {
   const digits = format.decimalDigits;
   const major = (m: Money | number) => (typeof m === 'number' ? m : m.minor) / 10 ** digits;
   const str = (m: number) => formatMoney(m / 10 ** digits, format);
@@ -129,7 +134,7 @@ function shape(selection: SelectionDto, format: CurrencyFormat, parts: ReturnTyp
     },
     totals,
     vatExempt: parts.vatExempt,
-    currencyFormat: format,
+    currencyFormat: answerFormat,
   };
 }
 
@@ -224,7 +229,7 @@ export function priceSelection(view: StoreView, session: CheckoutSession, select
   const format = view.currencyFormat(selection.currency);
   const parts = computeParts(view, session, selection, now);
   return {
-    selection: shape(selection, format, parts),
+    selection: shape(selection, format, view.answerCurrencyFormat(selection.currency), parts),
     shippingMethods: parts.shippingMethods.map((m) => ({
       shippingMethod: m.shippingMethod,
       name: m.name,
