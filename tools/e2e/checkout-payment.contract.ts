@@ -247,7 +247,8 @@ export function checkoutPaymentContract(
         paymentMethod: 'test-card',
         currency: 'SEK',
         address: { firstName: 'Anna', zipCode: '114 51', country: 'SE', countryName: 'Sweden' },
-        items: [{ item: items.get('checkout-tee/M'), quantity: 2 }],
+        // The size's name, as the shopper chose it (decision 112).
+        items: [{ item: items.get('checkout-tee/M'), size: 'M', quantity: 2 }],
         shipments: [],
       });
       expect(result.body['order']).toMatch(/^\d+$/);

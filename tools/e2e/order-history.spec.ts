@@ -109,7 +109,7 @@ describe('order history and the back office on the all-in-one', () => {
       product: '1',
       brandName: 'Acme',
       productName: 'Sweater',
-      size: '1',
+      size: 'M',
       sku: 'SKU-1-1',
       ean: '7350000000011',
       quantity: 2,
@@ -208,5 +208,8 @@ describe('order history and the back office on the all-in-one', () => {
     });
     const lines = first.data.order.products.product;
     expect((Array.isArray(lines) ? lines : [lines]).map((l: { id: string }) => l.id)).toEqual(['l1', 'l2']);
+    // A line's size id is the item's (the line's `size` is the size's name, decision 112).
+    const sizeIds = (Array.isArray(lines) ? lines : [lines]).map((l: any) => [l.sizes.size].flat()[0].id);
+    expect(sizeIds).toEqual(['1', '3']);
   }, 60_000);
 });

@@ -55,6 +55,9 @@ const catalogItems: Record<string, FakeItem> = {
   '3-1': { product: '3', name: 'Cap', prices: { '1': 250, '2': 25, '3': 30 } },
   '3-2': { product: '3', name: 'Cap', prices: { '1': 250, '2': 25, '3': 30 } },
 };
+/** The sizes' names by id: what a shopper sees, unlike the ids in the item ids. */
+const sizeNames: Record<string, string> = { '1': 'M', '2': 'L' };
+const sizeNameOf = (item: string) => sizeNames[item.split('-')[1]!]!;
 const item = (id: string, context: PriceContext): ItemInfoDto | null => {
   const found = catalogItems[id];
   // Without a market (internal callers) the catalog does not apply visibility: any price shows the item exists.
@@ -69,7 +72,7 @@ const item = (id: string, context: PriceContext): ItemInfoDto | null => {
     ean: '',
     productName: found.name,
     brandName: 'Brand',
-    sizeName: size,
+    sizeName: sizeNameOf(id),
     priceAsNumber: price,
     stock: 5,
   };
@@ -136,7 +139,7 @@ const product = (id: string, context: PriceContext): ProductDto | null => {
         item: i,
         itemTableX: x,
         itemTableY: 0,
-        name: i.split('-')[1]!,
+        name: sizeNameOf(i),
         ean: '',
         sku: `SKU-${i}`,
         stock: 'yes' as const,
@@ -463,6 +466,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect(line).toMatchObject({
           item: '1-1',
           product: '1',
+          size: 'M', // the size's name, not its id (decision 112)
           quantity: 1,
           line: expect.stringMatching(/^[0-9a-f]{16}$/),
           priceEach: '1000.00 SEK',

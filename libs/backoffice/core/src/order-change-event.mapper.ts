@@ -10,6 +10,9 @@ const amount = (minor: number | null, digits: number): string => ((minor ?? 0) /
 
 const soapAddress = (a: OrderAddress) => ({ company: a.company, ...soapAddressFields(a) });
 
+/** The size's id in an item id `<productId>-<sizeId>` (a line's `size` is the size's name, decision 112). */
+const sizeIdOf = (item: string) => item.slice(item.indexOf('-') + 1);
+
 /** A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line. */
 function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity) {
   const digits = order.currencyFormat.decimalDigits;
@@ -25,7 +28,7 @@ function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity)
     description: line.productName,
     variation: { id: line.product, description: line.productName },
     ...(line.brandName ? { brand: { id: line.brandName, description: line.brandName } } : {}),
-    sizes: [{ id: line.size, sku: line.sku, qty: String(quantity), description: line.item }],
+    sizes: [{ id: sizeIdOf(line.item), sku: line.sku, qty: String(quantity), description: line.item }],
   };
 }
 

@@ -69,4 +69,13 @@ export const cartMigrations: Migration[] = [
       });
     },
   },
+  {
+    // A line's size is the size's name (decision 112), as long as the catalog's name, no longer an id.
+    name: '005_line_size_name',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.text('size').notNullable().alter();
+      });
+    },
+  },
 ];

@@ -48,6 +48,7 @@ export interface SelectionDto {
 export interface LineItemData {
   item: string;
   product: string;
+  /** The size's name as the product's item shows it (`M`), not its id (that is in `item`). */
   size: string;
   sku: string;
   ean: string;

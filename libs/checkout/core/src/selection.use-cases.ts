@@ -109,20 +109,21 @@ export async function getSelection(deps: CheckoutDeps, handle: SessionHandle) {
 /** An item for sale in the session's market, with what the cart keeps on its line; else 404 `{item}`. */
 async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: string, known: Map<string, ProductDto | null>) {
   if (!ITEM_ID.test(itemId)) throw new ItemNotFoundError();
-  const [productId, size] = itemId.split('-') as [string, string];
+  const productId = itemId.slice(0, itemId.indexOf('-'));
   // The item as its product shows it in the context (visibility, price, sale price, quantity rules):
   // one read, shared with the envelope's products (decision 31).
   const product = await deps.catalog.getProduct(productId, deps.view.priceContext(handle.session));
   const item = product?.items.find((i) => i.item === itemId);
   if (!product || !item) throw new ItemNotFoundError();
   known.set(product.product, product);
-  return lineItemOf(product, item, size);
+  return lineItemOf(product, item);
 }
 
-const lineItemOf = (product: ProductDto, item: ProductDto['items'][number], size: string): LineItemData => ({
+const lineItemOf = (product: ProductDto, item: ProductDto['items'][number]): LineItemData => ({
   item: item.item,
   product: product.product,
-  size,
+  // What the shopper chose (the size's name, e.g. `M`); the size's id stays in `item` (decision 112).
+  size: item.name,
   sku: item.sku,
   ean: item.ean,
   productName: product.name,
@@ -247,7 +248,7 @@ async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: Pr
     const item = product?.items.find((i) => i.item === line.item);
     if (!product || !item) removed.push(line);
     else {
-      const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item, line.size);
+      const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item);
       prices.push({
         line: line.line,
         priceEachAsNumber,

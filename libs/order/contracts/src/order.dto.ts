@@ -65,7 +65,8 @@ export const OrderLineSchema = z.object({
   /** `<productId>-<sizeId>`. */
   item: text(128).min(1),
   product: text(64),
-  size: text(64),
+  /** The size's name (`M`); its id is the item's second part. */
+  size: text(),
   sku: text(),
   ean: text(64),
   productName: text(),
