@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as soap from 'soap';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
 import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
@@ -36,6 +37,7 @@ function product(id: string, name: string, sizes: Record<string, number>, sizeId
     sku: id,
     description: name,
     folder: { id: 'C-W-SHIRTS', description: 'Shirts' },
+    brand: { id: 'B-TEST', description: 'Test Brand' },
     variations: [
       {
         id: `${id}-V1`,
@@ -264,6 +266,27 @@ export function checkoutPaymentContract(
       // The next selection of the token is a new one; the order keeps its lines.
       expect((await call('POST', `/items/${items.get('checkout-tee/M')}`, token)).body['selection'].items).toHaveLength(1);
     });
+
+    it("names an order's lines in the SOAP order event by the ERP's variation, size and brand ids (decision 113)", async () => {
+      const token = await visitor('checkout-tee/M', 1);
+      const fields = queryOf(await payHosted(token, 'approve'));
+      const order = (await call('POST', '/payment-result', token, { paymentMethodFields: fields })).body['order'] as string;
+      type Client = soap.Client & Record<string, (args: unknown) => Promise<[any, string]>>;
+      const client = (await soap.createClientAsync(`${h.url}/ams/system/service/module/soap/api?wsdl`)) as Client;
+      client.setEndpoint(`${h.url}/ams/system/service/module/soap/api`);
+      const login = { username: 'demo', password: 'demo-secret' };
+      const until = Date.now() + 60_000;
+      let event: Record<string, any> | undefined;
+      while (!event && Date.now() < until) {
+        const listed = (await client['events_GetAsync']!({ login, type: 'order' }))[0]?.events?.event;
+        event = [listed ?? []].flat().find((e: { entry: string }) => e.entry === order);
+        if (!event) await new Promise((r) => setTimeout(r, 100));
+      }
+      const line = [event!.data.order.products.product].flat()[0];
+      expect(line.variation).toEqual({ id: 'P-PAY-V1', description: 'Checkout Tee' });
+      expect(line.brand).toEqual({ id: 'B-TEST', description: 'Test Brand' });
+      expect([line.sizes.size].flat()[0]).toMatchObject({ id: 'ST-LETTERS-M', qty: '1' });
+    }, 120_000);
 
     it('webhook only: the visitor never comes back, and the order is still placed once (untouched), the stock taken once, the selection closed', async () => {
       const token = await customer('hook-belt/S', 2);

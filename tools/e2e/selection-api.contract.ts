@@ -73,6 +73,7 @@ const item = (id: string, context: PriceContext): ItemInfoDto | null => {
     productName: found.name,
     brandName: 'Brand',
     sizeName: sizeNameOf(id),
+    external: { product: `P${product}`, variation: `P${product}-V`, size: `SZ-${sizeNameOf(id)}`, brand: 'BR' },
     priceAsNumber: price,
     stock: 5,
   };

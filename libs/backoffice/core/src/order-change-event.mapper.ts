@@ -13,9 +13,15 @@ const soapAddress = (a: OrderAddress) => ({ company: a.company, ...soapAddressFi
 /** The size's id in an item id `<productId>-<sizeId>` (a line's `size` is the size's name, decision 112). */
 const sizeIdOf = (item: string) => item.slice(item.indexOf('-') + 1);
 
-/** A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line. */
+/**
+ * A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line; the variation,
+ * size and brand by the ERP's ids (what it sent in products_Update, decision 113), or by the service's own ids and the
+ * brand's name on an order placed without them.
+ */
 function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity) {
   const digits = order.currencyFormat.decimalDigits;
+  const external = line.external;
+  const brand = external?.brand || line.brandName;
   return {
     id: line.line,
     tax: String(line.taxPercent),
@@ -26,9 +32,9 @@ function productLine(order: OrderDto, line: OrderLine, quantity = line.quantity)
     qty: String(quantity),
     subtotal: amount(line.priceEach * quantity, digits),
     description: line.productName,
-    variation: { id: line.product, description: line.productName },
-    ...(line.brandName ? { brand: { id: line.brandName, description: line.brandName } } : {}),
-    sizes: [{ id: sizeIdOf(line.item), sku: line.sku, qty: String(quantity), description: line.item }],
+    variation: { id: external?.variation || line.product, description: line.productName },
+    ...(brand ? { brand: { id: brand, description: line.brandName || brand } } : {}),
+    sizes: [{ id: external?.size || sizeIdOf(line.item), sku: line.sku, qty: String(quantity), description: line.item }],
   };
 }
 

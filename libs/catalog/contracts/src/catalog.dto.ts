@@ -116,6 +116,14 @@ export interface ProductListDto {
 /** What `POST uri` found: a product, or a category with its products (paged) and their filter; null for nothing of the kinds asked. */
 export type UriResultDto = { found: 'product'; product: ProductDto } | ({ found: 'category'; category: CategoryDto } & ProductListDto);
 
+/** An item's product, variation, size and brand by the ERP's ids. */
+export interface ItemExternalIds {
+  product: string;
+  variation: string;
+  size: string;
+  brand: string;
+}
+
 /** What the cart needs to know of an item to put it in a selection. */
 export interface ItemInfoDto {
   item: string;
@@ -126,6 +134,8 @@ export interface ItemInfoDto {
   productName: string;
   brandName: string;
   sizeName: string;
+  /** The ERP's ids (what it sent in products_Update; brand '' when none): the SOAP order events name lines by them. */
+  external: ItemExternalIds;
   /** Price of one in major units of the pricelist's currency; 0 when the context names no pricelist. */
   priceAsNumber: number;
   /** Items the stock holds: the ERP's units divided by the size table's `stockdivisor`, rounded down (decision 22). */

@@ -302,6 +302,7 @@ describe('toItemInfoDto and toSearchDoc', () => {
       productName: 'Café Sweater',
       brandName: 'Nordwear',
       sizeName: 'M',
+      external: { product: 'P-1', variation: 'V10', size: 'S2', brand: 'B-NW' },
       priceAsNumber: 499,
       stock: 2,
     });

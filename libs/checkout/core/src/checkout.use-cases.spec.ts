@@ -25,6 +25,7 @@ const jacket: ItemInfoDto = {
   productName: 'Jacket',
   brandName: 'Brand',
   sizeName: 'M',
+  external: { product: 'P1', variation: 'P1-V1', size: 'SZ-M', brand: 'BR' },
   priceAsNumber: 100,
   stock: 3,
 };

@@ -1,5 +1,6 @@
 import { formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
+import type { CatalogClient, ItemExternalIds } from '@commerce/catalog-contracts';
 import type { OrderAddress, OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
 import { currencyFormatAnswer, type StoreView } from './envelope';
 import type { CheckoutSession } from './session';
@@ -132,6 +133,16 @@ export interface OrderPlacing {
   store?: string;
   message?: string;
   giftMessage?: string | null;
+  /** The ERP's ids of the lines' items (`externalIdsOf`), copied onto the order's lines for the SOAP order events. */
+  external?: ReadonlyMap<string, ItemExternalIds>;
+}
+
+/** The ERP's ids of a selection's items, as the catalog has them now; an item it no longer has is left out. */
+export async function externalIdsOf(catalog: Pick<CatalogClient, 'getItem'>, selection: SelectionDto): Promise<Map<string, ItemExternalIds>> {
+  const items = [...new Set(selection.items.map((i) => i.item))];
+  // No context: the ids of an item, whatever the market (the line was for sale when added and priced).
+  const infos = await Promise.all(items.map((item) => catalog.getItem(item, {})));
+  return new Map(infos.flatMap((info) => (info ? [[info.item, info.external] as const] : [])));
 }
 
 /**
@@ -190,6 +201,7 @@ export function placeOrderCommandOf(
       totalPrice: minor(i.totalPriceAsNumber),
       taxPercent: i.taxPercent,
       storePickup: i.storePickup,
+      ...(placing.external?.has(i.item) ? { external: placing.external.get(i.item)! } : {}),
     })),
     discounts: {
       discount: minor(priced.discounts.discountAsNumber),

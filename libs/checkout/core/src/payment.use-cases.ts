@@ -7,7 +7,7 @@ import type { SelectionDto } from '@commerce/cart-contracts';
 import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
-import { orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
+import { externalIdsOf, orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
 import { normalisePostalCode } from './postal-code';
 import { currentSelection, envelope, saveSession, setCountry } from './selection.use-cases';
 import type { CheckoutSession } from './session';
@@ -172,6 +172,7 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
     paymentAttemptId: attemptId,
     address: orderAddressOf(address, ''),
     sessionId: sessionIdOf(handle.token),
+    external: await externalIdsOf(deps.catalog, selection),
   };
   const orderDraft = placeOrderCommandOf(deps.view, handle.session, selection, placing, now(deps));
   const held = await deps.stock.holdStock({

@@ -67,6 +67,12 @@ export const OrderLineSchema = z.object({
   product: text(64),
   /** The size's name (`M`); its id is the item's second part. */
   size: text(),
+  /**
+   * The ERP's ids of the line's product, variation, size and brand as the catalog had them at placing (decision
+   * 113): the SOAP order events name the line by them. Absent on orders placed before, and on lines whose item the
+   * catalog no longer had.
+   */
+  external: z.object({ product: text(), variation: text(), size: text(), brand: text() }).optional(),
   sku: text(),
   ean: text(64),
   productName: text(),
