@@ -631,6 +631,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           ['a quantity rule', { path: '/items/2-1', body: '{"quantity":3}', headers: { 'content-type': 'application/json' } }],
           ['a bad quantity', { path: '/items/3-1', body: '{"quantity":0}', headers: { 'content-type': 'application/json' } }],
           ['not an object', { path: '/items/3-1', body: '[1]', headers: { 'content-type': 'application/json' } }],
+          ['null', { path: '/items/3-1', body: 'null', headers: { 'content-type': 'application/json' } }],
+          ['a number', { path: '/items/3-1', body: '3', headers: { 'content-type': 'application/json' } }],
           ['an unknown item', { path: '/items/9-9' }],
           ['malformed JSON', { path: '/items/3-1', body: '{"quantity":', headers: { 'content-type': 'application/json' } }],
           ['poisoned JSON', { path: '/items/3-1', body: '{"__proto__":{"quantity":5}}', headers: { 'content-type': 'application/json' } }],

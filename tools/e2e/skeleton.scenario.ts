@@ -158,6 +158,19 @@ export async function runBadInputScenario(endpoints: Endpoints) {
   expect(badJson.status).toBe(400);
   expectMatchesSchema('ErrorEnvelope', badJson.body);
 
+  // Well-formed JSON that is not an object is not "malformed": it is told what the body must be (decision 114).
+  for (const [path, text] of [
+    ['/products', 'null'],
+    ['/items/999999-999999', 'null'],
+    ['/items/999999-999999', '3'],
+    ['/items/999999-999999', '[]'],
+    ['/login/someone@example.com', '"secret"'],
+  ] as const) {
+    const notObject = await checkoutCall(endpoints, 'POST', path, { body: text, headers: { 'content-type': 'application/json' } });
+    expect([path, text, notObject.status, notObject.body['errors']]).toEqual([path, text, 400, { body: 'must be a JSON object' }]);
+    expectMatchesSchema('ErrorEnvelope', notObject.body);
+  }
+
   const badField = await checkoutCall(endpoints, 'POST', '/products', { body: { limit: 'ten' } });
   expect(badField.status).toBe(400);
   expect(Object.keys(badField.body['errors'])).toEqual(['limit']);

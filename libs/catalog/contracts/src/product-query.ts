@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldsFromIssues, type ErrorFields } from '@commerce/shared-errors';
+import { fieldsFromIssues, NOT_A_JSON_OBJECT, type ErrorFields } from '@commerce/shared-errors';
 
 /**
  * The body of `POST products` and `POST uri` (spec: "POST products request body"), validated once at the
@@ -125,7 +125,7 @@ export function parseProductQuery(
   omit: readonly string[] = [],
 ): Parsed<ParsedProductQuery> {
   if (body === undefined || body === null || body === '') return { ok: true, value: {} };
-  if (!isObject(body)) return { ok: false, errors: { body: 'must be a JSON object' } };
+  if (!isObject(body)) return { ok: false, errors: { body: NOT_A_JSON_OBJECT } };
   const known: Record<string, unknown> = {};
   const extra: Record<string, unknown> = {};
   const errors: ErrorFields = {};
@@ -157,7 +157,7 @@ export function parseProductQuery(
 /** The public body of `POST uri`: `{uri, for, limit?, skipFirst?}` and, for a category's listing, any field of `POST products`. */
 export function parseUriQuery(body: unknown, filterFields: readonly string[]): Parsed<z.output<typeof UriQuerySchema>> {
   if (!isObject(body))
-    return { ok: false, errors: body === undefined || body === null ? { uri: 'is required' } : { body: 'must be a JSON object' } };
+    return { ok: false, errors: body === undefined || body === null ? { uri: 'is required' } : { body: NOT_A_JSON_OBJECT } };
   const head = z.object({ uri: uriText, for: uriKinds }).safeParse({ uri: body['uri'], for: body['for'] });
   const rest = parseProductQuery(body, filterFields, ['uri', 'for']);
   const errors = {

@@ -1,9 +1,17 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
 import { RawJson, answerBytes, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
+import { NOT_A_JSON_OBJECT, ValidationError } from '@commerce/shared-errors';
 
-/** The parsed JSON body (the shared body parser reads JSON only). */
-export const requestBody = (ctx: Koa.Context): unknown => (ctx.request as { body?: unknown }).body;
+/**
+ * The parsed JSON body (the shared body parser reads JSON only). Every checkout body is an object: an array is
+ * 400 `{body: "must be a JSON object"}`, as the lean routes answer it (decision 114).
+ */
+export const requestBody = (ctx: Koa.Context): unknown => {
+  const body = (ctx.request as { body?: unknown }).body;
+  if (Array.isArray(body)) throw new ValidationError({ body: NOT_A_JSON_OBJECT });
+  return body;
+};
 
 export type SessionOf = (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>;
 export type RouteHandler = (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>;

@@ -57,7 +57,16 @@ export class ValidationError extends DomainError {
   }
 }
 
-type Issues = ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<PropertyKey> }>;
+type Issues = ReadonlyArray<{
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  keys?: ReadonlyArray<PropertyKey>;
+  expected?: unknown;
+}>;
+
+/** What a request whose body is well-formed JSON but not an object (`null`, `3`, `"x"`, `[]`) is told, under `body`. */
+export const NOT_A_JSON_OBJECT = 'must be a JSON object';
 
 /**
  * Turns zod-style issues (path + message) into one `errors` field each, under `prefix` when given. A key the
@@ -69,6 +78,8 @@ export function fieldsFromIssues(issues: Issues, prefix: ReadonlyArray<PropertyK
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
       for (const key of issue.keys) fields[[...prefix, ...issue.path, key].map(String).join('.')] ??= 'unknown field';
+    } else if (issue.path.length === 0 && prefix.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') {
+      fields['body'] ??= NOT_A_JSON_OBJECT;
     } else {
       fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= issue.message;
     }

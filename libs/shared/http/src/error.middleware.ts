@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { isDomainError, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
+import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
 
 export type ErrorBodyExtra = (ctx: Koa.Context) => Record<string, unknown>;
@@ -11,7 +11,23 @@ interface HttpLikeError {
   type?: unknown;
   name?: unknown;
   message?: unknown;
+  /** The text co-body could not take (it keeps it on its SyntaxError). */
+  body?: unknown;
 }
+
+/**
+ * Whether a body the parser refused is well-formed JSON but no object: `null`, a number, a string, a boolean (its
+ * strict mode takes objects and arrays only). An object it refused (prototype poisoning) stays malformed.
+ */
+const isJsonNonObject = (text: unknown): boolean => {
+  if (typeof text !== 'string') return false;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value === null || typeof value !== 'object';
+  } catch {
+    return false;
+  }
+};
 
 const statusOf = (err: HttpLikeError): number | undefined => {
   const status = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : undefined;
@@ -27,7 +43,7 @@ function clientError(err: HttpLikeError): { status: number; fields: ErrorFields 
   if (err.type === 'entity.too.large' || status === 413) return { status: 413, fields: { body: 'too large' } };
   // co-body throws a SyntaxError with status 400 (and no `type`) for a body that is not JSON.
   if (err.type === 'entity.parse.failed' || (status === 400 && err.name === 'SyntaxError'))
-    return { status: 400, fields: { body: 'malformed JSON' } };
+    return { status: 400, fields: { body: isJsonNonObject(err.body) ? NOT_A_JSON_OBJECT : 'malformed JSON' } };
   if (status === 404) return { status, fields: { path: 'not found' } };
   if (status === 405) return { status, fields: { method: 'not allowed' } };
   if (status === 415) return { status, fields: { body: 'must be JSON (Content-Type: application/json)' } };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
-import { isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
+import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type DomainError } from '@commerce/shared-errors';
 import { REQUEST_ID_HEADER, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { isShuttingDown } from './app-state';
 import { requestObserverOf } from './metrics.middleware';
@@ -57,10 +57,19 @@ const STRICT_JSON = /^[ \t\n\r]*[[{]/;
 const PROTO_KEYS = /"(?:__proto__|constructor)"/;
 
 class MalformedBody extends Error {}
+/** Well-formed JSON that is not an object (`null`, `3`, `"x"`, `[]`): every lean route takes an object. */
+class NotAnObject extends Error {}
 
-/** JSON as the app's body parser reads it (strict, prototype poisoning refused): else `MalformedBody`. */
+/** JSON as the app's body parser reads it (strict, prototype poisoning refused): else `MalformedBody`; an object, else `NotAnObject`. */
 function parseBody(text: string): unknown {
-  if (!STRICT_JSON.test(text)) throw new MalformedBody();
+  if (!STRICT_JSON.test(text)) {
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new MalformedBody();
+    }
+    throw new NotAnObject();
+  }
   try {
     const value: unknown = JSON.parse(text);
     if (PROTO_KEYS.test(text))
@@ -69,9 +78,10 @@ function parseBody(text: string): unknown {
           throw new MalformedBody();
         return v;
       });
+    if (Array.isArray(value)) throw new NotAnObject();
     return value;
-  } catch {
-    throw new MalformedBody();
+  } catch (err) {
+    throw err instanceof NotAnObject ? err : new MalformedBody();
   }
 }
 
@@ -201,9 +211,9 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
           try {
             if (size !== length) throw new MalformedBody();
             body = parseBody(Buffer.concat(chunks, size).toString('utf8'));
-          } catch {
+          } catch (err) {
             logger.debug({ status: 400 }, 'request rejected');
-            return send(400, { ...errorBody(), errors: { body: 'malformed JSON' } });
+            return send(400, { ...errorBody(), errors: { body: err instanceof NotAnObject ? NOT_A_JSON_OBJECT : 'malformed JSON' } });
           }
         let answer: unknown;
         try {
