@@ -421,7 +421,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             taxDeducted: false,
           },
         });
-        // The order history's form (decimalDigits a string), so one storefront formatter reads both (decision 111).
+        // The order history's form (decimalDigits a string), so one storefront formatter reads both (decision 115).
         expect(res.body['selection'].currencyFormat).toEqual({
           currency: 'SEK',
           name: 'Swedish krona',

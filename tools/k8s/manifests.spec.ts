@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseStoreConfig } from '@commerce/shared-config';
-import { SERVICE_NODE_OPTIONS } from '../e2e/processes';
+import { deployedNodeOptions, SERVICE_NODE_OPTIONS } from '../e2e/processes';
 
 // The Kubernetes manifests are checked as data: no cluster is needed, so a missing Deployment, a wrong
 // probe path or a variable a service cannot start without fails `npm test`.
@@ -210,6 +210,21 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       const run = spawnSync(process.execPath, [...options, '-e', script], { encoding: 'utf8' });
       expect({ app, ceiling: Number(run.stdout) }).toEqual({ app, ceiling: heapCeilingMb(options) });
     }
+  });
+
+  it('each service starts with every deployed option the way the launcher passes them, the V8 flags NODE_OPTIONS refuses included', () => {
+    // `--heap-growing-percent` (decision 115) in NODE_OPTIONS stops node at once ("not allowed in NODE_OPTIONS").
+    const script = `process.stdout.write(JSON.stringify({ ceiling: require('node:v8').getHeapStatistics().heap_size_limit / 1048576, argv: process.execArgv }))`;
+    for (const app of APP_NAMES) {
+      const { nodeOptions, commandLine } = deployedNodeOptions(app, '');
+      const run = spawnSync(process.execPath, [...commandLine, '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: nodeOptions } });
+      expect({ app, status: run.status, stderr: run.stderr }).toEqual({ app, status: 0, stderr: '' });
+      const started = JSON.parse(run.stdout) as { ceiling: number; argv: string[] };
+      expect({ app, ceiling: started.ceiling }).toEqual({ app, ceiling: heapCeilingMb(SERVICE_NODE_OPTIONS[app] ?? []) });
+      expect([...nodeOptions.split(' ').filter(Boolean), ...started.argv.filter((arg) => arg.startsWith('--'))].sort()).toEqual([...(SERVICE_NODE_OPTIONS[app] ?? [])].sort());
+    }
+    expect(deployedNodeOptions('backoffice-soap', '--cpu-prof').commandLine).toEqual(['--heap-growing-percent=300']);
+    expect(deployedNodeOptions('backoffice-soap', '--cpu-prof').nodeOptions).toBe('--max-semi-space-size=32 --max-old-space-size=192 --cpu-prof');
   });
 
   it('the catalog runs one replica (the only safe count with MEILI_URL=embedded)', () => {
