@@ -10,14 +10,40 @@ const brokenPipe = () =>
   new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })) });
 
 describe('a log destination', () => {
-  it('when the reader does not keep up, holds a bounded backlog and drops and counts the lines beyond it', () => {
+  it('when the reader does not keep up, holds a bounded backlog and drops and counts the lines beyond it', async () => {
     const out = stalled();
     const logger = createLogger('test', 'info', createLogDestination(out, { maxBacklogBytes: 4096 }));
     const before = droppedLogLines();
-    for (let i = 0; i < 200; i++) logger.info({ i, padding: 'x'.repeat(100) }, 'a line');
+    for (let turn = 0; turn < 4; turn++) {
+      for (let i = 0; i < 50; i++) logger.info({ i, padding: 'x'.repeat(100) }, 'a line');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(out.writableLength).toBeGreaterThan(4096);
     expect(out.writableLength).toBeLessThan(4096 + 1024);
     expect(droppedLogLines() - before).toBeGreaterThan(150);
+  });
+
+  it("writes a turn's lines as one write at the turn's end, in order, and each turn's apart", async () => {
+    const writes: string[] = [];
+    const out = new Writable({ write: (chunk, _e, callback) => (writes.push(String(chunk)), callback()) });
+    const destination = createLogDestination(out);
+    destination.write('one\n');
+    destination.write('two\n');
+    destination.write('three\n');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['one\ntwo\nthree\n']);
+    destination.write('four\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['one\ntwo\nthree\n', 'four\n']);
+  });
+
+  it('hands the lines still held to the stream when the process exits', () => {
+    const writes: string[] = [];
+    const out = new Writable({ write: (chunk, _e, callback) => (writes.push(String(chunk)), callback()) });
+    createLogDestination(out).write('the last line\n');
+    process.emit('exit', 0);
+    expect(writes).toEqual(['the last line\n']);
   });
 
   it('when the reader went away (EPIPE), neither throws nor emits an unhandled error, and drops what follows', async () => {
