@@ -34,7 +34,9 @@ export interface ServiceProcess {
  * - checkout-api: `--max-semi-space-size=16` (decisions 83, 108): every GET's garbage would cost a scavenge every
  *   few dozen requests at the deployed ~1 MB; 16, not 64: a scavenge's length grows with the semi-space (what it
  *   copies is alive), and four short ones hurt the p99 less than one long. Its old generation what Node gave it
- *   under its 512 Mi, now written down.
+ *   under its 512 Mi, now written down. `--heap-growing-percent=100` (decision 116): the same ~1.3× cap as
+ *   backoffice-soap's made a full mark-compact of the ~26 MB live heap every 0.25–0.5 s under POST load; 2×
+ *   halves them.
  * - backoffice-soap and catalog: measured with the SOAP batch bench (decision 109). backoffice-soap also grows its
  *   old generation 4× past what a mark-compact left (`--heap-growing-percent=300`, decision 115): under 256 MB
  *   V8 grows it only ~1.3×, and a batch's ~30 MB of garbage then cost 5–8 mark-compacts instead of 2–3.
@@ -42,7 +44,7 @@ export interface ServiceProcess {
  *   benches' 64 MB, and the old generation within their 384 Mi.
  */
 export const SERVICE_NODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  'checkout-api': ['--max-semi-space-size=16', '--max-old-space-size=256'],
+  'checkout-api': ['--max-semi-space-size=16', '--max-old-space-size=256', '--heap-growing-percent=100'],
   'backoffice-soap': ['--max-semi-space-size=32', '--max-old-space-size=192', '--heap-growing-percent=300'],
   catalog: ['--max-semi-space-size=32', '--max-old-space-size=384'],
   cart: ['--max-semi-space-size=16', '--max-old-space-size=192'],

@@ -59,7 +59,7 @@ export function createLogDestination(out: Writable, options: LogDestinationOptio
       droppedLines += lines.length;
       return;
     }
-    out.write(lines.length === 1 ? lines[0]! : lines.join(''));
+    out.write(lines.join(''));
   };
 
   return {
