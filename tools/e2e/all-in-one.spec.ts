@@ -5,6 +5,7 @@ import * as soap from 'soap';
 import { checkoutCall, postSoap, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
+import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
@@ -101,6 +102,42 @@ describe('all-in-one on embedded adapters', () => {
     expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${running.url}/readyz`);
     expect(ready.status).toBe(200);
+  });
+
+  it('allows no other origin unless CORS_ORIGINS names it: no CORS headers, the preflight answered as before', async () => {
+    const origin = { Origin: 'https://shop.test' };
+    const preflight = await fetch(`${endpoints.checkout}/items/1-1`, {
+      method: 'OPTIONS',
+      headers: { ...origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'api-token' },
+    });
+    expect(preflight.status).toBe(200);
+    const answer = await fetch(`${endpoints.checkout}/selection`, { headers: origin });
+    for (const res of [preflight, answer]) expect([...res.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('all-in-one with CORS_ORIGINS', () => {
+  let running: AllInOne;
+  let endpoints: Endpoints;
+  beforeAll(async () => {
+    ({ running, endpoints } = await startEmbeddedAllInOne('cors-test', [], { CORS_ORIGINS: 'https://shop.test, https://www.shop.test' }));
+  }, 120_000);
+  afterAll(() => running?.close());
+
+  it('answers a preflight of a listed origin and names it on the answers', async () => {
+    const preflight = await fetch(`${endpoints.checkout}/items/1-1`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://www.shop.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'api-token, content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://www.shop.test');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('API-Token, Content-Type');
+    const answer = await fetch(`${endpoints.checkout}/selection`, { headers: { Origin: 'https://shop.test' } });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://shop.test');
+  });
+
+  it('refuses a CORS_ORIGINS entry that is not an origin', () => {
+    expect(() => AllInOneConfigSchema.parse({ STORE_CONFIG: 'x', CORS_ORIGINS: 'https://shop.test/path' })).toThrow(/must be origins/);
   });
 });
 

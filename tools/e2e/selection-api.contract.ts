@@ -17,6 +17,7 @@ import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto, StockClient 
 import type { PaymentClient } from '@commerce/payment-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
+  checkoutCors,
   checkoutErrorBody,
   checkoutSessionMiddleware,
   checkoutSessions,
@@ -37,6 +38,8 @@ import { loginApiTests } from './login-api.contract';
  * cart and the account service in process and over their internal HTTP APIs.
  */
 const store = loadStoreConfig('infra/config/demo-store.json');
+/** The origin of a browser storefront the edges allow (`CORS_ORIGINS`, decision 118). */
+const STOREFRONT_ORIGIN = 'https://shop.test';
 const view = new StoreView(store);
 const logger = createLogger('selection-api-test', 'silent');
 
@@ -277,6 +280,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         geoip: loadIpCountryTable(join(__dirname, '../../libs/checkout/adapters/src/__fixtures__/geoip')),
       };
       // An edge: its own router, so its own caches; two of them on one session store and cart are two replicas.
+      // A storefront on another origin may call it (decision 118).
+      const { cors } = checkoutCors({ CORS_ORIGINS: [STOREFRONT_ORIGIN] });
       const edge = async (lean = mode === 'over HTTP') => {
         const app = createHttpApp({
           service: 'checkout',
@@ -284,11 +289,12 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           metrics: false,
           errorBody: checkoutErrorBody,
           beforeBody: [checkoutSessionMiddleware(deps)],
+          ...(cors ? { cors } : {}),
         });
         const { router, leanRoutes } = createCheckoutRoutes(deps);
         mountRouters(app, [router]);
         // Over HTTP as the edge process serves it: `POST items/{item}` on a lean route before the app (decision 67).
-        return `${await listen(lean ? withLeanRoutes(app, leanRoutes, logger, app.callback()) : app.callback())}/api/checkout`;
+        return `${await listen(lean ? withLeanRoutes(app, leanRoutes, logger, app.callback(), cors) : app.callback())}/api/checkout`;
       };
       base = await edge();
       replica = await edge();
@@ -421,7 +427,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             taxDeducted: false,
           },
         });
-        // The order history's form (decimalDigits a string), so one storefront formatter reads both (decision 115).
+        // The order history's form (decimalDigits a string), so one storefront formatter reads both (decision 111).
         expect(res.body['selection'].currencyFormat).toEqual({
           currency: 'SEK',
           name: 'Swedish krona',
@@ -616,6 +622,9 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             requestId: res.headers.get('x-request-id'),
             apiToken: res.headers.get('api-token'),
             retryAfter: res.headers.get('retry-after'),
+            allowOrigin: res.headers.get('access-control-allow-origin'),
+            exposeHeaders: res.headers.get('access-control-expose-headers'),
+            vary: res.headers.get('vary'),
             text,
           };
         };
@@ -632,6 +641,10 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           ['a bad quantity', { path: '/items/3-1', body: '{"quantity":0}', headers: { 'content-type': 'application/json' } }],
           ['not an object', { path: '/items/3-1', body: '[1]', headers: { 'content-type': 'application/json' } }],
           ['null', { path: '/items/3-1', body: 'null', headers: { 'content-type': 'application/json' } }],
+          ['from the storefront origin', { path: '/items/3-1', headers: { Origin: STOREFRONT_ORIGIN } }],
+          ['from another origin', { path: '/items/3-1', headers: { Origin: 'https://evil.test' } }],
+          ['an error from the storefront origin', { path: '/items/9-9', headers: { Origin: STOREFRONT_ORIGIN } }],
+          ['GET selection from the storefront origin', { method: 'GET', path: '/selection', headers: { Origin: STOREFRONT_ORIGIN } }],
           ['a number', { path: '/items/3-1', body: '3', headers: { 'content-type': 'application/json' } }],
           ['an unknown item', { path: '/items/9-9' }],
           ['malformed JSON', { path: '/items/3-1', body: '{"quantity":', headers: { 'content-type': 'application/json' } }],
@@ -676,6 +689,46 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           else expect(answers[0]!.length).toMatch(/^\d+$/);
         });
       });
+
+    describe('a browser storefront on another origin (CORS, decision 118)', () => {
+      const preflight = (edge: string, origin: string) =>
+        fetch(`${edge}/items/3-1`, {
+          method: 'OPTIONS',
+          headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'api-token, content-type' },
+        });
+      it('answers the preflight of an allowed origin with the methods and the API-Token and Content-Type headers', async () => {
+        const res = await preflight(base, STOREFRONT_ORIGIN);
+        expect(res.status).toBe(204);
+        expect(Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'))).toEqual({
+          'access-control-allow-origin': STOREFRONT_ORIGIN,
+          'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
+          'access-control-allow-headers': 'API-Token, Content-Type',
+          'access-control-expose-headers': 'API-Token, Retry-After',
+          'access-control-max-age': '600',
+          vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+        });
+      });
+      it('allows nothing to another origin: no CORS headers on its preflight or its answers', async () => {
+        const res = await preflight(base, 'https://evil.test');
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+        expect(res.headers.get('access-control-allow-methods')).toBeNull();
+        const answer = await fetch(`${base}/items/3-1`, { method: 'POST', headers: { Origin: 'https://evil.test' } });
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+        expect(answer.headers.get('vary')).toBe('Origin');
+      });
+      it("puts the origin on the allowed origin's answers and errors, and lets its script read the token header", async () => {
+        const added = await fetch(`${base}/items/3-1`, { method: 'POST', headers: { Origin: STOREFRONT_ORIGIN } });
+        const unknown = await fetch(`${base}/items/9-9`, { method: 'POST', headers: { Origin: STOREFRONT_ORIGIN } });
+        const got = await fetch(`${base}/selection`, { headers: { Origin: STOREFRONT_ORIGIN, 'API-Token': added.headers.get('api-token')! } });
+        for (const [res, status] of [[added, 200], [unknown, 404], [got, 200]] as const) {
+          expect(res.status).toBe(status);
+          expect(res.headers.get('access-control-allow-origin')).toBe(STOREFRONT_ORIGIN);
+          expect(res.headers.get('access-control-expose-headers')).toBe('API-Token, Retry-After');
+          expect(res.headers.get('vary')).toBe('Origin');
+        }
+      });
+    });
 
     describe('two edge replicas on one session store (GET selection answers from a cache, decision 48)', () => {
       it('never answers a selection older than a change made through either replica', async () => {

@@ -23,6 +23,7 @@ import {
   createLoginGuard,
   loginLimits,
   withGeoip,
+  checkoutCors,
 } from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
 
@@ -226,6 +227,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       logger,
       errorBody: checkoutErrorBody,
       beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
+      ...checkoutCors(config),
       metricsRegistries: [catalogRetention.registry],
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },

@@ -3,7 +3,7 @@ import { env, httpServiceEnv, kafkaNamingEnv, outboxEnv, receivedUpsertsRetentio
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
-import { geoipEnv, loginGuardEnv, paymentHoldEnv } from '@commerce/checkout-adapters';
+import { corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
 import { orderEnv } from '@commerce/order-adapters';
 
@@ -50,6 +50,7 @@ export const AllInOneConfigSchema = z.object({
   ...accountEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),
+  ...corsEnv(),
   ...paymentEnv(),
   ...paymentHoldEnv(),
   ...orderEnv(),

@@ -18,6 +18,8 @@ import {
   loginGuardEnv,
   paymentHoldEnv,
   geoipEnv,
+  corsEnv,
+  checkoutCors,
   withGeoip,
   loginLimits,
 } from '@commerce/checkout-adapters';
@@ -50,6 +52,7 @@ const ConfigSchema = z.object({
   ...paymentHoldEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),
+  ...corsEnv(),
 });
 
 // The edge: sessions in Redis, the domain services over their internal HTTP APIs.
@@ -86,6 +89,7 @@ runService('checkout-api', async () => {
     leanRoutes,
     errorBody: checkoutErrorBody,
     beforeBody: [checkoutSessionMiddleware(deps)],
+    ...checkoutCors(config),
     port: config.PORT,
     host: config.HOST,
     reusePort: config.REUSE_PORT,

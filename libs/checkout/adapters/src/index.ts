@@ -5,5 +5,6 @@ export * from './product-cache';
 export * from './login.routes';
 export * from './login-guard.adapter';
 export * from './geoip';
+export * from './checkout-cors';
 export * from './payment.routes';
 export * from './selection-answer-cache';

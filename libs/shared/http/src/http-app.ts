@@ -6,6 +6,7 @@ import { requestContextMiddleware } from './request-context.middleware';
 import { createAppMetrics, setRequestObserver } from './metrics.middleware';
 import { errorMiddleware } from './error.middleware';
 import { healthMiddleware, type ReadinessCheck } from './health.middleware';
+import type { CorsPolicy } from './cors';
 
 export interface HttpAppOptions {
   service: string;
@@ -23,6 +24,8 @@ export interface HttpAppOptions {
    * session opening, so that even a malformed body gets an error that carries the session token.
    */
   beforeBody?: Koa.Middleware[];
+  /** Cross-origin requests allowed (decision 118); unset: no CORS headers. The lean routes take the same policy. */
+  cors?: CorsPolicy;
 }
 
 /**
@@ -39,6 +42,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     metricsRegistries = [],
     errorBody,
     beforeBody = [],
+    cors,
   } = options;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
@@ -46,6 +50,8 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
   app.use(requestContextMiddleware(app, logger));
+  // First of the rest: a preflight is answered before anything else, and every answer (errors too) carries the headers.
+  if (cors) app.use(cors.middleware);
   if (metrics) {
     const appMetrics = createAppMetrics(service, metricsRegistries);
     setRequestObserver(app, appMetrics.observe);

@@ -38,5 +38,6 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Run
     ...(reusePort ? { reusePort } : {}),
     ...(onShutdown ? { onShutdown } : {}),
     ...(leanRoutes ? { leanRoutes } : {}),
+    ...(appOptions.cors ? { cors: appOptions.cors } : {}),
   });
 }

@@ -10,3 +10,4 @@ export * from './db-service';
 export * from './closers';
 export * from './internal-route';
 export * from './lean-route';
+export * from './cors';

@@ -4,6 +4,7 @@ import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type DomainError } from
 import { REQUEST_ID_HEADER, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { isShuttingDown } from './app-state';
 import { requestObserverOf } from './metrics.middleware';
+import type { CorsPolicy } from './cors';
 
 /**
  * An internal route answered without Koa (decision 63): a service's hottest internal call, whose cost per
@@ -94,7 +95,7 @@ const decode = (captures: string[]): string[] | undefined => {
 };
 
 /** The server's request handler: the lean routes first, everything else to the Koa app's callback. */
-export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, koa: Handler): Handler {
+export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, koa: Handler, cors?: CorsPolicy): Handler {
   const observe = requestObserverOf(app);
   return (req, res) => {
     const path = req.url ?? '/';
@@ -141,6 +142,11 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      // As the app's CORS middleware answers (decision 118); nothing when CORS is off.
+      if (cors) {
+        const allowed = cors.answerHeaders(req.headers.origin);
+        if (allowed) for (const name in allowed) res.setHeader(name, allowed[name]!);
+      }
       if (isOpen && route.headers) for (const [name, value] of Object.entries(route.headers(opened))) res.setHeader(name, value);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       const whole = typeof json === 'string' || Buffer.isBuffer(json);

@@ -4,6 +4,7 @@ import type Koa from 'koa';
 import type { Logger } from '@commerce/shared-logging';
 import { markShuttingDown } from './app-state';
 import { withLeanRoutes, type LeanRoute } from './lean-route';
+import type { CorsPolicy } from './cors';
 
 export interface ServeOptions {
   port: number;
@@ -19,6 +20,8 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Internal routes answered before the app (decision 63). */
   leanRoutes?: LeanRoute[];
+  /** The app's CORS policy (decision 118), for the lean routes' answers. */
+  cors?: CorsPolicy;
 }
 
 export interface RunningServer {
@@ -35,9 +38,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
 export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
-  const { port, host, reusePort = false, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [] } = options;
+  const { port, host, reusePort = false, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [], cors } = options;
   const callback = app.callback();
-  const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback) : callback);
+  const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback, cors) : callback);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   const inFlight = new Set<http.ServerResponse>();
