@@ -63,10 +63,56 @@ type Issues = ReadonlyArray<{
   code?: string;
   keys?: ReadonlyArray<PropertyKey>;
   expected?: unknown;
+  origin?: unknown;
+  minimum?: unknown;
+  maximum?: unknown;
+  inclusive?: unknown;
+  values?: ReadonlyArray<unknown>;
 }>;
+type Issue = Issues[number];
 
 /** What a request whose body is well-formed JSON but not an object (`null`, `3`, `"x"`, `[]`) is told, under `body`. */
 export const NOT_A_JSON_OBJECT = 'must be a JSON object';
+
+/** What a field of a JSON body must be, by the type zod expected there. */
+const TYPE_WORDS: Record<string, string> = {
+  string: 'must be a string',
+  number: 'must be a number',
+  int: 'must be a whole number',
+  boolean: 'must be true or false',
+  array: 'must be an array',
+  object: 'must be an object',
+};
+
+/** zod's own wording (`Invalid input: expected string, received number`): a message the schema did not choose. */
+const ZOD_TYPE_MESSAGE = /^Invalid input: expected \S+, received (\S+)$/;
+const ZOD_SIZE_MESSAGE = /^Too (small|big): expected /;
+const ZOD_OPTION_MESSAGE = /^Invalid (option|input): expected one of /;
+
+/**
+ * The message of an issue in the project's wording (decision 119) where zod's own would leak (`Invalid input: expected
+ * string, received number`, `Too small: expected number to be >=1`); a message the schema chose is kept.
+ */
+function messageOf(issue: Issue): string {
+  const { message } = issue;
+  if (issue.code === 'invalid_type') {
+    const zod = ZOD_TYPE_MESSAGE.exec(message);
+    if (!zod) return message;
+    if (zod[1] === 'undefined') return 'required';
+    return TYPE_WORDS[String(issue.expected)] ?? 'has the wrong type';
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && ZOD_SIZE_MESSAGE.test(message)) {
+    const small = issue.code === 'too_small';
+    const bound = small ? issue.minimum : issue.maximum;
+    const exclusive = issue.inclusive === false;
+    const unit = issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' entries' : '';
+    const rule = small ? (exclusive ? 'more than' : 'at least') : exclusive ? 'less than' : 'at most';
+    return `must be ${rule} ${String(bound)}${unit}`;
+  }
+  if (issue.code === 'invalid_value' && ZOD_OPTION_MESSAGE.test(message) && issue.values?.length)
+    return `must be one of ${issue.values.map(String).join(', ')}`;
+  return message;
+}
 
 /**
  * Turns zod-style issues (path + message) into one `errors` field each, under `prefix` when given. A key the
@@ -81,7 +127,7 @@ export function fieldsFromIssues(issues: Issues, prefix: ReadonlyArray<PropertyK
     } else if (issue.path.length === 0 && prefix.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') {
       fields['body'] ??= NOT_A_JSON_OBJECT;
     } else {
-      fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= issue.message;
+      fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= messageOf(issue);
     }
   }
   return fields;
