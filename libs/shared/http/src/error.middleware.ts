@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
+import { isJsonNonObject } from './json-text';
 
 export type ErrorBodyExtra = (ctx: Koa.Context) => Record<string, unknown>;
 
@@ -14,20 +15,6 @@ interface HttpLikeError {
   /** The text co-body could not take (it keeps it on its SyntaxError). */
   body?: unknown;
 }
-
-/**
- * Whether a body the parser refused is well-formed JSON but no object: `null`, a number, a string, a boolean (its
- * strict mode takes objects and arrays only). An object it refused (prototype poisoning) stays malformed.
- */
-const isJsonNonObject = (text: unknown): boolean => {
-  if (typeof text !== 'string') return false;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value === null || typeof value !== 'object';
-  } catch {
-    return false;
-  }
-};
 
 const statusOf = (err: HttpLikeError): number | undefined => {
   const status = typeof err.status === 'number' ? err.status : typeof err.statusCode === 'number' ? err.statusCode : undefined;

@@ -5,6 +5,7 @@ import { REQUEST_ID_HEADER, newRequestId, withRequestContext, type Logger } from
 import { isShuttingDown } from './app-state';
 import { requestObserverOf } from './metrics.middleware';
 import type { CorsPolicy } from './cors';
+import { isJsonNonObject } from './json-text';
 
 /**
  * An internal route answered without Koa (decision 63): a service's hottest internal call, whose cost per
@@ -63,14 +64,7 @@ class NotAnObject extends Error {}
 
 /** JSON as the app's body parser reads it (strict, prototype poisoning refused): else `MalformedBody`; an object, else `NotAnObject`. */
 function parseBody(text: string): unknown {
-  if (!STRICT_JSON.test(text)) {
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new MalformedBody();
-    }
-    throw new NotAnObject();
-  }
+  if (!STRICT_JSON.test(text)) throw isJsonNonObject(text) ? new NotAnObject() : new MalformedBody();
   try {
     const value: unknown = JSON.parse(text);
     if (PROTO_KEYS.test(text))
