@@ -127,7 +127,11 @@ describe('all-in-one with CORS_ORIGINS', () => {
   it('answers a preflight of a listed origin and names it on the answers', async () => {
     const preflight = await fetch(`${endpoints.checkout}/items/1-1`, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://www.shop.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'api-token, content-type' },
+      headers: {
+        Origin: 'https://www.shop.test',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'api-token, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://www.shop.test');

@@ -145,7 +145,10 @@ async function launch(name: string, app: string, env: Record<string, string>, po
   const { nodeOptions, commandLine } = deployedNodeOptions(app, env['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '');
   const runtime = serviceRuntime();
   if (runtime === 'bundle') await buildBundles([app]);
-  const command = [...commandLine, ...(runtime === 'bundle' ? [`dist/apps/${app}/main.js`] : ['--import', 'tsx', `apps/${app}/src/main.ts`])];
+  const command = [
+    ...commandLine,
+    ...(runtime === 'bundle' ? [`dist/apps/${app}/main.js`] : ['--import', 'tsx', `apps/${app}/src/main.ts`]),
+  ];
   const child = spawn(process.execPath, command, {
     env: {
       ...process.env,

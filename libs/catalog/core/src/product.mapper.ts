@@ -203,7 +203,12 @@ export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p
     productName: view.product.name,
     brandName: view.brand?.name ?? '',
     sizeName: item.sizeName,
-    external: { product: view.product.externalId, variation: variant.externalId, size: item.sizeExternalId, brand: view.brand?.externalId ?? '' },
+    external: {
+      product: view.product.externalId,
+      variation: variant.externalId,
+      size: item.sizeExternalId,
+      brand: view.brand?.externalId ?? '',
+    },
     priceAsNumber: price ? toMajorUnits(price.price, price.digits) : 0,
     stock: sellableStock(view, variant, item),
   };

@@ -96,11 +96,14 @@ describe('createHttpApp', () => {
       expect(await res.json()).toEqual({ token: 'new-token', errors: { body: 'malformed JSON' } });
     });
 
-    it.each(['null', '3', '"text"', 'true'])('answers well-formed JSON that is not an object (%s) with 400 errors.body "must be a JSON object"', async (text) => {
-      const res = await postJson('/echo', text);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ token: 'new-token', errors: { body: 'must be a JSON object' } });
-    });
+    it.each(['null', '3', '"text"', 'true'])(
+      'answers well-formed JSON that is not an object (%s) with 400 errors.body "must be a JSON object"',
+      async (text) => {
+        const res = await postJson('/echo', text);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({ token: 'new-token', errors: { body: 'must be a JSON object' } });
+      },
+    );
 
     it('answers a body above the limit with 413 errors.body', async () => {
       const res = await postJson('/echo', JSON.stringify({ a: 'x'.repeat(2000) }));
