@@ -8,6 +8,7 @@ import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
+import { runOneTokenScenario } from './one-token.scenario';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
@@ -33,6 +34,10 @@ describe('all-in-one on embedded adapters', () => {
   it('registers, logs out and logs in a customer with the production argon2id cost', async () => {
     await runLoginScenario(endpoints.checkout);
   }, 60_000);
+
+  it('carries a storefront client that reads its token once through add, register, logout, login, profile changes and order history', async () => {
+    await runOneTokenScenario(endpoints);
+  }, 90_000);
 
   it('logs in a buyer of accounts_Update with the password the ERP gave; a registration reaches events_Get as a customer', async () => {
     const buyer = `buyer-${process.pid}-${Date.now()}@example.com`;
@@ -142,6 +147,34 @@ describe('all-in-one with CORS_ORIGINS', () => {
 
   it('refuses a CORS_ORIGINS entry that is not an origin', () => {
     expect(() => AllInOneConfigSchema.parse({ STORE_CONFIG: 'x', CORS_ORIGINS: 'https://shop.test/path' })).toThrow(/must be origins/);
+  });
+});
+
+describe('all-in-one with SESSION_ROTATE_ON_LOGIN=true', () => {
+  let running: AllInOne;
+  let endpoints: Endpoints;
+  beforeAll(async () => {
+    ({ running, endpoints } = await startEmbeddedAllInOne('rotate-test', [], { SESSION_ROTATE_ON_LOGIN: 'true' }));
+  }, 120_000);
+  afterAll(() => running?.close());
+
+  it('answers register and logout with a new token each; the token before carries no login', async () => {
+    const visitor = await checkoutCall(endpoints, 'GET', '/selection');
+    const email = `rotate-${process.pid}-${Date.now()}@example.com`;
+    const body = { email, password: 'correct horse battery' };
+    const registered = await checkoutCall(endpoints, 'POST', '/register', { token: visitor.body['token'], body });
+    expect(registered.status).toBe(200);
+    expect(registered.body['token']).not.toBe(visitor.body['token']);
+    expect(registered.body['loggedIn']).toMatchObject({ email });
+    expect((await checkoutCall(endpoints, 'GET', '/selection', { token: visitor.body['token'] })).body['loggedIn']).toBeUndefined();
+    const out = await checkoutCall(endpoints, 'POST', '/logout', { token: registered.body['token'] });
+    expect(out.body['token']).not.toBe(registered.body['token']);
+    expect((await checkoutCall(endpoints, 'GET', '/selection', { token: registered.body['token'] })).body['loggedIn']).toBeUndefined();
+  }, 60_000);
+
+  it('is off unless set, and refuses a value that is not a flag', () => {
+    expect(AllInOneConfigSchema.parse({ STORE_CONFIG: 'x' }).SESSION_ROTATE_ON_LOGIN).toBe(false);
+    expect(() => AllInOneConfigSchema.parse({ STORE_CONFIG: 'x', SESSION_ROTATE_ON_LOGIN: 'yes' })).toThrow(/SESSION_ROTATE_ON_LOGIN/);
   });
 });
 

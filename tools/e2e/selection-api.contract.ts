@@ -24,6 +24,7 @@ import {
   createCheckoutRoutes,
   createLoginGuard,
   loadIpCountryTable,
+  type CheckoutHttpDeps,
 } from '@commerce/checkout-adapters';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -184,6 +185,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     let replica: string;
     /** An edge answering everything with its Koa app (no lean routes), to compare the lean route's answers with. */
     let koaEdge: string;
+    /** An edge with `SESSION_ROTATE_ON_LOGIN=true`: a new token at every change of identity. */
+    let rotating: string;
     let sessions: SessionStore;
     let closeGuard = async (): Promise<void> => undefined;
     let closeOrders = async (): Promise<void> => undefined;
@@ -282,16 +285,16 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       // An edge: its own router, so its own caches; two of them on one session store and cart are two replicas.
       // A storefront on another origin may call it (decision 118).
       const { cors } = checkoutCors({ CORS_ORIGINS: [STOREFRONT_ORIGIN] });
-      const edge = async (lean = mode === 'over HTTP') => {
+      const edge = async (lean = mode === 'over HTTP', edgeDeps: CheckoutHttpDeps = deps) => {
         const app = createHttpApp({
           service: 'checkout',
           logger,
           metrics: false,
           errorBody: checkoutErrorBody,
-          beforeBody: [checkoutSessionMiddleware(deps)],
+          beforeBody: [checkoutSessionMiddleware(edgeDeps)],
           ...(cors ? { cors } : {}),
         });
-        const { router, leanRoutes } = createCheckoutRoutes(deps);
+        const { router, leanRoutes } = createCheckoutRoutes(edgeDeps);
         mountRouters(app, [router]);
         // Over HTTP as the edge process serves it: `POST items/{item}` on a lean route before the app (decision 67).
         return `${await listen(lean ? withLeanRoutes(app, leanRoutes, logger, app.callback(), cors) : app.callback())}/api/checkout`;
@@ -299,6 +302,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       base = await edge();
       replica = await edge();
       koaEdge = await edge(false);
+      rotating = await edge(undefined, { ...deps, rotateTokenOnLogin: true });
     }, 60_000);
 
     afterAll(async () => {
@@ -574,7 +578,12 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         ['POST', '/items/3-1/quantity/-1', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
         ['POST', '/items/3-1/quantity/1.5', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
         ['PUT', '/items', { items: [{ item: '3-1', quantity: -1 }] }, { 'items.0.quantity': 'must be at least 0' }],
-        ['PUT', '/items', { items: [{ item: 3, quantity: true }] }, { 'items.0.item': 'must be a string', 'items.0.quantity': 'must be a number' }],
+        [
+          'PUT',
+          '/items',
+          { items: [{ item: 3, quantity: true }] },
+          { 'items.0.item': 'must be a string', 'items.0.quantity': 'must be a number' },
+        ],
         ['PUT', '/items', { items: 'all' }, { items: 'must be an array' }],
         ['PUT', '/items', { lines: [{ quantity: 1 }] }, { 'lines.0.line': 'required' }],
       ])('%s %s %j is 400 naming the field', async (method, path, body, errors) => {
@@ -664,8 +673,14 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
           ['GET selection with a request id', { method: 'GET', path: '/selection', headers: { 'x-request-id': 'req-67' } }],
           ["GET selection ?pretty (the app's)", { method: 'GET', path: '/selection?pretty' }],
           ["HEAD selection (the app's)", { method: 'HEAD', path: '/selection' }],
-          ["GET selection with a content type (the app's)", { method: 'GET', path: '/selection', headers: { 'content-type': 'application/json' } }],
-          ['GET selection of an unknown token (a new session)', { method: 'GET', path: '/selection', headers: { 'API-Token': 'no-such-token' } }],
+          [
+            "GET selection with a content type (the app's)",
+            { method: 'GET', path: '/selection', headers: { 'content-type': 'application/json' } },
+          ],
+          [
+            'GET selection of an unknown token (a new session)',
+            { method: 'GET', path: '/selection', headers: { 'API-Token': 'no-such-token' } },
+          ],
           ['GET selection of that new session', { method: 'GET', path: '/selection' }],
         ];
         const sessionsOf: Record<string, string | undefined> = {};
@@ -723,8 +738,14 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       it("puts the origin on the allowed origin's answers and errors, and lets its script read the token header", async () => {
         const added = await fetch(`${base}/items/3-1`, { method: 'POST', headers: { Origin: STOREFRONT_ORIGIN } });
         const unknown = await fetch(`${base}/items/9-9`, { method: 'POST', headers: { Origin: STOREFRONT_ORIGIN } });
-        const got = await fetch(`${base}/selection`, { headers: { Origin: STOREFRONT_ORIGIN, 'API-Token': added.headers.get('api-token')! } });
-        for (const [res, status] of [[added, 200], [unknown, 404], [got, 200]] as const) {
+        const got = await fetch(`${base}/selection`, {
+          headers: { Origin: STOREFRONT_ORIGIN, 'API-Token': added.headers.get('api-token')! },
+        });
+        for (const [res, status] of [
+          [added, 200],
+          [unknown, 404],
+          [got, 200],
+        ] as const) {
           expect(res.status).toBe(status);
           expect(res.headers.get('access-control-allow-origin')).toBe(STOREFRONT_ORIGIN);
           expect(res.headers.get('access-control-expose-headers')).toBe('API-Token, Retry-After');
@@ -946,6 +967,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         () => call,
         (address) => mailTo(address),
         store.frontendUrl!,
+        () => (method, path, options) => callAt(rotating, method, path, options),
       ));
   });
 }

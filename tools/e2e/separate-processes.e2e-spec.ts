@@ -2,6 +2,7 @@ import * as soap from 'soap';
 import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
+import { runOneTokenScenario } from './one-token.scenario';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
 import { startShopProcesses, stopApp, stopAppsAndDropSchemas, type ServiceProcess, type ShopApp } from './processes';
 
@@ -197,6 +198,10 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
     await runLoginScenario(endpoints.checkout);
   });
+
+  it('carries a storefront client that reads its token once through add, register, logout, login, profile changes and order history', async () => {
+    await runOneTokenScenario(endpoints);
+  }, 90_000);
 
   it("prices a logged-in buyer in the buyer's market and pricelist (the catalog's pricelist over HTTP); logout drops them", async () => {
     await runBuyerPricingScenario(endpoints);

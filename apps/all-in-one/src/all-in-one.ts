@@ -215,6 +215,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       stock: catalog.stock,
       paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
       loginGuard,
+      rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
       trustProxy: config.LOGIN_TRUST_PROXY,
       view,
       productCacheMs: config.PRODUCT_CACHE_MS,

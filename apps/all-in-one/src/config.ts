@@ -3,7 +3,7 @@ import { env, httpServiceEnv, kafkaNamingEnv, outboxEnv, receivedUpsertsRetentio
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
-import { corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv } from '@commerce/checkout-adapters';
+import { corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv, sessionEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
 import { orderEnv } from '@commerce/order-adapters';
 
@@ -28,12 +28,7 @@ export const AllInOneConfigSchema = z.object({
    * `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty to start with none.
    */
   DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
-  /** Sliding lifetime of a checkout session token: every request it makes restarts it. */
-  SESSION_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .default(30 * 24 * 3600),
+  ...sessionEnv(),
   /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
   COUNTRY_HEADER: z
     .string()

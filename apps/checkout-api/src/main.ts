@@ -22,17 +22,13 @@ import {
   checkoutCors,
   withGeoip,
   loginLimits,
+  sessionEnv,
 } from '@commerce/checkout-adapters';
 
 const ConfigSchema = z.object({
   ...httpServiceEnv(8080),
   REDIS_URL: env.redisUrl,
-  /** Sliding lifetime of a checkout session token: every request it makes restarts it. */
-  SESSION_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .default(30 * 24 * 3600),
+  ...sessionEnv(),
   /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
   COUNTRY_HEADER: z
     .string()
@@ -74,6 +70,7 @@ runService('checkout-api', async () => {
     stock: createStockHttpClient(config.CATALOG_URL),
     paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
     loginGuard,
+    rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
     trustProxy: config.LOGIN_TRUST_PROXY,
     view,
     productCacheMs: config.PRODUCT_CACHE_MS,

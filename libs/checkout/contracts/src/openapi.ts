@@ -433,7 +433,7 @@ export const checkoutOpenApi = {
     }),
     '/register': withUnavailable({
       post: selectionOperation(
-        'Register a customer and log in on a new token (the old token no longer carries the session)',
+        'Register a customer and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
         [],
         {
           '400': 'Malformed body; `errors` names the field',
@@ -451,7 +451,7 @@ export const checkoutOpenApi = {
     }),
     '/login/{email}': withUnavailable({
       post: selectionOperation(
-        'Log in on a new token; the items of the anonymous selection are merged into the saved selection of the account',
+        'Log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token); the items of the anonymous selection are merged into the saved selection of the account',
         [pathParam('email', 'The e-mail the customer registered with')],
         {
           '400': 'Malformed body',
@@ -488,7 +488,11 @@ export const checkoutOpenApi = {
       },
     }),
     '/logout': withUnavailable({
-      post: selectionOperation('Log out: a new anonymous token with an empty selection; `loggedIn` is gone', [], {}),
+      post: selectionOperation(
+        'Log out: the token is anonymous again, with an empty selection (with `SESSION_ROTATE_ON_LOGIN=true`, a new token); `loggedIn` is gone',
+        [],
+        {},
+      ),
     }),
     '/address': withUnavailable({
       put: selectionOperation(
@@ -548,7 +552,7 @@ export const checkoutOpenApi = {
     }),
     '/password-reset': withUnavailable({
       post: selectionOperation(
-        'Set a new password with the `id` and `i` of a reset link (single use, expires), end every other login of the customer, and log in on a new token',
+        'Set a new password with the `id` and `i` of a reset link (single use, expires), end every other login of the customer, and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
         [],
         {
           '400': 'Malformed body',

@@ -20,6 +20,12 @@ export interface CheckoutDeps {
   /** How long `POST payment` holds the stock of a started payment (default 1200 s). */
   paymentHoldSeconds?: number;
   loginGuard: LoginGuard;
+  /**
+   * `SESSION_ROTATE_ON_LOGIN`: register, login, password reset and logout move the session to a new token (the
+   * old one stops carrying it), for storefronts that take the token of every answer. Off by default: the login is
+   * attached to the token the visitor has (spec: Login state of a token; decision 120).
+   */
+  rotateTokenOnLogin?: boolean;
   view: StoreView;
   now?: () => Date;
 }
@@ -64,6 +70,12 @@ export async function openSession(
       const customer = await deps.account.getCustomer(session.customerId);
       if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0))
         return { token, session, isNew: false, customer, ...versionRead };
+      if (!deps.rotateTokenOnLogin) {
+        // Logged out on the token the visitor holds, as `logout` does (decision 120).
+        const handle = { token, session: anonymousOf(deps, session), isNew: false };
+        await deps.sessions.set(token, handle.session);
+        return handle;
+      }
       await deps.sessions.delete(token);
     }
   }
@@ -79,22 +91,23 @@ export async function openSession(
   return fresh;
 }
 
+/** An anonymous session in the same country, state and language: no login, no buyer pricing, no selection (logout). */
+export const anonymousOf = (deps: CheckoutDeps, session: CheckoutSession): CheckoutSession => ({
+  country: session.country,
+  state: session.state,
+  language: session.language,
+  createdAt: (deps.now ?? (() => new Date()))().toISOString(),
+});
+
 /**
- * A new token for the session (login, register, password reset and logout call it): the session moves
- * to the new token and the old one stops working at once, so a token seen before the change of
- * identity cannot act after it. `reset` starts the new token from a fresh anonymous session in the same
- * country and language (logout: the selection is left behind).
+ * A new token for the session (login, register, password reset and logout call it with
+ * `SESSION_ROTATE_ON_LOGIN`): the session moves to the new token and the old one stops working at once, so a
+ * token seen before the change of identity cannot act after it. `reset` starts the new token from a fresh
+ * anonymous session in the same country and language (logout: the selection is left behind).
  */
 export async function renewSession(deps: CheckoutDeps, handle: SessionHandle, options: { reset?: boolean } = {}): Promise<SessionHandle> {
   const old = handle.token;
-  const session: CheckoutSession = options.reset
-    ? {
-        country: handle.session.country,
-        state: handle.session.state,
-        language: handle.session.language,
-        createdAt: (deps.now ?? (() => new Date()))().toISOString(),
-      }
-    : handle.session;
+  const session: CheckoutSession = options.reset ? anonymousOf(deps, handle.session) : handle.session;
   handle.token = deps.sessions.newToken();
   handle.session = session;
   handle.isNew = true;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseInput } from '@commerce/shared-errors';
 import type { CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
-import { renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
+import { anonymousOf, renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import { TooManyAttemptsError } from './login-guard';
 import type { BuyerPricing } from './session';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
@@ -29,13 +29,13 @@ async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
 }
 
 /**
- * Attaches the customer to a new token (the token the visitor had before no longer carries anything) and
- * the saved selection to the session: the anonymous selection's lines merged into it by the cart, then
- * shown in this session's country and market.
+ * Attaches the customer to the token (spec: Login state of a token; with `SESSION_ROTATE_ON_LOGIN` to a new
+ * token, the one the visitor had before then carrying nothing) and the saved selection to the session: the
+ * anonymous selection's lines merged into it by the cart, then shown in this session's country and market.
  */
 async function logIn(deps: CheckoutDeps, handle: SessionHandle, customer: CustomerDto) {
   const buyer = await buyerPricingOf(deps, customer);
-  await renewSession(deps, handle);
+  if (deps.rotateTokenOnLogin) await renewSession(deps, handle);
   const saved = await deps.cart.claimSelection(customer.id, handle.session.selectionId ?? null);
   const { selectionId: _anonymous, buyer: _previous, ...rest } = handle.session;
   handle.session = {
@@ -69,7 +69,7 @@ async function assertNotBlocked(deps: CheckoutDeps, field: string, account: stri
   if (seconds > 0) throw new TooManyAttemptsError(field, seconds);
 }
 
-/** `POST register`: a new customer, logged in on a new token (the selection goes with it). Every attempt counts against the address. */
+/** `POST register`: a new customer, logged in on the token (the selection goes with it). Every attempt counts against the address. */
 export async function register(deps: CheckoutDeps, handle: SessionHandle, body: unknown, clientAddress: string) {
   const command = parse(RegisterBody, body) as RegisterCommand;
   await assertNotBlocked(deps, 'email', null, clientAddress);
@@ -94,9 +94,17 @@ export async function login(deps: CheckoutDeps, handle: SessionHandle, email: st
   return logIn(deps, handle, customer);
 }
 
-/** `POST logout`: a new anonymous token in the same country and language, with an empty selection. */
+/**
+ * `POST logout`: the token anonymous again in the same country and language, with an empty selection (the saved
+ * selection stays with the customer); with `SESSION_ROTATE_ON_LOGIN`, a new token.
+ */
 export async function logout(deps: CheckoutDeps, handle: SessionHandle) {
-  await renewSession(deps, handle, { reset: true });
+  if (deps.rotateTokenOnLogin) await renewSession(deps, handle, { reset: true });
+  else {
+    handle.session = anonymousOf(deps, handle.session);
+    await deps.sessions.set(handle.token, handle.session);
+  }
+  delete handle.customer;
   return sessionEnvelope(deps, handle);
 }
 
@@ -137,7 +145,7 @@ export async function passwordResetEmail(deps: CheckoutDeps, handle: SessionHand
 
 /**
  * `POST password-reset` `{newPassword, i, id}`: the password changed, every other login of the customer
- * ended (the account service raised its session epoch), and this visitor logged in on a new token. A link
+ * ended (the account service raised its session epoch), and this visitor logged in on the token. A link
  * that does not work counts against the client address.
  */
 export async function passwordReset(deps: CheckoutDeps, handle: SessionHandle, body: unknown, clientAddress: string) {

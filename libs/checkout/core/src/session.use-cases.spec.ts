@@ -12,7 +12,7 @@ import type { CheckoutSession } from './session';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
 
-function deps() {
+function deps(customers = new Map<string, { sessionEpoch: number }>()) {
   const sessions = new Map<string, CheckoutSession>();
   let n = 0;
   const d: CheckoutDeps = {
@@ -26,7 +26,7 @@ function deps() {
     },
     catalog: {} as CatalogClient,
     cart: {} as CartClient,
-    account: {} as AccountClient,
+    account: { getCustomer: async (id: string) => (customers.has(id) ? { id, ...customers.get(id) } : null) } as unknown as AccountClient,
     orders: {} as OrderClient,
     payment: {} as PaymentClient,
     stock: {} as StockClient,
@@ -58,5 +58,44 @@ describe('session renewal', () => {
     await renewSession(d, handle, { reset: true });
     expect(sessions.get(handle.token)).toMatchObject({ country: 'US', state: 'CA', language: 'en' });
     expect(sessions.get(handle.token)?.selectionId).toBeUndefined();
+  });
+});
+
+describe('a login ended elsewhere (a password reset raised the epoch, or the customer is gone)', () => {
+  const loggedIn = (customerId: string): CheckoutSession => ({
+    customerId,
+    sessionEpoch: 1,
+    selectionId: 'saved-1',
+    buyer: { market: '2' },
+    country: 'DE',
+    state: null,
+    language: 'de',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  const token = 'aLoggedInToken_0123456789';
+
+  it('leaves the token anonymous in its country and language, without the saved selection', async () => {
+    const { d, sessions } = deps(new Map([['c1', { sessionEpoch: 2 }]]));
+    sessions.set(token, loggedIn('c1'));
+    const handle = await openSession(d, token);
+    expect(handle.token).toBe(token);
+    expect(handle.customer).toBeUndefined();
+    expect(handle.session).toEqual({ country: 'DE', state: null, language: 'de', createdAt: expect.any(String) });
+    expect(sessions.get(token)).toEqual(handle.session);
+  });
+
+  it('keeps the login while the epoch is the same', async () => {
+    const { d, sessions } = deps(new Map([['c1', { sessionEpoch: 1 }]]));
+    sessions.set(token, loggedIn('c1'));
+    expect(await openSession(d, token)).toMatchObject({ token, session: { customerId: 'c1', selectionId: 'saved-1' } });
+  });
+
+  it('with SESSION_ROTATE_ON_LOGIN, drops the token and answers a new one', async () => {
+    const { d, sessions } = deps();
+    sessions.set(token, loggedIn('gone'));
+    const handle = await openSession({ ...d, rotateTokenOnLogin: true }, token);
+    expect(handle.token).not.toBe(token);
+    expect(sessions.has(token)).toBe(false);
+    expect(handle.session.customerId).toBeUndefined();
   });
 });
