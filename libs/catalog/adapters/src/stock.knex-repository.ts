@@ -1,5 +1,5 @@
 import { enqueue } from '@commerce/shared-bus';
-import type { Db, Knex } from '@commerce/shared-db';
+import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
   ProductUpserted,
   StockChanged,
@@ -32,6 +32,8 @@ interface ItemRow {
 export function createStockRepository(db: Db, options: { now?: () => Date; onCommitted?: () => void } = {}): StockClient {
   const now = () => (options.now ?? (() => new Date()))();
   const q = (name: string) => `${db.schema}.${name}`;
+  /** One transaction, run again when Postgres gives it up for a deadlock or a serialization failure (DESIGN §8). */
+  const contended = <T>(fn: (trx: Knex.Transaction) => Promise<T>) => retryContended(() => db.transaction(fn));
 
   // The divisor as the projection reads it (`stockDivisorOf`): the variation's size table, else the size's, else 1.
   const lockItems = (trx: Knex.Transaction, ids: string[]) =>
@@ -59,16 +61,15 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
    */
   const shortOf = async (trx: Knex.Transaction, items: Map<string, ItemRow>, wanted: Map<string, number>, at: Date, except?: string) => {
     const ids = [...wanted.keys()];
-    const liveHolds = db
-      .table('stock_holds', trx)
-      .whereIn('item_id', ids)
-      .andWhere({ state: 'held' })
-      .andWhere('expires_at', '>', at);
+    const liveHolds = db.table('stock_holds', trx).whereIn('item_id', ids).andWhere({ state: 'held' }).andWhere('expires_at', '>', at);
     if (except) liveHolds.whereNot({ attempt_id: except });
     const held = new Map(
-      ((await liveHolds.groupBy('item_id').select('item_id', trx.raw('sum(quantity)::int as quantity'))) as Array<{ item_id: string; quantity: number }>).map(
-        (r) => [r.item_id, Number(r.quantity)],
-      ),
+      (
+        (await liveHolds.groupBy('item_id').select('item_id', trx.raw('sum(quantity)::int as quantity'))) as Array<{
+          item_id: string;
+          quantity: number;
+        }>
+      ).map((r) => [r.item_id, Number(r.quantity)]),
     );
     const variants = [...new Set([...items.values()].map((i) => i.variant_external_id))];
     const open = new Set(
@@ -101,9 +102,15 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   /** The entries a lost hold answered when it was lost (the quantities missing then). */
   const lostEntries = async (trx: Knex.Transaction, lost: Array<{ item_id: string; quantity: number; unavailable: number | null }>) => {
     const variants = new Map(
-      ((await db.table('items', trx).whereIn('id', lost.map((h) => h.item_id)).select('id', 'variant_id')) as Array<{ id: string; variant_id: number }>).map(
-        (r) => [r.id, String(r.variant_id)],
-      ),
+      (
+        (await db
+          .table('items', trx)
+          .whereIn(
+            'id',
+            lost.map((h) => h.item_id),
+          )
+          .select('id', 'variant_id')) as Array<{ id: string; variant_id: number }>
+      ).map((r) => [r.id, String(r.variant_id)]),
     );
     return lost
       .filter((h) => (h.unavailable ?? 0) > 0)
@@ -121,7 +128,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       const wanted = new Map<string, number>();
       for (const line of command.lines) wanted.set(line.item, (wanted.get(line.item) ?? 0) + line.quantity);
       const at = now();
-      return db.transaction(async (trx) => {
+      return contended(async (trx) => {
         const existing = await db.table('stock_holds', trx).where({ attempt_id: command.attemptId }).first();
         if (existing) return { held: true };
         const ids = [...wanted.keys()].sort();
@@ -151,12 +158,22 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
     },
 
     async releaseStock(attemptId) {
-      await db.table('stock_holds').where({ attempt_id: attemptId, state: 'held' }).update({ state: 'released', updated_at: now() });
+      await retryContended(() =>
+        db.table('stock_holds').where({ attempt_id: attemptId, state: 'held' }).update({ state: 'released', updated_at: now() }),
+      );
     },
 
     async commitStock(attemptId): Promise<CommitStockResult> {
       const at = now();
-      const result = await db.transaction(async (trx): Promise<CommitStockResult> => {
+      const result = await contended(async (trx): Promise<CommitStockResult> => {
+        // The items first, then the holds, as a hold takes them (items, then the selection's older holds it
+        // replaces): the other order deadlocked a commit beside a new payment of the same selection. The
+        // attempt's item ids never change, so they are read before any lock.
+        const itemIds = (
+          (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).distinct('item_id')) as Array<{ item_id: string }>
+        ).map((r) => r.item_id);
+        if (itemIds.length === 0) return { committed: 0 };
+        const locked = await lockItems(trx, itemIds.sort());
         // Locks the attempt's holds: a concurrent commit waits here, then finds them committed (or lost).
         const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as Array<{
           item_id: string;
@@ -168,10 +185,8 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
         if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
         const holds = all.filter((h) => h.state !== 'committed');
         if (holds.length === 0) return { committed: 0 };
-        const items = await lockItems(
-          trx,
-          holds.map((h) => h.item_id),
-        );
+        const pending = new Set(holds.map((h) => h.item_id));
+        const items = locked.filter((i) => pending.has(i.id));
         // The stock must still be there beside the other attempts' live holds: a hold that expired or was
         // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
         const unavailable = await shortOf(

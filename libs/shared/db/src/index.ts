@@ -1,3 +1,4 @@
 export * from './db.port';
 export * from './db-engine';
 export * from './migrate';
+export * from './contention';
