@@ -7,7 +7,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { checkoutCall, postSoap, searchUntilFound, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
+import {
+  checkoutCall,
+  postSoap,
+  searchUntilFound,
+  skeletonPricelistXml,
+  skeletonProductXml,
+  uniqueWord,
+  type Endpoints,
+} from '../e2e/skeleton.scenario';
 import { machineLine } from './bench-env';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -57,6 +65,9 @@ async function benchEdge(mode: 'embedded' | 'real') {
     let item = '';
     for (let i = 0; i < soapRounds; i++) {
       const word = uniqueWord();
+      // Its price first, not timed: a product without a price in the visitor's pricelist is not shown (issue 6).
+      const price = await postSoap(endpoints, 'pricelists_Update', skeletonPricelistXml(`bench-${word}`));
+      if (price.status !== 200) throw new Error(`SOAP pricelists_Update answered ${price.status}: ${price.text}`);
       const started = Date.now();
       const soap = await postSoap(endpoints, 'products_Update', skeletonProductXml(`bench-${word}`, `Bench ${word}`));
       if (soap.status !== 200) throw new Error(`SOAP answered ${soap.status}: ${soap.text}`);
