@@ -1,21 +1,9 @@
-import { z } from 'zod';
-import { env, loadConfig, loadStoreConfig, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startDbService } from '@commerce/shared-http';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
-import { accountEnv, argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
-
-const ConfigSchema = z.object({
-  ...accountEnv(),
-  ...outboxEnv(),
-  /** The store configuration: its `frontendUrl` is the base of password-reset links. */
-  STORE_CONFIG: z.string().min(1),
-  /** The catalog's product events (back-in-stock mails). */
-  KAFKA_BROKERS: env.kafkaBrokers,
-  ...kafkaNamingEnv(),
-  /** The stock of an item someone waits for. */
-  CATALOG_URL: env.url,
-});
+import { argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
+import { ConfigSchema } from './config';
 
 // Customers, credentials, reset links and subscriptions in the service's own schema; the edge reaches it over /internal/account.
 runService('account', async () => {

@@ -3,15 +3,15 @@ import { env, httpServiceEnv, kafkaNamingEnv, outboxEnv, receivedUpsertsRetentio
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
-import { corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv, sessionEnv } from '@commerce/checkout-adapters';
+import { checkoutEdgeEnv, corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv, sessionEnv } from '@commerce/checkout-adapters';
 import { paymentEnv } from '@commerce/payment-adapters';
 import { orderEnv } from '@commerce/order-adapters';
 
-/** Every variable of the all-in-one, with the embedded defaults of `npm start`. */
+/** Every variable of the all-in-one, with the embedded defaults of `npm start` (docs/configuration.md is generated from it: `npm run docs:config`). */
 export const AllInOneConfigSchema = z.object({
   ...httpServiceEnv(8080),
   // On one's own machine the demo listens on loopback only; HOST=0.0.0.0 to share it.
-  HOST: z.string().default('127.0.0.1'),
+  HOST: z.string().default('127.0.0.1').describe('Address the HTTP server listens on (loopback: `0.0.0.0` to share the demo).'),
   DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
   DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
@@ -19,24 +19,19 @@ export const AllInOneConfigSchema = z.object({
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
   ...kafkaNamingEnv(),
   MEILI_URL: env.meiliUrl.default('embedded'),
-  MEILI_API_KEY: z.string().optional(),
-  /** The Meilisearch index (uid) of the products, as the catalog service's `MEILI_INDEX`. */
-  MEILI_INDEX: z.string().default('products'),
-  STORE_CONFIG: z.string().min(1).default('infra/config/demo-store.json'),
-  /**
-   * The demo catalog applied at start (unchanged entities are skipped): a JSON array of SOAP products, or
-   * `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty to start with none.
-   */
-  DEMO_CATALOG: z.string().default('infra/config/demo-catalog.json'),
-  ...sessionEnv(),
-  /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
-  COUNTRY_HEADER: z
+  STORE_CONFIG: z
     .string()
-    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
-    .transform((h) => h.toLowerCase())
-    .optional(),
-  /** How long the edge keeps a product it shows in a selection (ms); 0: always ask the catalog. */
-  PRODUCT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+    .min(1)
+    .default('infra/config/demo-store.json')
+    .describe('Path of the store configuration (JSON): markets, categories, payment methods, SOAP users, currency formats.'),
+  DEMO_CATALOG: z
+    .string()
+    .default('infra/config/demo-catalog.json')
+    .describe(
+      'SOAP-shaped entities applied at start (unchanged ones are skipped): an array of products, or `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty for none.',
+    ),
+  ...sessionEnv(),
+  ...checkoutEdgeEnv(),
   ...retentionEnv(),
   ...outboxEnv(),
   ...receivedUpsertsRetentionEnv(),

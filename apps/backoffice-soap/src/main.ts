@@ -1,36 +1,11 @@
-import { z } from 'zod';
-import {
-  databaseEnv,
-  daysToMs,
-  env,
-  httpServiceEnv,
-  loadConfig,
-  loadStoreConfig,
-  receivedUpsertsRetentionEnv,
-  retentionEnv,
-  retentionSettings,
-  kafkaNamingEnv,
-  outboxEnv,
-} from '@commerce/shared-config';
+import { daysToMs, loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { backofficeSoapEnv, buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
+import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 import { argon2Params } from '@commerce/account-contracts';
-
-const ConfigSchema = z.object({
-  ...httpServiceEnv(8086),
-  ...databaseEnv('backoffice'),
-  ...retentionEnv(),
-  ...outboxEnv(),
-  ...receivedUpsertsRetentionEnv(),
-  ...backofficeSoapEnv(),
-  KAFKA_BROKERS: env.kafkaBrokers,
-  ...kafkaNamingEnv(),
-  /** The store configuration holds the SOAP namespace and users (with hashed passwords). */
-  STORE_CONFIG: z.string().min(1),
-});
+import { ConfigSchema } from './config';
 
 runService('backoffice-soap', async () => {
   const config = loadConfig(ConfigSchema);

@@ -1,37 +1,11 @@
-import { z } from 'zod';
-import {
-  databaseEnv,
-  env,
-  httpServiceEnv,
-  loadConfig,
-  loadStoreConfig,
-  retentionEnv,
-  retentionSettings,
-  kafkaNamingEnv,
-  outboxEnv,
-} from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildCatalogService, catalogEnv, createSearchIndex } from '@commerce/catalog-adapters';
+import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
-
-const ConfigSchema = z.object({
-  ...httpServiceEnv(8082),
-  ...databaseEnv('catalog'),
-  ...retentionEnv(),
-  ...outboxEnv(),
-  KAFKA_BROKERS: env.kafkaBrokers,
-  ...kafkaNamingEnv(),
-  /** Meilisearch in production; `embedded` keeps the index in this process (one replica only). */
-  MEILI_URL: env.meiliUrl,
-  MEILI_API_KEY: z.string().optional(),
-  MEILI_INDEX: z.string().default('products'),
-  /** The category tree, swatches, media sizes and currency formats; required, as in the cart. */
-  STORE_CONFIG: z.string().min(1),
-  ...catalogEnv(),
-});
+import { ConfigSchema } from './config';
 
 runService('catalog', async () => {
   const config = loadConfig(ConfigSchema);

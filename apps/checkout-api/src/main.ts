@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { env, httpServiceEnv, loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { runService, startHttpService } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { createSessionStore } from '@commerce/shared-sessions';
@@ -15,41 +14,11 @@ import {
   checkoutSessions,
   createCheckoutRoutes,
   createLoginGuard,
-  loginGuardEnv,
-  paymentHoldEnv,
-  geoipEnv,
-  corsEnv,
   checkoutCors,
   withGeoip,
   loginLimits,
-  sessionEnv,
 } from '@commerce/checkout-adapters';
-
-const ConfigSchema = z.object({
-  ...httpServiceEnv(8080),
-  REDIS_URL: env.redisUrl,
-  ...sessionEnv(),
-  /** A request header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); unset: the store's default country. */
-  COUNTRY_HEADER: z
-    .string()
-    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
-    .transform((h) => h.toLowerCase())
-    .optional(),
-  /** How long the edge keeps a product it shows in a selection (ms); 0: always ask the catalog. */
-  PRODUCT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
-  STORE_CONFIG: z.string().min(1),
-  CATALOG_URL: env.url,
-  CART_URL: env.url,
-  /** At most this many selection changes in one call to the cart (decision 78): 1 sends each change on its own. */
-  CART_CHANGE_BATCH: z.coerce.number().int().min(1).max(1000).default(64),
-  ACCOUNT_URL: env.url,
-  ORDER_URL: env.url,
-  PAYMENT_URL: env.url,
-  ...paymentHoldEnv(),
-  ...loginGuardEnv(),
-  ...geoipEnv(),
-  ...corsEnv(),
-});
+import { ConfigSchema } from './config';
 
 // The edge: sessions in Redis, the domain services over their internal HTTP APIs.
 runService('checkout-api', async () => {

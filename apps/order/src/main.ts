@@ -1,41 +1,13 @@
-import { z } from 'zod';
-import {
-  databaseEnv,
-  env,
-  httpServiceEnv,
-  loadConfig,
-  loadStoreConfig,
-  retentionEnv,
-  retentionSettings,
-  kafkaNamingEnv,
-  outboxEnv,
-} from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildOrderService, orderEnv } from '@commerce/order-adapters';
+import { buildOrderService } from '@commerce/order-adapters';
 import { createPaymentHttpClient } from '@commerce/payment-contracts';
 import { createStockHttpClient } from '@commerce/catalog-contracts';
 import { createCartHttpClient } from '@commerce/cart-contracts';
-
-const ConfigSchema = z.object({
-  ...httpServiceEnv(8085),
-  ...databaseEnv('order'),
-  ...retentionEnv(),
-  ...outboxEnv(),
-  KAFKA_BROKERS: env.kafkaBrokers,
-  ...kafkaNamingEnv(),
-  /** The carriers' tracking pages (`trackingUrls`); required, as in the cart, so a deployment never uses the demo store's. */
-  STORE_CONFIG: z.string().min(1),
-  /** Completing a paid attempt reaches the payment service (the attempt), the catalog (its stock) and the cart (its selection). */
-  PAYMENT_URL: env.url,
-  CATALOG_URL: env.url,
-  CART_URL: env.url,
-  /** Holds the outbox relay back after start: a crash test kills the process between placing and publishing. 0 in production. */
-  OUTBOX_RELAY_START_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
-  ...orderEnv(),
-});
+import { ConfigSchema } from './config';
 
 // Orders, their numbers, shipments and invoices in the service's own schema; the edge places and reads
 // them over /internal/order; order.order.v1 leaves through the outbox; the back office's order and

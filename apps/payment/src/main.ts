@@ -1,21 +1,10 @@
-import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, loadConfig, loadStoreConfig, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildPaymentService, paymentEnv, testProviderSettings } from '@commerce/payment-adapters';
-
-const ConfigSchema = z.object({
-  ...httpServiceEnv(8084),
-  ...databaseEnv('payment'),
-  ...outboxEnv(),
-  KAFKA_BROKERS: env.kafkaBrokers,
-  ...kafkaNamingEnv(),
-  /** The payment methods and their providers; required, as in the cart. */
-  STORE_CONFIG: z.string().min(1),
-  ...paymentEnv(),
-});
+import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
+import { ConfigSchema } from './config';
 
 // The payment service: attempts in its schema, `payment.payment.v1` through its outbox, the edge's
 // questions at /internal/payment, the test providers' pages and the webhooks at /payment.

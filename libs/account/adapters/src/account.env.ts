@@ -11,17 +11,25 @@ export const accountEnv = () => ({
   SMTP_URL: z
     .string()
     .regex(/^(outbox|smtps?:\/\/.+)$/, 'must be outbox or an smtp:// or smtps:// URL')
-    .default('outbox'),
-  MAIL_OUTBOX_DIR: z.string().min(1).default('./data/outbox'),
+    .default('outbox')
+    .describe(
+      "Where the shop's mails go: `smtp://user:pass@host:587` or `smtps://host:465` (nodemailer), or `outbox`: a `.eml` file per mail in `MAIL_OUTBOX_DIR` and a log line (decision 43).",
+    ),
+  MAIL_OUTBOX_DIR: z.string().min(1).default('./data/outbox').describe('The folder of the mails written when SMTP_URL is `outbox`.'),
   /** The sender of the shop's mails (password reset, back in stock). */
-  MAIL_FROM: z.string().min(3).default('Shop <no-reply@localhost>'),
+  MAIL_FROM: z
+    .string()
+    .min(3)
+    .default('Shop <no-reply@localhost>')
+    .describe("The sender of the shop's mails (password reset, back in stock)."),
   /** How long a password-reset link works. */
   PASSWORD_RESET_TTL_MINUTES: z.coerce
     .number()
     .int()
     .min(5)
     .max(24 * 60)
-    .default(60),
+    .default(60)
+    .describe('How long a password-reset link works; links are single use.'),
 });
 
 export const mailerOptions = (config: { SMTP_URL: string; MAIL_OUTBOX_DIR: string; MAIL_FROM: string }) => ({

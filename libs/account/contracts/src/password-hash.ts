@@ -36,8 +36,19 @@ export const argon2Env = () => ({
     .int()
     .min(1024)
     .max(4 * 1024 * 1024)
-    .default(ARGON2_DEFAULTS.memoryKiB),
-  ARGON2_ITERATIONS: z.coerce.number().int().min(1).max(64).default(ARGON2_DEFAULTS.iterations),
+    .default(ARGON2_DEFAULTS.memoryKiB)
+    .describe(
+      "Memory (KiB) of one argon2id hash of a customer's password (p = 1). The defaults (19 MiB, 2 iterations) are OWASP's floor: raise them, never lower them in production (tests do); old hashes keep verifying (decision 34) and are rehashed at the next login. backoffice-soap hashes buyers' passwords of `accounts_Update` with it: **set both services alike**, or a buyer who never logged in is told apart by a login's timing (decision 54).",
+    ),
+  ARGON2_ITERATIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(ARGON2_DEFAULTS.iterations)
+    .describe(
+      'Iterations of one argon2id password hash; as `ARGON2_MEMORY_KIB`: raise only, and alike in the account service and backoffice-soap.',
+    ),
 });
 
 export const argon2Params = (config: { ARGON2_MEMORY_KIB: number; ARGON2_ITERATIONS: number }): Argon2Params => ({

@@ -23,7 +23,13 @@ export const geoipEnv = () => ({
    * ip-location-db country ranges), `off`, or the directory of another ip-location-db country package
    * (its `*-ipv4-num.csv` and `*-ipv6.csv`, e.g. a fresher `@ip-location-db/dbip-country`).
    */
-  GEOIP_DB: z.string().min(1).default('builtin'),
+  GEOIP_DB: z
+    .string()
+    .min(1)
+    .default('builtin')
+    .describe(
+      "Where a new visitor's country comes from when no trusted header names it: `builtin` (the shipped `@ip-location-db/geo-whois-asn-country` ranges, CC0; data attribution: nro.net), `off`, or the directory of another ip-location-db country package (decision 39). Loaded at start-up; behind an ingress set `LOGIN_TRUST_PROXY=true` so the address is the client's.",
+    ),
 });
 
 const BUILTIN_PACKAGE = '@ip-location-db/geo-whois-asn-country/package.json';

@@ -6,5 +6,6 @@ export * from './login.routes';
 export * from './login-guard.adapter';
 export * from './geoip';
 export * from './checkout-cors';
+export * from './checkout.env';
 export * from './payment.routes';
 export * from './selection-answer-cache';

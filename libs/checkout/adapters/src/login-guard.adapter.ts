@@ -14,14 +14,32 @@ export interface LoginLimits {
 
 /** The limits' variables, for the checkout-api and all-in-one config schemas. */
 export const loginGuardEnv = () => ({
-  LOGIN_FAILS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(100),
-  LOGIN_ACCOUNT_WINDOW_SECONDS: z.coerce.number().int().min(60).default(3600),
-  LOGIN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
-  LOGIN_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().min(60).default(900),
+  LOGIN_FAILS_PER_ACCOUNT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(100)
+    .describe(
+      'Failed logins an account (e-mail) may have in `LOGIN_ACCOUNT_WINDOW_SECONDS`; over it `login` is 429 with `Retry-After` (decision 37).',
+    ),
+  LOGIN_ACCOUNT_WINDOW_SECONDS: z.coerce.number().int().min(60).default(3600).describe('The window (s) of `LOGIN_FAILS_PER_ACCOUNT`.'),
+  LOGIN_ATTEMPTS_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .describe(
+      'Failed logins plus registrations one client address may make in `LOGIN_ADDRESS_WINDOW_SECONDS`; counted in Redis when `REDIS_URL` is Redis.',
+    ),
+  LOGIN_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().min(60).default(900).describe('The window (s) of `LOGIN_ATTEMPTS_PER_ADDRESS`.'),
   /** `true` behind one ingress that appends the client's address to `X-Forwarded-For`: the address limit counts per that address. */
   LOGIN_TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
+    .describe(
+      '`true` behind one ingress that appends the client to `X-Forwarded-For`: the address limit and GeoIP (`GEOIP_DB`) use that address.',
+    )
     .transform((v) => v === 'true' || v === '1'),
 });
 

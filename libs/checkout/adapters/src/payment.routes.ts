@@ -11,7 +11,10 @@ export const paymentHoldEnv = () => ({
     .int()
     .min(1)
     .max(7 * 24 * 3600)
-    .default(1200),
+    .default(1200)
+    .describe(
+      'How long `POST payment` holds the stock of a started payment; an attempt not paid by then no longer holds it: a payment arriving later takes the stock if it is still there, otherwise no order is placed and the payment is voided (decision 55).',
+    ),
 });
 
 /** The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. */

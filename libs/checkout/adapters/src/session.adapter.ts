@@ -24,15 +24,17 @@ export function checkoutSessions(store: SessionStore): SessionPort {
 
 /** The checkout sessions' variables, for the checkout-api and all-in-one config schemas. */
 export const sessionEnv = () => ({
-  /** Sliding lifetime of a checkout session token: every request it makes restarts it. */
   SESSION_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
-    .default(30 * 24 * 3600),
-  /**
-   * `true`: register, login, password reset and logout move the session to a new token (decision 35's rotation),
-   * for storefronts that take the token of every answer; off, the login is attached to the token (decision 120).
-   */
-  SESSION_ROTATE_ON_LOGIN: env.flag(false),
+    .default(30 * 24 * 3600)
+    .describe(
+      'Sliding lifetime of a checkout token (a request restarts it once it has lost a tenth of it, at most a minute: decision 57).',
+    ),
+  SESSION_ROTATE_ON_LOGIN: env
+    .flag(false)
+    .describe(
+      "`true`: `register`, `login/{email}`, `password-reset` and `logout` answer a new token and the token sent stops carrying the session (for storefronts that take the token of every answer). Off, the login is attached to the token the visitor holds, as the spec's login states say (decision 120).",
+    ),
 });

@@ -13,5 +13,8 @@ export const orderEnv = () => ({
     .int()
     .min(0)
     .max(MAX_WEBHOOK_COMPLETION_GRACE_MS)
-    .default(DEFAULT_WEBHOOK_COMPLETION_GRACE_MS),
+    .default(DEFAULT_WEBHOOK_COMPLETION_GRACE_MS)
+    .describe(
+      "How long after a payment's authorization the order service leaves its completion to the visitor's `payment-result` before its `PaymentAuthorized` consumer completes it (ms): an attempt whose order the edge placed by then is left alone, instead of being completed a second time at once. A visitor who never comes back gets the order this much later. The wait counts from the event's time and holds the consumer's partition, so at most 8 s (Kafka drops a consumer silent for 10 s); 0 completes at once, racing the edge (decision 60).",
+    ),
 });

@@ -9,12 +9,21 @@ import type { TestProviderSettings } from './providers/test-provider.settings';
  */
 export const paymentEnv = () => ({
   /** The payment service's address as browsers reach it (its pages are under `/payment/`). */
-  PAYMENT_PUBLIC_URL: z.string().url().optional(),
+  PAYMENT_PUBLIC_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "Where browsers reach the payment service's pages (`/payment/…`: the test providers' payment page and embedded checkout); behind the Ingress, the shop's public URL.",
+    ),
   PAYMENT_TEST_HMAC_KEY: z
     .string()
     .regex(/^([0-9a-fA-F]{2}){16,64}$/, 'must be 32 to 128 hex digits')
-    .optional(),
-  PAYMENT_TEST_MERCHANT_ACCOUNT: z.string().min(1).default('TestMerchant'),
+    .optional()
+    .describe(
+      "Hex key (32–128 hex digits) signing the test providers' return parameters and notifications; set it (from a Secret) when the payment service restarts or runs more than one replica, or returns signed before a restart fail.",
+    ),
+  PAYMENT_TEST_MERCHANT_ACCOUNT: z.string().min(1).default('TestMerchant').describe("The test provider's merchant account name."),
 });
 
 export const testProviderSettings = (

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { databaseEnv, httpServiceEnv, loadConfig } from '@commerce/shared-config';
+import { dbServiceEnv, loadConfig } from '@commerce/shared-config';
 import { createDbEngineFromConfig, type Db } from '@commerce/shared-db';
 import { createLogger, type Logger } from '@commerce/shared-logging';
 import { startHttpService } from './http-service';
@@ -17,7 +17,7 @@ export async function startDbService(
   defaultPort: number,
   build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; leanRoutes?: LeanRoute[]; close?: () => Promise<void> }>,
 ): Promise<RunningServer> {
-  const config = loadConfig(z.object({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) }));
+  const config = loadConfig(z.object(dbServiceEnv(name, defaultPort)));
   const logger = createLogger(name, config.LOG_LEVEL);
   const engine = await createDbEngineFromConfig(config, logger);
   const db = engine.forSchema(config.DATABASE_SCHEMA);

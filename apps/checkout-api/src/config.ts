@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { env, httpServiceEnv } from '@commerce/shared-config';
+import { checkoutEdgeEnv, corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv, sessionEnv } from '@commerce/checkout-adapters';
+
+/** Every variable of the checkout-api edge (docs/configuration.md is generated from it: `npm run docs:config`). */
+export const ConfigSchema = z.object({
+  ...httpServiceEnv(8080),
+  REDIS_URL: env.redisUrl,
+  ...sessionEnv(),
+  ...checkoutEdgeEnv(),
+  STORE_CONFIG: z
+    .string()
+    .min(1)
+    .describe('Path of the store configuration (JSON): markets, countries, currencies, payment methods, the storefront address.'),
+  CATALOG_URL: env.url.describe("The catalog service's internal address (products, search, stock holds)."),
+  CART_URL: env.url.describe("The cart service's internal address (selections)."),
+  CART_CHANGE_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(64)
+    .describe(
+      'At most this many selection changes in one call to the cart: while a call is in flight the next changes queue and go together when it is answered, each with its own outcome (no timer: a change made while nothing is in flight goes at once); 1 sends each change in its own call (decision 78).',
+    ),
+  ACCOUNT_URL: env.url.describe("The account service's internal address (customers, logins, password resets)."),
+  ORDER_URL: env.url.describe("The order service's internal address (orders placed and read)."),
+  PAYMENT_URL: env.url.describe("The payment service's internal address (payment attempts)."),
+  ...paymentHoldEnv(),
+  ...loginGuardEnv(),
+  ...geoipEnv(),
+  ...corsEnv(),
+});
