@@ -1,8 +1,9 @@
 import { firstInOrder, MiniSearchIndex } from './minisearch.search-index';
 import { searchIndexContract } from './search-index.contract';
+import { parseSearchSettings } from './search-settings';
 
 describe('embedded search index (MiniSearch) matching rules', () => {
-  searchIndexContract(async () => new MiniSearchIndex());
+  searchIndexContract(async (settings) => new MiniSearchIndex(settings ? parseSearchSettings(settings) : undefined));
 });
 
 describe('firstInOrder (a page without sorting every match)', () => {

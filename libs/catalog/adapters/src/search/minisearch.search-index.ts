@@ -1,4 +1,4 @@
-import MiniSearch from 'minisearch';
+import MiniSearch, { type Query } from 'minisearch';
 import {
   EVERY_MARKET,
   FACET_FIELDS,
@@ -13,6 +13,7 @@ import {
   type SearchScope,
   type SortKey,
 } from '@commerce/catalog-core';
+import { emptySearchSettings, MAX_SYNONYM_WORDS, type RankingRule, type SearchSettings } from './search-settings';
 import { matchKind, normalizeTerm, termsOf, tokenize } from './search-text';
 
 interface Token {
@@ -35,6 +36,17 @@ interface Entry {
   doc: SearchDoc;
   slot: number;
   values: number[][];
+}
+
+type Kind = 'exact' | 'prefix' | 'typo';
+
+/**
+ * One part of a query: its words (each with the indexed words it matches and how), or, where the words
+ * are a synonym's key, one of its alternatives instead: words that must stand together, spelt exactly.
+ */
+interface QueryPart {
+  words: Array<Map<string, Kind>>;
+  alternatives: string[][];
 }
 
 interface Hit {
@@ -212,7 +224,7 @@ export class MiniSearchIndex implements SearchIndex {
   /** Indexed word → number of documents holding it; grouped by first character to keep scans short. */
   private readonly vocabulary = new Map<string, Map<string, number>>();
   /** A query word's matching indexed words, by word and whether it is the last; cleared when the vocabulary changes. */
-  private readonly candidates = new Map<string, Map<string, 'exact' | 'prefix' | 'typo'>>();
+  private readonly candidates = new Map<string, Map<string, Kind>>();
   /** Per SET_FIELDS position: its values and their documents. */
   private fields: FieldValues[] = SET_FIELDS.map(() => ({ ordinals: new Map(), shown: [], postings: [] }));
   /** Documents per `platformProduct` (`silkProduct`). */
@@ -227,6 +239,15 @@ export class MiniSearchIndex implements SearchIndex {
   private readonly orders = new Map<string, SortOrder>();
   /** The document being added and its attributes' terms, which MiniSearch's `extractField` hands back as they are. */
   private adding: { doc: SearchDoc; terms: string[][] } | undefined;
+  /** Synonyms, stop words and ranking rules of the settings file (none by default). */
+  private readonly settings: SearchSettings;
+  private readonly rank: (a: Hit, b: Hit, sort: SortKey[]) => number;
+
+  constructor(settings: SearchSettings = emptySearchSettings()) {
+    this.settings = settings;
+    this.rank = ranking(settings.rankingRules);
+  }
+
   private readonly mini = new MiniSearch<SearchDoc>({
     idField: 'id',
     fields: [...SEARCHABLE_ATTRIBUTES],
@@ -245,7 +266,7 @@ export class MiniSearchIndex implements SearchIndex {
       this.removeOne(doc.id);
       const copy = copyDoc(doc);
       this.addOne(copy);
-      const terms = SEARCHABLE_ATTRIBUTES.map((attr) => termsOf(searchableText(copy, attr)));
+      const terms = SEARCHABLE_ATTRIBUTES.map((attr) => termsOf(searchableText(copy, attr), this.settings.stopWords));
       const tokens: Token[] = [];
       const words = new Set<string>();
       for (let a = 0; a < terms.length; a++) {
@@ -270,7 +291,7 @@ export class MiniSearchIndex implements SearchIndex {
   private termsText(doc: SearchDoc, field: string): string {
     const a = (SEARCHABLE_ATTRIBUTES as readonly string[]).indexOf(field);
     if (this.adding?.doc === doc && a >= 0) return this.adding.terms[a]!.join(' ');
-    return termsOf(searchableText(doc, field)).join(' ');
+    return termsOf(searchableText(doc, field), this.settings.stopWords).join(' ');
   }
 
   async remove(ids: string[]): Promise<void> {
@@ -299,7 +320,7 @@ export class MiniSearchIndex implements SearchIndex {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    const terms = termsOf(query.text ?? '');
+    const terms = this.queryTerms(query.text ?? '');
     const match = this.matchBits(query.filters, query.scope);
     const sort = query.sort ?? [];
     const end = query.offset + query.limit;
@@ -311,15 +332,8 @@ export class MiniSearchIndex implements SearchIndex {
       match.fill(0);
       for (const h of hits) match[h.entry.slot >>> 5]! |= 1 << (h.entry.slot & 31);
       if (sort.length > 0) for (const h of hits) h.keys = sort.map((key) => sortValue(h.doc, key));
-      // Meilisearch's ranking rules in settings.json: words (all required), sort, typo, proximity, attribute, exactness.
-      const rank = (a: Hit, b: Hit) =>
-        compareKeys(a.keys, b.keys, sort) ||
-        a.typos - b.typos ||
-        a.proximity - b.proximity ||
-        a.attribute - b.attribute ||
-        b.score - a.score ||
-        a.doc.productId - b.doc.productId;
-      pageEntries = firstInOrder(hits, end, rank)
+      // The ranking rules of settings.json, in their order (words: every one is required).
+      pageEntries = firstInOrder(hits, end, (a, b) => this.rank(a, b, sort))
         .slice(query.offset)
         .map((h) => h.entry);
       total = hits.length;
@@ -435,19 +449,66 @@ export class MiniSearchIndex implements SearchIndex {
     return entries;
   }
 
-  /** The documents holding every word (the last one as a prefix) among the matches, with what ranks them. */
+  /**
+   * A query's words as Meilisearch takes them: stop words left out, except the last word (the shopper may
+   * still be typing it), which is kept as a prefix whatever it is.
+   */
+  private queryTerms(text: string): string[] {
+    const terms = termsOf(text);
+    const stop = this.settings.queryStopWords;
+    if (stop.size === 0) return terms;
+    return terms.filter((term, i) => i === terms.length - 1 || !stop.has(term));
+  }
+
+  /**
+   * The query's parts: a run of up to three words that is a synonym's key (the longest first, left to
+   * right) is one part, matched by its own words or by one of the synonym's alternatives; any other
+   * word is a part of its own. As in Meilisearch, only words spelt as the key (no typo, not a prefix)
+   * bring its alternatives.
+   */
+  private partsOf(terms: string[]): QueryPart[] {
+    const parts: QueryPart[] = [];
+    const synonyms = this.settings.synonyms;
+    for (let i = 0; i < terms.length;) {
+      let span = 1;
+      let alternatives: string[][] = [];
+      for (let len = Math.min(MAX_SYNONYM_WORDS, terms.length - i); len >= 1 && synonyms.size > 0; len--) {
+        const found = synonyms.get(terms.slice(i, i + len).join(' '));
+        if (found) {
+          span = len;
+          alternatives = found;
+          break;
+        }
+      }
+      const words = terms.slice(i, i + span).map((term, k) => this.candidatesOf(term, i + k === terms.length - 1));
+      // An alternative with a word the index does not hold can match nothing.
+      alternatives = alternatives.filter((alt) => alt.every((w) => this.vocabulary.get(String.fromCodePoint(w.codePointAt(0)!))?.has(w)));
+      parts.push({ words, alternatives });
+      i += span;
+    }
+    return parts;
+  }
+
+  /** The documents holding every part of the query (the last word as a prefix) among the matches, with what ranks them. */
   private match(terms: string[], match: Uint32Array): Hit[] {
-    // For each query word, the indexed words it matches and how.
-    const candidates = terms.map((term, i) => this.candidatesOf(term, i === terms.length - 1));
-    if (candidates.some((c) => c.size === 0)) return [];
+    const parts = this.partsOf(terms);
+    if (parts.some((p) => p.alternatives.length === 0 && p.words.some((c) => c.size === 0))) return [];
     // The same words (a popular search, the next page) reuse the hits until the index changes.
     const key = terms.join('\u0000');
     let results = this.textHits.get(key);
     if (!results) {
+      const wordsQuery = (words: Array<Map<string, Kind>>): Query => ({
+        combineWith: 'AND',
+        queries: words.map((c) => ({ combineWith: 'OR', queries: [...c.keys()] })),
+      });
       results = this.mini
         .search({
           combineWith: 'AND',
-          queries: candidates.map((c) => ({ combineWith: 'OR', queries: [...c.keys()] })),
+          queries: parts.map((p): Query => {
+            const either: Query[] = p.alternatives.map((alt) => ({ combineWith: 'AND', queries: alt }));
+            if (p.words.every((c) => c.size > 0)) either.unshift(wordsQuery(p.words));
+            return { combineWith: 'OR', queries: either };
+          }),
         })
         .map((r) => ({ id: String(r.id), score: r.score }));
       if (this.textHits.size >= 256) this.textHits.delete(this.textHits.keys().next().value!);
@@ -458,32 +519,67 @@ export class MiniSearchIndex implements SearchIndex {
       const entry = this.docs.get(r.id);
       // Filter first: ranking details cost a walk over the document's words.
       if (!entry || (match[entry.slot >>> 5]! & (1 << (entry.slot & 31))) === 0) continue;
-      const doc = entry.doc;
-      const tokens = this.tokens.get(doc.id) ?? [];
-      let typos = 0;
-      let attribute = Number.MAX_SAFE_INTEGER;
-      const positions = candidates.map((c) => {
-        const matched = tokens.filter((t) => c.has(t.term));
-        if (!matched.some((t) => c.get(t.term) !== 'typo')) typos++;
-        for (const t of matched) attribute = Math.min(attribute, t.attr);
-        return matched.map((t) => t.pos);
-      });
-      let proximity = 0;
-      for (let i = 1; i < positions.length; i++) {
-        let best = MAX_PROXIMITY;
-        for (const p of positions[i - 1]!) for (const q of positions[i]!) best = Math.min(best, q > p ? q - p : p - q + 1);
-        proximity += best;
-      }
-      hits.push({ entry, doc, score: r.score, typos, proximity, attribute, keys: [] });
+      const hit = this.rankingOf(entry, r.score, parts);
+      if (hit) hits.push(hit);
     }
     return hits;
   }
 
-  private candidatesOf(term: string, isLast: boolean): Map<string, 'exact' | 'prefix' | 'typo'> {
+  /**
+   * What ranks a document that MiniSearch found: typos, proximity and the best attribute of the words it
+   * matched; undefined when a part matched only through a synonym's words that do not stand together.
+   */
+  private rankingOf(entry: Entry, score: number, parts: QueryPart[]): Hit | undefined {
+    const doc = entry.doc;
+    const tokens = this.tokens.get(doc.id) ?? [];
+    let typos = 0;
+    let attribute = Number.MAX_SAFE_INTEGER;
+    const positions: number[][] = [];
+    for (const part of parts) {
+      const matched = part.words.map((c) => tokens.filter((t) => c.has(t.term)));
+      const byWords = matched.every((m) => m.length > 0);
+      // An alternative matches where its words stand one after the other in one attribute.
+      const phrases: Token[][] = [];
+      for (const alt of part.alternatives) {
+        for (const first of tokens) {
+          if (first.term !== alt[0]) continue;
+          const run = [first];
+          for (let k = 1; k < alt.length; k++) {
+            const next = tokens.find((t) => t.pos === first.pos + k && t.term === alt[k]);
+            if (!next) break;
+            run.push(next);
+          }
+          if (run.length === alt.length) phrases.push(run);
+        }
+      }
+      if (!byWords && phrases.length === 0) return undefined;
+      let partTypos = 0;
+      if (byWords) {
+        part.words.forEach((c, k) => {
+          if (!matched[k]!.some((t) => c.get(t.term) !== 'typo')) partTypos++;
+        });
+      }
+      if (phrases.length > 0) partTypos = 0;
+      typos += partTypos;
+      const used = [...(byWords ? matched.flat() : []), ...phrases.flat()];
+      for (const t of used) attribute = Math.min(attribute, t.attr);
+      if (byWords) for (const m of matched) positions.push(m.map((t) => t.pos));
+      else positions.push(phrases.flatMap((run) => run.map((t) => t.pos)));
+    }
+    let proximity = 0;
+    for (let i = 1; i < positions.length; i++) {
+      let best = MAX_PROXIMITY;
+      for (const p of positions[i - 1]!) for (const q of positions[i]!) best = Math.min(best, q > p ? q - p : p - q + 1);
+      proximity += best;
+    }
+    return { entry, doc, score, typos, proximity, attribute, keys: [] };
+  }
+
+  private candidatesOf(term: string, isLast: boolean): Map<string, Kind> {
     const key = `${isLast ? 1 : 0}${term}`;
     const known = this.candidates.get(key);
     if (known) return known;
-    const found = new Map<string, 'exact' | 'prefix' | 'typo'>();
+    const found = new Map<string, Kind>();
     const chars = [...term];
     for (const word of this.vocabulary.get(chars[0]!)?.keys() ?? []) {
       const kind = matchKind(chars, [...word], isLast);
@@ -652,6 +748,47 @@ function sortValue(doc: SearchDoc, key: SortKey): SortValue {
   return typeof v === 'string' ? v.toLowerCase() || undefined : v;
 }
 
+/**
+ * The order of text hits by the settings' ranking rules: `words` ranks nothing (every word is required),
+ * `sort` is the query's sort, `exactness` MiniSearch's score, `<field>:asc|desc` the document's value;
+ * ties last by id, so that both engines' ties come out the same way.
+ */
+function ranking(rules: RankingRule[]): (a: Hit, b: Hit, sort: SortKey[]) => number {
+  const steps = rules.flatMap((rule): Array<(a: Hit, b: Hit, sort: SortKey[]) => number> => {
+    if (typeof rule === 'object') {
+      const field = rule.field as keyof SearchDoc;
+      const key = [{ field, order: rule.order }] as unknown as SortKey[];
+      return [(a, b) => compareKeys([customValue(a.doc, field)], [customValue(b.doc, field)], key)];
+    }
+    switch (rule) {
+      case 'sort':
+        return [(a, b, sort) => compareKeys(a.keys, b.keys, sort)];
+      case 'typo':
+        return [(a, b) => a.typos - b.typos];
+      case 'proximity':
+        return [(a, b) => a.proximity - b.proximity];
+      case 'attribute':
+        return [(a, b) => a.attribute - b.attribute];
+      case 'exactness':
+        return [(a, b) => b.score - a.score];
+      default:
+        return [];
+    }
+  });
+  return (a, b, sort) => {
+    for (const step of steps) {
+      const c = step(a, b, sort);
+      if (c !== 0) return c;
+    }
+    return a.doc.productId - b.doc.productId;
+  };
+}
+
+function customValue(doc: SearchDoc, field: keyof SearchDoc): SortValue {
+  const v = doc[field];
+  return typeof v === 'number' ? v : typeof v === 'string' ? v.toLowerCase() || undefined : undefined;
+}
+
 /** Like Meilisearch, a document without the value comes after those with one, in either order. */
 function compareKeys(a: SortValue[], b: SortValue[], sort: SortKey[]): number {
   for (let i = 0; i < sort.length; i++) {
@@ -702,4 +839,4 @@ export function firstInOrder<T>(items: T[], k: number, compare: (a: T, b: T) => 
   return heap.sort(compare);
 }
 
-export const createEmbeddedSearchIndex = (): SearchIndex => new MiniSearchIndex();
+export const createEmbeddedSearchIndex = (settings?: SearchSettings): SearchIndex => new MiniSearchIndex(settings);

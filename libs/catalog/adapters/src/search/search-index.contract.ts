@@ -1,4 +1,5 @@
 import type { FacetField, SearchDoc, SearchIndex, SearchQuery, SortKey } from '@commerce/catalog-core';
+import { loadMeiliSettings } from './meilisearch.search-index';
 
 /** A search document with every field set (tests override what they search, filter or sort on). */
 export const searchDoc = (id: number, name: string, extra: Partial<SearchDoc> = {}): SearchDoc => ({
@@ -39,7 +40,8 @@ export const searchDoc = (id: number, name: string, extra: Partial<SearchDoc> = 
  * `*.spec.ts`, Meilisearch in `*.int-spec.ts`) so that they cannot drift apart.
  */
 export function searchIndexContract(
-  makeIndex: () => Promise<SearchIndex>,
+  /** A new index; with `settings` (a settings file's contents), following them. */
+  makeIndex: (settings?: Record<string, unknown>) => Promise<SearchIndex>,
   close: (index: SearchIndex) => Promise<void> = async () => undefined,
 ): void {
   let index: SearchIndex;
@@ -190,6 +192,74 @@ export function searchIndexContract(
       expect(await find('denim')).toEqual(['11']);
       await index.remove(['11', 'unknown']);
       expect(await find('trousers')).toEqual([]);
+    });
+  });
+
+  /**
+   * Synonyms and stop words of the settings file (issue 26), as Meilisearch 1.50 applies them with
+   * `matchingStrategy: "all"`: measured there, followed by the embedded engine.
+   */
+  describe('synonyms and stop words of the settings file', () => {
+    let tuned: SearchIndex;
+    const settings = {
+      ...loadMeiliSettings(),
+      synonyms: {
+        tee: ['t-shirt'],
+        't-shirt': ['tee'],
+        sneakers: ['trainers'],
+        Jumper: ['sweater', 'cardigan'],
+        'blue jeans': ['denim'],
+      },
+      stopWords: ['the', 'in', 'of'],
+    };
+    const found = async (text: string) => (await tuned.search({ text, offset: 0, limit: 50 })).ids.sort((a, b) => Number(a) - Number(b));
+
+    beforeAll(async () => {
+      tuned = await makeIndex(settings);
+      await tuned.clear();
+      await tuned.upsert([
+        doc(31, 'Cotton T-Shirt'),
+        doc(32, 'Logo Tee'),
+        doc(33, 'Running Trainers'),
+        doc(34, 'Canvas Sneakers'),
+        doc(35, 'Wool Sweater in Red'),
+        doc(36, 'Denim Jacket'),
+        doc(37, 'Blue Jeans'),
+        doc(38, 'Knit Cardigan'),
+        doc(39, 'Shirt T'),
+      ]);
+    }, 60_000);
+    afterAll(async () => {
+      if (tuned) await close(tuned);
+    });
+
+    it('a multi-way synonym finds either word from the other (tee finds T-Shirt, t-shirt finds Tee)', async () => {
+      expect(await found('tee')).toEqual(['31', '32']);
+      expect(await found('t-shirt')).toEqual(['31', '32', '39']);
+    });
+    it("a synonym's words must stand together (tee does not find Shirt T)", async () => {
+      expect(await found('tee')).not.toContain('39');
+    });
+    it('a one-way synonym finds the other word, not the way back (sneakers finds Trainers, trainers not Sneakers)', async () => {
+      expect(await found('sneakers')).toEqual(['33', '34']);
+      expect(await found('trainers')).toEqual(['33']);
+    });
+    it('brings its alternatives only for the word spelt as the key, whatever its case (snekers finds Sneakers alone)', async () => {
+      expect(await found('snekers')).toEqual(['34']);
+      expect(await found('SNEAKERS')).toEqual(['33', '34']);
+    });
+    it('takes a key of several words and a key with several alternatives', async () => {
+      expect(await found('blue jeans')).toEqual(['36', '37']);
+      expect(await found('jumper')).toEqual(['35', '38']);
+    });
+    it('leaves stop words out of the query (sweater in red, the jacket)', async () => {
+      expect(await found('sweater in red')).toEqual(['35']);
+      expect(await found('the jacket')).toEqual(['36']);
+      expect(await found('cardigan of the knit')).toEqual(['38']);
+    });
+    it('keeps a stop word that is the last word, and documents do not hold stop words (red in finds nothing)', async () => {
+      expect(await found('red in')).toEqual([]);
+      expect(await found('sweater in')).toEqual([]);
     });
   });
 

@@ -1,13 +1,33 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '@commerce/shared-logging';
 import { SearchUnavailableError } from '@commerce/catalog-core';
 import { createSearchIndex } from './search-index.factory';
-import { filterExpression } from './meilisearch.search-index';
+import { filterExpression, loadMeiliSettings } from './meilisearch.search-index';
 
 describe('createSearchIndex', () => {
   it('gives the embedded engine for "embedded"', async () => {
     const index = await createSearchIndex('embedded');
     expect(index.kind).toBe('embedded');
     await expect(index.ping()).resolves.toBeUndefined();
+  });
+
+  it('says in one warning line at start-up what of the settings file the embedded engine does not follow', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-settings-'));
+    const file = join(dir, 'settings.json');
+    writeFileSync(file, JSON.stringify({ ...loadMeiliSettings(), distinctAttribute: 'platformProduct' }));
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (line: string) => warnings.push(line) } as unknown as Logger;
+    await createSearchIndex('embedded', { logger, settingsFile: file });
+    expect(warnings).toEqual([
+      `search: the embedded engine does not follow distinctAttribute "platformProduct" from ${file}: results differ from Meilisearch's there`,
+    ]);
+    warnings.length = 0;
+    await createSearchIndex('embedded', { logger });
+    expect(warnings).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('when Meilisearch does not answer, throws SearchUnavailableError with one line naming the URL', async () => {

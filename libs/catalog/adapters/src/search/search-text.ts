@@ -34,10 +34,11 @@ export function normalizeTerm(term: string): string {
   return result;
 }
 
-/** Every normalised term of a text, in order. */
-export const termsOf = (text: string): string[] => {
+/** Every normalised term of a text, in order; words written as one of `skip` (stop words) are left out. */
+export const termsOf = (text: string, skip?: ReadonlySet<string>): string[] => {
   const terms: string[] = [];
   for (const word of tokenize(text)) {
+    if (skip && skip.size > 0 && skip.has(word)) continue;
     const term = normalizeTerm(word);
     if (term.length > 0) terms.push(term);
   }
