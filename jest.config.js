@@ -1,7 +1,8 @@
-// One jest run, three suites told apart by file suffix:
+// One jest run, four suites told apart by file suffix:
 //   unit  *.spec.ts      embedded adapters only              (npm test)
 //   int   *.int-spec.ts  real Postgres/Redis/Kafka/Meilisearch (npm run test:int)
 //   e2e   *.e2e-spec.ts  the apps driven through HTTP and SOAP (npm run test:e2e)
+//   browser *.browser-spec.ts  the storefront in Chromium (npm run test:browser)
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const moduleNameMapper = Object.fromEntries(
@@ -28,5 +29,6 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['**/*.int-spec.ts'], slowTestThreshold: 30 },
     { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], slowTestThreshold: 60 },
+    { ...common, displayName: 'browser', testMatch: ['**/*.browser-spec.ts'], slowTestThreshold: 120 },
   ],
 };

@@ -287,8 +287,8 @@ export function generateCatalog(options: GenerateOptions): GeneratedCatalog {
       weight: { value: String(0.2 + Math.round(rnd() * 15) / 10), unit: 'kg' },
       variations,
       media: variations.flatMap((v, vi) => [
-        { id: `${v.id}-IMG1`, image: `https://images.example.com/${id.toLowerCase()}-${vi + 1}-front.jpg`, variation: { id: v.id } },
-        { id: `${v.id}-IMG2`, image: `https://images.example.com/${id.toLowerCase()}-${vi + 1}-back.jpg`, variation: { id: v.id } },
+        { id: `${v.id}-IMG1`, image: `/media/demo/${id.toLowerCase()}-${vi + 1}-front.svg`, variation: { id: v.id } },
+        { id: `${v.id}-IMG2`, image: `/media/demo/${id.toLowerCase()}-${vi + 1}-back.svg`, variation: { id: v.id } },
       ]),
       metadata: {
         storemeta: {

@@ -3,7 +3,8 @@ import type { SoapProduct } from '@commerce/backoffice-contracts';
 import { createDbEngineFromConfig, type DbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming, type EventBus, type MemoryBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
-import { createHttpApp, mountRouters, serve, startWithClosers, type RunningServer } from '@commerce/shared-http';
+import { existsSync } from 'node:fs';
+import { createHttpApp, mountRouters, serve, startWithClosers, staticFiles, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
 import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
 import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
@@ -30,6 +31,8 @@ import type { AllInOneConfig } from './config';
 export interface AllInOne extends RunningServer {
   /** Which adapters run, e.g. `PGlite, in-memory bus, in-memory sessions, embedded search`. */
   engines: string;
+  /** Whether the demo storefront is served at `/` (its files were found in STOREFRONT_DIR). */
+  storefront: boolean;
   /**
    * In-process clients of the domain services, for tests and tools (the order-history benchmark) that
    * place orders as the checkout saga does and find a registered customer's id.
@@ -238,6 +241,10 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       ],
     });
     mountRouters(app, [checkout, backoffice.router, payment.pages]);
+    // The demo shop at `/`: static files that call the checkout API like any storefront (decision 120).
+    const storefront = config.STOREFRONT_DIR && existsSync(config.STOREFRONT_DIR) ? config.STOREFRONT_DIR : null;
+    if (storefront) app.use(staticFiles(storefront));
+    else if (config.STOREFRONT_DIR) logger.warn({ dir: config.STOREFRONT_DIR }, 'storefront not built (tsx tools/storefront/build.ts): / is not served');
 
     const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers.all });
     const engines = [
@@ -248,6 +255,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     ].join(', ');
     return Object.assign(server, {
       engines,
+      storefront: storefront !== null,
       clients: { orders: order.client, account: account.client },
       settled: (timeoutMs = 60_000) => settled(engine, bus, timeoutMs),
     });

@@ -30,6 +30,12 @@ export const AllInOneConfigSchema = z.object({
     .describe(
       'SOAP-shaped entities applied at start (unchanged ones are skipped): an array of products, or `{markets, warehouses, sizes, pricelists, deliverywindows, products}`; empty for none.',
     ),
+  STOREFRONT_DIR: z
+    .string()
+    .default('dist/apps/storefront')
+    .describe(
+      "The demo shop's built files, served at `/` (`npm start` builds them first with `tools/storefront/build.ts`); empty, or a folder that is missing, serves none.",
+    ),
   ...sessionEnv(),
   ...checkoutEdgeEnv(),
   ...retentionEnv(),

@@ -15,6 +15,7 @@ runService('all-in-one', async () => {
   const base = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${running.port}`;
   logger.info(
     {
+      ...(running.storefront ? { shop: `${base}/` } : {}),
       checkoutApi: `${base}/api/checkout/`,
       soapApi: `${base}/ams/system/service/module/soap/api`,
       wsdl: `${base}/ams/system/service/module/soap/api?wsdl`,
@@ -26,6 +27,7 @@ runService('all-in-one', async () => {
     [
       '',
       `  Demo shop is running (${running.engines}).`,
+      running.storefront ? `  Shop         : ${base}/   (open it in a browser)` : `  Shop         : not built (npm start builds it; or: npx tsx tools/storefront/build.ts)`,
       `  Checkout API : ${base}/api/checkout/   (try: curl ${base}/api/checkout/selection)`,
       `  OpenAPI      : ${base}/api/checkout/openapi.json`,
       `  SOAP API     : ${base}/ams/system/service/module/soap/api   (user demo / demo-secret)`,

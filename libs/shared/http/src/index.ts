@@ -11,3 +11,4 @@ export * from './closers';
 export * from './internal-route';
 export * from './lean-route';
 export * from './cors';
+export * from './static-files';
