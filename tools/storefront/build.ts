@@ -42,7 +42,10 @@ export async function buildStorefront(options: StorefrontBuild): Promise<void> {
   cpSync(join(app, 'public'), temporary, { recursive: true });
   if (options.apiUrl) {
     const index = join(temporary, 'index.html');
-    const html = readFileSync(index, 'utf8').replace(/(<meta name="checkout-api" content=")[^"]*(")/, `$1${options.apiUrl.replace(/"/g, '&quot;')}$2`);
+    const html = readFileSync(index, 'utf8').replace(
+      /(<meta name="checkout-api" content=")[^"]*(")/,
+      `$1${options.apiUrl.replace(/"/g, '&quot;')}$2`,
+    );
     writeFileSync(index, html);
   }
   const catalog = JSON.parse(readFileSync(resolve(root, options.demoCatalog ?? 'infra/config/demo-catalog.json'), 'utf8'));

@@ -241,10 +241,11 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       ],
     });
     mountRouters(app, [checkout, backoffice.router, payment.pages]);
-    // The demo shop at `/`: static files that call the checkout API like any storefront (decision 120).
+    // The demo shop at `/`: static files that call the checkout API like any storefront (decision 125).
     const storefront = config.STOREFRONT_DIR && existsSync(config.STOREFRONT_DIR) ? config.STOREFRONT_DIR : null;
     if (storefront) app.use(staticFiles(storefront));
-    else if (config.STOREFRONT_DIR) logger.warn({ dir: config.STOREFRONT_DIR }, 'storefront not built (tsx tools/storefront/build.ts): / is not served');
+    else if (config.STOREFRONT_DIR)
+      logger.warn({ dir: config.STOREFRONT_DIR }, 'storefront not built (tsx tools/storefront/build.ts): / is not served');
 
     const server = await serve(app, { port: config.PORT, host: config.HOST, logger, onShutdown: closers.all });
     const engines = [

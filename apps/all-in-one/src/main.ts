@@ -27,7 +27,9 @@ runService('all-in-one', async () => {
     [
       '',
       `  Demo shop is running (${running.engines}).`,
-      running.storefront ? `  Shop         : ${base}/   (open it in a browser)` : `  Shop         : not built (npm start builds it; or: npx tsx tools/storefront/build.ts)`,
+      running.storefront
+        ? `  Shop         : ${base}/   (open it in a browser)`
+        : `  Shop         : not built (npm start builds it; or: npx tsx tools/storefront/build.ts)`,
       `  Checkout API : ${base}/api/checkout/   (try: curl ${base}/api/checkout/selection)`,
       `  OpenAPI      : ${base}/api/checkout/openapi.json`,
       `  SOAP API     : ${base}/ams/system/service/module/soap/api   (user demo / demo-secret)`,

@@ -39,12 +39,19 @@ async function render(): Promise<void> {
     await screen(main, parts, query);
   } catch (err) {
     if (mine !== renders) return;
-    fill(main, h('h1', { tabindex: '-1' }, 'Sorry'), notice('error', problemText(err)), h('p', {}, h('button', { type: 'button', class: 'button', onclick: () => void render() }, 'Try again')));
+    fill(
+      main,
+      h('h1', { tabindex: '-1' }, 'Sorry'),
+      notice('error', problemText(err)),
+      h('p', {}, h('button', { type: 'button', class: 'button', onclick: () => void render() }, 'Try again')),
+    );
   } finally {
     if (mine === renders) main.removeAttribute('aria-busy');
   }
   if (mine !== renders) return;
-  document.querySelectorAll('.site-nav a').forEach((a) => a.toggleAttribute('aria-current', a.getAttribute('href') === `#/${parts[0] ?? ''}`));
+  document
+    .querySelectorAll('.site-nav a')
+    .forEach((a) => a.toggleAttribute('aria-current', a.getAttribute('href') === `#/${parts[0] ?? ''}`));
   // Keyboard and screen-reader users land on the new screen's heading, as after a page load.
   const heading = main.querySelector<HTMLElement>('h1');
   if (heading && (parts[0] || renders > 1)) {
@@ -74,7 +81,11 @@ function drawHeader(e: Envelope): void {
     );
   }
   const language = document.getElementById('language-select') as HTMLSelectElement | null;
-  if (language) fill(language, e.languages.map((l) => h('option', { value: l.language, selected: l.language === e.language.language }, l.name)));
+  if (language)
+    fill(
+      language,
+      e.languages.map((l) => h('option', { value: l.language, selected: l.language === e.language.language }, l.name)),
+    );
   const currency = document.getElementById('currency');
   if (currency) currency.textContent = e.selection.currency;
   document.documentElement.lang = e.language.language || 'en';

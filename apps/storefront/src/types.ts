@@ -138,7 +138,16 @@ export interface Order {
   paymentMethodName: string;
   shippingMethodName: string;
   currency: string;
-  items: Array<{ item: string; product: string; productName: string; brandName?: string; size: string; quantity: number; priceEach: string; totalPrice: string }>;
+  items: Array<{
+    item: string;
+    product: string;
+    productName: string;
+    brandName?: string;
+    size: string;
+    quantity: number;
+    priceEach: string;
+    totalPrice: string;
+  }>;
   totals: Totals;
   discounts?: { anyDiscount: boolean; discount: string };
   address?: Address & { countryName?: string };

@@ -11,7 +11,16 @@ export function picture(p: Pick<Product, 'name' | 'variantName' | 'media'>, inde
   return h(
     'div',
     { class: 'picture' },
-    src ? h('img', { src, alt: index ? `${alt}, view ${index + 1}` : alt, width: 600, height: 800, loading: eager ? 'eager' : 'lazy', decoding: 'async' }) : null,
+    src
+      ? h('img', {
+          src,
+          alt: index ? `${alt}, view ${index + 1}` : alt,
+          width: 600,
+          height: 800,
+          loading: eager ? 'eager' : 'lazy',
+          decoding: 'async',
+        })
+      : null,
   );
 }
 
@@ -35,10 +44,19 @@ export function productCard(p: Product, headingLevel: 'h2' | 'h3' = 'h3'): HTMLE
       'a',
       { href: productHref(p.product), class: 'card-link' },
       picture(p),
-      reduced && p.discountPercent ? h('span', { class: 'badge sale' }, `−${Math.round(p.discountPercent)}%`) : p.newProduct ? h('span', { class: 'badge' }, 'New') : null,
+      reduced && p.discountPercent
+        ? h('span', { class: 'badge sale' }, `−${Math.round(p.discountPercent)}%`)
+        : p.newProduct
+          ? h('span', { class: 'badge' }, 'New')
+          : null,
       h('p', { class: 'brand' }, p.brandName ?? ''),
       h(headingLevel, { class: 'card-title' }, p.name),
-      h('p', { class: 'variant' }, p.swatch ? h('span', { class: 'dot', style: `background:${p.swatch.hex}`, 'aria-hidden': 'true' }) : null, p.variantName ?? ''),
+      h(
+        'p',
+        { class: 'variant' },
+        p.swatch ? h('span', { class: 'dot', style: `background:${p.swatch.hex}`, 'aria-hidden': 'true' }) : null,
+        p.variantName ?? '',
+      ),
     ),
     priceTag(p),
   );
@@ -52,10 +70,17 @@ export function notice(kind: 'info' | 'error' | 'success', ...children: Array<No
 /** What the visitor reads when the shop's server failed: never a stack, always a way on. */
 export function problemText(err: unknown): string {
   if (err instanceof UnavailableError) {
-    const wait = err.retryAfterSeconds ? ` Please try again in ${err.retryAfterSeconds} second${err.retryAfterSeconds === 1 ? '' : 's'}.` : ' Please try again in a moment.';
+    const wait = err.retryAfterSeconds
+      ? ` Please try again in ${err.retryAfterSeconds} second${err.retryAfterSeconds === 1 ? '' : 's'}.`
+      : ' Please try again in a moment.';
     return err.status === 0 ? `We could not reach the shop. Check your connection and try again.` : `The shop is busy right now.${wait}`;
   }
-  if (err instanceof ApiError) return Object.values(err.errors).map((m) => m.charAt(0).toUpperCase() + m.slice(1)).join('. ') || 'Something went wrong.';
+  if (err instanceof ApiError)
+    return (
+      Object.values(err.errors)
+        .map((m) => m.charAt(0).toUpperCase() + m.slice(1))
+        .join('. ') || 'Something went wrong.'
+    );
   return 'Something went wrong. Please try again.';
 }
 
@@ -69,7 +94,9 @@ export function unavailableList(entries: Unavailable[], names: Map<string, strin
         'li',
         {},
         names.get(u.item) ?? names.get(u.product) ?? `Item ${u.item}`,
-        u.available > 0 ? ` — only ${u.available} left, your quantity was lowered from ${u.originalQuantity}` : ' — sold out, removed from your bag',
+        u.available > 0
+          ? ` — only ${u.available} left, your quantity was lowered from ${u.originalQuantity}`
+          : ' — sold out, removed from your bag',
       ),
     ),
   );

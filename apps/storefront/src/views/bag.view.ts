@@ -7,7 +7,8 @@ import type { Screen } from '../main';
 
 /** The totals as the selection states them; a total that does not apply (`false`) is not shown. */
 export function totalsTable(totals: Totals, discount?: string | false): HTMLElement {
-  const row = (label: string, value: string | false | undefined, cls = '') => (value ? h('tr', { class: cls }, h('th', { scope: 'row' }, label), h('td', {}, value)) : null);
+  const row = (label: string, value: string | false | undefined, cls = '') =>
+    value ? h('tr', { class: cls }, h('th', { scope: 'row' }, label), h('td', {}, value)) : null;
   return h(
     'table',
     { class: 'totals' },
@@ -16,7 +17,11 @@ export function totalsTable(totals: Totals, discount?: string | false): HTMLElem
       'tbody',
       {},
       row('Items', totals.itemsTotalPrice),
-      row('Discount', discount || (totals.totalDiscountPrice && !/^[^1-9]*$/.test(totals.totalDiscountPrice) ? `−${totals.totalDiscountPrice}` : false), 'discount'),
+      row(
+        'Discount',
+        discount || (totals.totalDiscountPrice && !/^[^1-9]*$/.test(totals.totalDiscountPrice) ? `−${totals.totalDiscountPrice}` : false),
+        'discount',
+      ),
       row('Shipping', totals.shippingPrice),
       row('Payment fee', totals.handlingCostPrice),
       row('Tax deducted', totals.taxDeducted),
@@ -34,14 +39,23 @@ function lineRow(e: Envelope, line: Line, redraw: (p: Promise<unknown>, message:
   return h(
     'li',
     { class: 'line', 'data-line': line.line, 'data-item': line.item },
-    h('a', { href: productHref(line.product), class: 'line-picture', tabindex: '-1', 'aria-hidden': 'true' }, product ? picture(product) : h('div', { class: 'picture' })),
+    h(
+      'a',
+      { href: productHref(line.product), class: 'line-picture', tabindex: '-1', 'aria-hidden': 'true' },
+      product ? picture(product) : h('div', { class: 'picture' }),
+    ),
     h(
       'div',
       { class: 'line-info' },
       h('p', { class: 'brand' }, line.brandName ?? ''),
       h('h2', { class: 'line-title' }, h('a', { href: productHref(line.product) }, line.productName)),
       h('p', { class: 'line-meta' }, [product?.variantName, `Size ${line.size}`].filter(Boolean).join(' · ')),
-      h('p', { class: 'line-price' }, line.anyDiscount ? [h('span', {}, line.priceEach), ' ', h('s', {}, line.priceEachBeforeDiscount)] : line.priceEach, ' each'),
+      h(
+        'p',
+        { class: 'line-price' },
+        line.anyDiscount ? [h('span', {}, line.priceEach), ' ', h('s', {}, line.priceEachBeforeDiscount)] : line.priceEach,
+        ' each',
+      ),
     ),
     h(
       'div',
@@ -56,7 +70,16 @@ function lineRow(e: Envelope, line: Line, redraw: (p: Promise<unknown>, message:
             if (Number.isInteger(n) && n >= 0) change('PUT', `lines/${line.line}/quantity/${n}`, `${line.productName}: quantity ${n}.`);
           },
         },
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': `One less ${line.productName}, size ${line.size}`, onclick: () => change('DELETE', `lines/${line.line}/quantity/1`, `${line.productName}: one less.`) }, '−'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-button',
+            'aria-label': `One less ${line.productName}, size ${line.size}`,
+            onclick: () => change('DELETE', `lines/${line.line}/quantity/1`, `${line.productName}: one less.`),
+          },
+          '−',
+        ),
         h('label', { for: qtyId, class: 'visually-hidden' }, `Quantity of ${line.productName}, size ${line.size}`),
         h('input', {
           id: qtyId,
@@ -68,9 +91,26 @@ function lineRow(e: Envelope, line: Line, redraw: (p: Promise<unknown>, message:
           value: line.quantity,
           onchange: (event: Event) => (event.target as HTMLInputElement).form?.requestSubmit(),
         }),
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': `One more ${line.productName}, size ${line.size}`, onclick: () => change('POST', `lines/${line.line}/quantity/1`, `${line.productName}: one more.`) }, '+'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-button',
+            'aria-label': `One more ${line.productName}, size ${line.size}`,
+            onclick: () => change('POST', `lines/${line.line}/quantity/1`, `${line.productName}: one more.`),
+          },
+          '+',
+        ),
       ),
-      h('button', { type: 'button', class: 'link-button', onclick: () => change('DELETE', `lines/${line.line}`, `${line.productName}, size ${line.size}, removed.`) }, 'Remove'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link-button',
+          onclick: () => change('DELETE', `lines/${line.line}`, `${line.productName}, size ${line.size}, removed.`),
+        },
+        'Remove',
+      ),
     ),
     h('p', { class: 'line-total' }, line.totalPrice),
   );
@@ -96,7 +136,12 @@ function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string)
       },
     },
     h('label', { for: 'voucher-code' }, 'Discount code'),
-    h('div', { class: 'inline-form' }, h('input', { id: 'voucher-code', name: 'voucher', autocomplete: 'off', 'aria-describedby': 'voucher-error' }), h('button', { type: 'submit', class: 'button secondary' }, 'Apply')),
+    h(
+      'div',
+      { class: 'inline-form' },
+      h('input', { id: 'voucher-code', name: 'voucher', autocomplete: 'off', 'aria-describedby': 'voucher-error' }),
+      h('button', { type: 'submit', class: 'button secondary' }, 'Apply'),
+    ),
     error,
   );
   const applied = e.selection.discounts?.vouchers ?? [];
@@ -112,7 +157,16 @@ function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string)
               'li',
               {},
               h('span', {}, h('strong', {}, v.voucher), ` — ${v.name}`),
-              h('button', { type: 'button', class: 'link-button', 'aria-label': `Remove code ${v.voucher}`, onclick: () => redraw(api('DELETE', `vouchers/${encodeURIComponent(v.voucher)}`), `Code ${v.voucher} removed.`) }, 'Remove'),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'link-button',
+                  'aria-label': `Remove code ${v.voucher}`,
+                  onclick: () => redraw(api('DELETE', `vouchers/${encodeURIComponent(v.voucher)}`), `Code ${v.voucher} removed.`),
+                },
+                'Remove',
+              ),
             ),
           ),
         )
@@ -141,7 +195,12 @@ export function shippingChoice(e: Envelope, redraw: (p: Promise<unknown>, messag
           checked: e.selection.shippingMethod === m.shippingMethod,
           onchange: () => redraw(api('PUT', `shipping-methods/${encodeURIComponent(m.shippingMethod)}`), `${m.name} chosen.`),
         }),
-        h('label', { for: `ship-${m.shippingMethod}` }, h('span', {}, m.name), h('span', { class: 'choice-price' }, /^[^1-9]*$/.test(m.price) ? 'Free' : m.price)),
+        h(
+          'label',
+          { for: `ship-${m.shippingMethod}` },
+          h('span', {}, m.name),
+          h('span', { class: 'choice-price' }, /^[^1-9]*$/.test(m.price) ? 'Free' : m.price),
+        ),
       ),
     ),
   );
@@ -155,9 +214,13 @@ export const renderBag: Screen = async (main) => {
   const redraw = async (change: Promise<unknown>, message: string) => {
     try {
       keep(await change);
-      const focusKey = (document.activeElement as HTMLElement | null)?.getAttribute('aria-label') ?? (document.activeElement as HTMLElement | null)?.id;
+      const focusKey =
+        (document.activeElement as HTMLElement | null)?.getAttribute('aria-label') ?? (document.activeElement as HTMLElement | null)?.id;
       await renderBag(main, [], new URLSearchParams());
-      const again = focusKey ? (main.querySelector<HTMLElement>(`[aria-label="${CSS.escape(focusKey)}"]`) ?? main.querySelector<HTMLElement>(`#${CSS.escape(focusKey)}`)) : null;
+      const again = focusKey
+        ? (main.querySelector<HTMLElement>(`[aria-label="${CSS.escape(focusKey)}"]`) ??
+          main.querySelector<HTMLElement>(`#${CSS.escape(focusKey)}`))
+        : null;
       (again ?? main.querySelector<HTMLElement>('h1'))?.focus();
       const note = main.querySelector('#bag-live');
       if (note) note.textContent = message;
@@ -167,7 +230,17 @@ export const renderBag: Screen = async (main) => {
   };
   const lines = e.selection.items;
   if (!lines.length) {
-    fill(main, h('h1', {}, 'Your bag'), live, h('div', { class: 'empty-bag' }, h('p', {}, 'Your bag is empty.'), h('p', {}, h('a', { class: 'button primary', href: '#/' }, 'Continue shopping'))));
+    fill(
+      main,
+      h('h1', {}, 'Your bag'),
+      live,
+      h(
+        'div',
+        { class: 'empty-bag' },
+        h('p', {}, 'Your bag is empty.'),
+        h('p', {}, h('a', { class: 'button primary', href: '#/' }, 'Continue shopping')),
+      ),
+    );
     return;
   }
   fill(
@@ -178,7 +251,11 @@ export const renderBag: Screen = async (main) => {
     h(
       'div',
       { class: 'bag' },
-      h('ul', { class: 'lines', 'aria-label': 'Items in your bag' }, lines.map((line) => lineRow(e, line, redraw))),
+      h(
+        'ul',
+        { class: 'lines', 'aria-label': 'Items in your bag' },
+        lines.map((line) => lineRow(e, line, redraw)),
+      ),
       h(
         'aside',
         { class: 'summary', 'aria-label': 'Order summary' },
@@ -188,7 +265,15 @@ export const renderBag: Screen = async (main) => {
         shippingChoice(e, redraw),
         voucherForm(e, redraw),
         e.selection.totals ? totalsTable(e.selection.totals) : null,
-        h('a', { class: `button primary wide${e.location.shipTo ? '' : ' disabled'}`, href: e.location.shipTo ? '#/checkout' : null, 'aria-disabled': e.location.shipTo ? null : 'true' }, 'Go to checkout'),
+        h(
+          'a',
+          {
+            class: `button primary wide${e.location.shipTo ? '' : ' disabled'}`,
+            href: e.location.shipTo ? '#/checkout' : null,
+            'aria-disabled': e.location.shipTo ? null : 'true',
+          },
+          'Go to checkout',
+        ),
         h('p', { class: 'continue' }, h('a', { href: '#/' }, 'Continue shopping')),
       ),
     ),

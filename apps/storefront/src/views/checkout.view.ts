@@ -55,7 +55,7 @@ export async function showUnavailable(box: HTMLElement, err: ApiError, before: E
     ),
   );
   box.querySelector<HTMLElement>('.notice')?.setAttribute('tabindex', '-1');
-  box.querySelector<HTMLElement>('.notice')?.focus();
+  if (box.isConnected) box.querySelector<HTMLElement>('.notice')?.focus();
 }
 
 function addressFields(e: Envelope, a: Address): HTMLElement {
@@ -66,13 +66,23 @@ function addressFields(e: Envelope, a: Address): HTMLElement {
     'fieldset',
     { class: 'address' },
     h('legend', {}, 'Delivery address'),
-    h('div', { class: 'row' }, field('First name', 'firstName', { value: a.firstName, required: true, autocomplete: 'given-name' }), field('Last name', 'lastName', { value: a.lastName, required: true, autocomplete: 'family-name' })),
+    h(
+      'div',
+      { class: 'row' },
+      field('First name', 'firstName', { value: a.firstName, required: true, autocomplete: 'given-name' }),
+      field('Last name', 'lastName', { value: a.lastName, required: true, autocomplete: 'family-name' }),
+    ),
     field('Street address', 'address1', { value: a.address1, required: true, autocomplete: 'address-line1' }),
     field('Apartment, floor', 'address2', { value: a.address2, autocomplete: 'address-line2' }),
     h(
       'div',
       { class: 'row' },
-      field('Postal code', 'zipCode', { value: a.zipCode, required: true, autocomplete: 'postal-code', ...(rule ? { hint: rule.hint } : {}) }),
+      field('Postal code', 'zipCode', {
+        value: a.zipCode,
+        required: true,
+        autocomplete: 'postal-code',
+        ...(rule ? { hint: rule.hint } : {}),
+      }),
       field('City', 'city', { value: a.city, required: true, autocomplete: 'address-level2' }),
     ),
     country_?.states?.length
@@ -85,7 +95,8 @@ function addressFields(e: Envelope, a: Address): HTMLElement {
             {
               id: 'state',
               name: 'state',
-              onchange: async (event: Event) => keep(await api('PUT', `countries/${country}/states/${(event.target as HTMLSelectElement).value}`)),
+              onchange: async (event: Event) =>
+                keep(await api('PUT', `countries/${country}/states/${(event.target as HTMLSelectElement).value}`)),
             },
             h('option', { value: '' }, 'Choose…'),
             country_.states.map((s) => h('option', { value: s.state, selected: s.state === (e.location.state ?? a.state) }, s.name)),
@@ -93,14 +104,25 @@ function addressFields(e: Envelope, a: Address): HTMLElement {
           h('p', { class: 'field-error', role: 'alert' }),
         )
       : null,
-    h('p', { class: 'country-line' }, `Country: ${e.location.name || 'not chosen'} `, h('span', { class: 'hint' }, '(change it at the top of the page)')),
+    h(
+      'p',
+      { class: 'country-line' },
+      `Country: ${e.location.name || 'not chosen'} `,
+      h('span', { class: 'hint' }, '(change it at the top of the page)'),
+    ),
     field('Phone', 'phoneNumber', { type: 'tel', value: a.phoneNumber, autocomplete: 'tel' }),
   );
 }
 
 function invoiceLookup(form: HTMLElement, method: string): HTMLElement {
   const status = h('p', { class: 'form-status', role: 'status' });
-  const input = h('input', { id: 'identity-number', name: 'identityNumber', autocomplete: 'off', inputmode: 'numeric', 'aria-describedby': 'identity-hint' });
+  const input = h('input', {
+    id: 'identity-number',
+    name: 'identityNumber',
+    autocomplete: 'off',
+    inputmode: 'numeric',
+    'aria-describedby': 'identity-hint',
+  });
   return h(
     'div',
     { class: 'invoice-lookup' },
@@ -117,7 +139,10 @@ function invoiceLookup(form: HTMLElement, method: string): HTMLElement {
           class: 'button secondary',
           onclick: async () => {
             try {
-              const found = await api<{ address: Address }>('POST', 'address-search', { identityNumber: input.value.trim(), paymentMethod: method });
+              const found = await api<{ address: Address }>('POST', 'address-search', {
+                identityNumber: input.value.trim(),
+                paymentMethod: method,
+              });
               for (const [name, value] of Object.entries(found.address)) {
                 const target = form.querySelector<HTMLInputElement>(`input[name="${name}"]`);
                 if (target && value) target.value = String(value);
@@ -135,10 +160,24 @@ function invoiceLookup(form: HTMLElement, method: string): HTMLElement {
   );
 }
 
+/** Puts typed values back into a checkout form drawn again. */
+function refill(main: HTMLElement, typed: Record<string, string>): void {
+  const form = main.querySelector<HTMLFormElement>('form.checkout');
+  for (const [name, value] of Object.entries(typed)) {
+    const input = form?.querySelector<HTMLInputElement>(`input[name="${name}"]:not([type="radio"]):not([type="checkbox"])`);
+    if (input && value) input.value = value;
+  }
+}
+
 export const renderCheckout: Screen = async (main) => {
   const e = await loadSession();
   if (!e.selection.items.length) {
-    fill(main, h('h1', {}, 'Checkout'), h('p', {}, 'Your bag is empty. ', h('a', { href: '#/' }, 'Continue shopping')));
+    fill(
+      main,
+      h('h1', {}, 'Checkout'),
+      h('div', { class: 'checkout-problem' }),
+      h('p', {}, 'Your bag is empty. ', h('a', { href: '#/' }, 'Continue shopping')),
+    );
     return;
   }
   const a: Address = { ...(e.loggedIn ?? {}) };
@@ -152,20 +191,25 @@ export const renderCheckout: Screen = async (main) => {
       // What the visitor typed stays: the form is drawn again from the session, then refilled.
       const typed = formValues(form);
       await renderCheckout(main, [], new URLSearchParams());
-      const again = main.querySelector<HTMLFormElement>('form.checkout');
-      for (const [name, value] of Object.entries(typed)) {
-        const input = again?.querySelector<HTMLInputElement>(`input[name="${name}"]:not([type="radio"]):not([type="checkbox"])`);
-        if (input && value) input.value = value;
-      }
+      refill(main, typed);
     } catch (err) {
       fill(problem, notice('error', problemText(err)));
     }
   };
-  const pay = h('button', { type: 'submit', class: 'button primary wide' }, method ? `Pay ${e.selection.totals?.grandTotalPrice || ''}` : 'Choose a payment method');
+  const pay = h(
+    'button',
+    { type: 'submit', class: 'button primary wide' },
+    method ? `Pay ${e.selection.totals?.grandTotalPrice || ''}` : 'Choose a payment method',
+  );
   const form: HTMLFormElement = h(
     'form',
     { class: 'checkout', novalidate: true, onsubmit: (event: Event) => void submit(event) },
-    h('fieldset', { class: 'contact' }, h('legend', {}, 'Contact'), field('E-mail', 'email', { type: 'email', value: a.email, required: !addressLater, autocomplete: 'email' })),
+    h(
+      'fieldset',
+      { class: 'contact' },
+      h('legend', {}, 'Contact'),
+      field('E-mail', 'email', { type: 'email', value: a.email, required: !addressLater, autocomplete: 'email' }),
+    ),
     addressLater ? h('p', { class: 'hint' }, 'You enter your address in the payment window.') : addressFields(e, a),
     shippingChoice(e, (p) => void redraw(p)),
     h(
@@ -184,7 +228,12 @@ export const renderCheckout: Screen = async (main) => {
             checked: m.paymentMethod === e.selection.paymentMethod,
             onchange: () => void redraw(api('PUT', `payment-methods/${encodeURIComponent(m.paymentMethod)}`)),
           }),
-          h('label', { for: `pay-${m.paymentMethod}` }, h('span', {}, m.name), m.handlingCost && /[1-9]/.test(m.handlingCost) ? h('span', { class: 'choice-price' }, `+ ${m.handlingCost}`) : null),
+          h(
+            'label',
+            { for: `pay-${m.paymentMethod}` },
+            h('span', {}, m.name),
+            m.handlingCost && /[1-9]/.test(m.handlingCost) ? h('span', { class: 'choice-price' }, `+ ${m.handlingCost}`) : null,
+          ),
         ),
       ),
       h('div', { class: 'field', 'data-field': 'paymentMethod' }, h('p', { class: 'field-error', role: 'alert' })),
@@ -199,7 +248,8 @@ export const renderCheckout: Screen = async (main) => {
     ),
     pay,
   );
-  if (method?.paymentMethod === 'test-invoice' || /invoice/.test(method?.paymentMethod ?? '')) form.querySelector('fieldset.address')?.prepend(invoiceLookup(form, method!.paymentMethod));
+  if (method?.paymentMethod === 'test-invoice' || /invoice/.test(method?.paymentMethod ?? ''))
+    form.querySelector('fieldset.address')?.prepend(invoiceLookup(form, method!.paymentMethod));
 
   async function submit(event: Event): Promise<void> {
     event.preventDefault();
@@ -209,7 +259,8 @@ export const renderCheckout: Screen = async (main) => {
     if (!e.selection.paymentMethod) local['paymentMethod'] = 'choose a payment method';
     if (!(form.querySelector('#terms') as HTMLInputElement).checked) local['termsAndConditions'] = 'please accept the terms and conditions';
     const rule = POSTAL_CODES[e.location.country ?? ''];
-    if (!addressLater && rule && values['zipCode'] && !rule.pattern.test(values['zipCode'])) local['zipCode'] = `use the format ${rule.hint.split(': ')[1] ?? ''} (${rule.hint.split(':')[0]})`;
+    if (!addressLater && rule && values['zipCode'] && !rule.pattern.test(values['zipCode']))
+      local['zipCode'] = `use the format ${rule.hint.split(': ')[1] ?? ''} (${rule.hint.split(':')[0]})`;
     if (Object.keys(local).length) {
       showFieldErrors(form, local);
       return;
@@ -253,10 +304,13 @@ export const renderCheckout: Screen = async (main) => {
       fill(problem, notice('error', 'The payment was not accepted. Please try another payment method.'));
     } catch (err) {
       if (err instanceof ApiError && err.status === 410) {
-        await showUnavailable(problem, err, before);
-        const summary = main.querySelector('.summary-slot');
-        const now = session();
-        if (summary && now) fill(summary, orderSummary(now));
+        const box = h('div', {});
+        await showUnavailable(box, err, before);
+        const typed = formValues(form);
+        await renderCheckout(main, [], new URLSearchParams());
+        refill(main, typed);
+        fill(main.querySelector('.checkout-problem')!, ...box.childNodes);
+        main.querySelector<HTMLElement>('.checkout-problem .notice')?.focus();
       } else if (err instanceof ApiError) {
         const rest = showFieldErrors(form, err.errors);
         if (Object.keys(rest).length) fill(problem, notice('error', problemText(new ApiError(err.status, { ...err.body, errors: rest }))));
@@ -270,7 +324,12 @@ export const renderCheckout: Screen = async (main) => {
     main,
     h('h1', {}, 'Checkout'),
     problem,
-    h('div', { class: 'checkout-layout' }, h('div', { class: 'checkout-main' }, form, providerBox), h('aside', { class: 'summary summary-slot', 'aria-label': 'Order summary' }, orderSummary(e))),
+    h(
+      'div',
+      { class: 'checkout-layout' },
+      h('div', { class: 'checkout-main' }, form, providerBox),
+      h('aside', { class: 'summary summary-slot', 'aria-label': 'Order summary' }, orderSummary(e)),
+    ),
   );
 };
 
@@ -303,7 +362,12 @@ export const renderPaymentReturn: Screen = async (main, _parts, query) => {
       await showUnavailable(main.querySelector('.problem')!, err, before);
       return;
     }
-    fill(main, h('h1', {}, 'Payment not completed'), notice('error', problemText(err)), h('p', {}, h('a', { class: 'button primary', href: '#/checkout' }, 'Back to checkout')));
+    fill(
+      main,
+      h('h1', {}, 'Payment not completed'),
+      notice('error', problemText(err)),
+      h('p', {}, h('a', { class: 'button primary', href: '#/checkout' }, 'Back to checkout')),
+    );
   }
 };
 

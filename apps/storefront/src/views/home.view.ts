@@ -7,7 +7,12 @@ import type { Screen } from '../main';
 
 const PAGE_SIZE = 12;
 /** Facets as the API names them; the store's extra filter fields (e.g. `countryOrigin`) come after these. */
-const FACET_TITLES: Record<string, string> = { brands: 'Brand', collections: 'Collection', 'swatch.desc': 'Colour', countryOrigin: 'Made in' };
+const FACET_TITLES: Record<string, string> = {
+  brands: 'Brand',
+  collections: 'Collection',
+  'swatch.desc': 'Colour',
+  countryOrigin: 'Made in',
+};
 const ID_FIELDS = new Set(['brands', 'collections', 'categories']);
 const SORTS: Record<string, { label: string; order?: Array<{ field: string; order: 'asc' | 'desc' }> }> = {
   '': { label: 'Relevance' },
@@ -18,6 +23,11 @@ const SORTS: Record<string, { label: string; order?: Array<{ field: string; orde
 };
 
 let categoriesCache: Category[] | null = null;
+/** Filters stand open beside the grid on wide screens and fold away above it on narrow ones. */
+const wide = matchMedia('(min-width: 900px)');
+wide.addEventListener('change', () =>
+  document.querySelectorAll<HTMLDetailsElement>('details.filters').forEach((d) => (d.open = wide.matches)),
+);
 const countryNames = (() => {
   try {
     return new Intl.DisplayNames(['en'], { type: 'region' });
@@ -46,7 +56,11 @@ function toggled(query: URLSearchParams, field: string, value: string): string {
   return `#/?${next}`;
 }
 
-function requestOf(query: URLSearchParams, fields: string[]): Record<string, unknown> {
+/** Every other key of the hash's query is a filter field: the four standard ones and the store's extra ones. */
+const NOT_FILTERS = new Set(['q', 'page', 'sort']);
+
+function requestOf(query: URLSearchParams): Record<string, unknown> {
+  const fields = [...new Set(query.keys())].filter((k) => !NOT_FILTERS.has(k));
   const page = Math.max(1, Number(query.get('page')) || 1);
   const body: Record<string, unknown> = { limit: PAGE_SIZE, skipFirst: (page - 1) * PAGE_SIZE };
   const q = query.get('q');
@@ -83,7 +97,13 @@ function categoryTree(categories: Category[], counts: Map<string, FilterValue>, 
       }),
     );
   };
-  return h('nav', { class: 'categories', 'aria-label': 'Categories' }, h('h2', { class: 'side-title' }, 'Categories'), h('p', {}, h('a', { href: '#/', 'aria-current': active ? null : 'page' }, 'All products')), children(undefined));
+  return h(
+    'nav',
+    { class: 'categories', 'aria-label': 'Categories' },
+    h('h2', { class: 'side-title' }, 'Categories'),
+    h('p', {}, h('a', { href: '#/', 'aria-current': active ? null : 'page' }, 'All products')),
+    children(undefined),
+  );
 }
 
 function facet(field: string, values: FilterValue[], query: URLSearchParams): HTMLElement | null {
@@ -106,7 +126,12 @@ function facet(field: string, values: FilterValue[], query: URLSearchParams): HT
           { for: id },
           swatch ? h('span', { class: 'dot', style: `background:${swatch}`, 'aria-hidden': 'true' }) : null,
           facetLabel(field, v),
-          h('span', { class: 'count' }, h('span', { 'aria-hidden': 'true' }, `${v.count}/${v.totalCount}`), h('span', { class: 'visually-hidden' }, `, ${v.count} of ${v.totalCount}`)),
+          h(
+            'span',
+            { class: 'count' },
+            h('span', { 'aria-hidden': 'true' }, `${v.count}/${v.totalCount}`),
+            h('span', { class: 'visually-hidden' }, `, ${v.count} of ${v.totalCount}`),
+          ),
         ),
       );
     }),
@@ -131,7 +156,13 @@ function pager(query: URLSearchParams, count: number): HTMLElement | null {
       'ol',
       {},
       Array.from({ length: pages }, (_, i) => i + 1).map((n) =>
-        h('li', {}, n === page ? h('a', { href: hrefOf(n), 'aria-current': 'page' }, String(n)) : h('a', { href: hrefOf(n), 'aria-label': `Page ${n}` }, String(n))),
+        h(
+          'li',
+          {},
+          n === page
+            ? h('a', { href: hrefOf(n), 'aria-current': 'page' }, String(n))
+            : h('a', { href: hrefOf(n), 'aria-label': `Page ${n}` }, String(n)),
+        ),
       ),
     ),
     page < pages ? h('a', { href: hrefOf(page + 1), rel: 'next' }, 'Next →') : h('span', { class: 'disabled' }, 'Next →'),
@@ -140,12 +171,10 @@ function pager(query: URLSearchParams, count: number): HTMLElement | null {
 
 export const renderHome: Screen = async (main, _parts, query) => {
   const [list, categories] = await Promise.all([
-    api<ProductList>('POST', 'products', requestOf(query, ['brands', 'categories', 'collections', 'swatch.desc', ...extraFields])),
+    api<ProductList>('POST', 'products', requestOf(query)),
     categoriesCache ? Promise.resolve({ categories: categoriesCache }) : api<{ categories: Category[] }>('GET', 'categories'),
   ]);
   categoriesCache = categories.categories;
-  // The store's extra filter fields are whatever the answer's filter names beyond the standard four.
-  for (const f of list.filter) if (!['brands', 'categories', 'collections', 'swatch.desc'].includes(f.field) && !extraFields.includes(f.field)) extraFields.push(f.field);
 
   const q = query.get('q');
   const activeCategory = (query.get('categories') ?? '').split(',').filter(Boolean)[0] ?? null;
@@ -169,10 +198,14 @@ export const renderHome: Screen = async (main, _parts, query) => {
   );
   const filters = h(
     'details',
-    { class: 'filters', open: matchMedia('(min-width: 900px)').matches },
+    { class: 'filters', open: wide.matches },
     h('summary', {}, 'Categories and filters'),
     categoryTree(categoriesCache, counts, activeCategory),
-    h('form', { class: 'facets', 'aria-label': 'Filters', onsubmit: (e: Event) => e.preventDefault() }, list.filter.filter((f) => f.field !== 'categories').map((f) => facet(f.field, f.values, query))),
+    h(
+      'form',
+      { class: 'facets', 'aria-label': 'Filters', onsubmit: (e: Event) => e.preventDefault() },
+      list.filter.filter((f) => f.field !== 'categories').map((f) => facet(f.field, f.values, query)),
+    ),
   );
   fill(
     main,
@@ -196,7 +229,12 @@ export const renderHome: Screen = async (main, _parts, query) => {
               { class: 'grid' },
               list.products.map((p) => productCard(p, 'h2')),
             )
-          : h('div', { class: 'empty-results' }, h('p', {}, 'Nothing matches. Try fewer filters or another word.'), h('p', {}, h('a', { href: '#/' }, 'See all products'))),
+          : h(
+              'div',
+              { class: 'empty-results' },
+              h('p', {}, 'Nothing matches. Try fewer filters or another word.'),
+              h('p', {}, h('a', { href: '#/' }, 'See all products')),
+            ),
         pager(query, list.productCount),
       ),
     ),
@@ -204,5 +242,3 @@ export const renderHome: Screen = async (main, _parts, query) => {
   const search = document.querySelector<HTMLInputElement>('#search-form input[name="q"]');
   if (search && document.activeElement !== search) search.value = q ?? '';
 };
-
-const extraFields: string[] = [];

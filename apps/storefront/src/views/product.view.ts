@@ -29,7 +29,8 @@ function gallery(p: Product): HTMLElement {
                   'aria-pressed': i === 0 ? 'true' : 'false',
                   onclick: (event: Event) => {
                     fill(big, picture(p, i, true));
-                    for (const b of (event.currentTarget as HTMLElement).closest('ul')!.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b === event.currentTarget));
+                    for (const b of (event.currentTarget as HTMLElement).closest('ul')!.querySelectorAll('button'))
+                      b.setAttribute('aria-pressed', String(b === event.currentTarget));
                   },
                 },
                 picture(p, i),
@@ -57,7 +58,7 @@ function sizePicker(p: Product, onChoose: (item: Item) => void): HTMLElement {
           'div',
           { class: `size${available ? '' : ' sold-out'}` },
           h('input', { type: 'radio', name: 'size', id, value: item.item, onchange: () => onChoose(item) }),
-          h('label', { for: id }, item.name, h('span', { class: 'stock' }, available ? 'In stock' : 'Sold out')),
+          h('label', { for: id }, item.name, ' ', h('span', { class: 'stock' }, available ? 'In stock' : 'Sold out')),
         );
       }),
     ),
@@ -82,7 +83,19 @@ function backInStockForm(item: Item): HTMLElement {
       },
     },
     h('label', { for: 'bis-email' }, `Size ${item.name} is sold out. E-mail me when it is back:`),
-    h('div', { class: 'inline-form' }, h('input', { id: 'bis-email', name: 'email', type: 'email', required: true, autocomplete: 'email', value: session()?.loggedIn?.email ?? '' }), h('button', { class: 'button secondary', type: 'submit' }, 'Notify me')),
+    h(
+      'div',
+      { class: 'inline-form' },
+      h('input', {
+        id: 'bis-email',
+        name: 'email',
+        type: 'email',
+        required: true,
+        autocomplete: 'email',
+        value: session()?.loggedIn?.email ?? '',
+      }),
+      h('button', { class: 'button secondary', type: 'submit' }, 'Notify me'),
+    ),
     status,
   );
   return form;
@@ -93,7 +106,16 @@ async function related(p: Product): Promise<HTMLElement | null> {
   if (!ids.length) return null;
   const list = await api<ProductList>('POST', 'products', { products: ids, limit: 8 });
   if (!list.products.length) return null;
-  return h('section', { class: 'related', 'aria-labelledby': 'related-title' }, h('h2', { id: 'related-title' }, 'You may also like'), h('ul', { class: 'grid small' }, list.products.map((r) => productCard(r))));
+  return h(
+    'section',
+    { class: 'related', 'aria-labelledby': 'related-title' },
+    h('h2', { id: 'related-title' }, 'You may also like'),
+    h(
+      'ul',
+      { class: 'grid small' },
+      list.products.map((r) => productCard(r)),
+    ),
+  );
 }
 
 export const renderProduct: Screen = async (main, parts) => {
@@ -118,7 +140,13 @@ export const renderProduct: Screen = async (main, parts) => {
           keep(await api('POST', `items/${encodeURIComponent(chosen.item)}`));
           fill(status, notice('success', `${p.name}, size ${chosen.name}, is in your bag. `, h('a', { href: '#/bag' }, 'View bag')));
         } catch (err) {
-          fill(status, notice('error', err instanceof ApiError && err.errors['item'] ? sentence(`this size: ${err.errors['item']}`) : problemText(err)));
+          fill(
+            status,
+            notice(
+              'error',
+              err instanceof ApiError && err.errors['item'] ? sentence(`this size: ${err.errors['item']}`) : problemText(err),
+            ),
+          );
         } finally {
           add.disabled = false;
         }
@@ -141,7 +169,23 @@ export const renderProduct: Screen = async (main, parts) => {
     h(
       'nav',
       { class: 'breadcrumbs', 'aria-label': 'Breadcrumb' },
-      h('ol', {}, h('li', {}, h('a', { href: '#/' }, 'Shop')), category ? h('li', {}, h('a', { href: `#/?categories=${encodeURIComponent(String((p as unknown as { category?: string }).category ?? ''))}` }, category)) : null, h('li', { 'aria-current': 'page' }, p.name)),
+      h(
+        'ol',
+        {},
+        h('li', {}, h('a', { href: '#/' }, 'Shop')),
+        category
+          ? h(
+              'li',
+              {},
+              h(
+                'a',
+                { href: `#/?categories=${encodeURIComponent(String((p as unknown as { category?: string }).category ?? ''))}` },
+                category,
+              ),
+            )
+          : null,
+        h('li', { 'aria-current': 'page' }, p.name),
+      ),
     ),
     h(
       'article',
@@ -152,11 +196,20 @@ export const renderProduct: Screen = async (main, parts) => {
         { class: 'product-info' },
         h('p', { class: 'brand' }, p.brandName ?? ''),
         h('h1', {}, p.name),
-        h('p', { class: 'variant' }, p.swatch ? h('span', { class: 'dot', style: `background:${p.swatch.hex}`, 'aria-hidden': 'true' }) : null, p.variantName ?? ''),
+        h(
+          'p',
+          { class: 'variant' },
+          p.swatch ? h('span', { class: 'dot', style: `background:${p.swatch.hex}`, 'aria-hidden': 'true' }) : null,
+          p.variantName ?? '',
+        ),
         priceTag(p),
         p.showAsOnSale && p.discountPercent ? h('p', { class: 'saving' }, `You save ${Math.round(p.discountPercent)}%`) : null,
         form,
-        h('div', { class: 'description' }, (p.description ?? '').split('\n').map((line) => h('p', {}, line))),
+        h(
+          'div',
+          { class: 'description' },
+          (p.description ?? '').split('\n').map((line) => h('p', {}, line)),
+        ),
       ),
     ),
     h('div', { id: 'related-slot', class: 'related-slot' }),

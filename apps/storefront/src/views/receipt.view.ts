@@ -11,7 +11,19 @@ function addressBlock(title: string, a: (Address & { countryName?: string }) | u
     'div',
     { class: 'address-block' },
     h('h3', {}, title),
-    h('p', {}, [`${a.firstName ?? ''} ${a.lastName ?? ''}`.trim(), a.address1, a.address2, `${a.zipCode ?? ''} ${a.city ?? ''}`.trim(), a.countryName ?? a.country].filter(Boolean).flatMap((l, i) => (i ? [h('br'), l!] : [l!]))),
+    h(
+      'p',
+      {},
+      [
+        `${a.firstName ?? ''} ${a.lastName ?? ''}`.trim(),
+        a.address1,
+        a.address2,
+        `${a.zipCode ?? ''} ${a.city ?? ''}`.trim(),
+        a.countryName ?? a.country,
+      ]
+        .filter(Boolean)
+        .flatMap((l, i) => (i ? [h('br'), l!] : [l!])),
+    ),
   );
 }
 
@@ -33,11 +45,31 @@ export function orderDetails(o: Order, level: 'h2' | 'h3' = 'h2'): HTMLElement {
       'table',
       { class: 'order-lines' },
       h('caption', { class: 'visually-hidden' }, `Items of order ${o.order}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col' }, 'Size'), h('th', { scope: 'col', class: 'num' }, 'Qty'), h('th', { scope: 'col', class: 'num' }, 'Price'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Item'),
+          h('th', { scope: 'col' }, 'Size'),
+          h('th', { scope: 'col', class: 'num' }, 'Qty'),
+          h('th', { scope: 'col', class: 'num' }, 'Price'),
+        ),
+      ),
       h(
         'tbody',
         {},
-        o.items.map((i) => h('tr', {}, h('td', {}, h('span', { class: 'brand' }, i.brandName ?? ''), ' ', i.productName), h('td', {}, i.size), h('td', { class: 'num' }, String(i.quantity)), h('td', { class: 'num' }, i.totalPrice))),
+        o.items.map((i) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, h('span', { class: 'brand' }, i.brandName ?? ''), ' ', i.productName),
+            h('td', {}, i.size),
+            h('td', { class: 'num' }, String(i.quantity)),
+            h('td', { class: 'num' }, i.totalPrice),
+          ),
+        ),
       ),
     ),
     totalsTable(o.totals, o.discounts?.anyDiscount ? `−${o.discounts.discount}` : false),
@@ -55,7 +87,11 @@ export function orderDetails(o: Order, level: 'h2' | 'h3' = 'h2'): HTMLElement {
                 'li',
                 {},
                 `Shipped ${s.shippedDate} with ${s.carrier}${s.service ? ` ${s.service}` : ''}. `,
-                s.trackingUrl ? h('a', { href: s.trackingUrl, target: '_blank', rel: 'noopener' }, `Track parcel ${s.trackingId}`) : s.trackingId ? `Tracking number ${s.trackingId}` : null,
+                s.trackingUrl
+                  ? h('a', { href: s.trackingUrl, target: '_blank', rel: 'noopener' }, `Track parcel ${s.trackingId}`)
+                  : s.trackingId
+                    ? `Tracking number ${s.trackingId}`
+                    : null,
               ),
             ),
           )
@@ -70,7 +106,11 @@ export const renderReceipt: Screen = async (main) => {
     order = await api<Order>('GET', 'receipt');
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
-      fill(main, h('h1', {}, 'No order yet'), h('p', {}, 'There is no order placed in this session. ', h('a', { href: '#/' }, 'Continue shopping')));
+      fill(
+        main,
+        h('h1', {}, 'No order yet'),
+        h('p', {}, 'There is no order placed in this session. ', h('a', { href: '#/' }, 'Continue shopping')),
+      );
       return;
     }
     throw err;
@@ -81,9 +121,21 @@ export const renderReceipt: Screen = async (main) => {
       'div',
       { class: 'receipt' },
       h('h1', {}, 'Thank you for your order!'),
-      h('p', { class: 'lead' }, `Your order number is `, h('strong', { class: 'order-number' }, order.order), `. A confirmation is on its way to ${order.address?.email || 'your e-mail'}.`),
+      h(
+        'p',
+        { class: 'lead' },
+        `Your order number is `,
+        h('strong', { class: 'order-number' }, order.order),
+        `. A confirmation is on its way to ${order.address?.email || 'your e-mail'}.`,
+      ),
       orderDetails(order),
-      h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '#/' }, 'Continue shopping'), ' ', loggedIn() ? h('a', { class: 'button secondary', href: '#/orders' }, 'Your orders') : null),
+      h(
+        'p',
+        { class: 'actions' },
+        h('a', { class: 'button primary', href: '#/' }, 'Continue shopping'),
+        ' ',
+        loggedIn() ? h('a', { class: 'button secondary', href: '#/orders' }, 'Your orders') : null,
+      ),
     ),
   );
 };
