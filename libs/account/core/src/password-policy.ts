@@ -1,3 +1,4 @@
+import { PASSWORD_MAX_LENGTH } from '@commerce/account-contracts';
 import { COMMON_PASSWORDS } from './common-passwords';
 
 /**
@@ -7,7 +8,7 @@ import { COMMON_PASSWORDS } from './common-passwords';
  * Length counts code points after NFC normalisation, so a password typed on another keyboard hashes the same.
  */
 export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 128;
+export { PASSWORD_MAX_LENGTH };
 
 export function normalizePassword(password: string): string {
   return password.normalize('NFC');

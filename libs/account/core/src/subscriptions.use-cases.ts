@@ -1,24 +1,17 @@
-import { z } from 'zod';
-import type { BackInStockSubscriptionDto, NewsletterSubscriptionDto } from '@commerce/account-contracts';
+import {
+  BackInStockSubscription,
+  NewsletterSubscription,
+  type BackInStockSubscriptionDto,
+  type NewsletterSubscriptionDto,
+} from '@commerce/account-contracts';
 import type { AccountDeps } from './account.use-cases';
-import { Country, Email, parse } from './account.validation';
-
-const Newsletter = z.object({
-  email: Email,
-  country: Country.optional(),
-  language: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/, 'must be a language code such as en or sv')
-    .optional(),
-});
-const BackInStock = z.object({ email: Email, item: z.string().regex(/^\d{1,15}-\d{1,15}$/, 'must be an item id') });
+import { parse } from './account.validation';
 
 const now = (deps: Pick<AccountDeps, 'now'>) => (deps.now ?? (() => new Date()))();
 
 /** `POST newsletter-subscription`: idempotent by e-mail; the time of the first consent is what is kept. */
 export async function subscribeNewsletter(deps: AccountDeps, subscription: NewsletterSubscriptionDto): Promise<void> {
-  const s = parse(Newsletter, subscription);
+  const s = parse(NewsletterSubscription, subscription);
   await deps.subscriptions.subscribeNewsletter({
     email: s.email,
     ...(s.country ? { country: s.country } : {}),
@@ -29,7 +22,7 @@ export async function subscribeNewsletter(deps: AccountDeps, subscription: Newsl
 
 /** `POST back-in-stock-subscription`: kept until the item's stock rises above zero (backInStockNotifier). */
 export async function subscribeBackInStock(deps: AccountDeps, subscription: BackInStockSubscriptionDto): Promise<void> {
-  const s = parse(BackInStock, subscription);
+  const s = parse(BackInStockSubscription, subscription);
   await deps.subscriptions.subscribeBackInStock({ email: s.email, item: s.item, product: s.item.split('-')[0]!, at: now(deps) });
 }
 

@@ -39,6 +39,8 @@ const idValue = z.union(
 const idList = z.array(idValue, { error: 'must be an array of integer ids' }).max(MAX_LIST, { error: `must have at most ${MAX_LIST} ids` });
 const textValue = z
   .string({ error: 'must be a string' })
+  // Before the trim, so that the document's pattern says what is refused: a value of blanks only.
+  .regex(/\S/, { error: 'must not be empty' })
   .trim()
   .min(1, { error: 'must not be empty' })
   .max(200, { error: 'must be at most 200 characters' });
@@ -102,6 +104,21 @@ export const UriQuerySchema = z
   })
   .strict();
 export type UriQuery = z.input<typeof UriQuerySchema>;
+
+/**
+ * The public body of `POST products` for a store's extra product filter fields, as the OpenAPI document
+ * shows it: the fields of `ProductQuerySchema` and one list per extra field, any other key refused (as
+ * `parseProductQuery` does; it also takes `swatch.desc` and `items.name` nested).
+ */
+export function productQueryBody(filterFields: readonly string[]) {
+  const { filterFields: _extra, ...fields } = ProductQuerySchema.shape;
+  return z.object({ ...Object.fromEntries(filterFields.map((f) => [f, textList.optional()])), ...fields }).strict();
+}
+
+/** The public body of `POST uri`: `uri` and `for`, then any field of `POST products` for a category's listing. */
+export function uriQueryBody(filterFields: readonly string[]) {
+  return productQueryBody(filterFields).extend({ uri: uriText, for: uriKinds });
+}
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: ErrorFields };
 

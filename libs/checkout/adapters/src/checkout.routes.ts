@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { LeanRoute } from '@commerce/shared-http';
-import { checkoutOpenApi } from '@commerce/checkout-contracts';
+import { createCheckoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
 import { mountSelectionRoutes, selectionLeanRoutes } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
@@ -98,8 +98,10 @@ export function createCheckoutRouter(deps: CheckoutHttpDeps): Router {
 export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; leanRoutes: LeanRoute[] } {
   const router = new Router({ prefix: CHECKOUT_PREFIX });
 
+  // Generated from the zod schemas the routes validate with, for this store's extra product filter fields.
+  const openApi = createCheckoutOpenApi({ productFilterFields: deps.view.store.productFilterFields });
   router.get('/openapi.json', (ctx) => {
-    ctx.body = checkoutOpenApi;
+    ctx.body = openApi;
   });
 
   // The shared parser reads JSON only: a body of another type (a form, or text/plain as fetch sends a string

@@ -1,1207 +1,595 @@
-import { ADDRESS_FIELDS } from './address';
-
-/** An order's address: the checkout's address fields and the country's name. */
-const ORDER_ADDRESS_FIELDS = [...ADDRESS_FIELDS, 'countryName'];
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { productQueryBody, uriQueryBody } from '@commerce/catalog-contracts';
+import * as answer from './checkout-answers';
+import * as request from './checkout-requests';
 
 /**
- * The checkout API as an OpenAPI 3.1 document, served at `/api/checkout/openapi.json`. Tests validate
- * real responses against these schemas, so the document cannot drift from the code; every endpoint a
- * later issue adds, adds itself here.
+ * The checkout API as an OpenAPI 3.1 document, served at `/api/checkout/openapi.json`: generated from the
+ * zod schemas that validate the requests (checkout-requests.ts, parsed by checkout core) and from those of
+ * the answers (checkout-answers.ts, against which the e2e suites validate real answers), so that one change
+ * moves both (decision 126). Only the prose (summaries, descriptions of the answers) is written here.
+ * `redocly lint`, `spectral lint` and schemathesis check it in CI (tools/openapi).
  */
-const str = { type: 'string' } as const;
-const num = { type: 'number' } as const;
-const int = { type: 'integer' } as const;
-const bool = { type: 'boolean' } as const;
-const strOrFalse = { oneOf: [{ type: 'string' }, { const: false }] } as const;
-const numOrFalse = { oneOf: [{ type: 'number' }, { const: false }] } as const;
-const TOTALS = [
-  'itemsTotalPrice',
-  'totalDiscountPrice',
-  'shippingPrice',
-  'handlingCostPrice',
-  'taxDeducted',
-  'taxAdded',
-  'grandTotalPrice',
-  'grandTotalPriceTax',
-] as const;
-const ORDER_ITEM_PRICES = ['priceEach', 'totalPrice', 'priceEachBeforeDiscount', 'priceEachWithoutTax'] as const;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+type Tag = 'Selection' | 'Catalog' | 'Customer' | 'Orders' | 'Payment' | 'Subscriptions';
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: ref('ErrorEnvelope') } },
-});
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** The OpenAPI path (`{name}` parameters), relative to the server `/api/checkout`. */
+  path: string;
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  path_?: Record<string, z.ZodType>;
+  pretty?: boolean;
+  body?: z.ZodType;
+  ok: z.ZodType;
+  okDescription?: string;
+  /** Status → what it says; 400 on an operation with a body, 429 and 503 of every operation come from the shared responses. */
+  errors?: Record<string, string>;
+  links?: Record<string, { operationId: string; parameters: Record<string, string>; description: string }>;
+}
 
-const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
+const text = (description: string, example?: string) => z.string().meta({ description, ...(example ? { example } : {}) });
+const ITEM = text('`<product>-<size>`: an `item` of a product’s `items`', '1-1');
+const LINE = text('The `line` of a selection item');
+const EMAIL_PATH = text('The e-mail the customer registered with', 'someone@example.com');
+const quantity = (min: 0 | 1) => request.quantityOf(min).meta({ description: `A whole number from ${min} to ${request.MAX_QUANTITY}` });
+const NOT_LOGGED_IN = '`errors.accessRight` = `denied`: no customer is logged in on the token';
 
-/** A selection operation: the envelope on success, the listed errors otherwise. */
-const selectionOperation = (summary: string, parameters: object[], errors: Record<string, string>, requestBody?: object) => ({
-  summary,
-  parameters: [tokenHeader, ...parameters],
-  ...(requestBody ? { requestBody: { required: false, content: { 'application/json': { schema: requestBody } } } } : {}),
-  responses: {
-    '200': json(ref('SelectionEnvelope')),
-    ...Object.fromEntries(Object.entries(errors).map(([status, description]) => [status, errorResponse(description)])),
-  },
-});
-const pathParam = (name: string, description: string, schema: object = { type: 'string' }) => ({
-  name,
-  in: 'path',
-  required: true,
-  description,
-  schema,
-});
-const quantityParam = (minimum: number) => pathParam('n', `A whole number from ${minimum} to 10000`, { type: 'string', pattern: '^\\d+$' });
-const lineParam = pathParam('line', 'The `line` of a selection item');
-
-const prettyParam = { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: str };
-
-/** Every field of the spec's Product (checkout) but `relatedProducts`; all present on a product, `swatch` only for a variant with a name. */
-const productProperties = {
-  product: { type: 'string', description: "The variant's id: each variant is a checkout product" },
-  name: str,
-  uri: str,
-  sku: str,
-  productSku: str,
-  variantName: str,
-  countryOrigin: str,
-  stockUnit: str,
-  brand: str,
-  brandName: str,
-  brandUri: str,
-  collection: str,
-  collectionName: str,
-  collectionUri: str,
-  excerpt: str,
-  excerptHtml: str,
-  description: str,
-  descriptionHtml: str,
-  metaTitle: str,
-  metaDescription: str,
-  metaKeywords: str,
-  category: str,
-  categoryUri: str,
-  categoryName: { type: 'array', items: str, description: 'The full path of names of the main category' },
-  platformProduct: str,
-  platformVariant: str,
-  silkProduct: str,
-  silkVariant: str,
-  harmCode: str,
-  harmCodeDescription: str,
-  canonicalUri: str,
-  itemQuantityMinimum: int,
-  itemQuantityMultipleOf: int,
-  price: { type: 'string', description: "Formatted in the market's currency" },
-  priceBeforeDiscount: str,
-  priceReduction: str,
-  priceAsNumber: num,
-  priceBeforeDiscountAsNumber: num,
-  priceReductionAsNumber: num,
-  discountPercent: num,
-  showAsOnSale: bool,
-  newProduct: bool,
-  inStock: bool,
-  primaryVariant: bool,
-  itemTable: {
-    type: 'object',
-    required: ['x', 'y', 'dividerSymbol'],
-    additionalProperties: false,
-    properties: { x: { type: 'array', items: str }, y: { type: 'array', items: str }, dividerSymbol: str },
-  },
-  items: { type: 'array', items: ref('Item') },
-  media: { type: 'object', additionalProperties: { type: 'array', items: str }, description: 'Media kind → image URLs' },
-  swatch: { type: 'object', required: ['desc'], additionalProperties: false, properties: { desc: str, hex: str } },
-  categories: { type: 'object', additionalProperties: ref('Category'), description: 'Its categories by id' },
-} as const;
-const PRODUCT_FIELDS = Object.keys(productProperties).filter((k) => k !== 'swatch');
-
-const ids = {
-  type: 'array',
-  maxItems: 1000,
-  items: {
-    oneOf: [
-      { type: 'integer', minimum: 1 },
-      { type: 'string', pattern: '^[1-9]\\d{0,14}$' },
-    ],
-  },
-};
-const names = { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 200 } };
-/** The fields of `POST products` (spec: POST products request body). */
-const productQueryProperties = {
-  skipFirst: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
-  limit: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
-  categories: { ...ids, description: "A category matches its subcategories' products too" },
-  collections: ids,
-  products: ids,
-  brands: ids,
-  silkProduct: {
-    oneOf: [
-      { type: 'integer', minimum: 1 },
-      { type: 'string', pattern: '^[1-9]\\d{0,14}$' },
-    ],
-    description: 'Every variant of this product (`platformProduct`)',
-  },
-  search: { type: 'string', maxLength: 500 },
-  relatedProducts: { type: 'boolean', description: 'true: related products in full; otherwise their id, relation and media' },
-  'swatch.desc': { ...names, description: 'Also accepted nested: `{"swatch": {"desc": [...]}}`; matched whatever the case' },
-  'items.name': { ...names, description: 'Also accepted nested: `{"items": {"name": [...]}}`' },
-  onlyAvailable: { type: 'boolean', description: 'Only products that can be bought; with `items.name`, those items must be' },
-  uri: {
-    type: 'object',
-    required: ['uri', 'for'],
-    additionalProperties: false,
-    properties: { uri: str, for: { type: 'array', minItems: 1, items: { enum: ['product', 'category'] } } },
-    description: 'The product with this uri, or the products in (or below) the category with this uri',
-  },
-  sortOrder: {
-    type: 'array',
-    maxItems: 6,
-    items: {
-      type: 'object',
-      required: ['field'],
-      additionalProperties: false,
-      properties: {
-        field: { enum: ['uri', 'categoryItemSort', 'collectionUri', 'priceAsNumber', 'createdAt', 'modifiedAt'] },
-        order: { enum: ['asc', 'desc'], default: 'asc' },
-      },
+/** The token of an answer carried into the next request of a link (an OpenAPI link can set a header parameter). */
+const TOKEN_OF_ANSWER = '$response.body#/token';
+const lineLinks = Object.fromEntries(
+  (
+    [
+      ['AddToLine', 'addToLine'],
+      ['RemoveFromLine', 'removeFromLine'],
+      ['SetLineQuantity', 'setLineQuantity'],
+      ['RemoveLine', 'removeLine'],
+    ] as const
+  ).map(([name, operationId]) => [
+    name,
+    {
+      operationId,
+      parameters: { line: '$response.body#/selection/items/0/line', 'header.API-Token': TOKEN_OF_ANSWER },
+      description: 'The line the item was added to, on the same token',
     },
-    description: 'Without it: relevance when searching, else `categoryItemSort`. A product without the value comes last.',
+  ]),
+);
+const profileLinks = Object.fromEntries(
+  (
+    [
+      ['UpdateAddress', 'updateAddress'],
+      ['UpdateCustomer', 'updateCustomer'],
+      ['ChangeEmail', 'changeEmail'],
+      ['ChangePassword', 'changePassword'],
+      ['ListOrders', 'listOrders'],
+      ['Logout', 'logout'],
+    ] as const
+  ).map(([name, operationId]) => [
+    name,
+    {
+      operationId,
+      parameters: { 'header.API-Token': TOKEN_OF_ANSWER },
+      description: 'The customer just registered, logged in on the token',
+    },
+  ]),
+);
+
+const OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/selection',
+    operationId: 'getSelection',
+    tag: 'Selection',
+    summary: 'The selection (cart) of the session',
+    ok: answer.SelectionEnvelope,
   },
-} as const;
-
-const tokenHeader = {
-  name: 'API-Token',
-  in: 'header',
-  required: false,
-  description: 'The session token of an earlier response. Without it (or with an unknown one) a new session and token are made.',
-  schema: str,
-};
-
-/** Every checkout operation can meet a domain service that does not answer. */
-const withUnavailable = <T extends Record<string, { responses: Record<string, unknown> }>>(path: T): T => {
-  for (const operation of Object.values(path))
-    operation.responses['503'] = errorResponse('A service the edge needs does not answer; `errors` names it');
-  return path;
-};
-
-export const checkoutOpenApi = {
-  openapi: '3.1.0',
-  info: {
-    title: 'Checkout API',
-    version: '1',
+  {
+    method: 'post',
+    path: '/items/{item}',
+    operationId: 'addItem',
+    tag: 'Selection',
+    summary: 'Add a product item to the selection',
+    path_: { item: ITEM },
+    body: request.QuantityBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '404': "`errors.item` = `product item not found` (also when not for sale in the session's market)" },
+    links: lineLinks,
+  },
+  {
+    method: 'post',
+    path: '/items/{item}/quantity/{n}',
+    operationId: 'addItemQuantity',
+    tag: 'Selection',
+    summary: 'Add n of a product item',
+    path_: { item: ITEM, n: quantity(1) },
+    ok: answer.SelectionEnvelope,
+    errors: {
+      '400': "`errors.quantity`: not a whole number from 1, or against the product's itemQuantityMinimum/itemQuantityMultipleOf",
+      '404': "`errors.item` = `product item not found` (also when not for sale in the session's market)",
+    },
+  },
+  {
+    method: 'put',
+    path: '/items',
+    operationId: 'setQuantities',
+    tag: 'Selection',
+    summary: 'Set the quantities of lines and items at once (0 removes); applied whole or not at all',
+    body: request.BulkQuantitiesBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '400': 'Malformed body or a quantity the product does not allow', '404': '`errors.item` or `errors.line` not found' },
+  },
+  ...(
+    [
+      ['post', 'addToLine', 'Add n to a line', 1],
+      ['delete', 'removeFromLine', 'Remove n from a line (reaching 0 removes it)', 1],
+      ['put', 'setLineQuantity', "Set a line's quantity (0 removes it)", 0],
+    ] as const
+  ).map(([method, operationId, summary, min]): Operation => ({
+    method,
+    path: '/lines/{line}/quantity/{n}',
+    operationId,
+    tag: 'Selection',
+    summary,
+    path_: { line: LINE, n: quantity(min) },
+    ok: answer.SelectionEnvelope,
+    errors: {
+      '400': "`errors.quantity`: not a whole number in range, or against the product's quantity rules",
+      '404': '`errors.line` = `not found`',
+    },
+  })),
+  {
+    method: 'delete',
+    path: '/lines/{line}',
+    operationId: 'removeLine',
+    tag: 'Selection',
+    summary: 'Remove a line',
+    path_: { line: LINE },
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.line` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/countries/{country}',
+    operationId: 'setCountry',
+    tag: 'Selection',
+    summary: 'Set the country (and optionally the language)',
+    description: 'Reprices the selection in the country’s market; lines not for sale there are removed and listed in `removedItems`.',
+    path_: { country: text('Two-letter code', 'SE') },
+    body: request.CountryBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.country` or `errors.language` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/countries/{country}/states/{state}',
+    operationId: 'setCountryState',
+    tag: 'Selection',
+    summary: 'Set the country and state',
+    path_: { country: text('Two-letter code', 'US'), state: text('State code', 'CA') },
+    body: request.CountryBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.country`, `errors.state` or `errors.language` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/languages/{language}',
+    operationId: 'setLanguage',
+    tag: 'Selection',
+    summary: 'Select a language',
+    path_: { language: text('A `language` of `languages`', 'en') },
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.language` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/payment-methods/{paymentMethod}',
+    operationId: 'setPaymentMethod',
+    tag: 'Selection',
+    summary: "Select a payment method offered in the session's country",
+    path_: { paymentMethod: text('A `paymentMethod` of `paymentMethods`') },
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.paymentMethod` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/shipping-methods/{shippingMethod}',
+    operationId: 'setShippingMethod',
+    tag: 'Selection',
+    summary: "Select a shipping method offered to the session's country",
+    path_: { shippingMethod: text('A `shippingMethod` of `shippingMethods`') },
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.shippingMethod` = `not found`' },
+  },
+  {
+    method: 'put',
+    path: '/payment-fields',
+    operationId: 'setPaymentFields',
+    tag: 'Selection',
+    summary: 'Store the address fields an embedded payment form reported (merged into those stored)',
+    body: request.PaymentFieldsBody,
+    ok: answer.SelectionEnvelope,
+  },
+  {
+    method: 'post',
+    path: '/vouchers',
+    operationId: 'addVoucher',
+    tag: 'Selection',
+    summary: 'Use a voucher code',
+    body: request.VoucherBody,
+    ok: answer.SelectionEnvelope,
+    errors: {
+      '406':
+        '`errors.voucher`: why the code cannot be used (not found, expired, not valid in this country, a minimum order, one of a kind)',
+    },
+  },
+  {
+    method: 'delete',
+    path: '/vouchers/{voucher}',
+    operationId: 'removeVoucher',
+    tag: 'Selection',
+    summary: 'Stop using a voucher code',
+    path_: { voucher: text('The code') },
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.voucher` = `not found`' },
+  },
+  {
+    method: 'post',
+    path: '/payment',
+    operationId: 'startPayment',
+    tag: 'Payment',
+    summary: 'Begin payment; answers one of the four actions',
     description:
-      'The checkout JSON API storefronts run on. Every response is a JSON object with `token`; an error adds an `errors` object (field → message) and a status of 400 or above.',
+      "Terms accepted, the address in the shipping country's format, the stock checked and held; then the payment provider decides the action: `redirect`, `form`, `success` (the order is placed at once) or `failed`.",
+    body: request.PaymentBody,
+    ok: answer.PaymentAction,
+    errors: {
+      '400':
+        "Malformed body or address; `errors` names the field (`address.zipCode`: must be in the format …); the address is checked against the country's rules",
+      '404': '`errors.country` = `not found`',
+      '406':
+        '`errors.termsAndConditions` = `not accepted`, `errors.country` = `not shippable`, `errors.selection` = `empty`, or `errors.paymentMethod`',
+      '410': 'Items are not in stock: they are removed from the selection and listed in `unavailable`',
+    },
   },
-  servers: [{ url: '/api/checkout' }],
-  paths: {
-    '/selection': withUnavailable({
-      get: {
-        summary: 'The selection (cart) of the session',
-        parameters: [tokenHeader],
-        responses: { '200': json(ref('SelectionEnvelope')) },
-      },
-    }),
-    '/items/{item}': withUnavailable({
-      post: {
-        summary: 'Add a product item to the selection',
-        parameters: [tokenHeader, { name: 'item', in: 'path', required: true, description: '`<product_id>-<size_id>`', schema: str }],
-        requestBody: {
-          required: false,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                properties: { quantity: { type: 'integer', minimum: 1, maximum: 10000 } },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': json(ref('SelectionEnvelope')),
-          '400': errorResponse('Malformed body'),
-          '404': errorResponse('`errors.item` = `product item not found`'),
-        },
-      },
-    }),
-    '/items/{item}/quantity/{n}': withUnavailable({
-      post: selectionOperation('Add n of a product item', [pathParam('item', '`<product_id>-<size_id>`'), quantityParam(1)], {
-        '400': "`errors.quantity`: not a whole number from 1, or against the product's itemQuantityMinimum/itemQuantityMultipleOf",
-        '404': "`errors.item` = `product item not found` (also when not for sale in the session's market)",
-      }),
-    }),
-    '/items': withUnavailable({
-      put: selectionOperation(
-        'Set the quantities of lines and items at once (0 removes); applied whole or not at all',
-        [],
-        { '400': 'Malformed body or a quantity the product does not allow', '404': '`errors.item` or `errors.line` not found' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            lines: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['line', 'quantity'],
-                properties: { line: str, quantity: { type: 'integer', minimum: 0 } },
-              },
-            },
-            items: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['item', 'quantity'],
-                properties: { item: str, quantity: { type: 'integer', minimum: 0 } },
-              },
-            },
-          },
-        },
-      ),
-    }),
-    '/lines/{line}/quantity/{n}': withUnavailable({
-      post: selectionOperation('Add n to a line', [lineParam, quantityParam(1)], {
-        '400': '`errors.quantity`',
-        '404': '`errors.line` = `not found`',
-      }),
-      delete: selectionOperation('Remove n from a line (reaching 0 removes it)', [lineParam, quantityParam(1)], {
-        '400': '`errors.quantity`',
-        '404': '`errors.line` = `not found`',
-      }),
-      put: selectionOperation("Set a line's quantity (0 removes it)", [lineParam, quantityParam(0)], {
-        '400': '`errors.quantity`',
-        '404': '`errors.line` = `not found`',
-      }),
-    }),
-    '/lines/{line}': withUnavailable({
-      delete: selectionOperation('Remove a line', [lineParam], { '404': '`errors.line` = `not found`' }),
-    }),
-    '/countries/{country}': withUnavailable({
-      put: selectionOperation(
-        'Set the country (and optionally the language): reprices in its market; lines not for sale there are removed and listed in `removedItems`',
-        [pathParam('country', 'Two-letter code')],
-        { '400': 'Malformed body', '404': '`errors.country` or `errors.language` = `not found`' },
-        { type: 'object', additionalProperties: false, properties: { language: str } },
-      ),
-    }),
-    '/countries/{country}/states/{state}': withUnavailable({
-      put: selectionOperation('Set the country and state', [pathParam('country', 'Two-letter code'), pathParam('state', 'State code')], {
-        '404': '`errors.country` or `errors.state` = `not found`',
-      }),
-    }),
-    '/languages/{language}': withUnavailable({
-      put: selectionOperation('Select a language', [pathParam('language', 'A `language` of `languages`')], {
-        '404': '`errors.language` = `not found`',
-      }),
-    }),
-    '/payment-methods/{paymentMethod}': withUnavailable({
-      put: selectionOperation(
-        "Select a payment method offered in the session's country",
-        [pathParam('paymentMethod', 'A `paymentMethod` of `paymentMethods`')],
-        {
-          '404': '`errors.paymentMethod` = `not found`',
-        },
-      ),
-    }),
-    '/shipping-methods/{shippingMethod}': withUnavailable({
-      put: selectionOperation(
-        "Select a shipping method offered to the session's country",
-        [pathParam('shippingMethod', 'A `shippingMethod` of `shippingMethods`')],
-        {
-          '404': '`errors.shippingMethod` = `not found`',
-        },
-      ),
-    }),
-    '/payment-fields': withUnavailable({
-      put: selectionOperation(
-        'Store the address fields an embedded payment form reported (merged into those stored)',
-        [],
-        { '400': 'An unknown field or a value that is not a string' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, str])),
-        },
-      ),
-    }),
-    '/vouchers': withUnavailable({
-      post: selectionOperation(
-        'Use a voucher code',
-        [],
-        {
-          '400': 'Malformed body',
-          '406':
-            '`errors.voucher`: why the code cannot be used (not found, expired, not valid in this country, a minimum order, one of a kind)',
-        },
-        { type: 'object', required: ['voucher'], additionalProperties: false, properties: { voucher: str } },
-      ),
-    }),
-    '/vouchers/{voucher}': withUnavailable({
-      delete: selectionOperation('Stop using a voucher code', [pathParam('voucher', 'The code')], {
-        '404': '`errors.voucher` = `not found`',
-      }),
-    }),
-    '/payment': withUnavailable({
-      post: {
-        summary:
-          "Begin payment: terms accepted, the address in the shipping country's format, the stock checked and held; answers one of the four actions",
-        parameters: [tokenHeader],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentRequest') } } },
-        responses: {
-          '200': json(ref('PaymentAction')),
-          '400': errorResponse('Malformed body or address; `errors` names the field (`address.zipCode`: must be in the format …)'),
-          '404': errorResponse('`errors.country` = `not found`'),
-          '406': errorResponse(
-            '`errors.termsAndConditions` = `not accepted`, `errors.country` = `not shippable`, `errors.selection` = `empty`, or `errors.paymentMethod`',
-          ),
-          '410': json(
-            ref('UnavailableEnvelope'),
-            'Items are not in stock: they are removed from the selection and listed in `unavailable`',
-          ),
-        },
-      },
-    }),
-    '/payment-result': withUnavailable({
-      post: {
-        summary: "The payment's result, from the provider's GET and POST variables with their original names; places the order",
-        parameters: [tokenHeader],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['paymentMethodFields'],
-                properties: { paymentMethodFields: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': json(ref('PaymentResult'), 'The order, the same however often the result is posted'),
-          '400': errorResponse(
-            '`errors.paymentMethodFields`: not a result of this shop, a signature, amount or currency that does not hold',
-          ),
-          '404': errorResponse('`errors.payment` = `not found`: the result is not of the payment this token started'),
-          '406': errorResponse('`errors.payment` = `failed`: the provider declined'),
-        },
-      },
-    }),
-    '/receipt': withUnavailable({
-      get: {
-        summary: "The order last placed under the token, in the payment result's shape",
-        parameters: [tokenHeader],
-        responses: { '200': json(ref('PaymentResult')), '404': errorResponse('`errors.order` = `not found`') },
-      },
-    }),
-    '/address-search': withUnavailable({
-      post: {
-        summary: 'The registered address of an identity number, for the invoice method of its one country',
-        parameters: [tokenHeader],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['identityNumber', 'paymentMethod'],
-                properties: { identityNumber: str, paymentMethod: str },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': json({
-            type: 'object',
-            required: ['token', 'address'],
-            additionalProperties: false,
-            properties: {
-              token: str,
-              address: {
-                type: 'object',
-                required: ['firstName', 'lastName', 'address1', 'zipCode', 'city', 'country'],
-                additionalProperties: false,
-                properties: { firstName: str, lastName: str, address1: str, zipCode: str, city: str, country: str },
-              },
-            },
-          }),
-          '404': errorResponse('`errors.identityNumber` or `errors.paymentMethod` = `not found`'),
-          '406': errorResponse('`errors.paymentMethod` = `has no address search`, or `errors.country` = `not available in this country`'),
-        },
-      },
-    }),
-    '/register': withUnavailable({
-      post: selectionOperation(
-        'Register a customer and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
-        [],
-        {
-          '400': 'Malformed body; `errors` names the field',
-          '406': '`errors.password` = `not valid`: under 8 or over 128 characters, a common password, or the e-mail itself',
-          '409': '`errors.email` = `already registered`',
-          '429': 'Too many attempts from this address; `Retry-After` says when to try again',
-        },
-        {
-          allOf: [ref('AddressFields')],
-          type: 'object',
-          required: ['email', 'password'],
-          properties: { email: str, password: str },
-        },
-      ),
-    }),
-    '/login/{email}': withUnavailable({
-      post: selectionOperation(
-        'Log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token); the items of the anonymous selection are merged into the saved selection of the account',
-        [pathParam('email', 'The e-mail the customer registered with')],
-        {
-          '400': 'Malformed body',
-          '406': '`errors.password` = `incorrect`, alike for an unknown e-mail and a wrong password',
-          '429': 'Too many failed logins for this account or from this address; `Retry-After` says when to try again',
-        },
-        { type: 'object', required: ['password'], additionalProperties: false, properties: { password: str } },
-      ),
-    }),
-    '/orders': withUnavailable({
-      post: {
-        summary: "The logged-in customer's orders, newest first, with shipments once the back office reports them",
-        parameters: [tokenHeader],
-        requestBody: {
-          required: false,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                description: 'Without `size` every order from `from` on is returned (slow for a customer with many orders)',
-                properties: {
-                  from: { type: 'integer', minimum: 0, description: 'Orders to skip, newest first (default 0)' },
-                  size: { type: 'integer', minimum: 0, maximum: 1000, description: 'Orders in the page' },
-                },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': json(ref('OrdersEnvelope')),
-          '400': errorResponse('`from` or `size` is not a whole number in range; `errors` names it'),
-          '403': errorResponse('`errors.accessRight` = `denied`: not logged in'),
-        },
-      },
-    }),
-    '/logout': withUnavailable({
-      post: selectionOperation(
-        'Log out: the token is anonymous again, with an empty selection (with `SESSION_ROTATE_ON_LOGIN=true`, a new token); `loggedIn` is gone',
-        [],
-        {},
-      ),
-    }),
-    '/address': withUnavailable({
-      put: selectionOperation(
-        "Change the logged-in customer's address",
-        [],
-        { '400': 'Malformed body', '403': '`errors.accessRight` = `denied`: not logged in' },
-        ref('AddressFields'),
-      ),
-    }),
-    '/customer/update': withUnavailable({
-      put: selectionOperation(
-        "Change the logged-in customer's profile fields (the address fields but the e-mail)",
-        [],
-        { '400': 'Malformed body', '403': '`errors.accessRight` = `denied`: not logged in' },
-        ref('AddressFields'),
-      ),
-    }),
-    '/email': withUnavailable({
-      put: selectionOperation(
-        "Change the logged-in customer's e-mail",
-        [],
-        {
-          '400': 'Malformed body or e-mail',
-          '403': '`errors.accessRight` = `denied`: not logged in',
-          '409': '`errors.newEmail` = `already registered`',
-        },
-        { type: 'object', required: ['newEmail'], additionalProperties: false, properties: { newEmail: str } },
-      ),
-    }),
-    '/password': withUnavailable({
-      put: selectionOperation(
-        "Change the logged-in customer's password",
-        [],
-        {
-          '400': 'Malformed body',
-          '403': '`errors.accessRight` = `denied`: not logged in',
-          '406': '`errors.password` = `incorrect` (the current password), or `errors.newPassword` = `not valid`',
-        },
-        {
-          type: 'object',
-          required: ['password', 'newPassword'],
-          additionalProperties: false,
-          properties: { password: str, newPassword: str },
-        },
-      ),
-    }),
-    '/password-reset-email/{email}': withUnavailable({
-      post: selectionOperation(
-        "Mail a password-reset link (the store's frontend URL + `linkUri`, query `id` and `i`) when a customer has the e-mail; the answer is the same either way",
-        [pathParam('email', 'The e-mail the customer registered with')],
-        {
-          '400': '`errors.linkUri`: not a path (a scheme, a host, `//`, `..`, a query)',
-          '429': 'Too many requests from this address; `Retry-After` says when to try again',
-        },
-        { type: 'object', additionalProperties: false, properties: { linkUri: str } },
-      ),
-    }),
-    '/password-reset': withUnavailable({
-      post: selectionOperation(
-        'Set a new password with the `id` and `i` of a reset link (single use, expires), end every other login of the customer, and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
-        [],
-        {
-          '400': 'Malformed body',
-          '406': '`errors.i` = `not valid` (unknown, used or expired link), or `errors.newPassword` = `not valid`',
-          '429': 'Too many links that did not work from this address; `Retry-After` says when to try again',
-        },
-        {
-          type: 'object',
-          required: ['newPassword', 'i', 'id'],
-          additionalProperties: false,
-          properties: { newPassword: str, i: str, id: str },
-        },
-      ),
-    }),
-    '/newsletter-subscription': withUnavailable({
-      post: selectionOperation(
-        'Subscribe an e-mail to the newsletter (idempotent; the time of the first consent is kept)',
-        [],
-        { '400': 'Malformed body; `errors` names the field (`email`, `country`, `language`)' },
-        { type: 'object', required: ['email'], additionalProperties: false, properties: { email: str, country: str, language: str } },
-      ),
-    }),
-    '/back-in-stock-subscription': withUnavailable({
-      post: selectionOperation(
-        "Ask for one mail when an item's stock rises above zero",
-        [],
-        { '400': 'Malformed body or e-mail', '404': '`errors.item` = `product item not found`' },
-        { type: 'object', required: ['email', 'item'], additionalProperties: false, properties: { email: str, item: str } },
-      ),
-    }),
-    '/products': withUnavailable({
-      post: {
-        summary: 'Search and filter products',
-        description:
-          "Every field is optional; with no body every product visible in the session's market is returned (up to `limit`, default and maximum 1000). Fields combine with AND, the values of one field with OR; an empty list restricts nothing. `productCount` counts the matches without paging; `filter` lists every value found in the market (`totalCount`) with its matches in this result (`count`).",
-        parameters: [tokenHeader, prettyParam],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('ProductQuery') } } },
-        responses: {
-          '200': json(ref('ProductList')),
-          '400': errorResponse(
-            'Malformed body: one `errors` key per bad field (`limit`, `sortOrder.0.field`, an unknown field by its name)',
-          ),
-        },
-      },
-    }),
-    '/products/{product}': withUnavailable({
-      get: {
-        summary: 'One product',
-        parameters: [tokenHeader, prettyParam, { name: 'product', in: 'path', required: true, schema: str }],
-        responses: {
-          '200': json({
-            type: 'object',
-            required: ['token', 'product'],
-            additionalProperties: false,
-            properties: { token: str, product: ref('Product') },
-          }),
-          '404': errorResponse("`errors.product` = `not found`: unknown, malformed, or not shown in the session's market"),
-        },
-      },
-    }),
-    '/uri': withUnavailable({
-      post: {
-        summary: 'What a URI leads to: a product, or a category with its products',
-        description:
-          'Only the kinds named in `for` answer, the first one named first when a URI is both. A category answers with its products (and those of its subcategories), paged by `limit` and `skipFirst` and filtered by any other field of `POST products`.',
-        parameters: [tokenHeader, prettyParam],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('UriQuery') } } },
-        responses: {
-          '200': json({ oneOf: [ref('UriProduct'), ref('UriCategory')] }),
-          '400': errorResponse('Malformed body: one `errors` key per bad field'),
-          '404': errorResponse('`errors.uri` = `not found`: nothing of the kinds asked'),
-        },
-      },
-    }),
-    '/categories': withUnavailable({
-      get: {
-        summary: 'Every category, in the order the store configuration sets (each followed by its subcategories)',
-        parameters: [tokenHeader, prettyParam],
-        responses: {
-          '200': json({
-            type: 'object',
-            required: ['token', 'categories'],
-            additionalProperties: false,
-            properties: { token: str, categories: { type: 'array', items: ref('Category') } },
-          }),
-        },
-      },
-    }),
+  {
+    method: 'post',
+    path: '/payment-result',
+    operationId: 'paymentResult',
+    tag: 'Payment',
+    summary: "The payment's result, from the provider's GET and POST variables with their original names; places the order",
+    body: request.PaymentResultBody,
+    ok: answer.PaymentResult,
+    okDescription: 'The order, the same however often the result is posted',
+    errors: {
+      '400': '`errors.paymentMethodFields`: not a result of this shop, a signature, amount or currency that does not hold',
+      '404': '`errors.payment` = `not found`: the result is not of the payment this token started',
+      '406': '`errors.payment` = `failed`: the provider declined',
+      '410': 'The hold had expired and the stock is gone: no order, the payment voided; the missing items listed in `unavailable`',
+    },
   },
-  components: {
-    schemas: {
-      Errors: { type: 'object', minProperties: 1, additionalProperties: { type: 'string' } },
-      ErrorEnvelope: {
-        type: 'object',
-        required: ['errors'],
-        properties: { token: str, errors: ref('Errors') },
+  {
+    method: 'get',
+    path: '/receipt',
+    operationId: 'getReceipt',
+    tag: 'Payment',
+    summary: "The order last placed under the token, in the payment result's shape",
+    ok: answer.PaymentResult,
+    errors: { '404': '`errors.order` = `not found`' },
+  },
+  {
+    method: 'post',
+    path: '/address-search',
+    operationId: 'addressSearch',
+    tag: 'Payment',
+    summary: 'The registered address of an identity number, for the invoice method of its one country',
+    body: request.AddressSearchBody,
+    ok: answer.AddressSearchAnswer,
+    errors: {
+      '404': '`errors.identityNumber` or `errors.paymentMethod` = `not found`',
+      '406': '`errors.paymentMethod` = `has no address search`, or `errors.country` = `not available in this country`',
+    },
+  },
+  {
+    method: 'post',
+    path: '/register',
+    operationId: 'register',
+    tag: 'Customer',
+    summary: 'Register a customer and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
+    body: request.RegisterBody,
+    ok: answer.SelectionEnvelope,
+    errors: {
+      '406': '`errors.password` = `not valid`: under 8 or over 128 characters, a common password, or the e-mail itself',
+      '409': '`errors.email` = `already registered`',
+    },
+    links: profileLinks,
+  },
+  {
+    method: 'post',
+    path: '/login/{email}',
+    operationId: 'login',
+    tag: 'Customer',
+    summary:
+      'Log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token); the items of the anonymous selection are merged into the saved selection of the account',
+    path_: { email: EMAIL_PATH },
+    body: request.LoginBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '406': '`errors.password` = `incorrect`, alike for an unknown e-mail and a wrong password' },
+  },
+  {
+    method: 'post',
+    path: '/logout',
+    operationId: 'logout',
+    tag: 'Customer',
+    summary:
+      'Log out: the token is anonymous again, with an empty selection (with `SESSION_ROTATE_ON_LOGIN=true`, a new token); `loggedIn` is gone',
+    ok: answer.SelectionEnvelope,
+  },
+  {
+    method: 'put',
+    path: '/address',
+    operationId: 'updateAddress',
+    tag: 'Customer',
+    summary: "Change the logged-in customer's address",
+    body: request.AddressBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '403': NOT_LOGGED_IN },
+  },
+  {
+    method: 'put',
+    path: '/customer/update',
+    operationId: 'updateCustomer',
+    tag: 'Customer',
+    summary: "Change the logged-in customer's profile fields (the address fields but the e-mail)",
+    body: request.AddressBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '403': NOT_LOGGED_IN },
+  },
+  {
+    method: 'put',
+    path: '/email',
+    operationId: 'changeEmail',
+    tag: 'Customer',
+    summary: "Change the logged-in customer's e-mail",
+    body: request.EmailBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '403': NOT_LOGGED_IN, '409': '`errors.newEmail` = `already registered`' },
+  },
+  {
+    method: 'put',
+    path: '/password',
+    operationId: 'changePassword',
+    tag: 'Customer',
+    summary: "Change the logged-in customer's password",
+    body: request.PasswordBody,
+    ok: answer.SelectionEnvelope,
+    errors: {
+      '403': NOT_LOGGED_IN,
+      '406': '`errors.password` = `incorrect` (the current password), or `errors.newPassword` = `not valid`',
+    },
+  },
+  {
+    method: 'post',
+    path: '/password-reset-email/{email}',
+    operationId: 'passwordResetEmail',
+    tag: 'Customer',
+    summary: 'Mail a password-reset link when a customer has the e-mail; the answer is the same either way',
+    description: "The link is the store's frontend URL + `linkUri`, with the query `id` and `i`.",
+    path_: { email: EMAIL_PATH },
+    body: request.ResetEmailBody,
+    ok: answer.SelectionEnvelope,
+  },
+  {
+    method: 'post',
+    path: '/password-reset',
+    operationId: 'passwordReset',
+    tag: 'Customer',
+    summary:
+      'Set a new password with the `id` and `i` of a reset link and log in on the token (with `SESSION_ROTATE_ON_LOGIN=true`, on a new token)',
+    description: 'The link is single use and expires; every other login of the customer ends.',
+    body: request.ResetBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '406': '`errors.i` = `not valid` (unknown, used or expired link), or `errors.newPassword` = `not valid`' },
+  },
+  {
+    method: 'post',
+    path: '/orders',
+    operationId: 'listOrders',
+    tag: 'Orders',
+    summary: "The logged-in customer's orders, newest first, with shipments once the back office reports them",
+    description: 'Without `size` every order from `from` on is returned.',
+    body: request.OrdersBody,
+    ok: answer.OrdersEnvelope,
+    errors: { '403': NOT_LOGGED_IN },
+  },
+  {
+    method: 'post',
+    path: '/newsletter-subscription',
+    operationId: 'subscribeNewsletter',
+    tag: 'Subscriptions',
+    summary: 'Subscribe an e-mail to the newsletter (idempotent; the time of the first consent is kept)',
+    body: request.NewsletterBody,
+    ok: answer.SelectionEnvelope,
+  },
+  {
+    method: 'post',
+    path: '/back-in-stock-subscription',
+    operationId: 'subscribeBackInStock',
+    tag: 'Subscriptions',
+    summary: "Ask for one mail when an item's stock rises above zero",
+    body: request.BackInStockBody,
+    ok: answer.SelectionEnvelope,
+    errors: { '404': '`errors.item` = `product item not found`' },
+  },
+  {
+    method: 'post',
+    path: '/products',
+    operationId: 'searchProducts',
+    tag: 'Catalog',
+    summary: 'Search and filter products',
+    description:
+      'Every field is optional; with no body every product visible in the session\'s market is returned (up to `limit`, default and maximum 1000). Fields combine with AND, the values of one field with OR; an empty list restricts nothing. `swatch.desc` and `items.name` are also accepted nested (`{"swatch": {"desc": [...]}}`). `productCount` counts the matches without paging; `filter` lists every value found in the market (`totalCount`) with its matches in this result (`count`).',
+    pretty: true,
+    body: z.never(), // replaced by the store's productQueryBody
+    ok: answer.ProductList,
+  },
+  {
+    method: 'get',
+    path: '/products/{product}',
+    operationId: 'getProduct',
+    tag: 'Catalog',
+    summary: 'One product',
+    pretty: true,
+    path_: { product: text('A `product` id', '1') },
+    ok: answer.ProductAnswer,
+    errors: { '404': "`errors.product` = `not found`: unknown, malformed, or not shown in the session's market" },
+  },
+  {
+    method: 'post',
+    path: '/uri',
+    operationId: 'resolveUri',
+    tag: 'Catalog',
+    summary: 'What a URI leads to: a product, or a category with its products',
+    description:
+      'Only the kinds named in `for` answer, the first one named first when a URI is both. A category answers with its products (and those of its subcategories), paged by `limit` and `skipFirst` and filtered by any other field of `POST products`.',
+    pretty: true,
+    body: z.never(), // replaced by the store's uriQueryBody
+    ok: answer.UriAnswer,
+    errors: { '404': '`errors.uri` = `not found`: nothing of the kinds asked' },
+  },
+  {
+    method: 'get',
+    path: '/categories',
+    operationId: 'listCategories',
+    tag: 'Catalog',
+    summary: 'Every category, in the order the store configuration sets (each followed by its subcategories)',
+    pretty: true,
+    ok: answer.CategoriesAnswer,
+  },
+];
+
+const TAGS: Record<Tag, string> = {
+  Selection: 'The selection (cart) of the session and its country, language, methods and vouchers',
+  Catalog: 'Products and categories in the session’s market',
+  Customer: 'Registration, login and the logged-in customer’s profile',
+  Orders: 'The order history of the logged-in customer',
+  Payment: 'Payment and the placed order',
+  Subscriptions: 'Newsletter and back-in-stock subscriptions',
+};
+
+const errorAnswer = (description: string, schema: z.ZodType = answer.ErrorEnvelope) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** `{}` passes: no body is read as `{}`, so the body is optional exactly then. */
+const bodyRequired = (schema: z.ZodType) => !schema.safeParse({}).success;
+
+function operationObject(op: Operation, bodies: { products: z.ZodType; uri: z.ZodType }): ZodOpenApiOperationObject {
+  const body = op.operationId === 'searchProducts' ? bodies.products : op.operationId === 'resolveUri' ? bodies.uri : op.body;
+  const errors = { ...(body ? { '400': 'Malformed body; `errors` names each field (an unknown one by its name)' } : {}), ...op.errors };
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    parameters: [{ $ref: '#/components/parameters/ApiToken' }, ...(op.pretty ? [{ $ref: '#/components/parameters/Pretty' }] : [])],
+    ...(op.path_ ? { requestParams: { path: z.object(op.path_) } } : {}),
+    ...(body ? { requestBody: { required: bodyRequired(body), content: { 'application/json': { schema: body } } } } : {}),
+    responses: {
+      '200': {
+        description: op.okDescription ?? 'OK',
+        content: { 'application/json': { schema: op.ok } },
+        ...(op.links ? { links: op.links } : {}),
       },
-      Address: {
-        type: 'object',
-        description: "The spec's Address: one address per customer; `loggedIn` has exactly these fields",
-        required: ['email', 'firstName', 'lastName', 'address1', 'address2', 'city', 'state', 'country', 'phoneNumber', 'zipCode'],
-        additionalProperties: false,
-        properties: {
-          email: str,
-          firstName: str,
-          lastName: str,
-          address1: str,
-          address2: str,
-          city: str,
-          state: str,
-          country: str,
-          phoneNumber: str,
-          zipCode: str,
+      ...Object.fromEntries(
+        Object.entries(errors).map(([status, description]) => [
+          status,
+          errorAnswer(description, status === '410' ? answer.UnavailableEnvelope : answer.ErrorEnvelope),
+        ]),
+      ),
+      ...(body || op.errors?.['400'] ? {} : { '400': { $ref: '#/components/responses/MalformedRequest' } }),
+      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+      '429': { $ref: '#/components/responses/TooManyRequests' },
+      '503': { $ref: '#/components/responses/Unavailable' },
+    },
+  };
+}
+
+export interface CheckoutOpenApiOptions {
+  /** The store's extra product filter fields (`productFilterFields`), which `POST products` and `POST uri` accept. */
+  productFilterFields?: readonly string[];
+}
+
+/** The document for a store (its extra product filter fields are part of the products query). */
+export function createCheckoutOpenApi(options: CheckoutOpenApiOptions = {}) {
+  const fields = options.productFilterFields ?? [];
+  const bodies = {
+    products: productQueryBody(fields).meta({
+      id: 'ProductQuery',
+      description:
+        'Ids are integers (or strings of digits); the store’s extra product filter fields take a list of values; any other key is a 400.',
+    }),
+    uri: uriQueryBody(fields).meta({ id: 'UriQuery' }),
+  };
+  const paths: ZodOpenApiPathsObject = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op, bodies);
+  const retryAfter = {
+    'Retry-After': { description: 'Seconds until a new attempt can succeed', schema: { type: 'integer', minimum: 0 } },
+  } as const;
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Checkout API',
+      version: '1',
+      description:
+        'The checkout JSON API storefronts run on. Every response is a JSON object with `token`; an error adds an `errors` object (field → message) and a status of 400 or above.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/api/checkout' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    security: [{}, { ApiToken: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'API-Token',
+          description:
+            'The session token of an earlier answer (its `token`, also in its `API-Token` header). Without it, or with an unknown one, a new session and token are made.',
         },
       },
-      AddressFields: {
-        type: 'object',
-        description: 'Address fields to change (all optional; the e-mail is changed through `PUT email`)',
-        additionalProperties: false,
-        properties: {
-          firstName: str,
-          lastName: str,
-          address1: str,
-          address2: str,
-          city: str,
-          state: str,
-          country: { type: 'string', pattern: '^([A-Za-z]{2})?$' },
-          phoneNumber: str,
-          zipCode: str,
+      parameters: {
+        ApiToken: {
+          name: 'API-Token',
+          in: 'header',
+          required: false,
+          description: 'The session token (the `ApiToken` scheme), as a parameter so that links can carry it',
+          schema: { type: 'string' },
         },
+        Pretty: { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: { type: 'string' } },
       },
-      Money: str,
-      SelectionItem: {
-        type: 'object',
-        required: [
-          'line',
-          'item',
-          'product',
-          'size',
-          'sku',
-          'ean',
-          'quantity',
-          'priceEach',
-          'priceEachAsNumber',
-          'totalPrice',
-          'totalPriceAsNumber',
-        ],
-        properties: {
-          line: str,
-          item: str,
-          product: str,
-          size: str,
-          sku: str,
-          ean: str,
-          productName: str,
-          brandName: str,
-          quantity: int,
-          priceEach: str,
-          priceEachAsNumber: num,
-          totalPrice: str,
-          totalPriceAsNumber: num,
-          priceEachBeforeDiscount: str,
-          priceEachBeforeDiscountAsNumber: num,
-          priceEachWithoutTax: str,
-          priceEachWithoutTaxAsNumber: num,
-          anyDiscount: bool,
-          taxPercent: num,
-          storePickup: bool,
-        },
-      },
-      Totals: {
-        type: 'object',
-        description: "The spec's Totals: each amount as a formatted string and a number, both `false` where not applicable.",
-        required: [...TOTALS.flatMap((t) => [t, `${t}AsNumber`]), 'totalQuantity', 'taxPercent'],
-        properties: {
-          ...Object.fromEntries(
-            TOTALS.flatMap((t) => [
-              [t, strOrFalse],
-              [`${t}AsNumber`, numOrFalse],
-            ]),
+      responses: {
+        MalformedRequest: errorAnswer('`errors.body`: a body that is not a JSON object (this operation reads none)'),
+        UnsupportedMediaType: errorAnswer('A body that is not `application/json`'),
+        TooManyRequests: { ...errorAnswer('Too many requests of this kind from this address or for this account'), headers: retryAfter },
+        Unavailable: {
+          ...errorAnswer(
+            'A service the checkout needs does not answer in time; `errors` names it. Try again after `Retry-After` when given.',
           ),
-          totalQuantity: int,
-          taxPercent: num,
-        },
-      },
-      Discounts: {
-        type: 'object',
-        required: ['anyDiscount', 'discount', 'discountAsNumber', 'automaticDiscounts', 'vouchers'],
-        properties: {
-          anyDiscount: bool,
-          discount: str,
-          discountAsNumber: num,
-          automaticDiscounts: { type: 'array' },
-          vouchers: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['voucher', 'name', 'type', 'discount', 'discountAsNumber'],
-              properties: {
-                voucher: str,
-                name: str,
-                type: { enum: ['percent', 'amount', 'freeShipping'] },
-                discount: str,
-                discountAsNumber: num,
-              },
-            },
-          },
-        },
-      },
-      CurrencyFormat: {
-        description: "The spec's Order `currencyFormat`; a selection's is the same (decision 111)",
-        type: 'object',
-        required: ['currency', 'name', 'prefix', 'suffix', 'decimalPoint', 'decimalDigits', 'uri'],
-        additionalProperties: false,
-        properties: {
-          currency: str,
-          name: str,
-          prefix: str,
-          suffix: str,
-          decimalPoint: str,
-          decimalDigits: { type: 'string', pattern: '^\\d$', description: 'A string, as the spec gives it' },
-          uri: str,
-        },
-      },
-      ShippingMethod: {
-        type: 'object',
-        required: ['shippingMethod', 'name', 'price', 'priceAsNumber'],
-        properties: { shippingMethod: str, name: str, price: str, priceAsNumber: num },
-      },
-      PaymentField: {
-        type: 'object',
-        required: ['field', 'required', 'value'],
-        properties: { field: str, required: bool, value: str },
-      },
-      Selection: {
-        type: 'object',
-        required: ['currency', 'paymentMethod', 'shippingMethod', 'items', 'totals', 'discounts', 'vatExempt', 'currencyFormat'],
-        properties: {
-          currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-          paymentMethod: str,
-          shippingMethod: str,
-          discounts: ref('Discounts'),
-          vatExempt: bool,
-          currencyFormat: ref('CurrencyFormat'),
-          country: { type: ['string', 'null'] },
-          state: { type: ['string', 'null'] },
-          language: { type: ['string', 'null'] },
-          items: { type: 'array', items: ref('SelectionItem') },
-          totals: ref('Totals'),
-        },
-      },
-      Location: {
-        type: 'object',
-        required: ['country', 'name', 'state', 'stateName', 'eu', 'shipTo'],
-        properties: {
-          country: { type: ['string', 'null'], pattern: '^[A-Z]{2}$' },
-          name: str,
-          state: { type: ['string', 'null'] },
-          stateName: str,
-          eu: bool,
-          shipTo: bool,
-          language: str,
-        },
-      },
-      Language: { type: 'object', required: ['language', 'name'], properties: { language: str, name: str } },
-      Country: {
-        type: 'object',
-        required: ['country', 'name', 'eu', 'language'],
-        properties: { country: str, name: str, eu: bool, language: str, states: { type: 'array', items: { type: 'object' } } },
-      },
-      PaymentMethod: {
-        type: 'object',
-        required: ['paymentMethod', 'name', 'handlingCost', 'handlingCostAsNumber', 'providesCustomerAddressAfterPayment'],
-        properties: {
-          paymentMethod: str,
-          name: str,
-          handlingCost: str,
-          handlingCostAsNumber: num,
-          providesCustomerAddressAfterPayment: bool,
-        },
-      },
-      SelectionEnvelope: {
-        type: 'object',
-        required: [
-          'token',
-          'selection',
-          'products',
-          'location',
-          'language',
-          'languages',
-          'countries',
-          'paymentMethods',
-          'paymentFields',
-          'shippingMethods',
-        ],
-        additionalProperties: false,
-        properties: {
-          token: str,
-          selection: ref('Selection'),
-          products: { type: 'array', items: ref('Product'), description: 'The products of the items in the selection' },
-          shippingMethods: { type: 'array', items: ref('ShippingMethod') },
-          removedItems: {
-            type: 'array',
-            description: 'After a change of country: the lines removed because their item is not for sale there',
-            items: {
-              type: 'object',
-              required: ['line', 'item', 'product', 'productName', 'quantity'],
-              properties: { line: str, item: str, product: str, productName: str, quantity: int },
-            },
-          },
-          location: ref('Location'),
-          language: ref('Language'),
-          languages: { type: 'array', items: ref('Language') },
-          countries: { type: 'array', items: ref('Country') },
-          paymentMethods: { type: 'array', items: ref('PaymentMethod') },
-          paymentFields: { type: 'array', items: ref('PaymentField') },
-          loggedIn: {
-            ...ref('Address'),
-            description: 'Present only when a customer is logged in on the token: exactly the Address fields',
-          },
-        },
-      },
-      OrderAddress: {
-        type: 'object',
-        description: "The spec's Address plus `company` and `countryName`",
-        required: ORDER_ADDRESS_FIELDS,
-        additionalProperties: false,
-        properties: Object.fromEntries(ORDER_ADDRESS_FIELDS.map((f) => [f, str])),
-      },
-      OrderItem: {
-        type: 'object',
-        description: "The spec's Order item: prices formatted with the order's currencyFormat, each with its number",
-        required: [
-          'item',
-          'product',
-          'brandName',
-          'productName',
-          'size',
-          'sku',
-          'ean',
-          'quantity',
-          'storePickup',
-          'line',
-          ...ORDER_ITEM_PRICES.flatMap((p) => [p, `${p}AsNumber`]),
-          'anyDiscount',
-          'taxPercent',
-        ],
-        additionalProperties: false,
-        properties: {
-          item: str,
-          product: str,
-          brandName: str,
-          productName: str,
-          size: str,
-          sku: str,
-          ean: str,
-          quantity: { type: 'integer', minimum: 1 },
-          storePickup: bool,
-          line: str,
-          ...Object.fromEntries(
-            ORDER_ITEM_PRICES.flatMap((p) => [
-              [p, str],
-              [`${p}AsNumber`, num],
-            ]),
-          ),
-          anyDiscount: bool,
-          taxPercent: num,
-        },
-      },
-      Shipment: {
-        type: 'object',
-        required: ['shippedDate', 'carrier', 'service', 'trackingId', 'trackingUrl'],
-        additionalProperties: false,
-        properties: { shippedDate: str, carrier: str, service: str, trackingId: str, trackingUrl: str },
-      },
-      Order: {
-        type: 'object',
-        description:
-          "The spec's Order (order history entry); `POST payment-result`, the `success` action and `GET receipt` answer its fields too",
-        required: [
-          'order',
-          'status',
-          'statusDescription',
-          'message',
-          'paymentMethod',
-          'paymentMethodName',
-          'shippingMethod',
-          'shippingMethodName',
-          'currency',
-          'date',
-          'items',
-          'discounts',
-          'totals',
-          'vatExempt',
-          'address',
-          'shippingAddress',
-          'giftMessage',
-          'shipments',
-          'currencyFormat',
-        ],
-        additionalProperties: false,
-        properties: {
-          order: { type: 'string', pattern: '^\\d+$', description: 'The order number, increasing per store' },
-          status: { type: 'string', examples: ['untouched'] },
-          statusDescription: { type: 'string', examples: ['Pending'] },
-          message: str,
-          paymentMethod: str,
-          paymentMethodName: str,
-          shippingMethod: str,
-          shippingMethodName: str,
-          currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-          date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', description: 'UTC' },
-          items: { type: 'array', items: ref('OrderItem') },
-          discounts: ref('Discounts'),
-          totals: ref('Totals'),
-          vatExempt: bool,
-          address: ref('OrderAddress'),
-          shippingAddress: ref('OrderAddress'),
-          giftMessage: { type: ['string', 'null'] },
-          shipments: { type: 'array', items: ref('Shipment'), description: 'Empty until the back office reports a shipment' },
-          currencyFormat: ref('CurrencyFormat'),
-        },
-      },
-      OrdersEnvelope: {
-        type: 'object',
-        required: ['token', 'orders', 'ordersPaging', 'products', 'location', 'language', 'loggedIn'],
-        additionalProperties: false,
-        properties: {
-          token: str,
-          orders: { type: 'array', items: ref('Order') },
-          ordersPaging: {
-            type: 'object',
-            required: ['from', 'size', 'totalSize'],
-            additionalProperties: false,
-            properties: {
-              from: { type: 'integer', minimum: 0 },
-              size: { type: 'integer', minimum: 0, description: 'The size asked for; without one, the number of orders answered' },
-              totalSize: { type: 'integer', minimum: 0, description: "All the customer's orders" },
-            },
-          },
-          products: { type: 'array', items: ref('Product'), description: 'The products of the orders’ items that the catalog still shows' },
-          location: ref('Location'),
-          language: ref('Language'),
-          loggedIn: ref('Address'),
-        },
-      },
-      Item: {
-        type: 'object',
-        required: ['item', 'itemTableX', 'itemTableY', 'name', 'ean', 'sku', 'stock', 'inStock'],
-        additionalProperties: false,
-        properties: {
-          item: { type: 'string', pattern: '^\\d+-\\d+$', description: '`<product>-<size>`' },
-          itemTableX: int,
-          itemTableY: int,
-          name: str,
-          ean: str,
-          sku: str,
-          stock: { enum: ['yes', 'no'], description: '`yes` when it can be bought: in stock, preorder or an open delivery window' },
-          inStock: bool,
-        },
-      },
-      Product: {
-        type: 'object',
-        required: [...PRODUCT_FIELDS, 'relatedProducts'],
-        additionalProperties: false,
-        properties: { ...productProperties, relatedProducts: { type: 'array', items: ref('RelatedProduct') } },
-      },
-      RelatedProduct: {
-        type: 'object',
-        description:
-          'Another variant of the product: its id, relation and media, or the whole product when the request asks `relatedProducts: true`',
-        required: ['product', 'relation', 'media'],
-        additionalProperties: false,
-        properties: { ...productProperties, relation: { type: 'string', examples: ['variant'] } },
-      },
-      Category: {
-        type: 'object',
-        required: ['category', 'name', 'uri'],
-        additionalProperties: false,
-        properties: {
-          category: str,
-          name: { type: 'array', items: str, description: 'The full path of names from the top category' },
-          uri: { type: 'string', description: 'The full path of slugs (`women/tops/shirts`)' },
-          inCategory: { type: 'string', description: 'The parent; absent at the top level' },
-        },
-      },
-      FilterValue: {
-        type: 'object',
-        required: ['value', 'count', 'totalCount', 'data'],
-        additionalProperties: false,
-        properties: {
-          value: str,
-          count: { type: 'integer', minimum: 0, description: 'Matches in the current filtered set' },
-          totalCount: { type: 'integer', minimum: 1, description: 'Matches among every product of the market (no filter, no search)' },
-          data: {
-            type: 'object',
-            description:
-              'brands `{brand, brandName}`, collections `{collection, collectionName}`, categories a Category, `swatch.desc` `{desc, hex?}`, an extra field `{<field>: value}`',
-          },
-        },
-      },
-      Filter: {
-        type: 'object',
-        required: ['field', 'values'],
-        additionalProperties: false,
-        properties: {
-          field: {
-            type: 'string',
-            description: "`brands`, `categories`, `collections`, `swatch.desc`, then the store's extra product filter fields",
-          },
-          values: { type: 'array', items: ref('FilterValue') },
-        },
-      },
-      ProductList: {
-        type: 'object',
-        required: ['token', 'products', 'productCount', 'filter'],
-        additionalProperties: false,
-        properties: {
-          token: str,
-          products: { type: 'array', items: ref('Product') },
-          productCount: { type: 'integer', minimum: 0, description: 'Matches without paging' },
-          filter: { type: 'array', items: ref('Filter') },
-        },
-      },
-      ProductQuery: {
-        type: 'object',
-        description:
-          'Ids are integers (or strings of digits). A key the store enables as an extra product filter field (`productFilterFields`, e.g. `countryOrigin`) takes an array of values; any other unknown key is a 400.',
-        properties: productQueryProperties,
-        additionalProperties: { type: 'array', items: str },
-      },
-      UriQuery: {
-        type: 'object',
-        required: ['uri', 'for'],
-        properties: {
-          ...productQueryProperties,
-          uri: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 1000,
-            description: "A product's `uri` or a category's full path; slashes around it are ignored",
-          },
-          for: {
-            type: 'array',
-            minItems: 1,
-            items: { enum: ['product', 'category'] },
-            description: 'The kinds that may answer, the first preferred',
-          },
-        },
-        additionalProperties: { type: 'array', items: str },
-      },
-      PaymentRequest: {
-        type: 'object',
-        required: ['paymentReturnPage', 'paymentFailedPage', 'termsAndConditions', 'address'],
-        properties: {
-          paymentReturnPage: { type: 'string', description: 'http(s) URL of the page the provider returns to after paying' },
-          paymentFailedPage: { type: 'string', description: 'http(s) URL of the page the provider returns to after a failed payment' },
-          termsAndConditions: { type: 'boolean', description: 'Must be true' },
-          address: {
-            type: 'object',
-            description: 'The Address fields (and `company`); only `country` for a method that provides the address after payment',
-            properties: Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, str])),
-          },
-        },
-      },
-      PaymentAction: {
-        oneOf: [
-          { type: 'object', required: ['token', 'action', 'url'], properties: { token: str, action: { const: 'redirect' }, url: str } },
-          {
-            type: 'object',
-            required: ['token', 'action', 'formHtml'],
-            properties: { token: str, action: { const: 'form' }, formHtml: str },
-          },
-          { allOf: [ref('PaymentResult')], required: ['action'], properties: { action: { const: 'success' } } },
-          { type: 'object', required: ['token', 'action'], properties: { token: str, action: { const: 'failed' } } },
-        ],
-      },
-      PaymentResult: {
-        type: 'object',
-        description: 'The token and the fields of an order-history entry (`order`, `status`, `statusDescription`, `items`, `totals`, …)',
-        required: [
-          'token',
-          'order',
-          'status',
-          'statusDescription',
-          'date',
-          'items',
-          'totals',
-          'currency',
-          'address',
-          'shipments',
-          'currencyFormat',
-        ],
-        properties: {
-          token: str,
-          order: { type: 'string', description: 'The order number' },
-          status: { type: 'string', description: '`untouched` for a new order' },
-          statusDescription: { type: 'string', description: '`Pending` for `untouched`' },
-          date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' },
-          currency: str,
-          items: {
-            type: 'array',
-            minItems: 1,
-            items: { type: 'object', required: ['item', 'product', 'quantity', 'priceEach', 'priceEachAsNumber'] },
-          },
-          totals: { type: 'object', required: ['grandTotalPrice', 'grandTotalPriceAsNumber', 'totalQuantity'] },
-          address: { type: 'object', required: ['country', 'countryName'] },
-          shipments: { type: 'array' },
-          currencyFormat: ref('CurrencyFormat'),
-        },
-      },
-      UnavailableEnvelope: {
-        allOf: [ref('ErrorEnvelope')],
-        type: 'object',
-        required: ['token', 'errors', 'unavailable', 'selection', 'products'],
-        properties: {
-          unavailable: {
-            type: 'array',
-            minItems: 1,
-            items: {
-              type: 'object',
-              required: ['item', 'product', 'originalQuantity', 'unavailable', 'available'],
-              additionalProperties: false,
-              properties: { item: str, product: str, originalQuantity: int, unavailable: int, available: int },
-            },
-          },
-          selection: ref('Selection'),
-          products: { type: 'array', items: ref('Product') },
-        },
-      },
-      UriProduct: {
-        type: 'object',
-        required: ['token', 'found', 'product'],
-        additionalProperties: false,
-        properties: { token: str, found: { const: 'product' }, product: ref('Product') },
-      },
-      UriCategory: {
-        type: 'object',
-        required: ['token', 'found', 'category', 'products', 'productCount', 'filter'],
-        additionalProperties: false,
-        properties: {
-          token: str,
-          found: { const: 'category' },
-          category: ref('Category'),
-          products: { type: 'array', items: ref('Product') },
-          productCount: { type: 'integer', minimum: 0 },
-          filter: { type: 'array', items: ref('Filter') },
+          headers: retryAfter,
         },
       },
     },
-  },
-} as const;
+  });
+}
+
+/** The document of a store without extra product filter fields. */
+export const checkoutOpenApi = createCheckoutOpenApi();
+
+/** Every operation's method and path (OpenAPI form), for the test that the router and the document agree. */
+export const CHECKOUT_OPERATIONS = OPERATIONS.map((op) => ({ method: op.method, path: op.path, operationId: op.operationId }));

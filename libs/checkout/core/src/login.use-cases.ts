@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { parseInput } from '@commerce/shared-errors';
 import type { CustomerDto, RegisterCommand } from '@commerce/account-contracts';
+import { AddressBody, EmailBody, LoginBody, PasswordBody, RegisterBody, ResetBody, ResetEmailBody } from '@commerce/checkout-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
 import { anonymousOf, renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import { TooManyAttemptsError } from './login-guard';
@@ -8,15 +8,6 @@ import type { BuyerPricing } from './session';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
 
 const parse = parseInput;
-
-// The edge checks the shape; the account service checks the values (e-mail format, lengths, the password policy).
-const RegisterBody = z.looseObject({ email: z.string(), password: z.string() });
-const LoginBody = z.object({ password: z.string() });
-const EmailBody = z.object({ newEmail: z.string() });
-const PasswordBody = z.object({ password: z.string(), newPassword: z.string() });
-const AddressBody = z.record(z.string(), z.string());
-const ResetEmailBody = z.object({ linkUri: z.string().optional() });
-const ResetBody = z.object({ newPassword: z.string(), i: z.string(), id: z.string() });
 
 /** The customer logged in on the token; else 403 `{accessRight: denied}`. */
 function customerOf(handle: SessionHandle): string {

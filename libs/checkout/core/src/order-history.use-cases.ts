@@ -1,19 +1,10 @@
-import { z } from 'zod';
+import { MAX_HISTORY_PAGE, OrdersBody } from '@commerce/checkout-contracts';
 import { DomainError, ValidationError, fieldsFromIssues } from '@commerce/shared-errors';
 import type { ProductDto } from '@commerce/catalog-contracts';
 import type { OrderDto } from '@commerce/order-contracts';
 import { AccessDeniedError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import { orderToHistoryEntry } from './order-history';
-
-/** The largest `size` of one `POST orders` page (the order service's own cap); without `size` every order is listed. */
-export const MAX_HISTORY_PAGE = 1000;
-
-const OrdersBody = z
-  .object({
-    from: z.number().int().min(0).max(1_000_000_000).optional(),
-    size: z.number().int().min(0).max(MAX_HISTORY_PAGE).optional(),
-  });
 
 /** Every order of a customer from `from` on, a bounded page at a time (the spec's unpaged `POST orders`). */
 async function allOrdersFrom(deps: CheckoutDeps, customerId: string, from: number) {

@@ -6,7 +6,7 @@ import { orderAddressOf, type OrderDto } from '@commerce/order-contracts';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
-import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
+import { AddressSearchBody, PaymentBody, PaymentResultBody, type PaymentAddressBody } from '@commerce/checkout-contracts';
 import { externalIdsOf, orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
 import { normalisePostalCode } from './postal-code';
 import { currentSelection, envelope, saveSession, setCountry } from './selection.use-cases';
@@ -14,29 +14,6 @@ import type { CheckoutSession } from './session';
 
 const DEFAULT_HOLD_SECONDS = 1200;
 const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
-
-const pageUrl = z
-  .string()
-  .max(2000)
-  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), { message: 'must be an http(s) URL' });
-const field = z.string().max(200);
-const AddressBody = z.object(
-  Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, field.optional()])) as Record<
-    (typeof ADDRESS_FIELDS)[number],
-    z.ZodOptional<z.ZodString>
-  >,
-);
-const PaymentBody = z.object({
-  paymentReturnPage: pageUrl,
-  paymentFailedPage: pageUrl,
-  termsAndConditions: z.boolean(),
-  address: AddressBody,
-});
-/** The provider's variables as the visitor brought them: strings (a number a client parsed is taken as its text). */
-const PaymentResultBody = z.object({
-  paymentMethodFields: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()]).transform(String)),
-});
-const AddressSearchBody = z.object({ identityNumber: z.string().min(1).max(64), paymentMethod: z.string().min(1).max(100) });
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
   const result = schema.safeParse(body ?? {});
@@ -51,7 +28,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * The address of `POST payment` for a method that needs it whole: required fields, an e-mail, the state
  * of a country with states, the postal code in the country's format (normalised). 400 naming `address.<field>`.
  */
-function checkedAddress(deps: CheckoutDeps, given: z.infer<typeof AddressBody>, country: string, whole: boolean): PaymentAddress {
+function checkedAddress(deps: CheckoutDeps, given: z.infer<typeof PaymentAddressBody>, country: string, whole: boolean): PaymentAddress {
   const address: Record<string, string> = {};
   for (const [k, v] of Object.entries(given)) if (v !== undefined) address[k] = v.trim();
   address['country'] = country;

@@ -1,17 +1,23 @@
-import { z } from 'zod';
 import { DomainError, ValidationError, parseInput } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
 import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
-import { ADDRESS_FIELDS } from '@commerce/checkout-contracts';
+import {
+  BulkQuantitiesBody,
+  CountryBody,
+  MAX_QUANTITY,
+  PaymentFieldsBody,
+  QuantityBody,
+  VoucherBody,
+  quantityOf,
+} from '@commerce/checkout-contracts';
 import { emptySelection, selectionEnvelope } from './envelope';
 import { voucherProblem } from './selection-pricing';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
 
 const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
-const MAX_QUANTITY = 10_000;
 const ITEM_ID = /^\d{1,15}-\d{1,15}$/;
 
 const parse = parseInput;
@@ -19,7 +25,7 @@ const parse = parseInput;
 /** `{n}` of a path: a whole number from `min`; anything else is 400 `{quantity}`. */
 export function pathQuantity(raw: string, min: 0 | 1): number {
   const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > MAX_QUANTITY)
+  if (!quantityOf(min).safeParse(n).success)
     throw new ValidationError({ quantity: `must be a whole number from ${min} to ${MAX_QUANTITY}` });
   return n;
 }
@@ -148,8 +154,6 @@ async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: Selec
   return envelope(deps, handle, selection, known);
 }
 
-const QuantityBody = z.object({ quantity: z.number().int().min(1).max(MAX_QUANTITY).default(1) }).strict();
-
 /** `POST items/{item}` (body `{quantity}`, default 1) and `POST items/{item}/quantity/{n}`: add to the item's line. */
 export async function addItem(deps: CheckoutDeps, handle: SessionHandle, itemId: string, body: unknown, pathN?: string) {
   const quantity = pathN === undefined ? parse(QuantityBody, body).quantity : pathQuantity(pathN, 1);
@@ -176,16 +180,9 @@ export async function changeLine(
   return change(deps, handle, { lines: [op] });
 }
 
-const BulkBody = z
-  .object({
-    lines: z.array(z.object({ line: z.string().min(1), quantity: z.number().int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
-    items: z.array(z.object({ item: z.string().min(1), quantity: z.number().int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
-  })
-  .strict();
-
 /** `PUT items`: set the quantities of lines and items in one atomic change (0 removes). */
 export async function setQuantities(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
-  const parsed = parse(BulkBody, body);
+  const parsed = parse(BulkQuantitiesBody, body);
   const known = new Map<string, ProductDto | null>();
   const items = await Promise.all(
     parsed.items.map(async (i): Promise<LineOperation> => ({
@@ -198,8 +195,6 @@ export async function setQuantities(deps: CheckoutDeps, handle: SessionHandle, b
   const lines = parsed.lines.map((l): LineOperation => ({ op: 'setLine', line: l.line, quantity: l.quantity }));
   return change(deps, handle, { lines: [...lines, ...items] }, known);
 }
-
-const CountryBody = z.object({ language: z.string().min(1).optional() }).strict();
 
 /**
  * `PUT countries/{country}` (and `…/states/{state}`): the session moves to the country's market; the
@@ -333,23 +328,12 @@ export async function setShippingMethod(deps: CheckoutDeps, handle: SessionHandl
   return change(deps, handle, { set: { shippingMethod } });
 }
 
-const PaymentFieldsBody = z
-  .object(
-    Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, z.string().max(200).optional()])) as Record<
-      (typeof ADDRESS_FIELDS)[number],
-      z.ZodOptional<z.ZodString>
-    >,
-  )
-  .strict();
-
 /** `PUT payment-fields`: the address fields an embedded payment form reports back; merged into what is stored. */
 export async function setPaymentFields(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const fields = parse(PaymentFieldsBody, body);
   const given = Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
   return change(deps, handle, { mergePaymentFields: given });
 }
-
-const VoucherBody = z.object({ voucher: z.string().min(1).max(100) }).strict();
 
 /** `POST vouchers` `{voucher}`: 406 `{voucher: why}` for an unknown, expired or inapplicable code; one of each type. */
 export async function addVoucher(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {

@@ -1,12 +1,8 @@
-import { z } from 'zod';
 import { parseInput } from '@commerce/shared-errors';
+import { BackInStockBody, NewsletterBody } from '@commerce/checkout-contracts';
 import { ItemNotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import { getSelection } from './selection.use-cases';
-
-// The edge checks the shape; the account service checks the values (e-mail, country and language codes).
-const NewsletterBody = z.object({ email: z.string(), country: z.string().optional(), language: z.string().optional() });
-const BackInStockBody = z.object({ email: z.string(), item: z.string() });
 
 const parse = parseInput;
 

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * The values of a customer's fields, as the account service checks them and as the checkout edge checks
+ * them before calling it: one set of zod schemas, from which the checkout's OpenAPI document is generated
+ * (decision 126), so that the document says what both enforce.
+ */
+
+/** The longest password the policy accepts (code points after NFC; decision 34). */
+export const PASSWORD_MAX_LENGTH = 128;
+/** The longest `linkUri` of a password-reset request. */
+export const LINK_URI_MAX = 512;
+
+export const Email = z.string().trim().max(254).email();
+// A password is checked by the policy (406), not here: only its type and an upper bound on the bytes hashed.
+export const Password = z.string().max(PASSWORD_MAX_LENGTH * 4);
+export const Field = z.string().trim().max(200);
+/** A two-letter country code (or empty), kept upper-case. */
+export const Country = z
+  .string()
+  .trim()
+  .regex(/^([A-Za-z]{2})?$/, 'must be a two-letter country code')
+  .transform((c) => c.toUpperCase());
+/** A language code such as `en` or `sv-SE`. */
+export const LanguageCode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/, 'must be a language code such as en or sv');
+/** An item id, `<product>-<size>`. */
+export const ItemId = z.string().regex(/^\d{1,15}-\d{1,15}$/, 'must be an item id');
+export const AddressFields = z.object({
+  firstName: Field.optional(),
+  lastName: Field.optional(),
+  address1: Field.optional(),
+  address2: Field.optional(),
+  city: Field.optional(),
+  state: Field.optional(),
+  country: Country.optional(),
+  phoneNumber: Field.optional(),
+  zipCode: Field.optional(),
+});
+export const Register = AddressFields.extend({ email: Email, password: Password });
+export const NewsletterSubscription = z.object({ email: Email, country: Country.optional(), language: LanguageCode.optional() });
+export const BackInStockSubscription = z.object({ email: Email, item: ItemId });

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { AddressFields, Email, LINK_URI_MAX, NewsletterSubscription, Password, Register } from '@commerce/account-contracts';
+import { ADDRESS_FIELDS } from './address';
+
+/**
+ * The request bodies and path values of the checkout API as the edge validates them (checkout core parses
+ * with these schemas) and as the OpenAPI document states them: it is generated from these same schemas
+ * (decision 126). A body is required in the document exactly when `{}` does not pass (no body is read as `{}`).
+ */
+
+/** The largest quantity of one line or one change. */
+export const MAX_QUANTITY = 10_000;
+
+/** `{n}` of a quantity path: a whole number from 1 (0 where it sets a line) to MAX_QUANTITY. */
+export const quantityOf = (min: 0 | 1) => z.int().min(min).max(MAX_QUANTITY);
+
+export const QuantityBody = z.object({ quantity: z.int().min(1).max(MAX_QUANTITY).default(1) }).strict();
+
+export const BulkQuantitiesBody = z
+  .object({
+    lines: z.array(z.object({ line: z.string().min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+    items: z.array(z.object({ item: z.string().min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+  })
+  .strict();
+
+export const CountryBody = z.object({ language: z.string().min(1).optional() }).strict();
+
+const addressField = z.string().max(200);
+/** The address fields an embedded payment form reports (`PUT payment-fields`). */
+const addressFields = Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, addressField.optional()])) as Record<
+  (typeof ADDRESS_FIELDS)[number],
+  z.ZodOptional<z.ZodString>
+>;
+export const PaymentFieldsBody = z.object(addressFields).strict();
+
+export const VoucherBody = z.object({ voucher: z.string().min(1).max(100) }).strict();
+
+// The account's own field schemas (account-contracts): the edge refuses what the account service would.
+export const RegisterBody = Register.loose();
+export const LoginBody = z.object({ password: Password });
+export const EmailBody = z.object({ newEmail: Email });
+export const PasswordBody = z.object({ password: Password, newPassword: Password });
+export const AddressBody = AddressFields.strict();
+/**
+ * `linkUri`: a path on the storefront, segments of unreserved characters separated by single slashes, none
+ * starting with a dot. Within what the account service accepts (no scheme, host, `..`, query or fragment),
+ * and a rule a pattern states whole.
+ */
+export const LinkUri = z
+  .string()
+  .max(LINK_URI_MAX)
+  .regex(
+    /^\/?(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?)?$/,
+    'must be a path (segments of letters, digits, - . _ ~)',
+  );
+export const ResetEmailBody = z.object({ linkUri: LinkUri.optional() });
+export const ResetBody = z.object({ newPassword: Password, i: z.string(), id: z.string() });
+export const NewsletterBody = NewsletterSubscription;
+export const BackInStockBody = z.object({ email: Email, item: z.string() });
+
+export const MAX_HISTORY_PAGE = 1000;
+export const OrdersBody = z.object({
+  from: z.int().min(0).max(1_000_000_000).optional(),
+  size: z.int().min(0).max(MAX_HISTORY_PAGE).optional(),
+});
+
+/**
+ * An http(s) URL the payment provider returns to: a pattern that only parseable URLs match (a host name
+ * whose last label starts with a letter, or a dotted IPv4 address; a port to 65535; then a path, query or
+ * fragment without blanks).
+ */
+const HOST = String.raw`(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))`;
+const PORT = String.raw`(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4}))?`;
+export const PageUrl = z
+  .string()
+  .max(2000)
+  .regex(new RegExp(String.raw`^https?://${HOST}${PORT}(?:[/?#]\S*)?$`), 'must be an http(s) URL');
+
+export const PaymentAddressBody = z.object(addressFields);
+export const PaymentBody = z.object({
+  paymentReturnPage: PageUrl,
+  paymentFailedPage: PageUrl,
+  termsAndConditions: z.boolean(),
+  address: PaymentAddressBody,
+});
+/** The provider's variables as the visitor brought them: strings (a number a client parsed is taken as its text). */
+export const PaymentResultBody = z.object({
+  paymentMethodFields: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()]).transform(String)),
+});
+export const AddressSearchBody = z.object({ identityNumber: z.string().min(1).max(64), paymentMethod: z.string().min(1).max(100) });
