@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createHttpApp, mountRouters, serve, startWithClosers, staticFiles, type RunningServer } from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
 import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
-import { buildCatalogService, createSearchIndex, type DemoCatalog } from '@commerce/catalog-adapters';
+import { buildCatalogService, createSearchIndex, searchQueriesRetention, type DemoCatalog } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { buildCartService } from '@commerce/cart-adapters';
 import { argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
@@ -176,7 +176,11 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
     await account.start();
     closers.add(() => account.stop());
     // One pruner per schema with an outbox, reporting into one registry.
-    const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), { ...retentionSettings(config), logger });
+    const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), {
+      ...retentionSettings(config),
+      tables: [searchQueriesRetention(daysToMs(config.SEARCH_QUERIES_RETENTION_DAYS))],
+      logger,
+    });
     closers.add(catalogRetention.stop);
     const tables = [receivedUpsertsRetention(daysToMs(config.RECEIVED_UPSERTS_RETENTION_DAYS))];
     const backofficeRetention = startRetentionPruner(engine.forSchema('backoffice'), {
@@ -232,7 +236,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       errorBody: checkoutErrorBody,
       beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
       ...checkoutCors(config),
-      metricsRegistries: [catalogRetention.registry],
+      metricsRegistries: [catalogRetention.registry, catalog.searchQueries.registry],
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },
         { name: 'bus', check: () => bus.ping() },

@@ -1,9 +1,9 @@
-import { loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
+import { daysToMs, loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { buildCatalogService, createSearchIndex } from '@commerce/catalog-adapters';
+import { buildCatalogService, createSearchIndex, searchQueriesRetention } from '@commerce/catalog-adapters';
 import { catalogSettings } from '@commerce/catalog-core';
 import { ConfigSchema } from './config';
 
@@ -35,7 +35,11 @@ runService('catalog', async () => {
     });
     await catalog.start();
     closers.add(() => catalog.stop());
-    const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });
+    const retention = startRetentionPruner(db, {
+      ...retentionSettings(config),
+      tables: [searchQueriesRetention(daysToMs(config.SEARCH_QUERIES_RETENTION_DAYS))],
+      logger,
+    });
     closers.add(retention.stop);
     return startHttpService({
       service: 'catalog',
@@ -49,7 +53,7 @@ runService('catalog', async () => {
         { name: 'bus', check: () => bus.ping() },
         { name: 'search', check: () => search.ping() },
       ],
-      metricsRegistries: [retention.registry],
+      metricsRegistries: [retention.registry, catalog.searchQueries.registry],
       onShutdown: closers.all,
     });
   });

@@ -34,6 +34,16 @@ export const catalogEnv = () => ({
    * Products a SOAP batch's apply merges between two writes of a part (decision 110): Postgres writes a part
    * while the next is merged. 0 writes the whole batch once it is merged (as before decision 110).
    */
+  /**
+   * How long the day-by-day counts of what shoppers searched for (`search_queries`) are kept (days; issue 26).
+   */
+  SEARCH_QUERIES_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(366)
+    .default(30)
+    .describe('How many days the counts of what shoppers searched for (`search_queries`, top and zero-result queries per day) are kept.'),
   APPLY_PART_PRODUCTS: z.coerce
     .number()
     .int()

@@ -1,3 +1,4 @@
+import { searchQueriesMigration } from './search/search-queries.store';
 import type { Knex, Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
 import { stockHoldsLostMigration, stockHoldsMigration } from './stock-holds.migrations';
@@ -248,4 +249,5 @@ export const catalogMigrations: Migration[] = [
   stockHoldsLostMigration,
   variantUriBaseIndex,
   itemForeignKeysDropped,
+  searchQueriesMigration,
 ];

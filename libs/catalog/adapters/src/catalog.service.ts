@@ -24,6 +24,7 @@ import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { parseDemoCatalog, type DemoCatalog } from './demo-catalog';
 import { createCatalogInternalRouter } from './http/catalog.internal-router';
 import { createStockInternalRouter } from './http/stock.internal-router';
+import { SearchQueryStats } from './search/search-queries.store';
 import { createStockRepository } from './stock.knex-repository';
 
 export interface CatalogServiceDeps {
@@ -51,6 +52,8 @@ export interface CatalogServiceDeps {
   viewCacheMs?: number;
   /** Products a batch's apply merges between two writes of a part (decision 110; default 100, 0: the whole batch at the end). */
   applyPartProducts?: number;
+  /** How often the counts of what shoppers searched for are written to `search_queries` (default 10 s). */
+  searchQueriesFlushMs?: number;
 }
 
 export interface CatalogService {
@@ -61,6 +64,8 @@ export interface CatalogService {
   stockRouter: Router;
   useCases: CatalogUseCases;
   relay: OutboxRelay;
+  /** What shoppers search for: the counters (its `registry`, for /metrics) and the top queries of the last days. */
+  searchQueries: SearchQueryStats;
   /**
    * Syncs the configured category tree, subscribes the consumers, starts the outbox relay and the
    * delivery-window clock; an embedded index is rebuilt from the store first.
@@ -97,7 +102,13 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     ...(deps.readCacheMs !== undefined ? { ttlMs: deps.readCacheMs } : {}),
     viewTtlMs: deps.viewCacheMs ?? DEFAULT_VIEW_CACHE_MS,
   });
+  const searchQueries = new SearchQueryStats(deps.db, {
+    logger: deps.logger,
+    ...(deps.searchQueriesFlushMs !== undefined ? { flushMs: deps.searchQueriesFlushMs } : {}),
+    ...(deps.clock ? { now: () => deps.clock!.now() } : {}),
+  });
   const useCases = catalogUseCases({
+    searchLog: searchQueries,
     catalog,
     listingReads: reads.catalog,
     listingAnswers: reads.answer,
@@ -131,9 +142,10 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
     client: createInProcessCatalogClient(useCases),
     stock,
     stockRouter: createStockInternalRouter(stock),
-    router: createCatalogInternalRouter(useCases),
+    router: createCatalogInternalRouter(useCases, searchQueries),
     useCases,
     relay,
+    searchQueries,
     async start() {
       const synced = await useCases.syncCategories(settings.categories);
       reads.invalidate();
@@ -163,6 +175,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
         if (done > 0) deps.logger.info({ products: done }, 'catalog: embedded search index rebuilt');
       }
       relay.start();
+      searchQueries.start();
       await refreshWindows();
       windowTimer = setInterval(() => void refreshWindows(), deps.deliveryWindowCheckMs ?? 60_000);
       windowTimer.unref();
@@ -173,6 +186,7 @@ export async function buildCatalogService(deps: CatalogServiceDeps): Promise<Cat
       await Promise.all(subscriptions.map((s) => s.stop()));
       subscriptions = [];
       await relay.stop();
+      await searchQueries.stop();
     },
     async seed(input) {
       const demo = Array.isArray(input) ? parseDemoCatalog(input) : input;

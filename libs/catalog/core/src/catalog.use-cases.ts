@@ -13,6 +13,7 @@ import type { CatalogRepository, Clock } from './catalog.repository';
 import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-case';
 import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-case';
 import type { SearchIndex } from './search-index.port';
+import type { SearchQueryLog } from './search-queries';
 import { syncCategories } from './sync-categories.use-case';
 import type { ApplyEntityResult } from './upsert.helpers';
 
@@ -26,6 +27,8 @@ export interface CatalogDeps {
   listingReads?: CatalogRepository;
   /** Whole listing answers by their normalised request (`CatalogReadCache.answer`); computed every time when absent. */
   listingAnswers?: CatalogReadCache['answer'];
+  /** Counts text searches (whether answered from the cache or not) for the search team; none when absent. */
+  searchLog?: SearchQueryLog;
 }
 
 /** The catalog's use cases bound to their ports: the queries the edge asks, and the commands consumers run. */
@@ -50,7 +53,17 @@ const answered = <T>(deps: CatalogDeps, key: string, compute: () => Promise<T>):
 
 export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
   return {
-    searchProducts: (query, context) => answered(deps, listingKey('products', query, context), () => searchProducts(deps, query, context)),
+    searchProducts: async (query, context) => {
+      const answer = await answered(deps, listingKey('products', query, context), () => searchProducts(deps, query, context));
+      if (deps.searchLog && query.search && query.search.trim() !== '')
+        deps.searchLog.record({
+          text: query.search,
+          market: context.market ?? '',
+          language: context.language ?? '',
+          found: answer.productCount,
+        });
+      return answer;
+    },
     getProduct: (id, context) => getProduct(deps, id, context),
     getItem: (id, context) => getItem(deps, id, context),
     listCategories: () => listCategories(deps),

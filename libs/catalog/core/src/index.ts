@@ -6,6 +6,7 @@ export * from './catalog-settings';
 export * from './catalog.repository';
 export * from './catalog-read-cache';
 export * from './search-index.port';
+export * from './search-queries';
 export * from './pricing';
 export * from './visibility';
 export * from './categories';

@@ -54,6 +54,33 @@ afterAll(async () => {
 });
 
 describe('catalog internal HTTP API and its client', () => {
+  it('counts every text search (answers from the cache too) and lists the top and zero-result queries read-only', async () => {
+    for (const search of ['Sweater', 'sweater ', 'SWEATER', 'bicycle', 'bicycle'])
+      await client.searchProducts({ search }, { market: '1', language: 'sv' });
+    await client.searchProducts({}, { market: '1' }); // no text: not a search of the shopper's
+    await service.searchQueries.flush();
+    const top = await request(`${baseUrl}/internal/catalog/search-queries?days=1`);
+    expect(top.statusCode).toBe(200);
+    expect(((await top.body.json()) as { queries: unknown[] }).queries).toEqual([
+      { query: 'sweater', searches: 3, zeroResults: 0 },
+      { query: 'bicycle', searches: 2, zeroResults: 2 },
+    ]);
+    const zero = await request(`${baseUrl}/internal/catalog/search-queries?kind=zero&market=1&language=sv`);
+    expect(await zero.body.json()).toMatchObject({ kind: 'zero', queries: [{ query: 'bicycle', searches: 2, zeroResults: 2 }] });
+    const metrics = await service.searchQueries.registry.metrics();
+    expect(metrics).toContain('catalog_searches_total{market="1",language="sv"} 5');
+    expect(metrics).toContain('catalog_zero_result_searches_total{market="1",language="sv"} 2');
+    const bad = await request(`${baseUrl}/internal/catalog/search-queries?kind=all&days=0`);
+    expect(bad.statusCode).toBe(400);
+    expect(((await bad.body.json()) as { errors: Record<string, string> }).errors).toEqual({
+      kind: expect.any(String),
+      days: expect.any(String),
+    });
+    const post = await request(`${baseUrl}/internal/catalog/search-queries`, { method: 'POST' });
+    expect(post.statusCode).toBe(405);
+    await post.body.dump();
+  });
+
   it('answers a search over HTTP exactly as in process', async () => {
     const query = { search: 'sweater', limit: 1 };
     const overHttp = await client.searchProducts(query, {});
@@ -111,7 +138,9 @@ describe('catalog internal HTTP API and its client', () => {
     expect(JSON.parse(text.toString('utf8'))).toEqual(await service.client.searchProducts({ search: 'sweater' }, context));
     const category = (await client.listCategories())[0]!;
     const uri = { uri: category.uri, for: ['category' as const], query: { limit: 1 } };
-    expect(JSON.parse((await client.resolveUriJson!(uri, context))!.toString('utf8'))).toEqual(await service.client.resolveUri(uri, context));
+    expect(JSON.parse((await client.resolveUriJson!(uri, context))!.toString('utf8'))).toEqual(
+      await service.client.resolveUri(uri, context),
+    );
     expect(await client.resolveUriJson!({ uri: 'nowhere', for: ['category'] }, context)).toBeNull();
     await expect(client.searchProductsJson!({ limit: -1 }, {})).rejects.toMatchObject({ kind: 'invalid' });
   });

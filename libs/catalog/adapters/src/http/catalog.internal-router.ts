@@ -3,9 +3,17 @@ import { ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } f
 import { ItemNotFoundError, listingJson, ProductNotFoundError } from '@commerce/catalog-core';
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
 import { z } from 'zod';
+import type { SearchQueryStats } from '../search/search-queries.store';
 
 const PriceContextSchema = z.object({ market: z.string().optional(), pricelist: z.string().optional(), language: z.string().optional() });
 const SearchBodySchema = z.object({ query: ProductQuerySchema.default({}), context: PriceContextSchema.default({}) });
+const SearchQueriesQuerySchema = z.object({
+  days: z.coerce.number().int().min(1).max(366).optional(),
+  kind: z.enum(['top', 'zero']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  market: z.string().optional(),
+  language: z.string().optional(),
+});
 const UriBodySchema = z.object({ query: UriQuerySchema, context: PriceContextSchema.default({}) });
 
 /** `?market=…&pricelist=…&language=…` of the GET routes. */
@@ -43,7 +51,7 @@ function sendJson(ctx: { type: string; body: unknown }, answer: object): void {
  * The catalog's internal HTTP API, for deployments where the edge runs in another process
  * (`createCatalogHttpClient` is its client). It only parses, calls the use case and maps the result.
  */
-export function createCatalogInternalRouter(catalog: CatalogClient): Router {
+export function createCatalogInternalRouter(catalog: CatalogClient, searchQueries?: Pick<SearchQueryStats, 'list'>): Router {
   const router = new Router({ prefix: '/internal/catalog' });
 
   // Errors answer with the spec's `errors` shape whatever the app's own error middleware does.
@@ -70,6 +78,15 @@ export function createCatalogInternalRouter(catalog: CatalogClient): Router {
     if (!found) return notFound(ctx, { fields: { uri: 'not found' } });
     sendJson(ctx, found);
   });
+
+  // What shoppers searched for (read-only; docs/search.md): ?days=7&kind=top|zero&limit=50&market=&language=
+  if (searchQueries) {
+    router.get('/search-queries', async (ctx) => {
+      const parsed = SearchQueriesQuerySchema.safeParse(ctx.query);
+      if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
+      ctx.body = await searchQueries.list(parsed.data);
+    });
+  }
 
   router.get('/categories', async (ctx) => {
     ctx.body = { categories: await catalog.listCategories() };
