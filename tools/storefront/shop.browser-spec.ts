@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import type { AllInOne } from '../../apps/all-in-one/src/all-in-one';
 import { startEmbeddedAllInOne } from '../e2e/embedded-all-in-one';
+import { postSoap, type Endpoints } from '../e2e/skeleton.scenario';
 import { buildStorefront } from './build';
 
 // The demo shop in a real browser (Debian's chromium driven by playwright-core): a shopper searches, filters,
@@ -39,6 +40,7 @@ if (chromiumMissing) console.warn(`${CHROMIUM} not found: tools/browser/install 
 
 suite('the demo shop in Chromium', () => {
   let running: AllInOne;
+  let endpoints: Endpoints;
   let base: string;
   let browser: Browser;
   let work: string;
@@ -57,7 +59,7 @@ suite('the demo shop in Chromium', () => {
     writeFileSync(join(work, 'store.json'), JSON.stringify({ ...store, frontendUrl: base }));
     await buildStorefront({ outDir: join(work, 'shop') });
     const demo = parseDemoCatalog(JSON.parse(readFileSync(join(root, 'infra/config/demo-catalog.json'), 'utf8')));
-    ({ running } = await startEmbeddedAllInOne('shop-browser', demo, {
+    ({ running, endpoints } = await startEmbeddedAllInOne('shop-browser', demo, {
       PORT: String(port),
       STOREFRONT_DIR: join(work, 'shop'),
       STORE_CONFIG: join(work, 'store.json'),
@@ -245,8 +247,25 @@ suite('the demo shop in Chromium', () => {
     expect(orderNumber).toMatch(/^\d+$/);
     expect(await page.locator('.receipt').textContent()).toContain('Express delivery');
 
+    // The back office ships it (SOAP orders_Update); the history shows the shipment with its tracking link.
+    const shipped = await postSoap(
+      endpoints,
+      'orders_Update',
+      `<orders><order><id>${orderNumber}</id><ordernumber>${orderNumber}</ordernumber><status>confirmed</status><shipments><shipment>
+        <id>S1</id><shipped>2026-11-20T12:00:00Z</shipped>
+        <carrierinformation><carrier>PostNord</carrier><service>MyPack Home</service><tracking>00370712345</tracking></carrierinformation>
+      </shipment></shipments></order></orders>`,
+    );
+    expect(shipped.text).toContain('>OK<');
     await page.getByRole('link', { name: 'Your orders' }).click();
     await page.getByRole('heading', { level: 2, name: new RegExp(`^Order ${orderNumber}`) }).waitFor();
+    const track = page.getByRole('link', { name: 'Track parcel 00370712345' });
+    for (let i = 0; i < 50 && !(await track.count()); i++) {
+      await page.waitForTimeout(200);
+      await page.goto(`${base}/#/orders?try=${i}`);
+      await page.getByRole('heading', { level: 1, name: 'Your orders' }).waitFor();
+    }
+    expect(await track.getAttribute('href')).toBe('https://tracking.postnord.com/se/?id=00370712345');
     await screen(page, 'orders', 'Your orders');
 
     // The second visitor pays for the M that was the last in stock: 410, told so, and the bag updated.
@@ -268,6 +287,18 @@ suite('the demo shop in Chromium', () => {
     expect(await shopper.locator('.unavailable').textContent()).toContain('Heritage Café Sweater, size M — sold out');
     await shopper.locator('#bag-count', { hasText: '0' }).waitFor();
     await screen(shopper, 'sold-out', 'Checkout');
+    // The size is shown sold out on the product page, with a mail when it is back.
+    const soldOut = shopper.getByText('M Sold out');
+    for (let i = 0; i < 50 && !(await soldOut.count()); i++) {
+      await shopper.goto(`${productUrl}?try=${i}`);
+      await shopper.getByRole('heading', { level: 1, name: 'Heritage Café Sweater' }).waitFor();
+      if (!(await soldOut.count())) await shopper.waitForTimeout(200);
+    }
+    await soldOut.click();
+    expect(await shopper.getByRole('button', { name: 'Add to bag' }).isDisabled()).toBe(true);
+    await shopper.getByLabel('Size M is sold out. E-mail me when it is back:').fill('grace@example.com');
+    await shopper.getByRole('button', { name: 'Notify me' }).click();
+    await shopper.getByText('We will e-mail grace@example.com once size M is back.').waitFor();
     await b.context.close();
 
     // Signed out, a reset link by mail, a new password, signed in again.
@@ -301,7 +332,86 @@ suite('the demo shop in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Hello, Ada' }).waitFor();
     await screen(page, 'account', 'Hello, Ada');
 
+    const newsletter = page.locator('#newsletter-form');
+    await newsletter.getByLabel('E-mail for the newsletter').fill('ada@example.com');
+    await newsletter.getByRole('button', { name: 'Subscribe' }).click();
+    await newsletter.getByText('Thank you! ada@example.com will hear from us.').waitFor();
+
     expect(pageErrors).toEqual([]);
     await a.context.close();
   }, 240_000);
+
+  /** A new visitor with one thing in the bag (the first in-stock size of the first product), at the checkout. */
+  async function shopperAtCheckout(): Promise<{ context: BrowserContext; page: Page }> {
+    const v = await visitor();
+    await v.page.goto(`${base}/`);
+    await v.page.locator('.card-link').first().click();
+    await v.page.locator('.size:not(.sold-out) label').first().click();
+    await v.page.getByRole('button', { name: 'Add to bag' }).click();
+    await v.page.getByText('is in your bag').waitFor();
+    await v.page.goto(`${base}/#/checkout`);
+    await v.page.getByRole('heading', { level: 1, name: 'Checkout' }).waitFor();
+    return v;
+  }
+
+  async function fillSwedishAddress(page: Page): Promise<void> {
+    const form = page.locator('form.checkout');
+    await form.getByLabel('E-mail').fill('linus@example.com');
+    await form.getByLabel('First name').fill('Linus');
+    await form.getByLabel('Last name').fill('Larsson');
+    await form.getByLabel('Street address').fill('Drottninggatan 5');
+    await form.getByLabel('Postal code').fill('111 51');
+    await form.getByLabel('City').fill('Stockholm');
+    await form.getByLabel('I accept the terms and conditions').check();
+  }
+
+  it('pays with the posted form, the embedded checkout and the invoice (address found by identity number)', async () => {
+    // The posted form: the provider's form shown in the shop, posted to its page, approved there.
+    const form = await shopperAtCheckout();
+    await form.page.getByLabel('Card, posted form (test provider)').check();
+    await form.page.getByRole('button', { name: /^Pay .*SEK$/ }).waitFor();
+    await fillSwedishAddress(form.page);
+    await form.page.locator('form.checkout').getByRole('button', { name: /^Pay/ }).click();
+    await form.page.locator('#provider').getByRole('button', { name: 'Pay' }).click();
+    await form.page.getByRole('button', { name: 'Approve' }).click();
+    await form.page.getByRole('heading', { level: 1, name: 'Thank you for your order!' }).waitFor();
+    await form.context.close();
+
+    // The embedded checkout: only the country from the shop; the address is entered in the provider's frame.
+    const embedded = await shopperAtCheckout();
+    await embedded.page.getByLabel('Checkout (embedded test provider)').check();
+    await embedded.page.getByText('You enter your address in the payment window.').waitFor();
+    await embedded.page.getByLabel('I accept the terms and conditions').check();
+    await embedded.page.locator('form.checkout').getByRole('button', { name: /^Pay/ }).click();
+    const frame = embedded.page.frameLocator('#provider iframe');
+    for (const [name, value] of Object.entries({
+      email: 'eva@example.com',
+      firstName: 'Eva',
+      lastName: 'Ek',
+      address1: 'Sveavägen 1',
+      city: 'Stockholm',
+      zipCode: '111 57',
+    }))
+      await frame.locator(`input[name="${name}"]`).fill(value);
+    await frame.getByRole('button', { name: 'Pay' }).click();
+    await embedded.page.getByRole('heading', { level: 1, name: 'Thank you for your order!' }).waitFor();
+    expect(await embedded.page.locator('.receipt').textContent()).toContain('Sveavägen 1');
+    await embedded.context.close();
+
+    // The invoice: the address comes from the Swedish registry by identity number; no page to visit.
+    const invoice = await shopperAtCheckout();
+    await invoice.page.getByLabel('Invoice (test provider)').check();
+    await invoice.page.getByLabel('Personal identity number').fill('19800101-1234');
+    await invoice.page.getByRole('button', { name: 'Find my address' }).click();
+    await invoice.page.getByText('Address found: Anna Andersson, Stockholm.').waitFor();
+    const checkout = invoice.page.locator('form.checkout');
+    expect(await checkout.getByLabel('Street address').inputValue()).toBe('Storgatan 1');
+    await checkout.getByLabel('E-mail').fill('anna@example.com');
+    await checkout.getByLabel('I accept the terms and conditions').check();
+    await checkout.getByRole('button', { name: /^Pay/ }).click();
+    await invoice.page.getByRole('heading', { level: 1, name: 'Thank you for your order!' }).waitFor();
+    expect(await invoice.page.locator('.receipt').textContent()).toContain('Invoice (test provider)');
+    await invoice.context.close();
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });
