@@ -34,6 +34,8 @@ async function render(): Promise<void> {
   const mine = ++renders;
   const { parts, query } = currentRoute();
   const screen = routes[parts[0] ?? ''] ?? notFound;
+  const active = document.activeElement;
+  const focusedId = active instanceof HTMLElement && main.contains(active) && active.id ? active.id : null;
   main.setAttribute('aria-busy', 'true');
   try {
     await screen(main, parts, query);
@@ -52,13 +54,16 @@ async function render(): Promise<void> {
   document
     .querySelectorAll('.site-nav a')
     .forEach((a) => a.toggleAttribute('aria-current', a.getAttribute('href') === `#/${parts[0] ?? ''}`));
-  // Keyboard and screen-reader users land on the new screen's heading, as after a page load.
+  // A control that changed the screen (a filter, the sort) keeps the focus when it is drawn again; otherwise
+  // keyboard and screen-reader users land on the new screen's heading, as after a page load.
+  const again = focusedId ? main.querySelector<HTMLElement>(`#${CSS.escape(focusedId)}`) : null;
   const heading = main.querySelector<HTMLElement>('h1');
-  if (heading && (parts[0] || renders > 1)) {
+  if (again) again.focus({ preventScroll: true });
+  else if (heading && (parts[0] || renders > 1)) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
-  if (!query.get('keepScroll')) window.scrollTo(0, 0);
+  if (!again) window.scrollTo(0, 0);
 }
 
 const notFound: Screen = async (m) => {

@@ -323,6 +323,15 @@ export const renderCheckout: Screen = async (main) => {
   fill(
     main,
     h('h1', {}, 'Checkout'),
+    e.loggedIn
+      ? null
+      : h(
+          'p',
+          { class: 'guest-note' },
+          'Have an account? ',
+          h('a', { href: '#/account?next=checkout' }, 'Sign in'),
+          ' and we fill in your address.',
+        ),
     problem,
     h(
       'div',
