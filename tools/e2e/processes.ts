@@ -94,9 +94,9 @@ export function buildBundles(apps: readonly string[]): Promise<void> {
   return Promise.all(apps.map((app) => builds.get(app))).then(() => undefined);
 }
 
-/** Starts the app (see `serviceRuntime`) as its own process and waits until its /readyz answers 200. */
-export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  return launch(app, app, env, await freePort(), timeoutMs);
+/** Starts the app (see `serviceRuntime`) as its own process on `port` (else a free one) and waits until its /readyz answers 200. */
+export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000, port?: number): Promise<ServiceProcess> {
+  return launch(app, app, env, port ?? (await freePort()), timeoutMs);
 }
 
 /**
@@ -110,9 +110,10 @@ export async function startReplicas(
   env: Record<string, string>,
   replicas: number,
   timeoutMs = 60_000,
+  at?: number,
 ): Promise<ServiceProcess[]> {
-  if (replicas <= 1) return [await startApp(app, env, timeoutMs)];
-  const port = await freePort();
+  if (replicas <= 1) return [await startApp(app, env, timeoutMs, at)];
+  const port = at ?? (await freePort());
   const started: ServiceProcess[] = [];
   try {
     // One after another: a replica's /readyz is asked on the shared port, which the ones before it answer too.
@@ -313,12 +314,14 @@ export type ShopApp = (typeof SHOP_APPS)[number];
  * stock and the cart); the checkout-api edge last, told every service's URL. `env` goes to every process,
  * `per` adds to one app's; without a KAFKA_NAMESPACE in `env` the shop gets one of its own
  * (`runKafkaNamespace`). `replicas` runs that many processes of the cart or the edge on one port
- * (`startReplicas`), as infra/k8s deploys two of each. When one fails to start, the ones started are stopped.
+ * (`startReplicas`), as infra/k8s deploys two of each; `ports` puts an app on a port of its own choosing (else a
+ * free one). When one fails to start, the ones started are stopped.
  */
 export async function startShopProcesses(
   shopEnv: Record<string, string>,
   per: Partial<Record<ShopApp, Record<string, string>>> = {},
   replicas: Partial<Record<'cart' | 'checkout-api', number>> = {},
+  ports: Partial<Record<ShopApp, number>> = {},
 ): Promise<ShopProcesses> {
   const env = { KAFKA_NAMESPACE: runKafkaNamespace('shop'), ...shopEnv };
   if (serviceRuntime() === 'bundle') await buildBundles(SHOP_APPS);
@@ -328,6 +331,8 @@ export async function startShopProcesses(
       app,
       { ...env, ...extra, ...per[app] },
       app === 'cart' || app === 'checkout-api' ? (replicas[app] ?? 1) : 1,
+      60_000,
+      ports[app],
     );
     all.push(...started);
     return started;

@@ -1,57 +1,49 @@
+import { readFileSync } from 'node:fs';
 import * as soap from 'soap';
+import { parseDemoCatalog } from '@commerce/catalog-adapters';
 import { describeWithEngines, envKey, envUrl, uniqueName } from '@commerce/shared-testing';
 import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints } from './skeleton.scenario';
 import { runLoginScenario } from './login-api.contract';
 import { runOneTokenScenario } from './one-token.scenario';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
-import { startShopProcesses, stopApp, stopAppsAndDropSchemas, type ServiceProcess, type ShopApp } from './processes';
+import { stopApp, stopAppsAndDropSchemas, type ServiceProcess } from './processes';
+import { DEMO_CATALOG, seedDemoCatalog, startShop } from '../services/shop';
+import { startEmbeddedAllInOne } from './embedded-all-in-one';
 
 // The walking skeleton with every service in its own process, talking over real Kafka, Postgres and
-// Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces. The
-// catalog searches a real Meilisearch when MEILI_URL names one (tools/infra prints it with
-// MEILI_MASTER_KEY, and .ci/run exports both), in an index of its own; else the embedded engine.
+// Redis (started by tools/infra in CI), driven only through the public HTTP and SOAP interfaces, started by
+// `npm run services`'s code (tools/services/shop.ts), demo catalog included. The catalog searches a real
+// Meilisearch when MEILI_URL names one (tools/infra prints it with MEILI_MASTER_KEY, and .ci/run exports both),
+// in an index of its own; else the embedded engine.
 const meili = envUrl('meilisearch');
 const meiliKey = envKey('meilisearch');
 const meiliIndex = uniqueName('e2e_products');
-// Each service in a schema of its own: the shared Postgres may hold another branch's migrations in the default ones.
-const schemaSuffix = uniqueName('e2e');
-const schemaOf = (app: string) => `${app.replace(/-/g, '_')}_${schemaSuffix}`;
-const SHOP_APPS: ShopApp[] = ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'];
-const APPS_WITH_SCHEMAS = SHOP_APPS.filter((app) => app !== 'checkout-api');
+// Each service in a schema of its own, and a Kafka namespace of the run's: the shared Postgres may hold another
+// branch's migrations in the default schemas.
+const shopName = uniqueName('e2e');
 
 describeWithEngines('walking skeleton as separate processes over Kafka, Postgres and Redis', ['postgres', 'redis', 'kafka'], ({ url }) => {
   const services: ServiceProcess[] = [];
+  const schemas: string[] = [];
   let endpoints: Endpoints;
 
   beforeAll(async () => {
-    const infra = {
-      DATABASE_URL: url('postgres'),
-      REDIS_URL: url('redis'),
-      KAFKA_BROKERS: url('kafka'),
-      STORE_CONFIG: 'infra/config/demo-store.json',
-    };
-    const extra: Partial<Record<ShopApp, Record<string, string>>> = {
-      catalog: meili
-        ? { MEILI_URL: meili, MEILI_INDEX: meiliIndex, ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}) }
-        : { MEILI_URL: 'embedded' },
-      account: { MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` },
-      'checkout-api': { COUNTRY_HEADER: 'cf-ipcountry' },
-    };
-    const shop = await startShopProcesses(
-      infra,
-      Object.fromEntries(SHOP_APPS.map((app) => [app, { DATABASE_SCHEMA: schemaOf(app), ...extra[app] }])),
-    );
+    const shop = await startShop({
+      engines: { DATABASE_URL: url('postgres'), REDIS_URL: url('redis'), KAFKA_BROKERS: url('kafka') },
+      meili: meili ? { url: meili, apiKey: meiliKey, index: meiliIndex } : undefined,
+      name: shopName,
+      per: {
+        account: { MAIL_OUTBOX_DIR: `data/e2e-outbox-${process.pid}` },
+        'checkout-api': { COUNTRY_HEADER: 'cf-ipcountry' },
+      },
+    });
     services.push(...shop.all);
-    const { edge, soap } = shop;
-    endpoints = {
-      checkout: `${edge.url}/api/checkout`,
-      soap: `${soap.url}/ams/system/service/module/soap/api`,
-      soapUser: { username: 'demo', password: 'demo-secret', namespace: 'urn:commerce-service:backoffice' },
-    };
+    schemas.push(...shop.schemas);
+    endpoints = shop.endpoints;
   }, 180_000);
 
   afterAll(async () => {
-    const codes = await stopAppsAndDropSchemas(services, url('postgres'), APPS_WITH_SCHEMAS.map(schemaOf));
+    const codes = await stopAppsAndDropSchemas(services, url('postgres'), schemas);
     if (meili) {
       await fetch(`${meili.replace(/\/+$/, '')}/indexes/${meiliIndex}`, {
         method: 'DELETE',
@@ -63,6 +55,19 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   }, 60_000);
 
   let skeleton: Awaited<ReturnType<typeof runSkeletonScenario>>;
+
+  it('lists the demo catalog the launcher sends through SOAP (`npm run services`) as the all-in-one lists it from the file', async () => {
+    const demo = parseDemoCatalog(JSON.parse(readFileSync(DEMO_CATALOG, 'utf8')));
+    const allInOne = await startEmbeddedAllInOne('e2e-demo', demo);
+    const page = { body: { limit: 1000 } };
+    const expected = await checkoutCall(allInOne.endpoints, 'POST', '/products', page).finally(() => allInOne.running.close());
+    expect(expected.body['productCount']).toBeGreaterThan(0);
+    await seedDemoCatalog(endpoints, { complete: (count) => count === expected.body['productCount'] });
+    const listed = await checkoutCall(endpoints, 'POST', '/products', page);
+    const names = (body: Record<string, any>) =>
+      (body['products'] as Array<{ name: string; price: string }>).map((p) => `${p.name} ${p.price}`).sort();
+    expect(names(listed.body)).toEqual(names(expected.body));
+  }, 120_000);
 
   it('takes a SOAP product through Kafka, the catalog and search into a selection', async () => {
     skeleton = await runSkeletonScenario(endpoints);

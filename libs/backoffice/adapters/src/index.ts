@@ -4,7 +4,7 @@ export * from './scrypt-password.hasher';
 export * from './backoffice.service';
 export { createSoapRouter, DEFAULT_CORRELATION_PREFIX, type SoapRouterDeps } from './soap/soap.router';
 export { buildWsdl, WSDL_OPERATIONS, type WsdlOperation } from './soap/backoffice.wsdl';
-export { SPEC_OPERATIONS, type SoapOperationName } from './soap/soap-operations';
+export { SPEC_OPERATIONS, UPDATE_OPERATIONS, type SoapOperationName } from './soap/soap-operations';
 export { soapTypes, type SoapField, type SoapTypes } from './soap/soap-types';
 export { entityToXml } from './soap/soap-xml.mapper';
 export { soapRequest as soapRequestXml, soapAction, soapHeaders, type SoapRequestOptions } from './testing/soap-request';
