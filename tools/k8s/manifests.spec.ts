@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { deployedNodeOptions, SERVICE_NODE_OPTIONS } from '../e2e/processes';
+import { configVariables } from '../docs/config-reference';
 
 // The Kubernetes manifests are checked as data: no cluster is needed, so a missing Deployment, a wrong
 // probe path or a variable a service cannot start without fails `npm test`.
@@ -11,20 +12,33 @@ import { deployedNodeOptions, SERVICE_NODE_OPTIONS } from '../e2e/processes';
 const K8S_DIR = join(__dirname, '..', '..', 'infra', 'k8s');
 const DEMO_STORE = join(__dirname, '..', '..', 'infra', 'config', 'demo-store.json');
 
-/**
- * The variables a service cannot start correctly without in Kubernetes: the ones without a default in
- * docs/operations.md ("required"), plus STORE_CONFIG for cart, whose default is the demo store baked
- * into the image.
- */
-const APPS: Record<string, { port: number; required: string[] }> = {
-  'checkout-api': { port: 8080, required: ['REDIS_URL', 'STORE_CONFIG', 'CATALOG_URL', 'CART_URL', 'ACCOUNT_URL', 'ORDER_URL', 'PAYMENT_URL'] },
-  cart: { port: 8081, required: ['DATABASE_URL', 'STORE_CONFIG'] },
-  catalog: { port: 8082, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MEILI_URL', 'STORE_CONFIG'] },
-  account: { port: 8083, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'CATALOG_URL', 'SMTP_URL'] },
-  payment: { port: 8084, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
-  order: { port: 8085, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG', 'PAYMENT_URL', 'CATALOG_URL', 'CART_URL'] },
-  'backoffice-soap': { port: 8086, required: ['DATABASE_URL', 'KAFKA_BROKERS', 'STORE_CONFIG'] },
+/** Each Deployment's container port: its service's default `PORT`. */
+const APPS: Record<string, { port: number }> = {
+  'checkout-api': { port: 8080 },
+  cart: { port: 8081 },
+  catalog: { port: 8082 },
+  account: { port: 8083 },
+  payment: { port: 8084 },
+  order: { port: 8085 },
+  'backoffice-soap': { port: 8086 },
 };
+/** Beyond what its config schema requires: the account's `SMTP_URL`, whose default `outbox` writes mails into the pod. */
+const DEPLOYMENT_REQUIRES: Record<string, string[]> = { account: ['SMTP_URL'] };
+/**
+ * The variables a service cannot start correctly without in Kubernetes: those its config schema gives no default
+ * (`apps/<service>/src/config.ts`, as docs/configuration.md lists them), plus `DEPLOYMENT_REQUIRES`.
+ */
+const requiredOf = (app: string): string[] => [
+  ...configVariables()
+    .filter((v) => v.service === app && v.fallback === 'required')
+    .map((v) => v.name),
+  ...(DEPLOYMENT_REQUIRES[app] ?? []),
+];
+/** Every variable the service's config schema reads. */
+const readBy = (app: string): string[] =>
+  configVariables()
+    .filter((v) => v.service === app)
+    .map((v) => v.name);
 const APP_NAMES = Object.keys(APPS);
 
 /**
@@ -106,7 +120,8 @@ describe('Kubernetes manifests (infra/k8s)', () => {
   });
 
   describe.each(APP_NAMES)('%s', (app) => {
-    const { port, required } = APPS[app]!;
+    const { port } = APPS[app]!;
+    const required = requiredOf(app);
 
     it('has one Deployment and one Service whose selector picks its pods and whose port reaches the container', () => {
       const deployment = one('Deployment', app);
@@ -155,6 +170,8 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       const env = containerOf(app).env as any[];
       const names = env.map((e) => e.name);
       expect(names).toEqual(expect.arrayContaining([...required, 'PORT', 'HOST']));
+      // And nothing its config does not read (a misspelt or retired variable would be ignored without a word).
+      expect(names.filter((name) => !readBy(app).includes(name))).toEqual([]);
       expect(new Set(names).size).toBe(names.length);
       expect(env.find((e) => e.name === 'PORT').value).toBe(String(port));
       expect(env.find((e) => e.name === 'HOST').value).toBe('0.0.0.0');
@@ -217,14 +234,21 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     const script = `process.stdout.write(JSON.stringify({ ceiling: require('node:v8').getHeapStatistics().heap_size_limit / 1048576, argv: process.execArgv }))`;
     for (const app of APP_NAMES) {
       const { nodeOptions, commandLine } = deployedNodeOptions(app, '');
-      const run = spawnSync(process.execPath, [...commandLine, '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: nodeOptions } });
+      const run = spawnSync(process.execPath, [...commandLine, '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: nodeOptions },
+      });
       expect({ app, status: run.status, stderr: run.stderr }).toEqual({ app, status: 0, stderr: '' });
       const started = JSON.parse(run.stdout) as { ceiling: number; argv: string[] };
       expect({ app, ceiling: started.ceiling }).toEqual({ app, ceiling: heapCeilingMb(SERVICE_NODE_OPTIONS[app] ?? []) });
-      expect([...nodeOptions.split(' ').filter(Boolean), ...started.argv.filter((arg) => arg.startsWith('--'))].sort()).toEqual([...(SERVICE_NODE_OPTIONS[app] ?? [])].sort());
+      expect([...nodeOptions.split(' ').filter(Boolean), ...started.argv.filter((arg) => arg.startsWith('--'))].sort()).toEqual(
+        [...(SERVICE_NODE_OPTIONS[app] ?? [])].sort(),
+      );
     }
     expect(deployedNodeOptions('backoffice-soap', '--cpu-prof').commandLine).toEqual(['--heap-growing-percent=300']);
-    expect(deployedNodeOptions('backoffice-soap', '--cpu-prof').nodeOptions).toBe('--max-semi-space-size=32 --max-old-space-size=192 --cpu-prof');
+    expect(deployedNodeOptions('backoffice-soap', '--cpu-prof').nodeOptions).toBe(
+      '--max-semi-space-size=32 --max-old-space-size=192 --cpu-prof',
+    );
   });
 
   it('the catalog runs one replica (the only safe count with MEILI_URL=embedded)', () => {
