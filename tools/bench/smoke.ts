@@ -27,6 +27,9 @@ const SMOKE_ENV: Readonly<Record<string, string>> = {
   BENCH_PRODUCTS: '200',
   BENCH_SMALL: '3',
   BENCH_LARGE: '30',
+  BENCH_SELECTIONS: '20',
+  APPLY_PRODUCTS: '50',
+  SEARCH_ROUNDS: '1',
   BENCH_LOG_LEVEL: 'error',
 };
 
