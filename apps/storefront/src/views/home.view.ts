@@ -217,6 +217,16 @@ export const renderHome: Screen = async (main, _parts, query) => {
         'section',
         { class: 'results', 'aria-labelledby': 'results-title' },
         h('h1', { id: 'results-title' }, title),
+        [...query.keys()].length
+          ? null
+          : h(
+              'p',
+              { class: 'promo' },
+              h('strong', {}, 'Welcome!'),
+              ' Take 10% off your order with the code ',
+              h('strong', {}, 'WELCOME10'),
+              ' in your bag.',
+            ),
         h(
           'div',
           { class: 'toolbar' },
