@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import { MalformedRequestError, RequestTooLargeError, UnsupportedEncodingError } from '@commerce/backoffice-core';
@@ -36,6 +37,28 @@ export interface SoapBody {
   text: string;
   login?: { username: string; password: string };
 }
+
+/** U+FFFE and U+FFFF in UTF-8: characters XML's Char excludes (the pre-scan refuses the others, all below U+0020). */
+const NONCHARACTERS = [Buffer.from([0xef, 0xbf, 0xbe]), Buffer.from([0xef, 0xbf, 0xbf])];
+
+function refuseNoncharacters(bytes: Buffer): void {
+  if (NONCHARACTERS.some((sequence) => bytes.indexOf(sequence) !== -1))
+    throw new MalformedRequestError('malformed XML: a character XML does not allow (U+FFFE or U+FFFF)');
+}
+
+/**
+ * The XML's bytes as text. A request is UTF-8 (the WSDL's, and the parser refuses a declaration of any
+ * other encoding): bytes that are not (a malformed sequence, an encoded surrogate) are refused, not read
+ * as U+FFFD, since XML makes an encoding error fatal. Both checks are native passes over the bytes.
+ */
+function textOf(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw new MalformedRequestError('malformed XML: the request body is not UTF-8');
+  refuseNoncharacters(bytes);
+  return bytes.toString('utf8');
+}
+
+/** A lone surrogate: a string no UTF-8 decoding makes, and no character. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const bodyOf = (text: string, scan: XmlPrescan): SoapBody => {
   const login = scan.login();
@@ -79,15 +102,17 @@ export function readSoapBody(req: IncomingMessage, limits: SoapBodyLimits = DEFA
     };
     const finish = () => {
       if (settled) return;
+      let text: string;
       try {
         scan.end();
+        text = textOf(Buffer.concat(chunks, xmlBytes));
       } catch (error) {
         fail(error);
         return;
       }
       settled = true;
       cleanup();
-      resolve(bodyOf(Buffer.concat(chunks, xmlBytes).toString('utf8'), scan));
+      resolve(bodyOf(text, scan));
     };
     function onXml(chunk: Buffer) {
       if (settled) return;
@@ -146,7 +171,7 @@ export function checkSoapBytes(chunks: readonly Buffer[], limits: SoapBodyLimits
     scan.write(chunk);
   }
   scan.end();
-  return bodyOf(Buffer.concat(chunks as Buffer[], xmlBytes).toString('utf8'), scan);
+  return bodyOf(textOf(Buffer.concat(chunks as Buffer[], xmlBytes)), scan);
 }
 
 /** A body another middleware already read (as text): the same size limit and pre-scan. */
@@ -156,6 +181,8 @@ export function checkSoapText(raw: string, limits: SoapBodyLimits = DEFAULT_BODY
   const scan = new XmlPrescan(limits.xml);
   scan.write(bytes);
   scan.end();
+  refuseNoncharacters(bytes);
+  if (LONE_SURROGATE.test(raw)) throw new MalformedRequestError('malformed XML: a lone surrogate (not a character)');
   return bodyOf(raw, scan);
 }
 

@@ -39,10 +39,10 @@ export function* parseSoapEnvelopeSteps(
   return envelopeOf(yield* parseXmlTreeSteps(bodyText(xml), limits, entityListOf, sink));
 }
 
+/** The body as the parser reads it: whole, since an XML declaration must open it (the parser skips a byte order mark). */
 function bodyText(xml: string): string {
-  const text = xml.replace(/^\uFEFF/, '').trim();
-  if (text === '') throw new MalformedRequestError('empty request body: expected a SOAP envelope');
-  return text;
+  if (/^\uFEFF?\s*$/.test(xml)) throw new MalformedRequestError('empty request body: expected a SOAP envelope');
+  return xml;
 }
 
 /** The operation element of a parsed SOAP 1.1 request; MalformedRequestError for anything else. */

@@ -34,7 +34,7 @@ interface Harness {
   bus: MemoryBus;
   service: BackofficeService;
   url: string;
-  post(xml: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: string }>;
+  post(xml: string | Buffer, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: string }>;
   close(): Promise<void>;
 }
 
@@ -167,6 +167,45 @@ describe('products_Update over SOAP', () => {
     expect(res.body).toContain('<faultcode>SOAP-ENV:Client</faultcode>');
     expect(res.body).toContain('malformed XML');
     expect(res.body).toContain('BACKOFFICE.MALFORMED_REQUEST');
+  });
+
+  // What the W3C XML conformance suite found accepted (xml-conformance.spec.ts): each a Client fault naming it.
+  const one = () => request(products(product('1')));
+  const notUtf8 = (xml: string): Buffer => {
+    const [before, after] = xml.split('SKU-1') as [string, string];
+    return Buffer.concat([Buffer.from(`${before}SKU-`), Buffer.from([0xc3, 0x28]), Buffer.from(after)]);
+  };
+  it.each([
+    ['bytes that are not UTF-8', notUtf8(one()), 'the request body is not UTF-8'],
+    ['a form feed in text', one().replace('SKU-1', 'SKU\f1'), 'a character XML does not allow (U+000C)'],
+    ['U+FFFF in text', one().replace('SKU-1', 'SKU\uffff1'), 'a character XML does not allow (U+FFFE or U+FFFF)'],
+    ['two dashes inside a comment', one().replace('<ns1:products>', '<ns1:products><!-- a -- b -->'), 'inside a comment'],
+    ['the end of a CDATA section in text', one().replace('SKU-1', 'SKU]]>1'), 'in text (it may only end a CDATA section)'],
+    [
+      'a declaration of another encoding',
+      one().replace('UTF-8', 'ISO-8859-1'),
+      'names the encoding ISO-8859-1: a SOAP request here is UTF-8',
+    ],
+    ['a misspelled declaration', one().replace('<?xml', '<?XML'), 'comes first in the document (the target is reserved)'],
+    ['a declaration after white space', `\n${one()}`, 'comes first in the document'],
+    ['a bad character in a name', one().replace('<ns1:sku>', '<ns1:sku@>'), 'a bad character in a tag name'],
+    ['a processing instruction without a target', one().replace('<ns1:products>', '<ns1:products><? ?>'), 'without a target'],
+  ])('answers a Client fault for %s, saying so', async (_what, body, reason) => {
+    const res = await h.post(body);
+    expect(res.status).toBe(500);
+    expect(res.body).toMatch(/<faultcode>SOAP-ENV:Client<\/faultcode><faultstring>malformed XML: [^<]+<\/faultstring>/);
+    expect(res.body).toContain(reason);
+    expect(res.body).toContain('BACKOFFICE.MALFORMED_REQUEST');
+    expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
+  });
+
+  it('refuses a batch malformed at its end, after parts of it went to the store as it was parsed, and writes nothing', async () => {
+    const many = Array.from({ length: 250 }, (_, k) => product(String(k)));
+    many[249] = many[249]!.replace('SKU-249', 'SKU]]>249');
+    const res = await h.post(request(products(...many)));
+    expect(res.status).toBe(500);
+    expect(res.body).toContain('<faultcode>SOAP-ENV:Client</faultcode><faultstring>malformed XML: &quot;]]&gt;&quot; in text');
+    expect(await rowsOf(h.db)).toEqual({ received: [], outbox: [] });
   });
 
   it('refuses a batch whose second product is invalid, naming products[1], and writes nothing of it', async () => {

@@ -39,6 +39,24 @@ describe('the XML pre-scan', () => {
     expect(reason(() => scan(xml))).toBe(why);
   });
 
+  it.each([
+    ['text', '<a>x\fy</a>'],
+    ['a comment', '<a><!-- \u001b --></a>'],
+    ['a processing instruction', '<a><?pi \u0001?></a>'],
+    ['an attribute value', '<a b="\u0008"/>'],
+    ['CDATA', '<a><![CDATA[\u000b]]></a>'],
+    ['a name', '<a\f/>'],
+    ['the login', '<E><B><op><login><username>u\u0007</username></login></op></B></E>'],
+  ])('refuses a control character XML does not allow, in %s, whatever the chunking', (_where, xml) => {
+    for (const chunk of [0, 1, 3])
+      expect(reason(() => scan(xml, {}, chunk))).toMatch(/^malformed XML: a character XML does not allow \(U\+00[01][0-9A-F]\)$/);
+  });
+
+  it('accepts tab, line feed and carriage return everywhere, and says a NUL byte may mean UTF-16', () => {
+    expect(reason(() => scan('<a b="\t\r\n">\t\r\n<!--\t\r\n--><?p \t\r\n?><![CDATA[\t\r\n]]></a>'))).toBe('accepted');
+    expect(reason(() => scan('\ufeff<a/>'.split('').join('\u0000')))).toContain('a SOAP request here is UTF-8, not UTF-16');
+  });
+
   it('refuses depth, element count, attribute count and name length beyond the limits, as the byte arrives', () => {
     expect(reason(() => scan('<a>'.repeat(5) + '</a>'.repeat(5), { maxDepth: 5 }))).toBe('accepted');
     expect(reason(() => scan('<a>'.repeat(6), { maxDepth: 5 }))).toBe('the request nests elements deeper than 5 levels');
@@ -103,9 +121,24 @@ describe('the XML pre-scan', () => {
       ['exactly as deep as allowed', deep('<a><b>1</b></a>'), { maxDepth: 7 }, 'accepted'],
       ['one element too many', deep('<a/><b>1</b><c>2</c>'), { maxElements: 7 }, 'the request has more than 7 elements'],
       ['a name at the limit', deep(`<${name(12)}>1</${name(12)}>`), { maxNameLength: 12 }, 'accepted'],
-      ['a name over the limit', deep(`<${name(13)}>1</${name(13)}>`), { maxNameLength: 12 }, 'an element or attribute name is longer than 12 bytes'],
-      ['an end tag name over the limit', deep(`<a>1</${name(13)}>`), { maxNameLength: 12 }, 'an element or attribute name is longer than 12 bytes'],
-      ['too many end tags', `<E><B><op><products><product><a>1</a></product></products></op></B></E></E></x>`, {}, 'malformed XML: an end tag without its start tag'],
+      [
+        'a name over the limit',
+        deep(`<${name(13)}>1</${name(13)}>`),
+        { maxNameLength: 12 },
+        'an element or attribute name is longer than 12 bytes',
+      ],
+      [
+        'an end tag name over the limit',
+        deep(`<a>1</${name(13)}>`),
+        { maxNameLength: 12 },
+        'an element or attribute name is longer than 12 bytes',
+      ],
+      [
+        'too many end tags',
+        `<E><B><op><products><product><a>1</a></product></products></op></B></E></E></x>`,
+        {},
+        'malformed XML: an end tag without its start tag',
+      ],
     ])('%s', (_what, xml, limits, why) => {
       for (const chunk of [0, 1, 3, 5]) expect([chunk, reason(() => scan(xml, limits, chunk))]).toEqual([chunk, why]);
     });

@@ -55,9 +55,10 @@ const CDATA_OPEN = '[CDATA[';
 /**
  * A streaming pre-scan of a request body: refuses a DTD or any markup declaration (so no entity is ever
  * defined, let alone expanded), names that could reach Object.prototype, and documents deeper, larger
- * or wider than the limits, as soon as the offending byte arrives. It checks only what the limits need;
- * the parser that runs afterwards checks well-formedness. Bytes ≥ 0x80 (UTF-8 sequences) never equal
- * a markup character, so chunks may split anywhere.
+ * or wider than the limits, as soon as the offending byte arrives. Of well-formedness it checks only the
+ * control characters XML forbids (every byte passes through its loops, and the parser's native searches
+ * would not see them); the body reader checks the encoding and the parser the rest. Bytes ≥ 0x80 (UTF-8
+ * sequences) never equal a markup character, so chunks may split anywhere.
  */
 export class XmlPrescan {
   private state = State.Text;
@@ -89,7 +90,14 @@ export class XmlPrescan {
         // A loop, not Buffer#indexOf: the text between tags is a few bytes, and a native call per tag cost
         // more than the bytes it skipped.
         let lt = i;
-        while (lt < n && chunk[lt] !== LT) lt++;
+        for (; lt < n; lt++) {
+          const b = chunk[lt] as number;
+          // One comparison for most bytes (letters, and every byte of a multi-byte character, are above '<').
+          if (b <= LT) {
+            if (b === LT) break;
+            if (b < 0x20 && !isSpace(b)) this.refuseControl(b);
+          }
+        }
         if (lt === n) return;
         const gt = this.plainTag(chunk, lt);
         if (gt >= 0) {
@@ -235,7 +243,15 @@ export class XmlPrescan {
     if (!selfClosing) this.depth++;
   }
 
+  /** XML's Char excludes the C0 controls but tab, LF and CR: any byte below 0x20 is one of them, wherever it is. */
+  private refuseControl(b: number): never {
+    // UTF-16 and UTF-32 put a NUL byte beside every ASCII character: say so.
+    if (b === 0) this.refuse('malformed XML: a NUL byte, which XML does not allow (a SOAP request here is UTF-8, not UTF-16 or UTF-32)');
+    this.refuse(`malformed XML: a character XML does not allow (U+${b.toString(16).toUpperCase().padStart(4, '0')})`);
+  }
+
   private step(b: number): void {
+    if (b < 0x20 && !isSpace(b)) this.refuseControl(b);
     switch (this.state) {
       case State.Text:
         if (b === LT) this.state = State.Open;

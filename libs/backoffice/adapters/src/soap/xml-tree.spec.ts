@@ -112,8 +112,47 @@ describe('parseXmlTree (the SOAP request parser)', () => {
     ['a document ending inside CDATA', '<a><![CDATA[ c', 'ends inside a CDATA section'],
     ['CDATA outside the root', '<![CDATA[x]]><a/>', 'outside the root'],
     ['"/" not ending a start tag', '<a / >', 'must end it'],
+    // What the W3C XML conformance suite found accepted (xml-conformance.spec.ts runs the suite).
+    ['"--" inside a comment', '<a><!-- x -- y --></a>', '"--" inside a comment'],
+    ['a comment ending "--->"', '<a><!-- x ---></a>', '"--" inside a comment'],
+    ['"]]>" in text', '<a>x]]>y</a>', '"]]>" in text'],
+    ['nested CDATA', '<a><![CDATA[ <![CDATA[ x ]]> ]]></a>', '"]]>" in text'],
+    ['a processing instruction without a target', '<a><? x?></a>', 'without a target'],
+    ['a bad character after a target', '<?pi+?><a/>', 'processing instruction target pi'],
+    ['a misspelled declaration', '<?XML version="1.0"?><a/>', 'the target is reserved'],
+    ['a declaration after white space', ' <?xml version="1.0"?><a/>', 'comes first in the document'],
+    ['a declaration after a comment', '<!-- c --><?xml version="1.0"?><a/>', 'comes first in the document'],
+    ['a declaration inside the root', '<a><?xml version="1.0"?></a>', 'comes first in the document'],
+    ['a declaration out of order', '<?xml encoding="UTF-8" version="1.0"?><a/>', 'a malformed XML declaration'],
+    ['a declaration without a version', '<?xml encoding="UTF-8"?><a/>', 'a malformed XML declaration'],
+    ['a declaration with mismatched quotes', '<?xml version="1.0\'?><a/>', 'a malformed XML declaration'],
+    ['a declaration of another encoding', '<?xml version="1.0" encoding="ISO-8859-1"?><a/>', 'a SOAP request here is UTF-8'],
+    ['a name with "@"', '<A@/>', 'a bad character in a tag name'],
+    ['a name starting with a combining mark', '<\u0300A/>', 'valid name'],
+    ['an attribute name with "$"', '<a b$="1"/>', 'a bad character in an attribute name'],
+    ['an end tag with a form feed', '<a></a\f>', 'does not close'],
   ])('refuses %s', (_what, xml, reason) => {
     expect(reasonOf(xml)).toContain(reason);
+  });
+
+  it('accepts what XML 1.0 allows and the old parser did not or read wrongly', () => {
+    expect(parseXmlTree('<a>&#x0000000041;&#0000000066;</a>')).toEqual({ a: 'AB' });
+    expect(parseXmlTree("\ufeff<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<a/>")).toEqual({ a: '' });
+    expect(parseXmlTree('<?xml-stylesheet href="a"?><a><!----><?pi?></a>')).toEqual({ a: '' });
+    // Fifth-edition names: a long s, a character above U+FFFF (a surrogate pair), a middle dot after the start.
+    expect(parseXmlTree('<egg\u017f><\u{10032}>1</\u{10032}><p:a\u00b7b/></egg\u017f>')).toEqual({
+      eggſ: { '\u{10032}': '1', 'a\u00b7b': '' },
+    });
+  });
+
+  it.each([
+    ['a colon alone', '<:/>'],
+    ['an empty prefix', '<:a/>'],
+    ['two colons', '<a:b:c/>'],
+    ['a local part that cannot start a name', '<a:-b/>'],
+    ['such an attribute name', '<a b:c:d="1"/>'],
+  ])('refuses names that break Namespaces in XML, though XML 1.0 alone allows them: %s', (_what, xml) => {
+    expect(reasonOf(xml)).toContain('is not a qualified name');
   });
 
   it.each([
@@ -137,7 +176,9 @@ describe('parseXmlTree (the SOAP request parser)', () => {
 
     it('depth', () => {
       expect(accepted('<a>'.repeat(5) + '</a>'.repeat(5), { maxDepth: 5 })).not.toThrow();
-      expect(reasonOf('<a>'.repeat(5) + '<b/>' + '</a>'.repeat(5), { maxDepth: 5 })).toBe('the request nests elements deeper than 5 levels');
+      expect(reasonOf('<a>'.repeat(5) + '<b/>' + '</a>'.repeat(5), { maxDepth: 5 })).toBe(
+        'the request nests elements deeper than 5 levels',
+      );
       expect(reasonOf('<a>'.repeat(200_000) + '</a>'.repeat(200_000))).toBe('the request nests elements deeper than 64 levels');
     });
 

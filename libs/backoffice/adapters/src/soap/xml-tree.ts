@@ -7,19 +7,27 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from './xml-prescan';
 // the tree the mapper reads. It replaces fast-xml-parser's validator + parser (two passes, ~15× slower
 // on a 6.6 MB products_Update batch) and keeps its output shape for the options the endpoint used
 // (namespace prefixes removed, attributes ignored, text kept as trimmed strings, a repeated element an
-// array, an element's text beside children under '#text'). It is a strict XML 1.0 well-formedness check
-// for what a SOAP message may hold: matched tags, one root, quoted attributes, comments, CDATA and
-// processing instructions; no DTD or other declaration; only the five predefined entities and character
-// references. It enforces the front door's caps on depth, element count, attributes an element and name
-// length as it goes (decision 65), as a second line behind the body reader's streaming pre-scan, which
-// refuses them as the bytes arrive; the reader's byte caps bound what it is given. For an `*_Update`, the
-// items of its list are built straight into entities instead of the tree (decision 74; see Mode).
+// array, an element's text beside children under '#text'). With the body reader, it is a strict XML 1.0
+// (fifth edition) well-formedness check, held to the W3C XML Conformance Test Suite (xml-conformance.spec.ts,
+// decision 129): the reader refuses what is wrong with the characters themselves (bytes that are not UTF-8,
+// the control characters and U+FFFE/U+FFFF that XML's Char excludes: soap-body.reader.ts, XmlPrescan), and
+// this parser the grammar: the XML declaration (first, well-formed, UTF-8), matched tags, one root, names
+// made of XML's name characters, quoted unrepeated attributes, comments without "--", character data
+// without "]]>", processing instructions with a target, CDATA; only the five predefined entities and
+// character references. Its departures, on purpose: no DTD or other declaration (a SOAP message has none),
+// and names follow Namespaces in XML (a colon only between a non-empty prefix and local part; prefixes are
+// not resolved, elements are read by local name). It enforces the front door's caps on depth, element count,
+// attributes an element and name length as it goes (decision 65), as a second line behind the body reader's
+// streaming pre-scan, which refuses them as the bytes arrive; the reader's byte caps bound what it is given.
+// For an `*_Update`, the items of its list are built straight into entities instead of the tree (decision
+// 74; see Mode).
 
 /** Names that would become keys of the parsed object and reach Object.prototype's machinery (also refused by the pre-scan). */
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const REFERENCE = /&(?:#x([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z]+));|&/g;
+// Leading zeros are allowed in a character reference: its value, not its length, is checked (charOf).
+const REFERENCE = /&(?:#x([0-9A-Fa-f]+)|#([0-9]+)|([A-Za-z_][A-Za-z0-9._-]*));|&/g;
 
 function fail(reason: string): never {
   throw new MalformedRequestError(`malformed XML: ${reason}`);
@@ -55,10 +63,96 @@ const normaliseLineEnds = (text: string): string => (text.indexOf('\r') === -1 ?
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 /** Characters that end a name in a tag. */
 const endsName = (c: number): boolean => isSpace(c) || c === 0x3e /* > */ || c === 0x2f; /* / */
-/** Characters a name may not hold or start with (a pragmatic subset of XML's NameChar rules). */
-const badInName = (c: number): boolean =>
-  c === 0x3c || c === 0x3d || c === 0x22 || c === 0x27 || c === 0x26 || c === 0x3b || c === 0x21 || c === 0x3f;
-const badNameStart = (c: number): boolean => badInName(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+
+/** ASCII's name characters: 1 may start a name, 2 may go on one. */
+const ASCII_NAME = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f /* _ */ || c === 0x3a; /* : */
+  if (letter) ASCII_NAME[c] = 3;
+  else if ((c >= 0x30 && c <= 0x39) || c === 0x2d /* - */ || c === 0x2e /* . */) ASCII_NAME[c] = 2;
+}
+
+/**
+ * XML 1.0's NameStartChar (fifth edition), by UTF-16 code unit: a character above U+FFFF is a surrogate
+ * pair, which passes by its first half (U+10000–U+EFFFF: D800–DB7F) and its second (isNameCode).
+ */
+function isNameStartCode(c: number): boolean {
+  if (c < 0x80) return ((ASCII_NAME[c] as number) & 1) !== 0;
+  return (
+    (c >= 0xc0 && c <= 0xd6) ||
+    (c >= 0xd8 && c <= 0xf6) ||
+    (c >= 0xf8 && c <= 0x2ff) ||
+    (c >= 0x370 && c <= 0x37d) ||
+    (c >= 0x37f && c <= 0x1fff) ||
+    c === 0x200c ||
+    c === 0x200d ||
+    (c >= 0x2070 && c <= 0x218f) ||
+    (c >= 0x2c00 && c <= 0x2fef) ||
+    (c >= 0x3001 && c <= 0xd7ff) ||
+    (c >= 0xd800 && c <= 0xdb7f) ||
+    (c >= 0xf900 && c <= 0xfdcf) ||
+    (c >= 0xfdf0 && c <= 0xfffd)
+  );
+}
+
+/** XML 1.0's NameChar (fifth edition), by UTF-16 code unit (see isNameStartCode). */
+function isNameCode(c: number): boolean {
+  if (c < 0x80) return ASCII_NAME[c] !== 0;
+  return isNameStartCode(c) || c === 0xb7 || (c >= 0x300 && c <= 0x36f) || c === 0x203f || c === 0x2040 || (c >= 0xdc00 && c <= 0xdfff);
+}
+
+/** Where the name that starts at `from` ends (`from` itself when no name starts there). */
+function nameEnd(xml: string, from: number): number {
+  const n = xml.length;
+  if (from >= n || !isNameStartCode(xml.charCodeAt(from))) return from;
+  let j = from + 1;
+  while (j < n && isNameCode(xml.charCodeAt(j))) j++;
+  return j;
+}
+
+/**
+ * Namespaces in XML: a name holds at most one colon, between a non-empty prefix and a local part that
+ * starts as a name does (so `:`, `a:`, `:a`, `a:b:c` and `a:-b` are refused, though XML 1.0 alone allows them).
+ */
+function checkQualified(name: string): void {
+  const colon = name.indexOf(':');
+  if (colon === -1) return;
+  if (colon === 0 || colon === name.length - 1 || name.indexOf(':', colon + 1) !== -1 || !isNameStartCode(name.charCodeAt(colon + 1)))
+    fail(
+      `the name ${name} is not a qualified name (prefix:local, as Namespaces in XML has it)${colon === name.length - 1 ? ': it has no local part' : ''}`,
+    );
+}
+
+/**
+ * The XML declaration (`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`, encoding and standalone
+ * optional, in that order), where the document starts.
+ */
+const XML_DECLARATION =
+  /<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/y;
+
+/** Where the document's content starts: after a byte order mark and an XML declaration, either optional. */
+function prologStart(xml: string): number {
+  const at = xml.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!xml.startsWith('<?xml', at) || isNameCode(xml.charCodeAt(at + 5))) return at;
+  XML_DECLARATION.lastIndex = at;
+  const declaration = XML_DECLARATION.exec(xml);
+  if (!declaration)
+    fail('a malformed XML declaration (it is <?xml version="1.0" encoding="UTF-8"?>, encoding and then standalone optional)');
+  const encoding = declaration[1] ?? declaration[2];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'utf-8')
+    fail(`the XML declaration names the encoding ${encoding}: a SOAP request here is UTF-8`);
+  return XML_DECLARATION.lastIndex;
+}
+
+/**
+ * Character data from `from` to `to`, its references decoded and line ends normalised. `]]>` may only end
+ * a CDATA section: looked for only when the document holds it at all (`cdataEnds`), which a batch seldom does.
+ */
+function charData(xml: string, from: number, to: number, cdataEnds: boolean): string {
+  const raw = xml.slice(from, to);
+  if (cdataEnds && raw.indexOf(']]>') !== -1) fail('"]]>" in text (it may only end a CDATA section)');
+  return decodeReferences(normaliseLineEnds(raw));
+}
 
 /**
  * What an open element becomes. Generic: a node of the tree. Below the list element of an `*_Update`
@@ -348,8 +442,8 @@ function localName(name: string, limits: XmlLimits): string {
   checkNameLength(name, limits);
   const known = localNames.get(name);
   if (known !== undefined) return known;
-  const local = name.slice(name.lastIndexOf(':') + 1);
-  if (local === '') fail(`the name ${name} has no local part`);
+  checkQualified(name);
+  const local = name.slice(name.indexOf(':') + 1);
   if (FORBIDDEN_NAMES.has(local)) throw new MalformedRequestError(`the name ${local} is not allowed in a request`);
   // Only names that passed; bounded, since a document may hold many names (the pre-scan caps their length).
   if (localNames.size >= 10_000) localNames.clear();
@@ -410,7 +504,14 @@ export function* parseXmlTreeSteps(
   entityListOf: EntityListOf | undefined,
   sink?: BatchSink,
 ): Generator<void, Record<string, XmlNode>> {
-  const state: ParseState = { i: 0, elements: 0, stack: [], document: open('', ''), rootSeen: false };
+  const state: ParseState = {
+    i: prologStart(xml),
+    elements: 0,
+    stack: [],
+    document: open('', ''),
+    rootSeen: false,
+    cdataEnds: xml.indexOf(']]>') !== -1,
+  };
   // The loop is a plain function, not the generator's body: V8 optimises a long-running loop of a plain
   // function while it runs (on-stack replacement), not a generator's (measured ~30% slower).
   while (!parseRun(xml, limits, entityListOf, state, sink)) yield;
@@ -424,6 +525,8 @@ interface ParseState {
   stack: Open[];
   document: Open;
   rootSeen: boolean;
+  /** The document holds `]]>` somewhere: character data is searched for it (charData). */
+  cdataEnds: boolean;
 }
 
 /** Parses from `state` on, to the end (true) or until the sink is full (false, `state` kept for the next run). */
@@ -435,7 +538,7 @@ function parseRun(
   sink: BatchSink | undefined,
 ): boolean {
   const n = xml.length;
-  const { stack, document } = state;
+  const { stack, document, cdataEnds } = state;
   let { elements, rootSeen, i } = state;
   const startsAt = (token: string, at: number): boolean => xml.startsWith(token, at);
   const indexOrFail = (token: string, from: number, what: string): number => {
@@ -457,7 +560,7 @@ function parseRun(
     if (textEnd > i) {
       const top = stack[stack.length - 1];
       if (top) {
-        const piece = decodeReferences(normaliseLineEnds(xml.slice(i, textEnd))).trim();
+        const piece = charData(xml, i, textEnd, cdataEnds).trim();
         if (piece !== '') top.text += piece;
       } else {
         for (let k = i; k < textEnd; k++) if (!isSpace(xml.charCodeAt(k))) fail('text outside the root element');
@@ -474,7 +577,9 @@ function parseRun(
       if (top && xml.charCodeAt(after) === 0x3e /* > */ && xml.startsWith(top.name, lt + 2)) gt = after;
       else {
         gt = indexOrFail('>', lt + 2, 'an end tag');
-        const name = xml.slice(lt + 2, gt).trimEnd();
+        let nameEnds = gt;
+        while (nameEnds > lt + 2 && isSpace(xml.charCodeAt(nameEnds - 1))) nameEnds--;
+        const name = xml.slice(lt + 2, nameEnds);
         if (!top) fail(`an end tag </${name}> without its start tag`);
         if (top.name !== name) fail(`the end tag </${name}> does not close <${top.name}>`);
       }
@@ -485,7 +590,10 @@ function parseRun(
 
     if (next === 0x21 /* ! */) {
       if (startsAt('<!--', lt)) {
-        i = indexOrFail('-->', lt + 4, 'a comment') + 3;
+        const close = indexOrFail('-->', lt + 4, 'a comment');
+        // '--' only in '-->': none inside, and not '--->'.
+        if (xml.indexOf('--', lt + 4) < close) fail('"--" inside a comment');
+        i = close + 3;
       } else if (startsAt('<![CDATA[', lt)) {
         const close = indexOrFail(']]>', lt + 9, 'a CDATA section');
         const top = stack[stack.length - 1];
@@ -501,7 +609,16 @@ function parseRun(
     }
 
     if (next === 0x3f /* ? */) {
-      i = indexOrFail('?>', lt + 2, 'a processing instruction') + 2;
+      // `<?target?>` or `<?target data?>`; the XML declaration was read before the loop (prologStart).
+      const targetEnd = nameEnd(xml, lt + 2);
+      if (targetEnd === lt + 2) fail('a processing instruction without a target');
+      const target = xml.slice(lt + 2, targetEnd);
+      if (target.length === 3 && target.toLowerCase() === 'xml')
+        fail(`<?${target} …?>: an XML declaration is written <?xml …?> and comes first in the document (the target is reserved)`);
+      const close = indexOrFail('?>', targetEnd, 'a processing instruction');
+      if (close !== targetEnd && !isSpace(xml.charCodeAt(targetEnd)))
+        fail(`a bad character in the processing instruction target ${target}`);
+      i = close + 2;
       continue;
     }
 
@@ -539,11 +656,9 @@ function parseRun(
         throw new MalformedRequestError(`the request nests elements deeper than ${limits.maxDepth} levels`);
       checkNameLength(name, limits);
     } else {
-      if (j >= n || badNameStart(xml.charCodeAt(j)) || endsName(xml.charCodeAt(j))) fail('a tag without a valid name');
-      while (j < n && !endsName(xml.charCodeAt(j))) {
-        if (badInName(xml.charCodeAt(j))) fail('a bad character in a tag name');
-        j++;
-      }
+      j = nameEnd(xml, lt + 1);
+      if (j === lt + 1) fail('a tag without a valid name');
+      if (j < n && !endsName(xml.charCodeAt(j))) fail(`a bad character in a tag name (<${xml.slice(lt + 1, j + 1)})`);
       name = xml.slice(lt + 1, j);
       if (++elements > limits.maxElements) throw new MalformedRequestError(`the request has more than ${limits.maxElements} elements`);
       if (stack.length + 1 > limits.maxDepth)
@@ -569,14 +684,14 @@ function parseRun(
       }
       if (!spaced) fail(`attributes of <${name}> must be separated by white space`);
       const nameStart = j;
-      if (badNameStart(c)) fail(`a bad attribute name in <${name}>`);
-      while (j < n && !isSpace(xml.charCodeAt(j)) && xml.charCodeAt(j) !== 0x3d /* = */) {
-        const a = xml.charCodeAt(j);
-        if (a === 0x3e || a === 0x2f || badInName(a)) fail(`an attribute without a value in <${name}>`);
-        j++;
-      }
+      j = nameEnd(xml, j);
+      if (j === nameStart) fail(`a bad attribute name in <${name}>`);
+      const after = xml.charCodeAt(j);
+      if (after === 0x3e || after === 0x2f) fail(`an attribute without a value in <${name}>`);
+      if (!isSpace(after) && after !== 0x3d /* = */) fail(`a bad character in an attribute name in <${name}>`);
       const attribute = xml.slice(nameStart, j);
       checkNameLength(attribute, limits);
+      checkQualified(attribute);
       if (FORBIDDEN_NAMES.has(attribute.slice(attribute.lastIndexOf(':') + 1)))
         throw new MalformedRequestError(`the name ${attribute.slice(attribute.lastIndexOf(':') + 1)} is not allowed in a request`);
       if ((attributes?.length ?? 0) >= limits.maxAttributes)
@@ -604,7 +719,7 @@ function parseRun(
       // Most of a batch: `<name>text</name>` of a known text field, handed to its entity with no frame.
       parent.hasChildren = true;
       parent.last = guess.field;
-      putText(parent, guess.field, end > j ? decodeReferences(normaliseLineEnds(xml.slice(j, end))).trim() : '');
+      putText(parent, guess.field, end > j ? charData(xml, j, end, cdataEnds).trim() : '');
       i = end + 3 + name.length;
       continue;
     } else {
@@ -619,7 +734,7 @@ function parseRun(
         // (the text read as the loop reads it); anything else goes round the loop.
         end = leafEnd(xml, j, name);
         if (end !== -1) {
-          if (end > j) element.text = decodeReferences(normaliseLineEnds(xml.slice(j, end))).trim();
+          if (end > j) element.text = charData(xml, j, end, cdataEnds).trim();
           closeInto(parent, element);
           i = end + 3 + name.length;
           continue;
