@@ -13,6 +13,7 @@ export * from './search/search-settings';
 export * from './search/relevance';
 export * from './search/judged-catalog';
 export * from './search/search-queries.store';
+export * from './search/apply-settings';
 export * from './search/minisearch.search-index';
 export * from './search/meilisearch.search-index';
 export * from './search/search-index.factory';

@@ -7,7 +7,7 @@ const doc = (id: number, name: string): SearchDoc => searchDoc(id, name, { sku: 
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-// The reindex command (tools/search) rebuilds beside the live index and swaps it in: searches never
+// search:apply (tools/search/apply.ts) rebuilds beside the live index and swaps it in: searches never
 // fail and never see part of the catalogue, whatever moment they land on.
 describeWithEngines('Meilisearch rebuild by index swap', ['meilisearch'], (engines) => {
   const key = () => engines.key('meilisearch');

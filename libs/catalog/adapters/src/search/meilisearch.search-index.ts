@@ -159,6 +159,16 @@ export class MeiliSearchIndex implements SearchIndex {
     return counts;
   }
 
+  /** The index's settings as Meilisearch holds them; undefined when the index does not exist. */
+  async settings(): Promise<Record<string, unknown> | undefined> {
+    try {
+      return (await this.client.index(this.indexName).getSettings()) as Record<string, unknown>;
+    } catch (error) {
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 'index_not_found') return undefined;
+      throw error;
+    }
+  }
+
   /**
    * A new, empty index beside this one (`<name>_tmp_<timestamp>`) with the settings applied, to be filled
    * and then swapped in with {@link swapIn}: the rebuild the reindex command does without a window in
