@@ -163,6 +163,8 @@ suite('the demo shop in Chromium', () => {
     expect(await indigo.locator('.count [aria-hidden]').textContent()).toMatch(/^1\/\d+$/);
     await indigo.getByRole('checkbox').check();
     await page.locator('.result-count', { hasText: '1 product' }).waitFor();
+    // The grid is drawn again around the filter: a keyboard user stays on it.
+    expect(await page.evaluate('document.activeElement.id')).toBe('facet-swatch-desc-Indigo');
     await screen(page, 'search', 'Results for “cafe sweatr”');
 
     await page.getByRole('link', { name: /Heritage Café Sweater/ }).click();
@@ -201,9 +203,11 @@ suite('the demo shop in Chromium', () => {
     await page.locator('.totals .discount').waitFor();
 
     // Germany: prices in euros, German as the language; express delivery.
+    await page.getByLabel('Ship to').focus();
     await page.getByLabel('Ship to').selectOption('DE');
     await page.locator('.ship-to', { hasText: 'Shipping to Germany · prices in EUR' }).waitFor();
     expect(await page.locator('#language-select').inputValue()).toBe('de');
+    expect(await page.evaluate('document.activeElement.id')).toBe('country-select');
     expect(await page.locator('.line-total').first().textContent()).toMatch(/^€/);
     await page.getByLabel(/Express delivery/).check();
     await page.locator('.totals tr', { hasText: 'Shipping' }).locator('td', { hasText: '€14.95' }).waitFor();

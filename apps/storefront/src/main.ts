@@ -30,7 +30,8 @@ const routes: Record<string, Screen> = {
 const main = document.getElementById('main') as HTMLElement;
 
 let renders = 0;
-async function render(): Promise<void> {
+/** Draws the route's screen; `keepFocus` leaves the focus where it is (a header control redrew the screen). */
+async function render(keepFocus = false): Promise<void> {
   const mine = ++renders;
   const { parts, query } = currentRoute();
   const screen = routes[parts[0] ?? ''] ?? notFound;
@@ -58,6 +59,7 @@ async function render(): Promise<void> {
   // keyboard and screen-reader users land on the new screen's heading, as after a page load.
   const again = focusedId ? main.querySelector<HTMLElement>(`#${CSS.escape(focusedId)}`) : null;
   const heading = main.querySelector<HTMLElement>('h1');
+  if (keepFocus) return;
   if (again) again.focus({ preventScroll: true });
   else if (heading && (parts[0] || renders > 1)) {
     heading.tabIndex = -1;
@@ -117,7 +119,7 @@ function wireHeader(): void {
       // The country's own language comes along, as a shopper expects from a country switch.
       keep(await api('PUT', `countries/${encodeURIComponent(country.value)}`, entry?.language ? { language: entry.language } : {}));
       status.textContent = `Shipping to ${entry?.name ?? country.value}; prices in ${session()?.selection.currency ?? ''}.`;
-      await render();
+      await render(true);
     } catch (err) {
       status.textContent = problemText(err);
     }
@@ -126,7 +128,7 @@ function wireHeader(): void {
     try {
       keep(await api('PUT', `languages/${encodeURIComponent(language.value)}`));
       status.textContent = `Language: ${session()?.language.name ?? language.value}.`;
-      await render();
+      await render(true);
     } catch (err) {
       status.textContent = problemText(err);
     }
