@@ -22,6 +22,17 @@ export const paymentShopEnv = (holdSeconds: number) => ({
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_ITERATIONS: '1',
 });
+/** The address of the contract's shopper, in Sweden. */
+export const SHOPPER_ADDRESS: Readonly<Record<string, string>> = {
+  email: 'anna@example.com',
+  firstName: 'Anna',
+  lastName: 'Andersson',
+  address1: 'Storgatan 1',
+  city: 'Stockholm',
+  zipCode: '11451',
+  country: 'SE',
+  phoneNumber: '+46701234567',
+};
 const PSP: TestProviderSettings = { publicUrl: PAYMENT_PUBLIC_URL, hmacKey: PAYMENT_TEST_HMAC_KEY, merchantAccount: 'TestMerchant' };
 const RETURN = 'https://storefront.test/thanks';
 const FAILED = 'https://storefront.test/failed';
@@ -128,17 +139,7 @@ export function checkoutPaymentContract(
     const call = async (method: string, path: string, token: string | undefined, body?: unknown) =>
       checkoutCall(endpoints, method, path, { ...(token ? { token } : {}), ...(body === undefined ? {} : { body }) });
     const { browse, postForm, queryOf } = paymentBrowser(PAYMENT_PUBLIC_URL, () => h.url);
-    const address = (over: Record<string, string> = {}) => ({
-      email: 'anna@example.com',
-      firstName: 'Anna',
-      lastName: 'Andersson',
-      address1: 'Storgatan 1',
-      city: 'Stockholm',
-      zipCode: '11451',
-      country: 'SE',
-      phoneNumber: '+46701234567',
-      ...over,
-    });
+    const address = (over: Record<string, string> = {}) => ({ ...SHOPPER_ADDRESS, ...over });
     const payment = (over: Record<string, unknown> = {}) => ({
       paymentReturnPage: RETURN,
       paymentFailedPage: FAILED,
@@ -294,7 +295,11 @@ export function checkoutPaymentContract(
       const location = await payHosted(token, 'approve');
       const placed = await ordersOf(token, 1);
       expect(placed).toHaveLength(1);
-      expect(placed[0]).toMatchObject({ status: 'untouched', statusDescription: 'Pending', items: [{ item: items.get('hook-belt/S'), quantity: 2 }] });
+      expect(placed[0]).toMatchObject({
+        status: 'untouched',
+        statusDescription: 'Pending',
+        items: [{ item: items.get('hook-belt/S'), quantity: 2 }],
+      });
       expect(await availableOf('hook-belt/S')).toBe(8);
       expect((await call('GET', '/selection', token)).body['selection'].items).toEqual([]);
       // The visitor comes back late, twice, while the PSP repeats its notification: the same order, nothing taken again.
@@ -311,7 +316,8 @@ export function checkoutPaymentContract(
         webhook('test', attempt),
         webhook('test', attempt),
       ]);
-      for (const r of [late!, again!]) expect({ status: r.status, order: r.body['order'] }).toEqual({ status: 200, order: placed[0]!['order'] });
+      for (const r of [late!, again!])
+        expect({ status: r.status, order: r.body['order'] }).toEqual({ status: 200, order: placed[0]!['order'] });
       for (const r of hooks) expect({ status: r.status, body: await r.text() }).toEqual({ status: 200, body: '[accepted]' });
       expect((await call('GET', '/receipt', token)).body['order']).toBe(placed[0]!['order']);
       expect(await ordersOf(token)).toHaveLength(1);
@@ -330,7 +336,9 @@ export function checkoutPaymentContract(
       };
       const calls = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          i % 2 === 0 ? call('POST', '/payment-result', token, { paymentMethodFields: fields }) : webhook('test', attempt).then((r) => ({ status: r.status, body: {} as Record<string, any> })),
+          i % 2 === 0
+            ? call('POST', '/payment-result', token, { paymentMethodFields: fields })
+            : webhook('test', attempt).then((r) => ({ status: r.status, body: {} as Record<string, any> })),
         ),
       );
       const answered = new Set(calls.filter((_, i) => i % 2 === 0).map((r) => `${r.status} ${r.body['order']}`));
@@ -345,7 +353,9 @@ export function checkoutPaymentContract(
       const token = await customer('hook-belt/L', 3, 'test-card-form');
       const started = await call('POST', '/payment', token, payment());
       expect(started.body['action']).toBe('form');
-      const form = Object.fromEntries([...(started.body['formHtml'] as string).matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+      const form = Object.fromEntries(
+        [...(started.body['formHtml'] as string).matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+      );
       const attempt = {
         attemptId: form['merchantReference']!,
         providerReference: referenceOf('TF', form['merchantReference']!),
@@ -356,7 +366,11 @@ export function checkoutPaymentContract(
       expect(hooks.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
       const orders = await ordersOf(token, 1);
       expect(orders).toHaveLength(1);
-      expect(orders[0]).toMatchObject({ status: 'untouched', paymentMethod: 'test-card-form', items: [{ item: items.get('hook-belt/L'), quantity: 3 }] });
+      expect(orders[0]).toMatchObject({
+        status: 'untouched',
+        paymentMethod: 'test-card-form',
+        items: [{ item: items.get('hook-belt/L'), quantity: 3 }],
+      });
       await Promise.all(Array.from({ length: 4 }, () => webhook('test-form', attempt)));
       expect(await ordersOf(token)).toHaveLength(1);
       expect(await availableOf('hook-belt/L')).toBe(7);
@@ -637,7 +651,13 @@ export function checkoutPaymentContract(
           expectMatchesSchema('UnavailableEnvelope', res.body);
           expect(res.body['errors']).toEqual({ items: 'unavailable' });
           expect(res.body['unavailable']).toEqual([
-            { item: items.get('last-scarf/S'), product: items.get('last-scarf/S')!.split('-')[0], originalQuantity: 1, unavailable: 1, available: 0 },
+            {
+              item: items.get('last-scarf/S'),
+              product: items.get('last-scarf/S')!.split('-')[0],
+              originalQuantity: 1,
+              unavailable: 1,
+              available: 0,
+            },
           ]);
         }
         expect((await call('GET', '/selection', late)).body['selection'].items).toEqual([]);

@@ -1,6 +1,6 @@
 import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/backoffice-contracts';
-import { createDbEngineFromConfig, type DbEngine } from '@commerce/shared-db';
+import { createDbEngineFromConfig, type Db, type DbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming, type EventBus, type MemoryBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { existsSync } from 'node:fs';
@@ -45,6 +45,8 @@ export interface AllInOne extends RunningServer {
    * a test would otherwise share. Tests and tools only; rejects after `timeoutMs` naming what is still pending.
    */
   settled(timeoutMs?: number): Promise<void>;
+  /** A service's schema of the one SQL engine (tests and tools: what a service stored). */
+  db(schema: string): Db;
 }
 
 /** The services' schemas with an outbox. */
@@ -81,7 +83,13 @@ async function settled(engine: DbEngine, bus: EventBus, timeoutMs: number): Prom
  * Wires every service into one process: one SQL engine with a schema per service, one bus, one
  * session store, one search index; the domain services are reached through their in-process clients.
  */
-export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo: DemoCatalog | SoapProduct[] | null): Promise<AllInOne> {
+export async function startAllInOne(
+  config: AllInOneConfig,
+  logger: Logger,
+  demo: DemoCatalog | SoapProduct[] | null,
+  /** For tests: faults put between the services (the order service's client as the edge and its consumer reach it). */
+  faults: { orders?: (client: OrderClient) => OrderClient } = {},
+): Promise<AllInOne> {
   const store = loadStoreConfig(config.STORE_CONFIG);
   const view = new StoreView(store);
   return startWithClosers(async (closers) => {
@@ -140,10 +148,11 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       bus,
       logger: logger.child({ component: 'order' }),
       trackingUrls: store.trackingUrls,
-      // The last step of the checkout saga: the edge's payment-result and the PaymentAuthorized consumer.
+      // The checkout saga (order core's checkout-saga.ts): the edge's payment and payment-result, and the PaymentAuthorized consumer.
       saga: { payment: payment.client, stock: catalog.stock, cart: cart.client },
       webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
       outboxPollMs: config.OUTBOX_POLL_MS,
+      ...(faults.orders ? { wrapClient: faults.orders } : {}),
     });
     const backoffice = await buildBackofficeService({
       db: engine.forSchema('backoffice'),
@@ -217,9 +226,8 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       catalog: catalog.client,
       cart: cart.client,
       account: account.client,
-      orders: order.client,
+      orders: faults.orders ? faults.orders(order.client) : order.client,
       payment: payment.client,
-      stock: catalog.stock,
       paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
       loginGuard,
       rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
@@ -263,6 +271,7 @@ export async function startAllInOne(config: AllInOneConfig, logger: Logger, demo
       storefront: storefront !== null,
       clients: { orders: order.client, account: account.client },
       settled: (timeoutMs = 60_000) => settled(engine, bus, timeoutMs),
+      db: (schema: string) => engine.forSchema(schema),
     });
   });
 }

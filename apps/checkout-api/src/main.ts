@@ -4,7 +4,7 @@ import { createLogger } from '@commerce/shared-logging';
 import { createSessionStore } from '@commerce/shared-sessions';
 import { createCartHttpClient } from '@commerce/cart-contracts';
 import { createAccountHttpClient } from '@commerce/account-contracts';
-import { createCatalogHttpClient, createStockHttpClient } from '@commerce/catalog-contracts';
+import { createCatalogHttpClient } from '@commerce/catalog-contracts';
 import { createPaymentHttpClient } from '@commerce/payment-contracts';
 import { createOrderHttpClient } from '@commerce/order-contracts';
 import { StoreView } from '@commerce/checkout-core';
@@ -35,8 +35,6 @@ runService('checkout-api', async () => {
     account: createAccountHttpClient(config.ACCOUNT_URL),
     orders: createOrderHttpClient(config.ORDER_URL),
     payment: createPaymentHttpClient(config.PAYMENT_URL),
-    // The stock holds are the catalog's: same service, its stock routes.
-    stock: createStockHttpClient(config.CATALOG_URL),
     paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
     loginGuard,
     rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,

@@ -3,7 +3,6 @@ import { parseStoreConfig } from '@commerce/shared-config';
 import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
-import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
@@ -129,7 +128,6 @@ function fakes() {
     account: {} as AccountClient,
     orders: {} as OrderClient,
     payment: {} as PaymentClient,
-    stock: {} as StockClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };
@@ -245,7 +243,11 @@ describe('checkout use cases', () => {
     expect(calls).toEqual([{ search: 'jacket' }]);
     const found = (await resolveUri({ ...deps, catalog }, handle, { uri: 'women', for: ['category'] })) as RawJson;
     expect(JSON.parse(found.json.toString())).toEqual({ token: handle.token, found: 'category', products: [] });
-    await expect(resolveUri({ ...deps, catalog }, handle, { uri: 'nowhere', for: ['category'] })).rejects.toMatchObject({ fields: { uri: 'not found' } });
-    await expect(searchProducts({ ...deps, catalog }, handle, { limit: -1 })).rejects.toMatchObject({ fields: { limit: expect.any(String) } });
+    await expect(resolveUri({ ...deps, catalog }, handle, { uri: 'nowhere', for: ['category'] })).rejects.toMatchObject({
+      fields: { uri: 'not found' },
+    });
+    await expect(searchProducts({ ...deps, catalog }, handle, { limit: -1 })).rejects.toMatchObject({
+      fields: { limit: expect.any(String) },
+    });
   });
 });

@@ -3,7 +3,6 @@ import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
-import type { StockClient } from '@commerce/catalog-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
 import type { LoginGuard } from './login-guard';
@@ -15,9 +14,7 @@ export interface CheckoutDeps {
   account: AccountClient;
   orders: OrderClient;
   payment: PaymentClient;
-  /** The catalog's stock holds (the checkout saga). */
-  stock: StockClient;
-  /** How long `POST payment` holds the stock of a started payment (default 1200 s). */
+  /** How long `POST payment` holds the stock of a started payment (default 1200 s; the saga holds it). */
   paymentHoldSeconds?: number;
   loginGuard: LoginGuard;
   /**

@@ -1,8 +1,8 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError, fieldsFromIssues, isDomainError } from '@commerce/shared-errors';
-import type { AttemptDto, PaymentAddress } from '@commerce/payment-contracts';
-import { orderAddressOf, type OrderDto } from '@commerce/order-contracts';
+import type { PaymentAddress } from '@commerce/payment-contracts';
+import { orderAddressOf, type OrderDto, type PaidAttemptCompletion } from '@commerce/order-contracts';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import { CheckoutRefusedError, ItemsUnavailableError, NotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
@@ -74,19 +74,18 @@ async function unavailableAnswer(
 }
 
 /**
- * The placed order of a paid attempt, exactly once however often it is asked: the order service
- * completes the attempt (`completePaidAttempt`, the same step its consumer of `PaymentAuthorized` takes
- * when the visitor never comes back: stock committed, one order per attempt, selection closed). The
- * session then has no selection (a fresh empty one on the next call) and remembers the order for
- * `GET receipt`; it keeps its token and login. When the hold had expired and its stock is gone, there is
- * no order and the payment was voided: 410 with `unavailable`, the missing quantities taken out of the
- * selection, as `POST payment` answers.
+ * The answer to where the checkout saga (the order service's `checkout-saga.ts`) left a paid attempt: its
+ * order, placed once however often it is asked; the session then has no selection (a fresh empty one on
+ * the next call) and remembers the order for `GET receipt`, keeping its token and login. When the hold had
+ * expired and its stock is gone, there is no order and the payment was voided: 410 with `unavailable`,
+ * the missing quantities taken out of the selection, as `POST payment` answers. A payment declined, or
+ * made for an attempt a newer one replaced (voided): 406 `{payment: "failed"}`.
  */
-async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt: AttemptDto) {
-  const completion = await deps.orders.completePaidAttempt(attempt.attemptId);
+async function answerOf(deps: CheckoutDeps, handle: SessionHandle, selectionId: string, completion: PaidAttemptCompletion) {
+  if ('failed' in completion) throw new CheckoutRefusedError('payment', 'failed');
   if (!completion.placed) {
     const selection = await currentSelection(deps, handle);
-    if (selection.id === attempt.selectionId) {
+    if (selection.id === selectionId) {
       const answer = await unavailableAnswer(deps, handle, selection, completion.unavailable).catch((error: unknown) => {
         // A concurrent duplicate took the quantities out first (its line is gone): the selection as it is now.
         if (isDomainError(error) && error.kind === 'not_found') return null;
@@ -100,7 +99,7 @@ async function completeOrder(deps: CheckoutDeps, handle: SessionHandle, attempt:
   const { order } = completion;
   const patch: Partial<CheckoutSession> = { lastOrderId: order.id };
   const session: CheckoutSession = { ...handle.session, ...patch };
-  if (session.selectionId === attempt.selectionId) delete session.selectionId;
+  if (session.selectionId === selectionId) delete session.selectionId;
   handle.session = session;
   await deps.sessions.set(handle.token, session);
   return orderAnswer(handle, order);
@@ -152,17 +151,9 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
     external: await externalIdsOf(deps.catalog, selection),
   };
   const orderDraft = placeOrderCommandOf(deps.view, handle.session, selection, placing, now(deps));
-  const held = await deps.stock.holdStock({
-    attemptId,
-    selectionId: selection.id,
-    lines: selection.items.map((l) => ({ item: l.item, quantity: l.quantity })),
-    ttlSeconds: deps.paymentHoldSeconds ?? DEFAULT_HOLD_SECONDS,
-  });
-  if (!held.held) throw await unavailableAnswer(deps, handle, selection, held.unavailable);
-
-  let started;
-  try {
-    started = await deps.payment.startAttempt({
+  // The saga (the order service): hold the lines, start the attempt; or complete the selection's paid one.
+  const begun = await deps.orders.beginCheckout({
+    attempt: {
       attemptId,
       paymentMethod: method.paymentMethod,
       selectionId: selection.id,
@@ -172,21 +163,23 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
       returnUrl: input.paymentReturnPage,
       failedUrl: input.paymentFailedPage,
       orderDraft,
-    });
-  } catch (error) {
-    await deps.stock.releaseStock(attemptId);
-    throw error;
-  }
-  await saveSession(deps, handle, { paymentAttemptId: attemptId });
-  const { action } = started;
-  switch (action.action) {
-    case 'success':
-      return { action: 'success', ...(await completeOrder(deps, handle, started.attempt)) };
+    },
+    lines: selection.items.map((l) => ({ item: l.item, quantity: l.quantity })),
+    holdSeconds: deps.paymentHoldSeconds ?? DEFAULT_HOLD_SECONDS,
+  });
+  switch (begun.state) {
+    case 'unavailable':
+      if (begun.attemptId === attemptId) throw await unavailableAnswer(deps, handle, selection, begun.unavailable);
+      return answerOf(deps, handle, selection.id, { placed: false, unavailable: begun.unavailable });
+    case 'placed':
+      await saveSession(deps, handle, { paymentAttemptId: begun.attemptId });
+      return { action: 'success', ...(await answerOf(deps, handle, selection.id, { placed: true, order: begun.order })) };
     case 'failed':
-      await deps.stock.releaseStock(attemptId);
+      await saveSession(deps, handle, { paymentAttemptId: begun.attemptId });
       return { token: handle.token, action: 'failed' };
-    default:
-      return { token: handle.token, ...action };
+    case 'started':
+      await saveSession(deps, handle, { paymentAttemptId: begun.attemptId });
+      return { token: handle.token, ...begun.action };
   }
 }
 
@@ -200,12 +193,8 @@ export async function paymentResult(deps: CheckoutDeps, handle: SessionHandle, b
   const result = await deps.payment.verifyResult(paymentMethodFields);
   // Only the token that started the payment learns its order (the fields alone carry no secret of the visitor's).
   if (result.attempt.attemptId !== handle.session.paymentAttemptId) throw new NotFoundError('payment');
-  if (result.outcome === 'declined') {
-    await deps.stock.releaseStock(result.attempt.attemptId);
-    throw new CheckoutRefusedError('payment', 'failed');
-  }
-  // Authorized, or voided because its order could not be placed (then 410 again, as the first answer).
-  return completeOrder(deps, handle, result.attempt);
+  // Declined: the saga releases the hold (406); authorized, or voided because its order could not be placed (410).
+  return answerOf(deps, handle, result.attempt.selectionId, await deps.orders.completePaidAttempt(result.attempt.attemptId));
 }
 
 /** `GET receipt`: the order last placed under the token, in the payment result's shape; 404 `{order}` before any. */

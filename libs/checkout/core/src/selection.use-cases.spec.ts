@@ -4,7 +4,6 @@ import { DomainError } from '@commerce/shared-errors';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
-import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
@@ -30,7 +29,6 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
   account: {} as AccountClient,
   orders: {} as OrderClient,
   payment: {} as PaymentClient,
-  stock: {} as StockClient,
   loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
   view: new StoreView(store),
 });

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
-import type { StockClient } from '@commerce/catalog-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
@@ -29,7 +28,6 @@ function deps(customers = new Map<string, { sessionEpoch: number }>()) {
     account: { getCustomer: async (id: string) => (customers.has(id) ? { id, ...customers.get(id) } : null) } as unknown as AccountClient,
     orders: {} as OrderClient,
     payment: {} as PaymentClient,
-    stock: {} as StockClient,
     loginGuard: { blockedFor: async () => 0, failed: async () => undefined },
     view: new StoreView(store),
   };

@@ -23,6 +23,10 @@ export function createOrderInternalRouter(orders: OrderClient): Router {
     withCodes((ctx) => orders.placeOrder(requestBody(ctx) as never)),
   );
   router.post(
+    '/checkouts',
+    withCodes((ctx) => orders.beginCheckout(requestBody(ctx) as never)),
+  );
+  router.post(
     '/payment-attempts/:attempt/completion',
     withCodes((ctx) => orders.completePaidAttempt(ctx.params['attempt']!)),
   );

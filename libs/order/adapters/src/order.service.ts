@@ -29,6 +29,8 @@ export interface OrderServiceDeps {
   relayStartDelayMs?: number;
   /** How long a fresh paid attempt is left to the edge before `PaymentAuthorized` completes it (`WEBHOOK_COMPLETION_GRACE_MS`). */
   webhookGraceMs?: number;
+  /** For tests: the client the consumer of `PaymentAuthorized` calls, wrapped (a fault: the service down). */
+  wrapClient?: (client: OrderClient) => OrderClient;
 }
 
 export interface OrderService {
@@ -46,7 +48,11 @@ export interface OrderService {
 export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderService> {
   await migrate(deps.db, orderMigrations);
   const orders = createOrderRepository(deps.db);
-  const relay = new OutboxRelay(deps.db, deps.bus, { logger: deps.logger, startDelayMs: deps.relayStartDelayMs ?? 0, intervalMs: deps.outboxPollMs });
+  const relay = new OutboxRelay(deps.db, deps.bus, {
+    logger: deps.logger,
+    startDelayMs: deps.relayStartDelayMs ?? 0,
+    intervalMs: deps.outboxPollMs,
+  });
   const useCases = orderUseCases({ orders, ...(deps.clock ? { clock: deps.clock } : {}) }, deps.saga);
   // Placing commits an OrderPlaced outbox row; enqueue nudges the relay at commit (decision 66).
   const client: OrderClient = useCases;
@@ -61,16 +67,14 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
     relay,
     async start() {
       subscriptions = [
-        await deps.bus.subscribe(
-          orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl }),
-        ),
+        await deps.bus.subscribe(orderUpsertReceivedConsumer({ db: deps.db, logger: deps.logger, trackingUrl })),
         ...(deps.saga
           ? [
               await deps.bus.subscribe(
                 paymentAuthorizedConsumer({
                   db: deps.db,
                   logger: deps.logger,
-                  orders: client,
+                  orders: deps.wrapClient ? deps.wrapClient(client) : client,
                   cart: deps.saga.cart,
                   ...(deps.webhookGraceMs === undefined ? {} : { graceMs: deps.webhookGraceMs }),
                 }),

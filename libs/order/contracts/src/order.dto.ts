@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaymentAddress } from '@commerce/payment-contracts';
+import type { PaymentAction, PaymentAddress, StartAttemptCommand } from '@commerce/payment-contracts';
 import type { UnavailableEntry } from '@commerce/catalog-contracts';
 
 /*
@@ -222,7 +222,31 @@ export interface OrderPage {
  * What completing a paid attempt came to: its order, or (the stock of a hold that expired is gone) no
  * order, the payment voided, and what is missing (the spec's Unavailable entries).
  */
-export type PaidAttemptCompletion = { placed: true; order: OrderDto } | { placed: false; unavailable: UnavailableEntry[] };
+export type PaidAttemptCompletion =
+  | { placed: true; order: OrderDto }
+  | { placed: false; unavailable: UnavailableEntry[] }
+  /** Declined at the provider, or replaced by a newer attempt: its stock released, no order. */
+  | { placed: false; failed: true };
+
+/** `POST payment`'s step of the checkout saga: hold the selection's stock, start the attempt (docs/checkout-saga.md). */
+export interface BeginCheckoutCommand {
+  /** The attempt to start: its id is the saga's key; its `orderDraft` the order placed once it is paid. */
+  attempt: StartAttemptCommand & { orderDraft: PlaceOrderCommand };
+  /** The selection's lines, held for the attempt. */
+  lines: Array<{ item: string; quantity: number }>;
+  holdSeconds: number;
+}
+
+/**
+ * Where beginning a checkout left the selection's payment: `started` (the provider's redirect or form),
+ * `placed` (paid at once, or the selection's payment was authorized already: that attempt's order),
+ * `failed` (declined at once) or `unavailable` (the stock is short: nothing started).
+ */
+export type CheckoutBegun =
+  | { state: 'started'; attemptId: string; action: PaymentAction }
+  | { state: 'placed'; attemptId: string; order: OrderDto }
+  | { state: 'failed'; attemptId: string }
+  | { state: 'unavailable'; attemptId: string; unavailable: UnavailableEntry[] };
 
 /** Questions the edge asks the order service synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface OrderClient {
@@ -233,11 +257,18 @@ export interface OrderClient {
    */
   placeOrder(command: PlaceOrderCommand): Promise<OrderDto>;
   /**
+   * `POST payment` through the checkout saga (docs/checkout-saga.md): a selection whose payment is
+   * authorized already has that attempt completed instead of a second one started; otherwise the stock is
+   * held and the attempt started (the selection's older started attempt cancelled). Idempotent by attempt id.
+   */
+  beginCheckout(command: BeginCheckoutCommand): Promise<CheckoutBegun>;
+  /**
    * Completes a paid payment attempt (the checkout saga's last step, shared by `POST payment-result` at
    * the edge and the order service's consumer of `PaymentAuthorized`): the attempt's stock committed,
    * its order placed from the draft it keeps, its selection closed. Idempotent by attempt id: every call
    * answers the same order. When the stock is gone (an expired hold), no order: the payment is voided and
-   * every call answers the same `unavailable`. An attempt not paid is refused.
+   * every call answers the same `unavailable`. An attempt declined or replaced has its stock released and
+   * answers `failed`; one still started is refused.
    */
   completePaidAttempt(paymentAttemptId: string): Promise<PaidAttemptCompletion>;
   /** null when there is no order with that id. */

@@ -2,7 +2,7 @@ import type { OrderClient, OrderPage } from '@commerce/order-contracts';
 import { InvalidPagingError } from './order.errors';
 import type { OrderRepository } from './order.repository';
 import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
-import { completePaidAttempt, type CompletePaidAttemptDeps } from './complete-paid-attempt.use-case';
+import { beginCheckout, completePaidAttempt, type CheckoutSagaDeps } from './checkout-saga';
 
 /** The largest page of order history one call answers; the edge asks for all in pages of this size. */
 export const MAX_ORDER_PAGE = 1000;
@@ -20,20 +20,22 @@ export async function listCustomerOrders(
   return deps.orders.listByCustomer(customerId, from, size);
 }
 
-/** The clients of the services completing a paid attempt reaches (payment, catalog stock, cart). */
-export type SagaClients = Omit<CompletePaidAttemptDeps, keyof PlaceOrderDeps>;
+/** The clients of the services the checkout saga reaches (payment, catalog stock, cart). */
+export type SagaClients = Omit<CheckoutSagaDeps, keyof PlaceOrderDeps>;
 
 /**
  * The use cases as a typed client: the in-process implementation of OrderClient. Without `saga` (tests
- * of the order service alone) completing a paid attempt is refused with an error naming what is missing.
+ * of the order service alone) the checkout saga's steps are refused with an error naming what is missing.
  */
 export function orderUseCases(deps: PlaceOrderDeps, saga?: SagaClients): OrderClient {
+  const sagaDeps = (): CheckoutSagaDeps => {
+    if (!saga) throw new Error('order: the checkout saga needs the payment, stock and cart clients');
+    return { ...deps, ...saga };
+  };
   return {
     placeOrder: (command) => placeOrder(deps, command),
-    completePaidAttempt: async (attemptId) => {
-      if (!saga) throw new Error('order: completing a payment needs the payment, stock and cart clients');
-      return completePaidAttempt({ ...deps, ...saga }, attemptId);
-    },
+    beginCheckout: async (command) => beginCheckout(sagaDeps(), command),
+    completePaidAttempt: async (attemptId) => completePaidAttempt(sagaDeps(), attemptId),
     getOrder: (id) => deps.orders.findById(id),
     getOrderByPaymentAttempt: (attempt) => deps.orders.findByPaymentAttempt(attempt),
     listCustomerOrders: (customerId, from, size) => listCustomerOrders(deps, customerId, from, size),

@@ -1,5 +1,5 @@
 import { enqueue } from '@commerce/shared-bus';
-import type { Db, Knex } from '@commerce/shared-db';
+import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import type { AttemptRepository, StoredAttempt } from '@commerce/payment-core';
 import type { AttemptStatus, PaymentAddress } from '@commerce/payment-contracts';
 
@@ -20,7 +20,13 @@ interface AttemptRow {
   order_draft: unknown;
   provider_data: Record<string, unknown> | string;
   created_at: Date | string;
+  replaced: boolean;
 }
+
+/** The statuses of a live attempt: at most one per selection (the `attempts_one_live_per_selection` index). */
+const LIVE: AttemptStatus[] = ['started', 'authorized'];
+/** Another attempt id of the same selection won the race for the unique live slot (or the same id: a repeated start). */
+const UNIQUE_VIOLATION = '23505';
 
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
@@ -41,6 +47,7 @@ const toAttempt = (r: AttemptRow): StoredAttempt => ({
   returnUrl: r.return_url,
   failedUrl: r.failed_url,
   providerData: json(r.provider_data),
+  replaced: Boolean(r.replaced),
 });
 
 /** The attempts in the payment service's schema; state changes and their events commit together. */
@@ -51,45 +58,78 @@ export function createAttemptRepository(db: Db): AttemptRepository {
     return row ? toAttempt(row) : null;
   };
   return {
-    async insert(a) {
-      const inserted = (await db
-        .table('attempts')
-        .insert({
-          id: a.attemptId,
-          payment_method: a.paymentMethod,
-          provider: a.provider,
-          status: a.status,
-          selection_id: a.selectionId,
-          amount_minor: a.amountMinor,
-          currency: a.currency,
-          country: a.country,
-          provider_reference: a.providerReference,
-          return_url: a.returnUrl,
-          failed_url: a.failedUrl,
-          address: JSON.stringify(a.address),
-          customer_address: a.customerAddress ? JSON.stringify(a.customerAddress) : null,
-          order_draft: JSON.stringify(a.orderDraft ?? null),
-          provider_data: JSON.stringify(a.providerData),
-          created_at: a.createdAt,
-        })
-        .onConflict('id')
-        .ignore()
-        .returning('id')) as Array<{ id: string }>;
-      return { attempt: (await find(a.attemptId))!, created: inserted.length > 0 };
+    async insert(a, cancelled) {
+      const row = {
+        id: a.attemptId,
+        payment_method: a.paymentMethod,
+        provider: a.provider,
+        status: a.status,
+        selection_id: a.selectionId,
+        amount_minor: a.amountMinor,
+        currency: a.currency,
+        country: a.country,
+        provider_reference: a.providerReference,
+        return_url: a.returnUrl,
+        failed_url: a.failedUrl,
+        address: JSON.stringify(a.address),
+        customer_address: a.customerAddress ? JSON.stringify(a.customerAddress) : null,
+        order_draft: JSON.stringify(a.orderDraft ?? null),
+        provider_data: JSON.stringify(a.providerData),
+        created_at: a.createdAt,
+      };
+      // Two starts of one selection at once both find no live attempt and both insert: the unique index
+      // refuses one, which runs again and finds the other's (then replaces it, or stops at its authorization).
+      for (let run = 1; ; run++) {
+        try {
+          return await retryContended(() =>
+            db.transaction(async (trx) => {
+              const existing = await find(a.attemptId, trx);
+              if (existing) return { attempt: existing, created: false, replaced: [], authorized: null };
+              const live = (
+                (await db
+                  .table('attempts', trx)
+                  .where({ selection_id: a.selectionId })
+                  .whereIn('status', LIVE)
+                  .orderBy('id')
+                  .forUpdate()) as AttemptRow[]
+              ).map(toAttempt);
+              const authorized = live.find((l) => l.status === 'authorized');
+              if (authorized) return { attempt: authorized, created: false, replaced: [], authorized };
+              const replaced: StoredAttempt[] = [];
+              for (const older of live) {
+                await db
+                  .table('attempts', trx)
+                  .where({ id: older.attemptId })
+                  .update({ status: 'cancelled', replaced: true, updated_at: db.knex.fn.now() });
+                const moved = { ...older, status: 'cancelled' as const, replaced: true };
+                replaced.push(moved);
+                await enqueue(db, trx, cancelled(moved));
+              }
+              await db.table('attempts', trx).insert(row);
+              return { attempt: (await find(a.attemptId, trx))!, created: true, replaced, authorized: null };
+            }),
+          );
+        } catch (error) {
+          if (run >= 3 || (error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        }
+      }
     },
     async recordStart(id, start, events) {
       return db.transaction(async (trx) => {
+        // A newer attempt may have replaced this one while its provider answered: then it stays cancelled.
+        const current = await find(id, trx, true);
+        const replaced = current?.status !== 'started';
         await db
           .table('attempts', trx)
           .where({ id })
           .update({
             provider_reference: start.providerReference,
-            provider_data: JSON.stringify(start.providerData),
-            status: start.status,
+            provider_data: JSON.stringify({ ...current?.providerData, ...start.providerData }),
+            ...(replaced ? {} : { status: start.status }),
             customer_address: start.customerAddress ? JSON.stringify(start.customerAddress) : null,
             updated_at: db.knex.fn.now(),
           });
-        await enqueue(db, trx, events);
+        if (!replaced) await enqueue(db, trx, events);
         return (await find(id, trx))!;
       });
     },
@@ -129,12 +169,10 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         return (await find(id, trx))!;
       });
     },
-    async startedOfSelection(selectionId, except) {
-      const rows = (await db
-        .table('attempts')
-        .where({ selection_id: selectionId, status: 'started' })
-        .whereNot({ id: except })) as AttemptRow[];
-      return rows.map(toAttempt);
+    async liveOfSelection(selectionId) {
+      const row = (await db.table('attempts').where({ selection_id: selectionId }).whereIn('status', LIVE).first()) as
+        AttemptRow | undefined;
+      return row ? toAttempt(row) : null;
     },
   };
 }

@@ -244,5 +244,59 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
         fields: { paymentMethod: 'not found' },
       });
     });
+
+    it('one live attempt per selection (decision 131): concurrent starts leave one started, the others cancelled at the provider too', async () => {
+      const selectionId = randomUUID();
+      const starts = await Promise.all(Array.from({ length: 6 }, () => payment.client.startAttempt(command({ selectionId }))));
+      const statuses = await Promise.all(starts.map(async (s) => (await payment.client.getAttempt(s.attempt.attemptId))!.status));
+      expect(statuses.filter((st) => st === 'started')).toHaveLength(1);
+      expect(statuses.filter((st) => st === 'cancelled')).toHaveLength(5);
+      const live = await payment.client.liveAttemptOf(selectionId);
+      expect(live?.status).toBe('started');
+      // The provider was told (its cancellation recorded), and the replaced attempts' pages refuse them.
+      for (const s of starts) {
+        if (s.attempt.attemptId === live!.attemptId) continue;
+        const row = await database.table('attempts').where({ id: s.attempt.attemptId }).first();
+        const data = typeof row.provider_data === 'string' ? JSON.parse(row.provider_data) : row.provider_data;
+        expect(data.cancelled).toEqual({ cancelReference: expect.stringMatching(/^TC/) });
+        expect((await browse(`${settings.publicUrl}/payment/test/pay/${row.provider_reference}`)).status).toBe(409);
+      }
+      // The database itself refuses a second live attempt of the selection, whatever the code does.
+      const row = await database.table('attempts').where({ id: live!.attemptId }).first();
+      await expect(database.table('attempts').insert({ ...row, id: randomUUID(), provider_reference: '' })).rejects.toMatchObject({
+        code: '23505',
+      });
+    });
+
+    it('an authorization arriving for a replaced attempt is voided, never kept: the newer attempt stays the live one', async () => {
+      const first = command();
+      const older = await payment.client.startAttempt(first);
+      const newer = await payment.client.startAttempt(command({ selectionId: first.selectionId }));
+      // The PSP authorized the older one before the cancellation reached it: its webhook and the visitor's return.
+      const post = await fetch(`${base}/payment/notifications/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(notificationOf(settings, older.attempt, true)),
+      });
+      expect(post.status).toBe(200);
+      const result = await payment.client.verifyResult(returnParams(settings, older.attempt, true));
+      expect(result.outcome).toBe('voided');
+      expect(await payment.client.getAttempt(first.attemptId)).toMatchObject({ status: 'voided', replaced: true });
+      expect(await events(first.attemptId, PaymentAuthorized.type)).toBe(0);
+      expect(await events(first.attemptId, 'PaymentVoided')).toBe(1);
+      expect((await payment.client.liveAttemptOf(first.selectionId))?.attemptId).toBe(newer.attempt.attemptId);
+    });
+
+    it('a start while the selection is authorized starts nothing and answers the authorized attempt', async () => {
+      const { started, location } = await payOnHostedPage('approve');
+      await payment.client.verifyResult(queryOf(location));
+      const second = await payment.client.startAttempt(command({ selectionId: started.attempt.selectionId }));
+      expect(second).toMatchObject({
+        attempt: { attemptId: started.attempt.attemptId, status: 'authorized' },
+        action: { action: 'success' },
+      });
+      expect(await payment.client.getAttempt(second.attempt.attemptId)).not.toBeNull();
+      expect((await database.table('attempts').where({ selection_id: started.attempt.selectionId })).length).toBe(1);
+    });
   });
 }

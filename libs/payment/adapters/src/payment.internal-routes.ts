@@ -20,6 +20,10 @@ export function createPaymentInternalRouter(payment: PaymentClient): Router {
     '/attempts/:id',
     withCodes((ctx) => payment.getAttempt(ctx.params['id']!)),
   );
+  router.get(
+    '/selections/:selection/live-attempt',
+    withCodes((ctx) => payment.liveAttemptOf(ctx.params['selection']!)),
+  );
   router.post(
     '/attempts/:id/cancellation',
     withCodes((ctx) => payment.cancelAttempt(ctx.params['id']!)),

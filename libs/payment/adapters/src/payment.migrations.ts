@@ -33,5 +33,35 @@ const attempts: Migration = {
   },
 };
 
+/**
+ * One live attempt per selection (DESIGN §8; decision 131): started or authorized, at most one, so a selection
+ * is never charged twice whatever the edge does. Started attempts of a selection that has an authorized or a
+ * newer started one are cancelled first, as starting the newer one should have done (no event: they were
+ * replaced long ago). A selection with two authorized attempts (the double charge of issue 22) stops the
+ * migration: void one by hand (`POST /internal/payment/attempts/{id}/void`) after checking its order, then
+ * migrate again.
+ */
+const oneLiveAttemptPerSelection: Migration = {
+  name: 'payment_002_one_live_attempt_per_selection',
+  async up(knex, schema) {
+    await knex.raw(
+      `update ??.attempts a set status = 'cancelled', updated_at = now()
+        where a.status = 'started'
+          and exists (select 1 from ??.attempts b where b.selection_id = a.selection_id and b.id <> a.id
+                      and (b.status = 'authorized' or (b.status = 'started' and (b.created_at, b.id) > (a.created_at, a.id))))`,
+      [schema, schema],
+    );
+    // Cancelled because a newer attempt replaced it: an authorization arriving for it is voided, never kept.
+    await knex.schema.withSchema(schema).alterTable('attempts', (t) => {
+      t.boolean('replaced').notNullable().defaultTo(false);
+    });
+    await knex.raw(`update ??.attempts set replaced = true where status = 'cancelled'`, [schema]);
+    await knex.raw(
+      `create unique index attempts_one_live_per_selection on ??.attempts (selection_id) where status in ('started', 'authorized')`,
+      [schema],
+    );
+  },
+};
+
 /** The payment service's schema: attempts plus the shared outbox and processed-events tables. */
-export const paymentMigrations: Migration[] = [...outboxMigrations, attempts];
+export const paymentMigrations: Migration[] = [...outboxMigrations, attempts, oneLiveAttemptPerSelection];

@@ -55,6 +55,7 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
   const client: PaymentClient = {
     startAttempt: (c) => useCases.startAttempt(c),
     verifyResult: (f) => useCases.verifyResult(f),
+    liveAttemptOf: (s) => useCases.liveAttemptOf(s),
     getAttempt: (id) => useCases.getAttempt(id),
     cancelAttempt: (id) => useCases.cancelAttempt(id),
     voidAttempt: (id) => useCases.voidAttempt(id),

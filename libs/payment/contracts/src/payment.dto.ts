@@ -17,7 +17,10 @@ export interface PaymentAddress {
 export type PaymentAction =
   { action: 'redirect'; url: string } | { action: 'form'; formHtml: string } | { action: 'success' } | { action: 'failed' };
 
-/** `voided`: authorized, then its authorization cancelled at the provider because no order could be placed (decision 55). */
+/**
+ * `voided`: authorized, then its authorization cancelled at the provider because no order could be placed
+ * (decision 55), or because it arrived after a newer attempt replaced this one (decision 131).
+ */
 export type AttemptStatus = 'started' | 'authorized' | 'declined' | 'cancelled' | 'voided';
 
 /** A payment attempt: one try to pay one priced selection with one method. */
@@ -41,6 +44,8 @@ export interface AttemptDto {
   /** What the caller asked to keep with the attempt (the edge: the order to place once paid). */
   orderDraft: unknown;
   createdAt: string;
+  /** A newer attempt of the selection replaced it (cancelled; `voided` if paid after): never kept, never an order. */
+  replaced: boolean;
 }
 
 export interface StartAttemptCommand {
@@ -70,8 +75,15 @@ export interface PaymentResultDto {
 
 /** Questions the edge asks the payment service synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface PaymentClient {
-  /** Starts (or, for a known attemptId, answers again) an attempt; the provider decides the action. */
+  /**
+   * Starts (or, for a known attemptId, answers again) an attempt; the provider decides the action. The new
+   * attempt is its selection's one live attempt: the selection's started ones are cancelled (at the
+   * provider too). While another attempt of the selection is authorized nothing starts: that attempt is
+   * answered, with `success` (DESIGN §8).
+   */
   startAttempt(command: StartAttemptCommand): Promise<StartAttemptResult>;
+  /** The selection's live attempt (started or authorized; at most one), or null. */
+  liveAttemptOf(selectionId: string): Promise<AttemptDto | null>;
   /**
    * Verifies what the visitor brought back from the provider (`paymentMethodFields`, names as the provider
    * sent them): signature, amount and currency against the attempt. Errors name `paymentMethodFields`.

@@ -8,6 +8,7 @@ export function createPaymentHttpClient(baseUrl: string): PaymentClient {
   return {
     startAttempt: async (command) => (await call<StartAttemptResult>('POST', '/internal/payment/attempts', command))!,
     verifyResult: async (fields) => (await call<PaymentResultDto>('POST', '/internal/payment/results', { fields }))!,
+    liveAttemptOf: (selectionId) => call<AttemptDto>('GET', `/internal/payment/selections/${encodeURIComponent(selectionId)}/live-attempt`),
     getAttempt: (id) => call<AttemptDto>('GET', attempt(id)),
     cancelAttempt: (id) => call<AttemptDto>('POST', `${attempt(id)}/cancellation`),
     voidAttempt: (id) => call<AttemptDto>('POST', `${attempt(id)}/void`),

@@ -9,9 +9,20 @@ export interface StoredAttempt extends AttemptDto {
 
 /** Port: the payment attempts (knex on Postgres or PGlite), with the outbox of `payment.payment.v1`. */
 export interface AttemptRepository {
-  /** Inserts the attempt unless one has its id; the stored one either way, and whether this call made it. */
-  insert(attempt: StoredAttempt): Promise<{ attempt: StoredAttempt; created: boolean }>;
-  /** Records the provider's start (reference, data, immediate decision) of an attempt this call created. */
+  /**
+   * Inserts the attempt unless one has its id, as the one live attempt of its selection (DESIGN §8): in one
+   * transaction the selection's other started attempts are cancelled (`replaced`, with their
+   * `PaymentCancelled`), and nothing is inserted while another attempt of the selection is authorized
+   * (`authorized`: that one). The stored one, and whether this call made it.
+   */
+  insert(
+    attempt: StoredAttempt,
+    cancelled: (replaced: StoredAttempt) => EventEnvelope[],
+  ): Promise<{ attempt: StoredAttempt; created: boolean; replaced: StoredAttempt[]; authorized: StoredAttempt | null }>;
+  /**
+   * Records the provider's start (reference, data, immediate decision, with its events) of an attempt this
+   * call created; of one a newer attempt replaced meanwhile, only the reference and data (it stays cancelled).
+   */
   recordStart(
     attemptId: string,
     start: {
@@ -37,6 +48,6 @@ export interface AttemptRepository {
   ): Promise<StoredAttempt | null>;
   /** Merges into the provider's data (the test pages record the visitor's choice). */
   mergeProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;
-  /** The other started attempts of a selection (a newer attempt supersedes them). */
-  startedOfSelection(selectionId: string, except: string): Promise<StoredAttempt[]>;
+  /** The live attempt of a selection (started or authorized; at most one, a unique index says so), or null. */
+  liveOfSelection(selectionId: string): Promise<StoredAttempt | null>;
 }

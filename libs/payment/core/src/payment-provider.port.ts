@@ -57,6 +57,13 @@ export interface PaymentProvider {
    * A provider that captured at once would refund here instead; none of the built-in ones does.
    */
   void(attempt: AttemptDto, providerData: Record<string, unknown>): Promise<{ providerData?: Record<string, unknown> }>;
+  /**
+   * Cancels a started payment that a newer attempt of its selection replaced, so the visitor can no longer
+   * complete it at the provider (idempotent by the attempt). A payment authorized before the cancellation
+   * reached the provider is voided when its authorization arrives. What it answers is merged into the
+   * provider's data. Optional: a provider without it lets the payment lapse on its side.
+   */
+  cancel?(attempt: AttemptDto, providerData: Record<string, unknown>): Promise<{ providerData?: Record<string, unknown> }>;
   /** An invoice provider's look-up of a registered address by identity number. */
   addressSearch?(identityNumber: string, country: string | null): Promise<PaymentAddress>;
 }

@@ -85,15 +85,43 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
   async function apply(attempt: StoredAttempt, verdict: ProviderVerdict): Promise<StoredAttempt> {
     if (verdict.amountMinor !== attempt.amountMinor) throw new PaymentResultInvalidError('amount does not match the payment');
     if (verdict.currency !== attempt.currency) throw new PaymentResultInvalidError('currency does not match the payment');
+    if (attempt.status === 'cancelled' && verdict.outcome === 'authorized') return voidReplaced(attempt);
     const moved = await deps.attempts.transition(
       attempt.attemptId,
-      // A result after the attempt was superseded still counts: the visitor paid it.
+      // A decline after the attempt was replaced is recorded as such; an authorization is voided (above).
       ['started', 'cancelled'],
       verdict.outcome,
       verdict.customerAddress ? { customerAddress: verdict.customerAddress } : {},
       (a) => eventOf(verdict.outcome, a),
     );
     return moved ?? (await deps.attempts.find(attempt.attemptId))!;
+  }
+
+  /**
+   * An authorization that arrives for an attempt a newer one replaced (DESIGN §8): the selection's live
+   * attempt is the newer one, so this one is never kept nor turned into an order. Voided at the provider
+   * (idempotent by the attempt), recorded `voided` with `PaymentVoided`; never `PaymentAuthorized`.
+   */
+  async function voidReplaced(attempt: StoredAttempt): Promise<StoredAttempt> {
+    const voided = await providerOf(attempt.provider).void(publicAttempt(attempt), attempt.providerData);
+    const moved = await deps.attempts.transition(
+      attempt.attemptId,
+      ['cancelled'],
+      'voided',
+      voided.providerData ? { providerData: voided.providerData } : {},
+      (a) => eventOf('voided', a),
+    );
+    return moved ?? (await deps.attempts.find(attempt.attemptId))!;
+  }
+
+  /** The provider told of the attempts a new one replaced (after their cancellation is committed). */
+  async function cancelAtProvider(replaced: StoredAttempt[]): Promise<void> {
+    for (const older of replaced) {
+      const provider = providerOf(older.provider);
+      if (!provider.cancel) continue;
+      const answer = await provider.cancel(publicAttempt(older), older.providerData);
+      if (answer.providerData) await deps.attempts.mergeProviderData(older.attemptId, answer.providerData);
+    }
   }
 
   const outcomeOf = (a: StoredAttempt): PaymentResultDto['outcome'] =>
@@ -104,28 +132,31 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       const method = methodOf(command.paymentMethod);
       if (!method) throw new PaymentMethodNotFoundError();
       const provider = providerOf(method.provider);
-      const { attempt, created } = await deps.attempts.insert({
-        attemptId: command.attemptId,
-        paymentMethod: method.paymentMethod,
-        provider: provider.name,
-        status: 'started',
-        selectionId: command.selectionId,
-        amountMinor: command.amountMinor,
-        currency: command.currency,
-        country: command.address.country,
-        providerReference: '',
-        address: command.address,
-        customerAddress: null,
-        orderDraft: command.orderDraft,
-        createdAt: now().toISOString(),
-        returnUrl: command.returnUrl,
-        failedUrl: command.failedUrl,
-        providerData: {},
-      });
-      if (created) {
-        for (const older of await deps.attempts.startedOfSelection(command.selectionId, command.attemptId))
-          await deps.attempts.transition(older.attemptId, ['started'], 'cancelled', {}, (a) => eventOf('cancelled', a));
-      }
+      const { attempt, created, replaced, authorized } = await deps.attempts.insert(
+        {
+          attemptId: command.attemptId,
+          paymentMethod: method.paymentMethod,
+          provider: provider.name,
+          status: 'started',
+          selectionId: command.selectionId,
+          amountMinor: command.amountMinor,
+          currency: command.currency,
+          country: command.address.country,
+          providerReference: '',
+          address: command.address,
+          customerAddress: null,
+          orderDraft: command.orderDraft,
+          createdAt: now().toISOString(),
+          returnUrl: command.returnUrl,
+          failedUrl: command.failedUrl,
+          providerData: {},
+          replaced: false,
+        },
+        (a) => eventOf('cancelled', a),
+      );
+      // The selection's payment is authorized already: nothing started, that attempt answered (the caller completes it).
+      if (authorized) return { attempt: publicAttempt(authorized), action: { action: 'success' } as const };
+      await cancelAtProvider(replaced);
       // The provider is asked again for a repeated id: its answer is a function of the attempt (idempotent).
       const started = await provider.start({ attempt: publicAttempt(attempt), returnUrl: attempt.returnUrl, failedUrl: attempt.failedUrl });
       let stored = attempt;
@@ -142,10 +173,16 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
           eventOf(status, { ...attempt, status }),
         );
       }
+      // Replaced while its provider answered: cancelled there too (its start came after the cancellation), and
+      // if it was authorized at once (an invoice), never kept.
+      if (stored.status === 'cancelled' && created) {
+        if (started.outcome === 'authorized') stored = await voidReplaced(stored);
+        else await cancelAtProvider([stored]);
+      }
       const action =
         stored.status === 'authorized'
           ? ({ action: 'success' } as const)
-          : stored.status === 'declined' || stored.status === 'cancelled'
+          : stored.status === 'declined' || stored.status === 'cancelled' || stored.status === 'voided'
             ? ({ action: 'failed' } as const)
             : started.action;
       return { attempt: publicAttempt(stored), action };
@@ -162,6 +199,11 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
         return { attempt: publicAttempt(applied), outcome: outcomeOf(applied) };
       }
       throw new PaymentResultInvalidError('not a payment result of any payment method');
+    },
+
+    async liveAttemptOf(selectionId) {
+      const attempt = await deps.attempts.liveOfSelection(selectionId);
+      return attempt ? publicAttempt(attempt) : null;
     },
 
     async getAttempt(attemptId) {

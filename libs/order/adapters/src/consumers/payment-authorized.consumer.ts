@@ -73,6 +73,8 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
       await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
       if (completion.placed)
         deps.logger.debug({ eventId: envelope.id, attemptId, order: completion.order.order }, 'order: paid attempt completed');
+      else if ('failed' in completion)
+        deps.logger.warn({ eventId: envelope.id, attemptId }, 'order: paid attempt was replaced, its payment voided');
       else
         deps.logger.warn(
           { eventId: envelope.id, attemptId, unavailable: completion.unavailable },

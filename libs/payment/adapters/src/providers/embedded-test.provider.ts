@@ -1,6 +1,6 @@
 import { PaymentResultInvalidError, type PaymentProvider } from '@commerce/payment-core';
 import type { PaymentAddress } from '@commerce/payment-contracts';
-import { escapeHtml, referenceOf, voidTestPayment, type TestProviderSettings } from './test-provider.settings';
+import { cancelTestPayment, escapeHtml, referenceOf, voidTestPayment, type TestProviderSettings } from './test-provider.settings';
 
 /** What the embedded checkout records when the visitor completes it (the provider's side of the payment). */
 export interface EmbeddedCompletion {
@@ -22,6 +22,7 @@ export function embeddedTestProvider(name: string, settings: TestProviderSetting
   return {
     name,
     void: voidTestPayment,
+    cancel: cancelTestPayment,
     async start({ attempt }) {
       const providerReference = referenceOf('EC', attempt.attemptId);
       const src = `${base}/${providerReference}`;

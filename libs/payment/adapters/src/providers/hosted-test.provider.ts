@@ -1,7 +1,7 @@
 import { PaymentResultInvalidError, NotificationInvalidError, type PaymentProvider, type ProviderVerdict } from '@commerce/payment-core';
 import type { AttemptDto } from '@commerce/payment-contracts';
 import { hmacBase64, sameSignature, signParams } from './hmac-signature';
-import { escapeHtml, referenceOf, voidTestPayment, type TestProviderSettings } from './test-provider.settings';
+import { cancelTestPayment, escapeHtml, referenceOf, voidTestPayment, type TestProviderSettings } from './test-provider.settings';
 
 /** The parameters the hosted page returns the visitor with, named as Adyen's hosted payment pages name them. */
 export const RETURN_PARAMS = [
@@ -83,6 +83,7 @@ export function hostedTestProvider(name: string, variant: 'redirect' | 'form', s
     name,
     notificationAnswer: '[accepted]',
     void: voidTestPayment,
+    cancel: cancelTestPayment,
     async start({ attempt }) {
       const providerReference = referenceOf(prefix, attempt.attemptId);
       if (variant === 'redirect') return { providerReference, action: { action: 'redirect', url: `${pageUrl}/${providerReference}` } };

@@ -20,5 +20,15 @@ export const escapeHtml = (s: string): string =>
  * The test PSPs' void of an authorization (card or invoice): cancelled on their side, once, under a void
  * reference made from the attempt id (a repeated void names the same one and changes nothing).
  */
-export const voidTestPayment = async (attempt: AttemptDto, data: Record<string, unknown>): Promise<{ providerData?: Record<string, unknown> }> =>
+export const voidTestPayment = async (
+  attempt: AttemptDto,
+  data: Record<string, unknown>,
+): Promise<{ providerData?: Record<string, unknown> }> =>
   data['voided'] ? {} : { providerData: { voided: { voidReference: referenceOf('TV', attempt.attemptId) } } };
+
+/** The test PSPs' cancellation of a started payment a newer attempt replaced: recorded once on their side. */
+export const cancelTestPayment = async (
+  attempt: AttemptDto,
+  data: Record<string, unknown>,
+): Promise<{ providerData?: Record<string, unknown> }> =>
+  data['cancelled'] ? {} : { providerData: { cancelled: { cancelReference: referenceOf('TC', attempt.attemptId) } } };

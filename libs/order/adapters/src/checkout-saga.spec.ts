@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { AttemptDto, StartAttemptResult } from '@commerce/payment-contracts';
+import type { CommitStockResult } from '@commerce/catalog-contracts';
+import { beginCheckout, completePaidAttempt, type CheckoutSagaDeps } from '@commerce/order-core';
+import { createDbEngine, migrate, type DbEngine } from '@commerce/shared-db';
+import { uniqueName } from '@commerce/shared-testing';
+import { orderMigrations } from './order.migrations';
+import { createOrderRepository } from './order.knex-repository';
+import { placeOrderCommand } from './testing/place-order.fixture';
+
+let engine: DbEngine;
+beforeAll(async () => {
+  engine = await createDbEngine('pglite://memory');
+}, 60_000);
+afterAll(() => engine?.close());
+
+/** A process that dies at a step: the step throws once, as if the process was killed before (or right after) it. */
+class Crash extends Error {}
+
+/**
+ * The saga on the order service's real repository (PGlite) and fakes of the payment, stock and cart
+ * services that keep their state as those services do (an attempt's status, a hold committed once, a
+ * selection closed): each fake step can be made to crash once.
+ */
+async function harness() {
+  const db = engine.forSchema(uniqueName('order'));
+  await migrate(db, orderMigrations);
+  const orders = createOrderRepository(db);
+  const attempts = new Map<string, AttemptDto>();
+  const holds = new Map<string, 'held' | 'committed' | 'released'>();
+  let stockTaken = 0;
+  const closed: string[] = [];
+  const voided: string[] = [];
+  const crashAt = new Set<string>();
+  const step = (name: string) => {
+    if (crashAt.delete(name)) throw new Crash(name);
+  };
+  const deps: CheckoutSagaDeps = {
+    orders,
+    payment: {
+      liveAttemptOf: async (selectionId) =>
+        [...attempts.values()].find((a) => a.selectionId === selectionId && (a.status === 'started' || a.status === 'authorized')) ?? null,
+      startAttempt: async (command): Promise<StartAttemptResult> => {
+        step('start');
+        const live = [...attempts.values()].find((a) => a.selectionId === command.selectionId && a.status === 'authorized');
+        if (live) return { attempt: live, action: { action: 'success' } };
+        const attempt = attempts.get(command.attemptId) ?? ({ ...command, status: 'started', replaced: false } as unknown as AttemptDto);
+        attempts.set(attempt.attemptId, attempt);
+        return { attempt, action: { action: 'redirect', url: `https://psp.test/${attempt.attemptId}` } };
+      },
+      getAttempt: async (id) => attempts.get(id) ?? null,
+      voidAttempt: async (id) => {
+        voided.push(id);
+        return attempts.get(id) ?? null;
+      },
+    },
+    stock: {
+      holdStock: async (command) => {
+        step('hold');
+        if (!holds.has(command.attemptId)) holds.set(command.attemptId, 'held');
+        return { held: true };
+      },
+      releaseStock: async (id) => {
+        if (holds.get(id) === 'held') holds.set(id, 'released');
+      },
+      commitStock: async (id): Promise<CommitStockResult> => {
+        step('commit');
+        if (holds.get(id) === 'committed') return { committed: 0 };
+        holds.set(id, 'committed');
+        stockTaken++;
+        step('after-commit');
+        return { committed: 1 };
+      },
+    },
+    cart: {
+      closeSelection: async (id) => {
+        step('close');
+        closed.push(id);
+      },
+    },
+  };
+  const paid = (attemptId: string) => {
+    attempts.set(attemptId, { ...attempts.get(attemptId)!, status: 'authorized' });
+  };
+  // One schema per harness: every order in it is the selection's.
+  const ordersOf = async (_selectionId: string) => (await db.table('orders').select('id')).length;
+  return { deps, paid, crashAt, holds, closed, voided, ordersOf, stockTaken: () => stockTaken };
+}
+
+const command = (selectionId: string, attemptId = randomUUID()) => ({
+  attempt: {
+    attemptId,
+    paymentMethod: 'test-card',
+    selectionId,
+    amountMinor: 29_900,
+    currency: 'SEK',
+    address: { country: 'SE' },
+    returnUrl: 'https://shop.test/ok',
+    failedUrl: 'https://shop.test/failed',
+    orderDraft: placeOrderCommand({ paymentAttemptId: attemptId, selectionId }),
+  },
+  lines: [{ item: '1-1', quantity: 1 }],
+  holdSeconds: 600,
+});
+
+describe('the checkout saga (checkout-saga.ts), killed between steps and resumed', () => {
+  it.each(['commit', 'after-commit', 'close'])(
+    'a completion killed at %s: the next call (the webhook redelivered, the visitor again) places the one order, stock taken once',
+    async (crashPoint) => {
+      const h = await harness();
+      const selectionId = randomUUID();
+      const begun = await beginCheckout(h.deps, command(selectionId));
+      expect(begun.state).toBe('started');
+      h.paid(begun.attemptId);
+      h.crashAt.add(crashPoint);
+      await expect(completePaidAttempt(h.deps, begun.attemptId)).rejects.toBeInstanceOf(Crash);
+      const [a, b] = await Promise.all([completePaidAttempt(h.deps, begun.attemptId), completePaidAttempt(h.deps, begun.attemptId)]);
+      expect(a).toMatchObject({ placed: true });
+      expect(b).toEqual(a);
+      expect(await h.ordersOf(selectionId)).toBe(1);
+      expect(h.stockTaken()).toBe(1);
+      expect(h.closed).toContain(selectionId);
+    },
+  );
+
+  it('POST payment killed after the hold or at the start: nothing started or a started attempt, the hold released; POST payment again starts one', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    h.crashAt.add('start');
+    const first = command(selectionId);
+    await expect(beginCheckout(h.deps, first)).rejects.toBeInstanceOf(Crash);
+    expect(h.holds.get(first.attempt.attemptId)).toBe('released');
+    const again = await beginCheckout(h.deps, command(selectionId));
+    expect(again.state).toBe('started');
+  });
+
+  it('POST payment on a selection whose payment is authorized completes that attempt instead of starting another', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    const second = command(selectionId);
+    const answered = await beginCheckout(h.deps, second);
+    expect(answered).toMatchObject({ state: 'placed', attemptId: begun.attemptId });
+    expect(h.holds.has(second.attempt.attemptId)).toBe(false);
+    expect(await h.ordersOf(selectionId)).toBe(1);
+  });
+});

@@ -1,0 +1,130 @@
+import type { CartClient } from '@commerce/cart-contracts';
+import type { StockClient } from '@commerce/catalog-contracts';
+import type { AttemptDto, PaymentClient } from '@commerce/payment-contracts';
+import {
+  orderAddressOf,
+  type BeginCheckoutCommand,
+  type CheckoutBegun,
+  type PaidAttemptCompletion,
+  type PlaceOrderCommand,
+} from '@commerce/order-contracts';
+import { PaymentNotAuthorizedError } from './order.errors';
+import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
+
+/**
+ * The checkout saga: one state machine per payment attempt, from `POST payment` to `OrderPlaced`, in this
+ * one file (docs/checkout-saga.md draws it). The edge calls it for `POST payment` (`beginCheckout`) and
+ * `POST payment-result` (`completePaidAttempt`), and the order service's consumer of `PaymentAuthorized`
+ * calls `completePaidAttempt` alike; every step is idempotent by attempt id, so a step repeated after a
+ * crash, a retry or a race finds its work done.
+ *
+ * The attempt's state lives where each part of it is owned: its payment status in the payment service's
+ * attempts table (`started → authorized | declined | cancelled`, `authorized | cancelled → voided`; at
+ * most one `started` or `authorized` attempt per selection, a unique index), its stock hold in the
+ * catalog (`held → committed | released | lost`), its order in the orders table (one per attempt, a
+ * unique key). The saga's state is read from them, never kept beside them:
+ *
+ *   begun      hold taken, payment not started yet (a crash here: the hold expires)
+ *   started    payment started, the visitor at the provider
+ *   authorized paid, no order yet               → complete: commit stock, place order, close selection
+ *   placed     authorized with its order         (final)
+ *   failed     declined, or replaced by a newer attempt: hold released (final)
+ *   voided     paid, but its stock was gone or it had been replaced: authorization voided, no order (final)
+ *
+ * Compensations: a start that fails releases the hold; a declined or replaced attempt releases it; a paid
+ * attempt whose stock is gone is voided at the provider. The payment service itself cancels the started
+ * attempt a new one replaces (at the provider too) and voids an authorization arriving for it.
+ */
+export interface CheckoutSagaDeps extends PlaceOrderDeps {
+  payment: Pick<PaymentClient, 'liveAttemptOf' | 'startAttempt' | 'getAttempt' | 'voidAttempt'>;
+  stock: Pick<StockClient, 'holdStock' | 'releaseStock' | 'commitStock'>;
+  cart: Pick<CartClient, 'closeSelection'>;
+}
+
+/**
+ * `POST payment`: begun → started (or straight on to placed / failed). A selection whose live attempt is
+ * authorized already is not paid twice: that attempt is completed and its order answered (a failure there,
+ * the order service down, throws: nothing new was started). Otherwise the selection's lines are held for
+ * the new attempt (410's `unavailable` when short) and the attempt started; the payment service cancels the
+ * selection's older started attempt. If an authorization overtook us between the look and the start, the
+ * payment service starts nothing and names the authorized attempt: the hold is released and that one completed.
+ */
+export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginCheckoutCommand): Promise<CheckoutBegun> {
+  const { attemptId, selectionId } = command.attempt;
+  const live = await deps.payment.liveAttemptOf(selectionId);
+  if (live && live.attemptId !== attemptId && live.status === 'authorized')
+    return begunOf(live.attemptId, await completePaidAttempt(deps, live.attemptId));
+
+  const held = await deps.stock.holdStock({ attemptId, selectionId, lines: command.lines, ttlSeconds: command.holdSeconds });
+  if (!held.held) return { state: 'unavailable', attemptId, unavailable: held.unavailable };
+
+  const started = await deps.payment.startAttempt(command.attempt).catch(async (error: unknown) => {
+    await deps.stock.releaseStock(attemptId);
+    throw error;
+  });
+  if (started.attempt.attemptId !== attemptId) {
+    await deps.stock.releaseStock(attemptId);
+    return begunOf(started.attempt.attemptId, await completePaidAttempt(deps, started.attempt.attemptId));
+  }
+  switch (started.attempt.status) {
+    case 'authorized':
+      return begunOf(attemptId, await completePaidAttempt(deps, attemptId));
+    case 'started':
+      return { state: 'started', attemptId, action: started.action };
+    default:
+      await deps.stock.releaseStock(attemptId);
+      return { state: 'failed', attemptId };
+  }
+}
+
+/**
+ * `POST payment-result` and `PaymentAuthorized`: authorized → placed, exactly once however often and
+ * however concurrently it is asked. The hold's stock committed (once: the catalog marks the hold) → the
+ * order placed from the draft the attempt keeps (one per attempt: the order's unique key) → the selection
+ * closed (a no-op the second time). A crash between two steps is repaired by the next call. An embedded
+ * form's customer address, reported with the result, is where the order goes. When the hold expired and
+ * its stock was sold meanwhile, the catalog takes nothing and the hold is lost for good: no order, the
+ * payment voided (decision 55), the same answer to every call. A declined or replaced attempt: its hold
+ * released, `failed`.
+ */
+export async function completePaidAttempt(deps: CheckoutSagaDeps, paymentAttemptId: string): Promise<PaidAttemptCompletion> {
+  const attempt = await deps.payment.getAttempt(paymentAttemptId);
+  if (!attempt) throw new PaymentNotAuthorizedError('not found');
+  if (attempt.status === 'declined' || attempt.status === 'cancelled' || (attempt.status === 'voided' && attempt.replaced)) {
+    await deps.stock.releaseStock(paymentAttemptId);
+    return { placed: false, failed: true };
+  }
+  // Voided, not replaced: a call before this one found the stock gone; the catalog answers the same entries again.
+  if (attempt.status !== 'authorized' && attempt.status !== 'voided') throw new PaymentNotAuthorizedError(attempt.status);
+  let order = await deps.orders.findByPaymentAttempt(paymentAttemptId);
+  if (!order) {
+    const stock = await deps.stock.commitStock(paymentAttemptId);
+    if (stock.unavailable) {
+      await deps.payment.voidAttempt(paymentAttemptId);
+      return { placed: false, unavailable: stock.unavailable };
+    }
+    if (attempt.status === 'voided') throw new Error(`order: attempt ${paymentAttemptId} is voided but its stock is not lost`);
+    order = await placeOrder(deps, commandOf(attempt));
+  }
+  await deps.cart.closeSelection(attempt.selectionId);
+  return { placed: true, order };
+}
+
+/** What `POST payment` answers for an attempt the saga completed. */
+function begunOf(attemptId: string, completion: PaidAttemptCompletion): CheckoutBegun {
+  if (completion.placed) return { state: 'placed', attemptId, order: completion.order };
+  if ('failed' in completion) return { state: 'failed', attemptId };
+  return { state: 'unavailable', attemptId, unavailable: completion.unavailable };
+}
+
+/** The order to place: the draft the attempt keeps, sent to the address the provider reported, if any. */
+function commandOf(attempt: AttemptDto): PlaceOrderCommand {
+  const draft = attempt.orderDraft as PlaceOrderCommand;
+  const reported = attempt.customerAddress;
+  if (!reported) return draft;
+  return {
+    ...draft,
+    address: { ...draft.address, ...orderAddressOf(reported, draft.address.countryName) },
+    shippingAddress: { ...draft.shippingAddress, ...orderAddressOf(reported, draft.shippingAddress.countryName) },
+  };
+}
