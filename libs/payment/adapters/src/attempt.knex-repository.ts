@@ -77,14 +77,15 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         provider_data: JSON.stringify(a.providerData),
         created_at: a.createdAt,
       };
-      // Two starts of one selection at once both find no live attempt and both insert: the unique index
-      // refuses one, which runs again and finds the other's (then replaces it, or stops at its authorization).
+      // Starts of one selection queue on a lock of the selection (held to the end of the transaction), so each
+      // finds the one before it; should two still meet, the unique index refuses one, which runs again.
       for (let run = 1; ; run++) {
         try {
           return await retryContended(() =>
             db.transaction(async (trx) => {
               const existing = await find(a.attemptId, trx);
               if (existing) return { attempt: existing, created: false, replaced: [], authorized: null };
+              await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`payment.attempts:${a.selectionId}`]);
               const live = (
                 (await db
                   .table('attempts', trx)
@@ -110,7 +111,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
             }),
           );
         } catch (error) {
-          if (run >= 3 || (error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+          if (run >= 5 || (error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
         }
       }
     },
