@@ -23,7 +23,7 @@
 // Separate processes: per batch, its timeline after the `OK` (batch-timeline.ts: the catalog's consumer, its
 // transactions' commits, the indexer, each Meilisearch task, the first poll that found the last product).
 //
-// Measured (docs/benchmarks.md, "Issue 8 on Meilisearch"): before decision 87 a 1,000-product batch reached
+// Measured (`git show 99ce710:docs/benchmarks.md`, "Issue 8 on Meilisearch"): before decision 87 a 1,000-product batch reached
 // Meilisearch as 9–12 documents tasks, processed as 6–8 batches one after the other (each with a fixed cost);
 // since, 3 tasks and 3 batches, and ~15–20 % less of Meilisearch's CPU (1,290–1,480 ms a batch against
 // 1,610–1,820, alternated on a private Meilisearch at load 15–22). The lead's quiet run before it: searchable
