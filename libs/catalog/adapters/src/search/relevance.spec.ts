@@ -34,7 +34,7 @@ describe('relevance metrics', () => {
       outcome('c', 'none', 0, 2, false),
       outcome('d', 'none', 0, 0, false),
     ]);
-    expect(m).toMatchObject({ queries: 4, ndcg: 0.5, zeroResultRate: 0.5, noneWithResults: 0.5, p50Ms: 2, p99Ms: 3 });
+    expect(m).toMatchObject({ queries: 4, judged: 2, ndcg: 0.5, zeroResultRate: 0.5, noneWithResults: 0.5, p50Ms: 2, p99Ms: 3 });
   });
 
   it('flags a metric below the baseline by more than the tolerance, and lists the queries that got worse', () => {

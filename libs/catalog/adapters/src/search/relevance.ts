@@ -56,6 +56,8 @@ export interface QueryOutcome {
 
 export interface Metrics {
   queries: number;
+  /** Of them, queries with graded products (nDCG, MRR, recall and zero-result are over these). */
+  judged: number;
   ndcg: number;
   mrr: number;
   recall: number;
@@ -159,6 +161,7 @@ export function metricsOf(outcomes: QueryOutcome[]): Metrics {
   const latencies = outcomes.flatMap((o) => o.latenciesMs);
   return {
     queries: outcomes.length,
+    judged: judged.length,
     ndcg: round(mean(judged.map((o) => o.ndcg))),
     mrr: round(mean(judged.map((o) => o.rr))),
     recall: round(mean(judged.map((o) => o.recall))),
@@ -259,15 +262,17 @@ export function formatReport(reports: Record<string, EngineReport>, comparison?:
   const header = ['', 'queries', 'nDCG@10', 'MRR', 'recall@10', 'zero-result', 'none-found', 'p50 ms', 'p99 ms'];
   for (const [engine, report] of Object.entries(reports)) {
     const rows: string[][] = [header];
+    // A class of queries that should find nothing has no ranking to score: its only measure is none-found.
+    const scored = (m: Metrics, value: string) => (m.judged === 0 ? '-' : value);
     const row = (name: string, m: Metrics) =>
       rows.push([
         name,
         String(m.queries),
-        fixed(m.ndcg),
-        fixed(m.mrr),
-        fixed(m.recall),
-        fixed(m.zeroResultRate),
-        fixed(m.noneWithResults),
+        scored(m, fixed(m.ndcg)),
+        scored(m, fixed(m.mrr)),
+        scored(m, fixed(m.recall)),
+        scored(m, fixed(m.zeroResultRate)),
+        m.queries > m.judged ? fixed(m.noneWithResults) : '-',
         fixed(m.p50Ms, 2),
         fixed(m.p99Ms, 2),
       ]);

@@ -85,6 +85,29 @@ export function searchIndexContract(
     });
   });
 
+  describe('ligatures', () => {
+    let folded: SearchIndex;
+    beforeAll(async () => {
+      folded = await makeIndex();
+      await folded.clear();
+      await folded.upsert([doc(51, 'Atelier Sœur Blouse'), doc(52, 'Ægir Coat'), doc(53, 'Jeans Größe')]);
+    }, 60_000);
+    afterAll(async () => {
+      if (folded) await close(folded);
+    });
+    const search = async (text: string) => (await folded.search({ text, offset: 0, limit: 10 })).ids;
+
+    it('folds œ and æ to their letters both ways (soeur finds Sœur, sœur finds it too, aegir finds Ægir)', async () => {
+      expect(await search('soeur')).toEqual(['51']);
+      expect(await search('SŒUR')).toEqual(['51']);
+      expect(await search('aegir')).toEqual(['52']);
+    });
+    it('keeps ß as it is written (grosse does not find Größe, große does)', async () => {
+      expect(await search('grosse')).toEqual([]);
+      expect(await search('große')).toEqual(['53']);
+    });
+  });
+
   describe('non-Latin scripts', () => {
     it('finds a Cyrillic word whatever its case', async () => {
       expect(await find('платье')).toEqual(['6']);
@@ -112,6 +135,11 @@ export function searchIndexContract(
     });
     it('tolerates one changed letter in a word of exactly 4 characters (woll finds Wool)', async () => {
       expect(await find('woll scarf')).toEqual(['4']);
+    });
+    it('counts two letters swapped side by side as one typo (jakcet finds Jacket, swaeter finds Sweater)', async () => {
+      expect(await find('jakcet')).toEqual(expect.arrayContaining(['2', '3']));
+      expect(await find('swaeter')).toEqual(expect.arrayContaining(['1', '10']));
+      expect(await find('ajcket')).toEqual([]);
     });
     it('does not tolerate two typos (jckt finds nothing)', async () => {
       expect(await find('jckt')).toEqual([]);

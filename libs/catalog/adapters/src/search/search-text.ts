@@ -27,7 +27,10 @@ export function normalizeTerm(term: string): string {
     result = term
       .normalize('NFD')
       .replace(/\p{M}+/gu, '')
-      .toLowerCase();
+      .toLowerCase()
+      // Ligatures fold to their letters, as Meilisearch folds them (soeur finds Sœur); ß stays ß there too.
+      .replace(/œ/gu, 'oe')
+      .replace(/æ/gu, 'ae');
     if (folded.size >= 100_000) folded.clear();
     folded.set(term, result);
   }
@@ -48,9 +51,18 @@ export const termsOf = (text: string, skip?: ReadonlySet<string>): string[] => {
 /** Words of this many characters or more tolerate one typo; shorter ones must match exactly (DESIGN §4). */
 export const MIN_WORD_SIZE_FOR_TYPO = 4;
 
-/** True when a and b (arrays of code points) differ by at most one insertion, deletion or substitution. */
+/**
+ * True when a and b (arrays of code points) differ by at most one insertion, deletion, substitution or
+ * swap of two letters side by side (Meilisearch counts a swap as one typo).
+ */
 export function withinOneEdit(a: string[], b: string[]): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
+  if (a.length === b.length) {
+    const first = a.findIndex((c, k) => c !== b[k]);
+    if (first >= 0 && first + 1 < a.length && a[first] === b[first + 1] && a[first + 1] === b[first]) {
+      if (a.slice(first + 2).every((c, k) => c === b[first + 2 + k])) return true;
+    }
+  }
   let i = 0;
   let j = 0;
   let edits = 0;
@@ -72,8 +84,8 @@ export function withinOneEdit(a: string[], b: string[]): boolean {
 }
 
 /**
- * How a query term matches an indexed word: `exact`, `prefix` (last query word only), `typo` (one edit,
- * never on the first letter, which Meilisearch counts as two typos), or null.
+ * How a query term matches an indexed word: `exact`, `prefix` (last query word only), `typo` (one edit or
+ * swap, never on the first letter, which Meilisearch counts as two typos), or null.
  */
 export function matchKind(term: string[], word: string[], isLast: boolean): 'exact' | 'prefix' | 'typo' | null {
   if (term.length === word.length && term.every((c, k) => c === word[k])) return 'exact';
