@@ -163,8 +163,9 @@ export function edgesFromCode(): { edges: Edge[]; problems: string[] } {
  * (the storefront, the ERP, the engines) are drawn for the reader and not checked.
  */
 export function edgesFromPicture(page: string, topics: ReadonlySet<string>): { edges: Edge[]; problems: string[] } {
-  const block = /```mermaid\n([\s\S]*?)```/.exec(page)?.[1];
-  if (!block) return { edges: [], problems: [`${PAGE} has no \`\`\`mermaid block`] };
+  // The first Mermaid flowchart: the page's other diagrams (the checkout's state machines) are not this picture.
+  const block = /```mermaid\n(flowchart[\s\S]*?)```/.exec(page)?.[1];
+  if (!block) return { edges: [], problems: [`${PAGE} has no \`\`\`mermaid flowchart`] };
   const labels = new Map<string, string>();
   const lines = block.split('\n').map((l) => l.trim());
   for (const line of lines) {

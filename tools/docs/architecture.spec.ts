@@ -26,8 +26,12 @@ describe('the architecture picture (docs/architecture.md)', () => {
     expect(topicDeclarations().map((d) => d.topic)).toContain('order.order.v1');
   });
 
-  it('reads a picture: services and topics by their labels, edges to anything else left out', () => {
+  it('reads the first flowchart: services and topics by their labels, edges to anything else left out', () => {
     const page = [
+      '```mermaid',
+      'stateDiagram-v2',
+      '  soap --> t',
+      '```',
       '```mermaid',
       'flowchart LR',
       '  erp([ERP])',
