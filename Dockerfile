@@ -39,6 +39,8 @@ COPY --from=build /app/node_modules/kafkajs ./node_modules/kafkajs
 COPY --from=build /app/dist ./dist
 COPY infra/config ./infra/config
 COPY infra/meilisearch ./infra/meilisearch
+# The judged queries and their baseline, for the search:apply Job (dist/apps/search-apply/main.js).
+COPY infra/search ./infra/search
 # The all-in-one keeps PGlite under ./data by default: writable for `docker run`; Kubernetes runs the
 # separate services, which write nothing.
 RUN mkdir data && chown 1000:1000 data

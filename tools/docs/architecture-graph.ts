@@ -26,7 +26,7 @@ export const SERVICE_LIBS: Readonly<Record<string, string>> = {
   'backoffice-soap': 'backoffice',
 };
 /** Apps that are not a service of the picture: the all-in-one runs all of them; the storefront is a static client. */
-export const NOT_SERVICES = ['all-in-one', 'storefront'];
+export const NOT_SERVICES = ['all-in-one', 'storefront', 'search-apply'];
 
 export type EdgeKind = 'publishes' | 'subscribes' | 'calls';
 export interface Edge {
