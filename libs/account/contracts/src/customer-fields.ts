@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_NUL, NO_NUL_MESSAGE } from '@commerce/shared-errors';
 
 /**
  * The values of a customer's fields, as the account service checks them and as the checkout edge checks
@@ -11,10 +12,16 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** The longest `linkUri` of a password-reset request. */
 export const LINK_URI_MAX = 512;
 
-export const Email = z.string().trim().max(254).email();
+/** Text a database can store (every string of a request that may reach a query). */
+export const StorableText = z.string().regex(NO_NUL, NO_NUL_MESSAGE);
+/**
+ * An e-mail address by zod's own rule, as a pattern: the OpenAPI document states the pattern alone (the
+ * `email` format of other validators accepts and refuses other addresses than this rule does).
+ */
+export const Email = z.string().trim().max(254).regex(z.regexes.email, 'Invalid email address');
 // A password is checked by the policy (406), not here: only its type and an upper bound on the bytes hashed.
-export const Password = z.string().max(PASSWORD_MAX_LENGTH * 4);
-export const Field = z.string().trim().max(200);
+export const Password = StorableText.max(PASSWORD_MAX_LENGTH * 4);
+export const Field = StorableText.trim().max(200);
 /** A two-letter country code (or empty), kept upper-case. */
 export const Country = z
   .string()
@@ -27,7 +34,7 @@ export const LanguageCode = z
   .trim()
   .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/, 'must be a language code such as en or sv');
 /** An item id, `<product>-<size>`. */
-export const ItemId = z.string().regex(/^\d{1,15}-\d{1,15}$/, 'must be an item id');
+export const ItemId = StorableText.regex(/^\d{1,15}-\d{1,15}$/, 'must be an item id');
 export const AddressFields = z.object({
   firstName: Field.optional(),
   lastName: Field.optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldsFromIssues, NOT_A_JSON_OBJECT, type ErrorFields } from '@commerce/shared-errors';
+import { fieldsFromIssues, NO_NUL, NO_NUL_MESSAGE, NOT_A_JSON_OBJECT, type ErrorFields } from '@commerce/shared-errors';
 
 /**
  * The body of `POST products` and `POST uri` (spec: "POST products request body"), validated once at the
@@ -39,6 +39,7 @@ const idValue = z.union(
 const idList = z.array(idValue, { error: 'must be an array of integer ids' }).max(MAX_LIST, { error: `must have at most ${MAX_LIST} ids` });
 const textValue = z
   .string({ error: 'must be a string' })
+  .regex(NO_NUL, { error: NO_NUL_MESSAGE })
   // Before the trim, so that the document's pattern says what is refused: a value of blanks only.
   .regex(/\S/, { error: 'must not be empty' })
   .trim()
@@ -54,6 +55,7 @@ const uriKinds = z
   .max(URI_KINDS.length, { error: 'must name product and/or category' });
 const uriText = z
   .string({ error: 'must be a string' })
+  .regex(NO_NUL, { error: NO_NUL_MESSAGE })
   .min(1, { error: 'must not be empty' })
   .max(1000, { error: 'must be at most 1000 characters' });
 
@@ -67,7 +69,11 @@ export const ProductQuerySchema = z
     products: idList.optional(),
     brands: idList.optional(),
     silkProduct: idValue.optional(),
-    search: z.string({ error: 'must be a string' }).max(500, { error: 'must be at most 500 characters' }).optional(),
+    search: z
+      .string({ error: 'must be a string' })
+      .regex(NO_NUL, { error: NO_NUL_MESSAGE })
+      .max(500, { error: 'must be at most 500 characters' })
+      .optional(),
     relatedProducts: flag.optional(),
     'swatch.desc': textList.optional(),
     'items.name': textList.optional(),

@@ -3,7 +3,8 @@ import { Json } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { CHECKOUT_OPERATIONS, createCheckoutOpenApi } from '@commerce/checkout-contracts';
+import { CHECKOUT_OPERATIONS, PageUrl, PaymentFieldsBody, createCheckoutOpenApi } from '@commerce/checkout-contracts';
+import { productQueryBody } from '@commerce/catalog-contracts';
 import { CHECKOUT_PREFIX, createCheckoutRoutes, type CheckoutHttpDeps } from './checkout.routes';
 
 type Document = ReturnType<typeof createCheckoutOpenApi>;
@@ -89,5 +90,29 @@ describe('the checkout OpenAPI document (generated from the zod schemas)', () =>
     const query = doc.components?.schemas?.['ProductQuery'] as { properties: object; additionalProperties: unknown };
     expect(query.properties).toHaveProperty('countryOrigin');
     expect(query.additionalProperties).toBe(false);
+  });
+
+  it('refuses a NUL character in the strings that reach a query, and says so in the document (schemathesis found the 500)', () => {
+    expect(PaymentFieldsBody.safeParse({ city: 'Lund\u0000' }).success).toBe(false);
+    expect(PaymentFieldsBody.safeParse({ city: 'Lund' }).success).toBe(true);
+    expect(productQueryBody([]).safeParse({ uri: { uri: 'a\u0000', for: ['product'] } }).success).toBe(false);
+    const city = (
+      doc.paths?.['/payment-fields'] as { put: { requestBody: { content: Record<string, { schema: { properties: object } }> } } }
+    ).put.requestBody.content['application/json']!.schema.properties;
+    expect(city).toMatchObject({ city: { pattern: '^[^\\u0000]*$', maxLength: 200 } });
+  });
+
+  it('takes as a payment page only URLs that parse, by a pattern the document states', () => {
+    const accepted = ['http://shop.example/ok', 'https://127.0.0.1:8443/return?x=1#y', 'http://localhost:3000', 'https://a.b-c.se/p/ä'];
+    const refused = [
+      'http://1.2.3.999/',
+      'http://shop.example:99999/',
+      'ftp://shop.example/',
+      'http://shop .example/',
+      'http://[::1]/',
+      'http://a/\u0000',
+    ];
+    for (const url of accepted) expect({ url, ok: PageUrl.safeParse(url).success && URL.canParse(url) }).toEqual({ url, ok: true });
+    for (const url of refused) expect({ url, ok: PageUrl.safeParse(url).success }).toEqual({ url, ok: false });
   });
 });

@@ -1,7 +1,7 @@
 import type { RouterContext } from '@koa/router';
 import type Koa from 'koa';
 import { RawJson, answerBytes, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
-import { NOT_A_JSON_OBJECT, ValidationError } from '@commerce/shared-errors';
+import { NO_NUL, NO_NUL_MESSAGE, NOT_A_JSON_OBJECT, ValidationError } from '@commerce/shared-errors';
 
 /**
  * The parsed JSON body (the shared body parser reads JSON only). Every checkout body is an object: an array is
@@ -16,12 +16,19 @@ export const requestBody = (ctx: Koa.Context): unknown => {
 export type SessionOf = (deps: CheckoutDeps, ctx: Koa.Context) => Promise<SessionHandle>;
 export type RouteHandler = (handle: SessionHandle, params: Record<string, string>, ctx: Koa.Context) => Promise<unknown>;
 
+/** A path value with a NUL character (`%00`), which no lookup can take (Postgres refuses it): 400 naming the parameter. */
+function checkedParams(params: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(params)) if (!NO_NUL.test(value)) throw new ValidationError({ [name]: NO_NUL_MESSAGE });
+  return params;
+}
+
 /** A checkout route: open the request's session, call the use case, answer its envelope. */
 export const sessionRoute =
   (deps: CheckoutDeps, sessionOf: SessionOf) =>
   (handler: RouteHandler) =>
   async (ctx: RouterContext): Promise<void> => {
-    const body = await handler(await sessionOf(deps, ctx), ctx.params as Record<string, string>, ctx);
+    const handle = await sessionOf(deps, ctx);
+    const body = await handler(handle, checkedParams(ctx.params as Record<string, string>), ctx);
     const json = envelopeJson(body);
     if (json === undefined) ctx.body = body;
     else {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { AddressFields, Email, LINK_URI_MAX, NewsletterSubscription, Password, Register } from '@commerce/account-contracts';
+import { AddressFields, Email, LINK_URI_MAX, NewsletterSubscription, Password, Register, StorableText } from '@commerce/account-contracts';
 import { ADDRESS_FIELDS } from './address';
+
+const text = StorableText;
 
 /**
  * The request bodies and path values of the checkout API as the edge validates them (checkout core parses
@@ -18,14 +20,14 @@ export const QuantityBody = z.object({ quantity: z.int().min(1).max(MAX_QUANTITY
 
 export const BulkQuantitiesBody = z
   .object({
-    lines: z.array(z.object({ line: z.string().min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
-    items: z.array(z.object({ item: z.string().min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+    lines: z.array(z.object({ line: text.min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+    items: z.array(z.object({ item: text.min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
   })
   .strict();
 
-export const CountryBody = z.object({ language: z.string().min(1).optional() }).strict();
+export const CountryBody = z.object({ language: text.min(1).optional() }).strict();
 
-const addressField = z.string().max(200);
+const addressField = StorableText.max(200);
 /** The address fields an embedded payment form reports (`PUT payment-fields`). */
 const addressFields = Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, addressField.optional()])) as Record<
   (typeof ADDRESS_FIELDS)[number],
@@ -33,7 +35,7 @@ const addressFields = Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, addressFi
 >;
 export const PaymentFieldsBody = z.object(addressFields).strict();
 
-export const VoucherBody = z.object({ voucher: z.string().min(1).max(100) }).strict();
+export const VoucherBody = z.object({ voucher: text.min(1).max(100) }).strict();
 
 // The account's own field schemas (account-contracts): the edge refuses what the account service would.
 export const RegisterBody = Register.loose();
@@ -54,9 +56,9 @@ export const LinkUri = z
     'must be a path (segments of letters, digits, - . _ ~)',
   );
 export const ResetEmailBody = z.object({ linkUri: LinkUri.optional() });
-export const ResetBody = z.object({ newPassword: Password, i: z.string(), id: z.string() });
+export const ResetBody = z.object({ newPassword: Password, i: text, id: text });
 export const NewsletterBody = NewsletterSubscription;
-export const BackInStockBody = z.object({ email: Email, item: z.string() });
+export const BackInStockBody = z.object({ email: Email, item: text });
 
 export const MAX_HISTORY_PAGE = 1000;
 export const OrdersBody = z.object({
@@ -67,14 +69,14 @@ export const OrdersBody = z.object({
 /**
  * An http(s) URL the payment provider returns to: a pattern that only parseable URLs match (a host name
  * whose last label starts with a letter, or a dotted IPv4 address; a port to 65535; then a path, query or
- * fragment without blanks).
+ * fragment without spaces or control characters).
  */
 const HOST = String.raw`(?:(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))`;
 const PORT = String.raw`(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4}))?`;
 export const PageUrl = z
   .string()
   .max(2000)
-  .regex(new RegExp(String.raw`^https?://${HOST}${PORT}(?:[/?#]\S*)?$`), 'must be an http(s) URL');
+  .regex(new RegExp(String.raw`^https?://${HOST}${PORT}(?:[/?#][^\u0000-\u0020\u007f]*)?$`), 'must be an http(s) URL');
 
 export const PaymentAddressBody = z.object(addressFields);
 export const PaymentBody = z.object({
@@ -85,6 +87,6 @@ export const PaymentBody = z.object({
 });
 /** The provider's variables as the visitor brought them: strings (a number a client parsed is taken as its text). */
 export const PaymentResultBody = z.object({
-  paymentMethodFields: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean()]).transform(String)),
+  paymentMethodFields: z.record(text.max(200), z.union([text.max(10_000), z.number(), z.boolean()]).transform(String)),
 });
-export const AddressSearchBody = z.object({ identityNumber: z.string().min(1).max(64), paymentMethod: z.string().min(1).max(100) });
+export const AddressSearchBody = z.object({ identityNumber: text.min(1).max(64), paymentMethod: text.min(1).max(100) });

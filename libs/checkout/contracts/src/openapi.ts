@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { StorableText } from '@commerce/account-contracts';
 import { productQueryBody, uriQueryBody } from '@commerce/catalog-contracts';
 import * as answer from './checkout-answers';
 import * as request from './checkout-requests';
@@ -32,7 +33,8 @@ interface Operation {
   links?: Record<string, { operationId: string; parameters: Record<string, string>; description: string }>;
 }
 
-const text = (description: string, example?: string) => z.string().meta({ description, ...(example ? { example } : {}) });
+/** A path value: any text without a NUL character (the routes refuse one with 400). */
+const text = (description: string, example?: string) => StorableText.meta({ description, ...(example ? { example } : {}) });
 const ITEM = text('`<product>-<size>`: an `item` of a product’s `items`', '1-1');
 const LINE = text('The `line` of a selection item');
 const EMAIL_PATH = text('The e-mail the customer registered with', 'someone@example.com');
@@ -490,7 +492,12 @@ const bodyRequired = (schema: z.ZodType) => !schema.safeParse({}).success;
 
 function operationObject(op: Operation, bodies: { products: z.ZodType; uri: z.ZodType }): ZodOpenApiOperationObject {
   const body = op.operationId === 'searchProducts' ? bodies.products : op.operationId === 'resolveUri' ? bodies.uri : op.body;
-  const errors = { ...(body ? { '400': 'Malformed body; `errors` names each field (an unknown one by its name)' } : {}), ...op.errors };
+  const errors = {
+    ...(body
+      ? { '400': 'Malformed body, or a path value with a NUL character; `errors` names each field (an unknown one by its name)' }
+      : {}),
+    ...op.errors,
+  };
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -574,7 +581,7 @@ export function createCheckoutOpenApi(options: CheckoutOpenApiOptions = {}) {
         Pretty: { name: 'pretty', in: 'query', required: false, description: 'Indent the JSON', schema: { type: 'string' } },
       },
       responses: {
-        MalformedRequest: errorAnswer('`errors.body`: a body that is not a JSON object (this operation reads none)'),
+        MalformedRequest: errorAnswer('A body that is not a JSON object (`errors.body`), or a path value with a NUL character'),
         UnsupportedMediaType: errorAnswer('A body that is not `application/json`'),
         TooManyRequests: { ...errorAnswer('Too many requests of this kind from this address or for this account'), headers: retryAfter },
         Unavailable: {

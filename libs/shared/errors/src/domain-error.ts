@@ -74,6 +74,14 @@ type Issue = Issues[number];
 /** What a request whose body is well-formed JSON but not an object (`null`, `3`, `"x"`, `[]`) is told, under `body`. */
 export const NOT_A_JSON_OBJECT = 'must be a JSON object';
 
+/**
+ * Text without a NUL character, which Postgres refuses in text (a server error once it reaches a query): every
+ * request string that may is checked against it, as a pattern so that the OpenAPI document states it.
+ */
+// eslint-disable-next-line no-control-regex -- the NUL character is what the pattern is about
+export const NO_NUL = /^[^\u0000]*$/;
+export const NO_NUL_MESSAGE = 'must not contain a NUL character';
+
 /** What a field of a JSON body must be, by the type zod expected there. */
 const TYPE_WORDS: Record<string, string> = {
   string: 'must be a string',
