@@ -3,6 +3,7 @@
 //   int   *.int-spec.ts  real Postgres/Redis/Kafka/Meilisearch (npm run test:int)
 //   e2e   *.e2e-spec.ts  the apps driven through HTTP and SOAP (npm run test:e2e)
 //   browser *.browser-spec.ts  the storefront in Chromium (npm run test:browser)
+//   faults *.fault-spec.ts the apps as processes on engines the suite pauses, stops and kills (npm run test:faults)
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const moduleNameMapper = Object.fromEntries(
@@ -30,5 +31,6 @@ module.exports = {
     { ...common, displayName: 'int', testMatch: ['**/*.int-spec.ts'], slowTestThreshold: 30 },
     { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], slowTestThreshold: 60 },
     { ...common, displayName: 'browser', testMatch: ['**/*.browser-spec.ts'], slowTestThreshold: 120 },
+    { ...common, displayName: 'faults', testMatch: ['**/*.fault-spec.ts'], slowTestThreshold: 600 },
   ],
 };

@@ -21,6 +21,8 @@ export interface ServiceProcess {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** Starts the app again with the same environment on the same port (after this process died or was killed). */
+  restart(timeoutMs?: number): Promise<ServiceProcess>;
 }
 
 /**
@@ -182,7 +184,7 @@ async function launch(name: string, app: string, env: Record<string, string>, po
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { name, url, child, output: () => output };
+  return { name, url, child, output: () => output, restart: (again = timeoutMs) => launch(name, app, env, port, again) };
 }
 
 /** One TCP socket of this host (Linux: /proc/net/tcp and tcp6). */

@@ -15,12 +15,12 @@ export interface Endpoints {
 
 export const uniqueWord = (): string => `skel${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-export function skeletonProductXml(externalId: string, name: string): string {
+export function skeletonProductXml(externalId: string, name: string, qty = 7): string {
   return `<products><product>
     <id>${externalId}</id><status>active</status><sku>SK-${externalId}</sku><description>${name}</description>
     <brand><id>b-${externalId}</id><description>Skeleton Brand</description></brand>
     <variations><variation><id>${externalId}-v1</id><description>Black</description><sku>SK-${externalId}-BLK</sku>
-      <sizes><size><id>${externalId}-s1</id><qty>7</qty><description>M</description><sku>SK-${externalId}-BLK-M</sku><ean>7300000000017</ean></size></sizes>
+      <sizes><size><id>${externalId}-s1</id><qty>${qty}</qty><description>M</description><sku>SK-${externalId}-BLK-M</sku><ean>7300000000017</ean></size></sizes>
     </variation></variations>
   </product></products>`;
 }
@@ -34,10 +34,10 @@ export function skeletonPricelistXml(externalId: string, price = '199.00'): stri
 }
 
 /** A product and its price: a product without a price in the visitor's pricelist is not shown (issue 6). */
-export async function upsertPricedProduct(endpoints: Endpoints, externalId: string, name: string) {
+export async function upsertPricedProduct(endpoints: Endpoints, externalId: string, name: string, qty = 7) {
   const price = await postSoap(endpoints, 'pricelists_Update', skeletonPricelistXml(externalId));
   expect(price.text).toMatch(/<pricelistsUpdateResponse(\s[^>]*)?>OK<\/pricelistsUpdateResponse>/);
-  return postSoap(endpoints, 'products_Update', skeletonProductXml(externalId, name));
+  return postSoap(endpoints, 'products_Update', skeletonProductXml(externalId, name, qty));
 }
 
 export async function postSoap(endpoints: Endpoints, operation: string, innerXml: string, login = endpoints.soapUser) {

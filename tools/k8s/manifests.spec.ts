@@ -166,6 +166,20 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       }
     });
 
+    it("names in its pod's commerce.dev/readiness the checks its /readyz makes, never the bus (decision 133)", () => {
+      // What the service's main registers as readiness checks; a service started by startDbService has its database.
+      const main = readFileSync(join(__dirname, '..', '..', 'apps', app, 'src', 'main.ts'), 'utf8');
+      const registered = main.includes('startDbService(')
+        ? ['database']
+        : [...(/readiness: \[([\s\S]*?)\]/.exec(main)?.[1] ?? '').matchAll(/name: '([^']+)'/g)].map((m) => m[1]!);
+      expect(registered.length).toBeGreaterThan(0);
+      const annotated = String(one('Deployment', app).spec.template.metadata.annotations['commerce.dev/readiness']).split(',');
+      expect(annotated).toEqual(registered);
+      // Liveness asks no engine; readiness never waits on Kafka: the outbox keeps what a service writes while it is away.
+      expect(annotated).not.toContain('bus');
+      expect(containerOf(app).livenessProbe.httpGet.path).toBe('/healthz');
+    });
+
     it('sets every variable its config requires, each from a value or an existing ConfigMap/Secret key', () => {
       const env = containerOf(app).env as any[];
       const names = env.map((e) => e.name);
@@ -216,6 +230,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
         'prometheus.io/scrape': 'true',
         'prometheus.io/port': String(port),
         'prometheus.io/path': '/metrics',
+        'commerce.dev/readiness': expect.any(String),
       });
     });
   });

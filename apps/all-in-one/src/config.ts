@@ -15,6 +15,7 @@ export const AllInOneConfigSchema = z.object({
   DATABASE_URL: env.databaseUrl.default('pglite://./data/pg'),
   DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
+  DB_QUERY_TIMEOUT_MS: env.dbQueryTimeoutMs,
   REDIS_URL: env.redisUrl.default('memory'),
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
   ...kafkaNamingEnv(),

@@ -57,6 +57,7 @@ runService('checkout-api', async () => {
     port: config.PORT,
     host: config.HOST,
     reusePort: config.REUSE_PORT,
+    requestBudgetMs: config.REQUEST_BUDGET_MS,
     readiness: [{ name: 'sessions', check: () => sessions.ping() }],
     onShutdown: [() => sessions.close(), () => loginGuard.close()],
   });

@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { z } from 'zod';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginGuard } from '@commerce/checkout-core';
+import { REDIS_COMMAND_TIMEOUT_MS } from '@commerce/shared-sessions';
 
 export interface LoginLimits {
   /** Failed logins an account may have in `accountWindowSeconds` (the issue: at most 100 an hour). */
@@ -68,7 +69,8 @@ export function createLoginGuard(redisUrl: string, limits: LoginLimits, options:
   const limiter = (name: string, points: number, duration: number): RateLimiterAbstract => {
     const settings = { keyPrefix: `${prefix}:${name}`, points, duration };
     if (redisUrl === 'memory') return new RateLimiterMemory(settings);
-    redis ??= new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    // A stalled Redis fails a login check in 1 s, within the edge's budget (decision 132).
+    redis ??= new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
     return new RateLimiterRedis({ ...settings, storeClient: redis });
   };
   const accounts = limiter('account', limits.failsPerAccount, limits.accountWindowSeconds);

@@ -84,6 +84,8 @@ export interface KafkaBus extends EventBus {
 const TOPIC_DEFAULTS = { replicationFactor: 1 };
 /** A consumer's defaults (SubscribeOptions' sessionTimeout and maxBytesPerPartition). */
 const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+/** How long after kafkajs gave a consumer up (an error it does not retry) a new one joins in its place. */
+const CRASH_RESTART_DELAY_MS = 1000;
 const DEFAULT_MAX_BYTES_PER_PARTITION = 1024 * 1024;
 /** Well above the longest legitimate run (the catalog's merged runs of SOAP batches take seconds). */
 const DEFAULT_HANDLER_TIMEOUT_MS = 300_000;
@@ -379,18 +381,29 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     const { handleBatch } = options;
     const maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
     /**
-     * A handler timed out: kafkajs stopped the consumer and left the group (its partitions go to the other
+     * A handler timed out, or kafkajs gave the consumer up on an error it does not retry (a broker that went away
+     * mid-rejoin: "Failed to find group coordinator"): kafkajs stopped the consumer (its partitions go to the other
      * members, or to the new one); a new consumer joins in its place, until one starts or the subscription stops.
+     * Without it a consumer stayed stopped for good after a Kafka outage (decision 133).
      */
     let restarting = Promise.resolve();
-    const restart = async (): Promise<void> => {
-      // Back-to-back time-outs (no handler settled between them) wait longer and longer (decision 85).
-      const delayMs = hangs.nextRestartDelayMs();
-      logger.warn(
-        { groupId: options.groupId, topics: options.topics, delayMs },
-        'event bus: a handler timed out; a new consumer joins the group',
-      );
-      await pause(delayMs);
+    const restart = async (cause: unknown): Promise<void> => {
+      const timedOut = causedBy(cause, HandlerTimeoutError);
+      if (timedOut) {
+        // Back-to-back time-outs (no handler settled between them) wait longer and longer (decision 85).
+        const delayMs = hangs.nextRestartDelayMs();
+        logger.warn(
+          { groupId: options.groupId, topics: options.topics, delayMs },
+          'event bus: a handler timed out; a new consumer joins the group',
+        );
+        await pause(delayMs);
+      } else {
+        logger.warn(
+          { groupId: options.groupId, topics: options.topics, err: cause, delayMs: CRASH_RESTART_DELAY_MS },
+          'event bus: the consumer stopped on an error kafkajs does not retry; a new consumer joins the group',
+        );
+        await pause(CRASH_RESTART_DELAY_MS);
+      }
       for (let attempt = 1; !stopping; attempt++) {
         const member = (consumer = kafka.consumer(consumerConfig));
         try {
@@ -399,14 +412,14 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         } catch (error) {
           logger.error({ groupId: options.groupId, err: error }, 'event bus: the new consumer did not start');
           await member.disconnect().catch(() => undefined);
-          await pause(retryDelayMs(attempt, 1000, 30_000));
+          // After a crash (a broker away), tried again every few seconds: it is back as soon as the broker is.
+          await pause(retryDelayMs(attempt, 1000, timedOut ? 30_000 : CRASH_RESTART_DELAY_MS * 2));
         }
       }
     };
     const start = async (member: Consumer): Promise<void> => {
       member.on(member.events.CRASH, ({ payload }) => {
-        if (!stopping && member === consumer && !payload.restart && causedBy(payload.error, HandlerTimeoutError))
-          void restarting.then(() => (restarting = restart()));
+        if (!stopping && member === consumer && !payload.restart) void restarting.then(() => (restarting = restart(payload.error)));
       });
       await member.connect();
       await member.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });

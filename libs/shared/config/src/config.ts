@@ -85,7 +85,7 @@ export const env = {
     .max(600_000)
     .default(5000)
     .describe(
-      "How long a query, transaction or prepared statement waits for a connection of the process's pool (`DB_POOL_MAX`, 10) before it fails with `database: no connection of the pool to postgres://…/db within 5000 ms (10 of 10 in use, 0 free; 7 more waiting): …` (a 500, a SOAP `Server` Fault, or, in a Kafka handler, a retry after a back-off that does not count towards the event's dead letter: decision 105). Seen in the logs: look for long transactions (`pg_stat_activity`) before raising it; raise it where bursts of concurrent SOAP batches (each holds a connection while it is parsed, decision 91) meet a loaded host (decision 98). PGlite has one connection and knex's 60 s.",
+      "How long a query, transaction or prepared statement waits for a connection of the process's pool (`DB_POOL_MAX`, 10) before it fails with `database: no connection of the pool to postgres://…/db within 5000 ms (10 of 10 in use, 0 free; 7 more waiting): …` (a 503 `temporarily unavailable` with `Retry-After`, decision 132; a SOAP `Server` Fault; or, in a Kafka handler, a retry after a back-off that does not count towards the event's dead letter: decision 105). Seen in the logs: look for long transactions (`pg_stat_activity`) before raising it; raise it where bursts of concurrent SOAP batches (each holds a connection while it is parsed, decision 91) meet a loaded host (decision 98). PGlite has one connection and knex's 60 s.",
     ),
   /**
    * DB_POOL_MAX: at most this many Postgres connections a process holds, knex's and `Db.query`'s together
@@ -99,6 +99,15 @@ export const env = {
     .default(10)
     .describe(
       "At most this many Postgres connections one process holds, knex's queries and transactions and `Db.query`'s prepared statements together (decision 90). Every replica takes this many of Postgres's `max_connections` (100 by default; less what `superuser_reserved_connections` keeps), so keep the sum over the deployments — the manifests run 8 processes with a database, 80 connections — below it, and count a PgBouncer in between if there is one. Raise it for a service whose `DB_ACQUIRE_TIMEOUT_MS` errors come with short transactions (the pool, not the transactions, is what is short: e.g. backoffice-soap with several ERPs posting batches at once, each holding a connection while it is parsed, decision 91); lower it to fit more replicas under `max_connections`. PGlite has one connection whatever it says (decision 106).",
+    ),
+  dbQueryTimeoutMs: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5000)
+    .describe(
+      "A SQL statement running longer is cancelled by Postgres (`statement_timeout`), and one whose answer does not come at all (a stalled server) is given up by the client a second later (pg's `query_timeout`); a statement of `Db.query` made for a request waits no longer than the request's deadline. A request then answers 503 `temporarily unavailable` with `Retry-After` instead of waiting out the stall (decision 132). Raise it for a deployment whose statements legitimately run longer (a large SOAP batch on a slow disk).",
     ),
   optionalString: z.string().optional(),
   /** `true` or `1` on, `false`, `0` or empty off. */
@@ -155,11 +164,12 @@ export const kafkaNamingEnv = () => ({
     ),
 });
 
-/** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX and DB_ACQUIRE_TIMEOUT_MS: what every service that owns tables reads. */
+/** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS: what every service that owns tables reads. */
 export const databaseEnv = (defaultSchema: string) => ({
   DATABASE_URL: env.databaseUrl,
   DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
+  DB_QUERY_TIMEOUT_MS: env.dbQueryTimeoutMs,
   DATABASE_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')

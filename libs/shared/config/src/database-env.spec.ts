@@ -5,8 +5,14 @@ const schema = z.object(databaseEnv('cart'));
 const url = { DATABASE_URL: 'postgres://u:p@db/shop' };
 
 describe('a service database from the environment', () => {
-  it('when only DATABASE_URL is set, has a pool of 10, a 5 s acquire time-out and the service name as its schema', () => {
-    expect(loadConfig(schema, url)).toEqual({ ...url, DB_POOL_MAX: 10, DB_ACQUIRE_TIMEOUT_MS: 5000, DATABASE_SCHEMA: 'cart' });
+  it('when only DATABASE_URL is set, has a pool of 10, 5 s acquire and statement time-outs and the service name as its schema', () => {
+    expect(loadConfig(schema, url)).toEqual({
+      ...url,
+      DB_POOL_MAX: 10,
+      DB_ACQUIRE_TIMEOUT_MS: 5000,
+      DB_QUERY_TIMEOUT_MS: 5000,
+      DATABASE_SCHEMA: 'cart',
+    });
   });
 
   it('reads DB_POOL_MAX from 1 to 1000', () => {

@@ -6,7 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
 import pg, { types as pgTypes } from 'pg';
 import type { InfrastructureWait } from '@commerce/shared-errors';
-import type { Logger } from '@commerce/shared-logging';
+import { currentDeadline, type Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
 import { openPglite as openPgliteConnection } from './pglite-loader';
 
@@ -28,7 +28,18 @@ export interface DbEngineOptions {
    * fails with `DbAcquireTimeoutError` (default 5000 ms; `DB_ACQUIRE_TIMEOUT_MS`, decision 98).
    */
   acquireTimeoutMs?: number;
+  /**
+   * Postgres: a statement running longer is cancelled by the server (`statement_timeout`), and one whose answer
+   * does not come at all (a stalled server) is given up by the client a second later (`query_timeout`); a
+   * `Db.query` inside a request waits no longer than its deadline (default 5000 ms; `DB_QUERY_TIMEOUT_MS`, decision 132).
+   */
+  queryTimeoutMs?: number;
 }
+
+/** The default of `queryTimeoutMs` (and `DB_QUERY_TIMEOUT_MS`). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
+/** How much longer than the server's `statement_timeout` the client waits before it gives a statement up. */
+const CLIENT_TIMEOUT_SLACK_MS = 1000;
 
 /** The default of `acquireTimeoutMs` (and `DB_ACQUIRE_TIMEOUT_MS`). */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
@@ -108,20 +119,31 @@ export interface DbEngineConfig {
   DB_POOL_MAX: number;
   /** `acquireTimeoutMs` (decision 98). */
   DB_ACQUIRE_TIMEOUT_MS: number;
+  /** `queryTimeoutMs` (decision 132). */
+  DB_QUERY_TIMEOUT_MS?: number;
 }
 
 /** The engine a service's config names: its URL, pool size and acquire time-out. */
 export const createDbEngineFromConfig = (config: DbEngineConfig, logger: Logger): Promise<DbEngine> =>
-  createDbEngine(config.DATABASE_URL, { logger, poolMax: config.DB_POOL_MAX, acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS });
+  createDbEngine(config.DATABASE_URL, {
+    logger,
+    poolMax: config.DB_POOL_MAX,
+    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+    ...(config.DB_QUERY_TIMEOUT_MS ? { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS } : {}),
+  });
 
 async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const knex = knexFactory({
     client: 'pg',
     connection: {
       connectionString: url,
       // An unreachable host must fail start-up in seconds, not hang.
       connectionTimeoutMillis: 3000,
+      // A slow statement is cancelled by the server; a stalled server's missing answer is given up here (decision 132).
+      statement_timeout: queryTimeoutMs,
+      query_timeout: queryTimeoutMs + CLIENT_TIMEOUT_SLACK_MS,
       types: pgTypeOverrides,
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 10 },
@@ -141,7 +163,11 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     throw new DbUnavailableError(url, describeCause(error), { cause: error });
   }
   options.logger?.info({ database: maskUrl(url) }, 'database connected');
-  return engineOf(knex, 'postgres', preparedStatementRunner(knex, maskUrl(url), acquireTimeoutMs));
+  return engineOf(
+    knex,
+    'postgres',
+    preparedStatementRunner(knex, maskUrl(url), acquireTimeoutMs, queryTimeoutMs + CLIENT_TIMEOUT_SLACK_MS),
+  );
 }
 
 async function openPglite(url: string, options: DbEngineOptions): Promise<DbEngine> {
@@ -248,7 +274,7 @@ export function knexInternalsProblems(knex: Knex): string[] {
  * knex's pool when someone waits there, when knex's pool is full and knex asks for one, when it failed, and when
  * the engine closes.
  */
-function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number): PreparedStatementRunner {
+function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number, queryTimeoutMs: number): PreparedStatementRunner {
   const client = knex.client as unknown as KnexPgClient;
   const idle: PgClient[] = [];
   const waiting: Array<{ resolve(connection: PgClient): void; reject(error: unknown): void }> = [];
@@ -318,6 +344,10 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
           else resolve(result.rows as R[]);
         });
         (query as unknown as { name: string }).name = statement.name;
+        // Inside a request, the answer is of no use past its deadline: given up then (a 503 naming the database).
+        const deadline = currentDeadline();
+        if (deadline !== undefined)
+          (query as unknown as { query_timeout: number }).query_timeout = Math.max(1, Math.min(queryTimeoutMs, deadline - Date.now()));
         connection.query(query);
       });
     },

@@ -1,7 +1,8 @@
 import type Koa from 'koa';
-import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
+import { isDomainError, NOT_A_JSON_OBJECT, RETRY_AFTER_SECONDS, statusOfKind, type ErrorFields } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
 import { isJsonNonObject } from './json-text';
+import { unavailableAnswer } from './deadline';
 
 export type ErrorBodyExtra = (ctx: Koa.Context) => Record<string, unknown>;
 
@@ -55,6 +56,8 @@ export function errorMiddleware(logger: Logger, errorBody?: ErrorBodyExtra): Koa
       logger.error({ err }, 'errorBody failed; answering without its members');
     }
     ctx.status = status;
+    // Every 503 says when to try again (decision 132).
+    if (status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
     ctx.body = { ...envelope, errors: fields, ...extra };
     ctx.type = 'application/json';
   };
@@ -84,6 +87,13 @@ export function errorMiddleware(logger: Logger, errorBody?: ErrorBodyExtra): Koa
         const headers = (err as { headers?: Record<string, string> }).headers;
         if (headers) ctx.set(headers);
         respond(ctx, known.status, known.fields);
+        return;
+      }
+      // An engine that did not answer in time is a 503 to try again, not a bug (decision 132).
+      const unavailable = unavailableAnswer(err, logger);
+      if (unavailable) {
+        ctx.set(unavailable.headers);
+        respond(ctx, 503, unavailable.fields);
         return;
       }
       logger.error({ err }, 'unhandled error');

@@ -6,7 +6,7 @@ import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-erro
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Gauge, Registry } from 'prom-client';
-import { createLogDestination, createLogger, currentRequestId } from '@commerce/shared-logging';
+import { createLogDestination, createLogger, currentDeadline, currentRequestId } from '@commerce/shared-logging';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
@@ -34,6 +34,18 @@ function withRoutes(app: Koa): Koa {
     throw new Error('secret connection string postgres://u:p@db');
   });
   router.get('/throw-403', (ctx) => ctx.throw(403, 'nope'));
+  // A dependency that stalls: answers only after 3 s.
+  router.get('/stall', async (ctx) => {
+    await new Promise((r) => setTimeout(r, 3000).unref());
+    ctx.body = { late: true };
+  });
+  router.get('/pg-read-timeout', () => {
+    throw new Error('Query read timeout');
+  });
+  router.get('/deadline', (ctx) => {
+    const deadline = currentDeadline();
+    ctx.body = { left: deadline === undefined ? null : deadline - Date.now() };
+  });
   mountRouters(app, [router]);
   return app;
 }
@@ -337,6 +349,50 @@ describe('createHttpApp', () => {
       await running.close();
       await start({ metrics: false });
       expect((await get('/metrics')).status).toBe(404);
+    });
+  });
+
+  describe('deadlines (decision 132)', () => {
+    it('answers 503 temporarily unavailable with Retry-After when the budget runs out, not when the stall ends', async () => {
+      await running.close();
+      await start({ requestBudgetMs: 300 });
+      const started = performance.now();
+      const res = await get('/stall');
+      const ms = performance.now() - started;
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { server: 'temporarily unavailable' } });
+      expect(ms).toBeGreaterThanOrEqual(290);
+      expect(ms).toBeLessThan(1500);
+    });
+
+    it('keeps the earlier of its budget and the deadline its caller names (x-request-deadline)', async () => {
+      await running.close();
+      await start({ requestBudgetMs: 2000 });
+      const named = (await (await get('/deadline', { headers: { 'x-request-deadline': '150' } })).json()) as { left: number };
+      expect(named.left).toBeGreaterThan(100);
+      expect(named.left).toBeLessThanOrEqual(150);
+      const own = (await (await get('/deadline', { headers: { 'x-request-deadline': '60000' } })).json()) as { left: number };
+      expect(own.left).toBeGreaterThan(1900);
+      expect(own.left).toBeLessThanOrEqual(2000);
+      const started = performance.now();
+      expect((await get('/stall', { headers: { 'x-request-deadline': '200' } })).status).toBe(503);
+      expect(performance.now() - started).toBeLessThan(1500);
+    });
+
+    it('has no deadline without a budget or a caller naming one, and never one for the probes', async () => {
+      expect(await (await get('/deadline')).json()).toEqual({ left: null });
+      await running.close();
+      await start({ requestBudgetMs: 100 });
+      checks.db = () => new Promise((r) => setTimeout(r, 300));
+      expect((await get('/readyz')).status).toBe(200);
+    });
+
+    it('answers an engine that did not answer in time (pg: Query read timeout) 503 with Retry-After, not 500', async () => {
+      const res = await get('/pg-read-timeout');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toEqual({ token: 'new-token', errors: { server: 'temporarily unavailable' } });
     });
   });
 });

@@ -6,6 +6,7 @@ import { requestContextMiddleware } from './request-context.middleware';
 import { createAppMetrics, setRequestObserver } from './metrics.middleware';
 import { errorMiddleware } from './error.middleware';
 import { healthMiddleware, type ReadinessCheck } from './health.middleware';
+import { deadlineMiddleware } from './deadline';
 import type { CorsPolicy } from './cors';
 
 export interface HttpAppOptions {
@@ -24,6 +25,12 @@ export interface HttpAppOptions {
    * session opening, so that even a malformed body gets an error that carries the session token.
    */
   beforeBody?: Koa.Middleware[];
+  /**
+   * The time a request is given, in ms (the edge's REQUEST_BUDGET_MS, decision 132): past it the answer is 503
+   * `{server: "temporarily unavailable"}` with `Retry-After`, and the calls made for it are told what is left
+   * (`x-request-deadline`). Without it a service still honours the deadline its caller names.
+   */
+  requestBudgetMs?: number;
   /** Cross-origin requests allowed (decision 118); unset: no CORS headers. The lean routes take the same policy. */
   cors?: CorsPolicy;
 }
@@ -43,13 +50,14 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     errorBody,
     beforeBody = [],
     cors,
+    requestBudgetMs,
   } = options;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
-  app.use(requestContextMiddleware(app, logger));
+  app.use(requestContextMiddleware(app, logger, requestBudgetMs));
   // First of the rest: a preflight is answered before anything else, and every answer (errors too) carries the headers.
   if (cors) app.use(cors.middleware);
   if (metrics) {
@@ -58,6 +66,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     app.use(appMetrics.middleware);
   }
   app.use(errorMiddleware(logger, errorBody));
+  app.use(deadlineMiddleware());
   for (const middleware of beforeBody) app.use(middleware);
   // JSON only: an XML (SOAP) body is left unread, for its route to stream with its own limit and to
   // answer an oversized one in its own error shape (a SOAP Fault) rather than this app's JSON.

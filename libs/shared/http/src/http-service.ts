@@ -39,5 +39,6 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Run
     ...(onShutdown ? { onShutdown } : {}),
     ...(leanRoutes ? { leanRoutes } : {}),
     ...(appOptions.cors ? { cors: appOptions.cors } : {}),
+    ...(appOptions.requestBudgetMs ? { requestBudgetMs: appOptions.requestBudgetMs } : {}),
   });
 }

@@ -12,3 +12,4 @@ export * from './internal-route';
 export * from './lean-route';
 export * from './cors';
 export * from './static-files';
+export * from './deadline';

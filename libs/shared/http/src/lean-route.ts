@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
-import { isDomainError, NOT_A_JSON_OBJECT, statusOfKind, type DomainError } from '@commerce/shared-errors';
-import { REQUEST_ID_HEADER, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { isDomainError, NOT_A_JSON_OBJECT, RETRY_AFTER_SECONDS, statusOfKind, type DomainError } from '@commerce/shared-errors';
+import { DEADLINE_HEADER, REQUEST_ID_HEADER, deadlineOf, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { raceDeadline, unavailableAnswer } from './deadline';
 import { isShuttingDown } from './app-state';
 import { requestObserverOf } from './metrics.middleware';
 import type { CorsPolicy } from './cors';
@@ -88,8 +89,18 @@ const decode = (captures: string[]): string[] | undefined => {
   }
 };
 
-/** The server's request handler: the lean routes first, everything else to the Koa app's callback. */
-export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, koa: Handler, cors?: CorsPolicy): Handler {
+/**
+ * The server's request handler: the lean routes first, everything else to the Koa app's callback. A lean route
+ * keeps the request's deadline as the app does (`requestBudgetMs`, the caller's `x-request-deadline`: decision 132).
+ */
+export function withLeanRoutes(
+  app: Koa,
+  routes: LeanRoute[],
+  logger: Logger,
+  koa: Handler,
+  cors?: CorsPolicy,
+  requestBudgetMs?: number,
+): Handler {
   const observe = requestObserverOf(app);
   return (req, res) => {
     const path = req.url ?? '/';
@@ -125,6 +136,9 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     const started = performance.now();
     const given = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof given === 'string' && acceptableId.test(given) ? given : newRequestId();
+    const deadline = deadlineOf(req.headers[DEADLINE_HEADER], requestBudgetMs);
+    const context = deadline === undefined ? { requestId } : { requestId, deadline };
+    const timely = <T>(work: Promise<T>): Promise<T> => (deadline === undefined ? work : raceDeadline(work, deadline, 'request'));
     let opened: unknown;
     let isOpen = false;
     const send = (
@@ -135,6 +149,8 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     ) => {
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
+      // Every 503 says when to try again (decision 132).
+      if (status === 503) res.setHeader('Retry-After', RETRY_AFTER_SECONDS);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       // As the app's CORS middleware answers (decision 118); nothing when CORS is off.
       if (cors) {
@@ -169,6 +185,9 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     /** A failure as the app answers it: a domain error with its code, or as the error middleware does. */
     const fail = (err: unknown) => {
       if (!isDomainError(err)) {
+        // An engine that did not answer in time is a 503 to try again, not a bug.
+        const unavailable = unavailableAnswer(err, logger);
+        if (unavailable) return send(503, { ...errorBody(), errors: unavailable.fields }, unavailable.headers);
         logger.error({ err }, 'unhandled error');
         return send(500, { ...errorBody(), errors: { server: 'internal error' } });
       }
@@ -191,15 +210,15 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
     const { open } = route;
     let opening: Promise<void> | undefined;
     if (open) {
-      opening = withRequestContext({ requestId }, async () => {
-        opened = await open(req);
+      opening = withRequestContext(context, async () => {
+        opened = await timely(open(req));
         isOpen = true;
       });
       // Settled here so that a failure is not unhandled before the body has arrived; answered at its end.
       opening.catch(() => undefined);
     } else isOpen = true;
     req.on('end', () => {
-      void withRequestContext({ requestId }, async () => {
+      void withRequestContext(context, async () => {
         if (opening)
           try {
             await opening;
@@ -217,7 +236,7 @@ export function withLeanRoutes(app: Koa, routes: LeanRoute[], logger: Logger, ko
           }
         let answer: unknown;
         try {
-          answer = await route.handle(params, body, opened);
+          answer = await timely(route.handle(params, body, opened));
         } catch (err) {
           return fail(err);
         }

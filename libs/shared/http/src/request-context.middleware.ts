@@ -1,21 +1,26 @@
 import type Koa from 'koa';
-import { REQUEST_ID_HEADER, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { DEADLINE_HEADER, REQUEST_ID_HEADER, deadlineOf, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
 import { isShuttingDown } from './app-state';
+import { PROBE_PATHS } from './deadline';
 
 // Probes and scrapes arrive every few seconds; at info they would drown the access log.
-const quietPaths = new Set(['/healthz', '/readyz', '/metrics']);
+const quietPaths = PROBE_PATHS;
 // Ids come from clients and land in logs and headers: keep them short and printable.
 const acceptableId = /^[\w.:@/+=-]{1,128}$/;
 
-/** Gives every request an id (the caller's or a new one) and writes one access log line. */
-export function requestContextMiddleware(app: Koa, logger: Logger): Koa.Middleware {
+/**
+ * Gives every request an id (the caller's or a new one) and its deadline (`budgetMs` from now, no later than the
+ * caller's `x-request-deadline`; none for probes), and writes one access log line.
+ */
+export function requestContextMiddleware(app: Koa, logger: Logger, budgetMs?: number): Koa.Middleware {
   return async (ctx, next) => {
     const given = ctx.get(REQUEST_ID_HEADER);
     const requestId = acceptableId.test(given) ? given : newRequestId();
+    const deadline = quietPaths.has(ctx.path) ? undefined : deadlineOf(ctx.req.headers[DEADLINE_HEADER], budgetMs);
     ctx.state['requestId'] = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
     const started = performance.now();
-    await withRequestContext({ requestId }, async () => {
+    await withRequestContext(deadline === undefined ? { requestId } : { requestId, deadline }, async () => {
       try {
         await next();
       } finally {

@@ -22,6 +22,8 @@ export interface ServeOptions {
   leanRoutes?: LeanRoute[];
   /** The app's CORS policy (decision 118), for the lean routes' answers. */
   cors?: CorsPolicy;
+  /** The app's request budget (decision 132), for the lean routes. */
+  requestBudgetMs?: number;
 }
 
 export interface RunningServer {
@@ -38,9 +40,19 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
 export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
-  const { port, host, reusePort = false, logger, onShutdown = [], shutdownTimeoutMs = 10_000, leanRoutes = [], cors } = options;
+  const {
+    port,
+    host,
+    reusePort = false,
+    logger,
+    onShutdown = [],
+    shutdownTimeoutMs = 10_000,
+    leanRoutes = [],
+    cors,
+    requestBudgetMs,
+  } = options;
   const callback = app.callback();
-  const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback, cors) : callback);
+  const server = http.createServer(leanRoutes.length ? withLeanRoutes(app, leanRoutes, logger, callback, cors, requestBudgetMs) : callback);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   const inFlight = new Set<http.ServerResponse>();

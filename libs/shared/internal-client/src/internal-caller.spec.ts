@@ -7,13 +7,14 @@ import { createInternalCaller, createInternalCallers } from './internal-caller';
 describe('internal caller', () => {
   let server: http.Server;
   let base: string;
-  const seen: Array<{ url?: string; requestId?: string | string[] }> = [];
+  const seen: Array<{ url?: string; requestId?: string | string[]; deadline?: string | string[] }> = [];
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      seen.push({ url: req.url, requestId: req.headers['x-request-id'] });
+      seen.push({ url: req.url, requestId: req.headers['x-request-id'], deadline: req.headers['x-request-deadline'] });
       const reply = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-      if (req.url === '/ok') reply(200, '{"a":1}');
+      if (req.url === '/stall') setTimeout(() => reply(200, '{"late":true}'), 3000).unref();
+      else if (req.url === '/ok') reply(200, '{"a":1}');
       else if (req.url === '/missing') reply(404, '{"errors":{"x":"not found"}}');
       else if (req.url === '/bad') reply(400, '{"code":"CART.INVALID","errors":{"quantity":"must be positive"}}');
       else if (req.url === '/broken') reply(500, 'oops');
@@ -28,6 +29,33 @@ describe('internal caller', () => {
     const call = createInternalCaller(base, 'cart');
     expect(await withRequestContext({ requestId: 'req-42' }, () => call('GET', '/ok'))).toEqual({ a: 1 });
     expect(seen.at(-1)).toEqual({ url: '/ok', requestId: 'req-42' });
+  });
+
+  it('tells the callee the time its request has left, and gives up when it is gone (decision 132)', async () => {
+    const call = createInternalCaller(base, 'cart');
+    const deadline = Date.now() + 300;
+    expect(await withRequestContext({ requestId: 'r', deadline }, () => call('GET', '/ok'))).toEqual({ a: 1 });
+    expect(Number(seen.at(-1)?.deadline)).toBeGreaterThan(200);
+    expect(Number(seen.at(-1)?.deadline)).toBeLessThanOrEqual(300);
+    const started = performance.now();
+    const error = await withRequestContext({ requestId: 'r', deadline: Date.now() + 300 }, () => call('GET', '/stall')).catch(
+      (e: unknown) => e,
+    );
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      fields: { server: 'temporarily unavailable' },
+      message: expect.stringMatching(/^cart: no answer within \d+ ms$/),
+    });
+    // Past its deadline, a request calls nobody.
+    const calls = seen.length;
+    await expect(withRequestContext({ requestId: 'r', deadline: Date.now() - 1 }, () => call('GET', '/ok'))).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
+    expect(seen.length).toBe(calls);
+    // Outside a request: no deadline told.
+    await call('GET', '/ok');
+    expect(seen.at(-1)?.deadline).toBeUndefined();
   });
 
   it('sends a path as `new URL` would spell it, and a plain one as it is', async () => {

@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
-import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
-import { currentRequestId, REQUEST_ID_HEADER } from '@commerce/shared-logging';
+import { DeadlineExceededError, DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-errors';
+import { currentDeadline, currentRequestId, DEADLINE_HEADER, REQUEST_ID_HEADER } from '@commerce/shared-logging';
 
 const JSON_HEADERS = ['content-type', 'application/json'];
 /** A path undici takes as it is; anything else is normalised (percent-encoded) as `new URL` does. */
@@ -9,6 +9,15 @@ const pathOf = (path: string, origin: string): string => {
   const url = new URL(path, origin);
   return url.pathname + url.search;
 };
+
+/**
+ * How long a call made outside any request (a consumer's, a relay's, a saga's) waits for the callee's answer;
+ * a call inside a request waits only for what its deadline leaves (decision 132).
+ */
+export const INTERNAL_CALL_TIMEOUT_MS = Number(process.env['INTERNAL_CALL_TIMEOUT_MS'] ?? '') || 10_000;
+/** A new connection to the callee that is not made in this time fails the call (undici's default is 10 s). */
+const CONNECT_TIMEOUT_MS = 2000;
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status]) => [status, kind as ErrorKind]));
 
@@ -43,13 +52,22 @@ export function createInternalCallers(
 ): { json: InternalCall; bytes: InternalBytesCall; answer: InternalAnswer } {
   // One kept pool for the callee's origin (decision 69): no URL parsed and no origin looked up per call.
   const origin = new URL(baseUrl).origin;
-  const pool = new Pool(origin, { keepAliveTimeout: 30_000, connections: 64 });
+  const pool = new Pool(origin, { keepAliveTimeout: 30_000, connections: 64, connect: { timeout: CONNECT_TIMEOUT_MS } });
   const code = `${service.toUpperCase()}.REMOTE_ERROR`;
-  const unavailable = (error: unknown) =>
-    new DomainError(code, 'unavailable', { [service]: `unavailable (${(error as { code?: string }).code ?? 'no answer'})` });
   const send = (method: string, path: string, body?: unknown): Promise<{ statusCode: number; bytes: Buffer }> => {
     const requestId = currentRequestId();
-    const headers = requestId ? ['content-type', 'application/json', REQUEST_ID_HEADER, requestId] : JSON_HEADERS;
+    const deadline = currentDeadline();
+    // Inside a request: what its deadline leaves, told to the callee too; else the fixed time-out.
+    const timeoutMs = deadline === undefined ? INTERNAL_CALL_TIMEOUT_MS : deadline - Date.now();
+    if (timeoutMs <= 0) return Promise.reject(new DeadlineExceededError(service, 0));
+    let headers = requestId ? ['content-type', 'application/json', REQUEST_ID_HEADER, requestId] : JSON_HEADERS;
+    if (deadline !== undefined) headers = [...headers, DEADLINE_HEADER, String(timeoutMs)];
+    const unavailable = (error: unknown) => {
+      const errorCode = (error as { code?: string }).code;
+      return errorCode && TIMEOUT_CODES.has(errorCode)
+        ? new DeadlineExceededError(service, timeoutMs, { cause: error })
+        : new DomainError(code, 'unavailable', { [service]: `unavailable (${errorCode ?? 'no answer'})` });
+    };
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       const chunks: Buffer[] = [];
@@ -74,6 +92,8 @@ export function createInternalCallers(
             method: method as Dispatcher.HttpMethod,
             path: PLAIN_PATH.test(path) ? path : pathOf(path, origin),
             headers,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
             ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           },
           handler,

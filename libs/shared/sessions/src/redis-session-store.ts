@@ -11,6 +11,12 @@ import {
 } from './session-store';
 
 const CONNECT_TIMEOUT_MS = 1500;
+/**
+ * A command without an answer in this time fails (ioredis's `commandTimeout`): a Redis that stalls (paused, a
+ * fail-over) costs a request 1 s, within the edge's 2 s budget, instead of the whole stall (decision 132). The
+ * command stays in the client's queue, so a late answer is matched to it and the next command's answer to the next.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
 const START_ATTEMPTS = 2;
 const START_RETRY_DELAY_MS = 250;
 // connectTimeout covers the TCP connect only; a peer that accepts and never answers needs this.
@@ -265,6 +271,7 @@ async function openClient(url: string): Promise<Redis> {
     retryStrategy: () => null,
     // Once running, a request fails after a couple of retries rather than waiting out an outage.
     maxRetriesPerRequest: 2,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     // Our PING is the readiness check; ioredis's own (INFO) would, on a peer that never answers,
     // outlive the attempt and leave a 2 s disconnect timer behind.
     enableReadyCheck: false,

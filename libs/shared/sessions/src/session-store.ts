@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError } from '@commerce/shared-errors';
+import { DomainError, RETRY_AFTER_SECONDS, TEMPORARILY_UNAVAILABLE } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
 
 /** What a checkout token carries (selection, country, language, login…); JSON-serialisable. */
@@ -59,7 +59,8 @@ export const slideSlackMs = (ttlSeconds: number): number => Math.min(60_000, ttl
  */
 export class SessionStoreUnavailableError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('SESSION_STORE.UNAVAILABLE', 'unavailable', { server: 'session store unavailable' });
+    // The client is told to try again, not which engine failed (decision 132); the message, logged, says it.
+    super('SESSION_STORE.UNAVAILABLE', 'unavailable', { ...TEMPORARILY_UNAVAILABLE }, {}, { 'Retry-After': RETRY_AFTER_SECONDS });
     this.name = 'SessionStoreUnavailableError';
     this.message = message;
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;

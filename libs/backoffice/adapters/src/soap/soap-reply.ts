@@ -1,4 +1,5 @@
 import { isBackofficeError } from '@commerce/backoffice-core';
+import { unavailableCause } from '@commerce/shared-errors';
 import { SOAP11_ENVELOPE_NS } from './soap-envelope';
 
 export const escapeXml = (text: string): string =>
@@ -42,6 +43,13 @@ export function soapFault(fault: SoapFault, namespace: string): string {
 /** Maps what a request ended with to a fault: the reason of a backoffice error, or nothing internal at all. */
 export function faultOf(error: unknown): SoapFault {
   if (isBackofficeError(error)) return { faultcode: 'Client', faultstring: error.reason, code: error.code, fields: error.fields };
+  // An engine that did not answer in time (decision 132): nothing was applied, the same call succeeds later.
+  if (unavailableCause(error))
+    return {
+      faultcode: 'Server',
+      faultstring: 'temporarily unavailable; the request was not applied, send it again',
+      code: 'BACKOFFICE.UNAVAILABLE',
+    };
   return {
     faultcode: 'Server',
     faultstring: 'internal error; the request was not applied, it may be sent again',

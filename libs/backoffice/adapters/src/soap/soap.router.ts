@@ -14,6 +14,7 @@ import {
   type SoapUser,
 } from '@commerce/backoffice-core';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { RETRY_AFTER_SECONDS, unavailableCause } from '@commerce/shared-errors';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
 import { checkSoapText, DEFAULT_BODY_LIMITS, discardRest, readSoapBody, type SoapBody, type SoapBodyLimits } from './soap-body.reader';
@@ -228,7 +229,8 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         // document costs no parse.
         const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
         const parseStarted = performance.now();
-        if (early && deps.receiveEntityParts) streamed = new StreamedUpdate(streamStart(ctx, requestId), deps.streamPartSize ?? RECEIVE_CHUNK);
+        if (early && deps.receiveEntityParts)
+          streamed = new StreamedUpdate(streamStart(ctx, requestId), deps.streamPartSize ?? RECEIVE_CHUNK);
         const { operation: element, payload } = streamed
           ? await streamed.parse(body.text, limits.xml)
           : parseSoapEnvelope(body.text, limits.xml, updateListOf);
@@ -263,7 +265,13 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         // A batch handed over while parsing and not taken by the handler: rolled back before the answer.
         await streamed?.cancel();
         const fault = faultOf(error);
-        if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
+        const unavailable = unavailableCause(error);
+        if (unavailable)
+          deps.logger.warn(
+            { operation: operationName, ...unavailable },
+            `soap operation failed: ${unavailable.dependency} did not answer (${unavailable.reason})`,
+          );
+        else if (fault.faultcode === 'Server') deps.logger.error({ err: error, operation: operationName }, 'soap operation failed');
         else deps.logger.warn({ operation: operationName, code: fault.code, reason: fault.faultstring }, 'soap request refused');
         // SOAP 1.1 over HTTP: a Fault is a 500, whoever was at fault; an oversized body says 413, an
         // unknown Content-Encoding 415, and too many failed logins 429 with Retry-After.
@@ -272,6 +280,7 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         // `Connection: close` would make Node close the socket with bytes unread, and the reset loses the answer.
         if (!bodyRead) discardRest(ctx.req);
         if (error instanceof LoginRateLimitedError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
         ctx.type = 'text/xml; charset=utf-8';
         ctx.body = soapFault(fault, deps.namespace);
       }

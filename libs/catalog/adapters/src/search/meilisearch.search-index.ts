@@ -14,13 +14,23 @@ import {
   type SearchScope,
   type SortKey,
 } from '@commerce/catalog-core';
-import type { Logger } from '@commerce/shared-logging';
+import { currentDeadline, type Logger } from '@commerce/shared-logging';
 
 /**
  * `infra/meilisearch/settings.json`, from the working directory, like the store configuration: the repo
  * root when run from source, `/app` in the image (a bundle's own location says nothing about infra/).
  */
 export const MEILI_SETTINGS_PATH = resolve('infra/meilisearch/settings.json');
+
+/**
+ * A search waits this long at most, and no longer than its request's deadline (decision 132): a Meilisearch that
+ * stalls fails the search (503 at the edge), not the request's whole wait. Writes keep the client's 30 s.
+ */
+export const SEARCH_TIMEOUT_MS = 2000;
+const searchSignal = (): AbortSignal => {
+  const deadline = currentDeadline();
+  return AbortSignal.timeout(Math.max(1, Math.min(SEARCH_TIMEOUT_MS, deadline === undefined ? SEARCH_TIMEOUT_MS : deadline - Date.now())));
+};
 
 export function loadMeiliSettings(path = MEILI_SETTINGS_PATH): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -126,15 +136,19 @@ export class MeiliSearchIndex implements SearchIndex {
     const aligned = query.offset % query.limit === 0;
     const hitsPerPage = aligned ? query.limit : query.offset + query.limit;
     const page = aligned ? query.offset / query.limit + 1 : 1;
-    const res = await this.client.index<{ id: string }>(this.indexName).search(query.text ?? '', {
-      matchingStrategy: 'all',
-      attributesToRetrieve: ['id'],
-      page,
-      hitsPerPage,
-      ...(filter ? { filter } : {}),
-      ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map(sortExpression) } : {}),
-      ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
-    });
+    const res = await this.client.index<{ id: string }>(this.indexName).search(
+      query.text ?? '',
+      {
+        matchingStrategy: 'all',
+        attributesToRetrieve: ['id'],
+        page,
+        hitsPerPage,
+        ...(filter ? { filter } : {}),
+        ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map(sortExpression) } : {}),
+        ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
+      },
+      { signal: searchSignal() },
+    );
     const ids = res.hits.map((h) => String(h.id));
     const result: SearchResult = { ids: aligned ? ids : ids.slice(query.offset), total: res.totalHits ?? ids.length };
     if (query.facets && query.facets.length > 0) {
@@ -151,7 +165,7 @@ export class MeiliSearchIndex implements SearchIndex {
     const filter = filterExpression(undefined, scope);
     const counts = this.client
       .index(this.indexName)
-      .search('', { limit: 0, facets, ...(filter ? { filter } : {}) })
+      .search('', { limit: 0, facets, ...(filter ? { filter } : {}) }, { signal: searchSignal() })
       .then((res) => Object.fromEntries(facets.map((facet) => [facet, res.facetDistribution?.[facet] ?? {}])) as FacetCounts);
     // Concurrent requests share one call; a failed one is not kept.
     this.totals.set(key, { at: now, counts });
