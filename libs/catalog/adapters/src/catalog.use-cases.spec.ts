@@ -598,5 +598,6 @@ describe('the demo catalog', () => {
       expect.arrayContaining(['Café Sweater', 'Cafe Racer Jacket']),
     );
     expect((await catalog.searchProducts({ search: 'платье' }, contexts[0]!)).productCount).toBeGreaterThanOrEqual(1);
-  });
+    // 162 products applied and indexed one by one: about 2 s on a quiet machine, over 5 s on a loaded one.
+  }, 60_000);
 });
