@@ -134,6 +134,16 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     expect(again.state).toBe('started');
   });
 
+  it('a malformed begin (it may come over HTTP) is refused before anything is held or started', async () => {
+    const h = await harness();
+    const bad = { ...command(randomUUID()), lines: [{ item: '1-1', quantity: 0 }], holdSeconds: -1 };
+    await expect(beginCheckout(h.deps, bad)).rejects.toMatchObject({
+      kind: 'invalid',
+      fields: { 'lines.0.quantity': expect.any(String), holdSeconds: expect.any(String) },
+    });
+    expect(h.holds.size).toBe(0);
+  });
+
   it('POST payment on a selection whose payment is authorized completes that attempt instead of starting another', async () => {
     const h = await harness();
     const selectionId = randomUUID();

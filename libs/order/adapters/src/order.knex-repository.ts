@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { enqueue } from '@commerce/shared-bus';
-import type { Db } from '@commerce/shared-db';
+import { retryContended, type Db } from '@commerce/shared-db';
 import {
   ORDER_STATUS_DESCRIPTIONS,
   type CancelledLine,
@@ -199,7 +199,9 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
   });
 
   return {
-    transaction: (fn) => (outer ? fn(unitOfWork(outer)) : db.transaction((trx) => fn(unitOfWork(trx)))),
+    // A transaction of its own is run again when Postgres gives it up for contention (decision 121); inside
+    // `outer` the owner of that transaction decides.
+    transaction: (fn) => (outer ? fn(unitOfWork(outer)) : retryContended(() => db.transaction((trx) => fn(unitOfWork(trx))))),
     findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id }), outer) : Promise.resolve(null)),
     findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt }), outer),
     async listByCustomer(customerId, from, size) {
@@ -215,7 +217,9 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       if (size !== null) page.limit(size);
       const [rows, count] = await Promise.all([
         size === 0 ? Promise.resolve([] as OrderRow[]) : (page as Promise<OrderRow[]>),
-        db.table('customer_order_counts', outer).where({ customer_id: customerId }).first('orders') as Promise<{ orders: number } | undefined>,
+        db.table('customer_order_counts', outer).where({ customer_id: customerId }).first('orders') as Promise<
+          { orders: number } | undefined
+        >,
       ]);
       return { orders: await hydrate(rows, outer), totalSize: Number(count?.orders ?? 0) };
     },

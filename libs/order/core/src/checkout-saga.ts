@@ -1,8 +1,11 @@
+import { z } from 'zod';
+import { fieldsFromIssues, ValidationError } from '@commerce/shared-errors';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { StockClient } from '@commerce/catalog-contracts';
 import type { AttemptDto, PaymentClient } from '@commerce/payment-contracts';
 import {
   orderAddressOf,
+  PlaceOrderCommandSchema,
   type BeginCheckoutCommand,
   type CheckoutBegun,
   type PaidAttemptCompletion,
@@ -41,6 +44,15 @@ export interface CheckoutSagaDeps extends PlaceOrderDeps {
   cart: Pick<CartClient, 'closeSelection'>;
 }
 
+/** What the edge sends to begin (checked here: it may come over HTTP); the rest of the attempt is the payment service's to check. */
+const BeginCheckoutSchema = z.object({
+  attempt: z
+    .object({ attemptId: z.string().uuid(), selectionId: z.string().min(1).max(128), orderDraft: PlaceOrderCommandSchema })
+    .passthrough(),
+  lines: z.array(z.object({ item: z.string().min(1).max(128), quantity: z.number().int().positive() })).min(1),
+  holdSeconds: z.number().int().positive(),
+});
+
 /**
  * `POST payment`: begun → started (or straight on to placed / failed). A selection whose live attempt is
  * authorized already is not paid twice: that attempt is completed and its order answered (a failure there,
@@ -50,6 +62,8 @@ export interface CheckoutSagaDeps extends PlaceOrderDeps {
  * payment service starts nothing and names the authorized attempt: the hold is released and that one completed.
  */
 export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginCheckoutCommand): Promise<CheckoutBegun> {
+  const checked = BeginCheckoutSchema.safeParse(command);
+  if (!checked.success) throw new ValidationError(fieldsFromIssues(checked.error.issues), 'ORDER.INVALID_CHECKOUT');
   const { attemptId, selectionId } = command.attempt;
   const live = await deps.payment.liveAttemptOf(selectionId);
   if (live && live.attemptId !== attemptId && live.status === 'authorized')
