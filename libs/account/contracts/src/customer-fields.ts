@@ -7,7 +7,8 @@ import { NO_NUL, NO_NUL_MESSAGE } from '@commerce/shared-errors';
  * (decision 126), so that the document says what both enforce.
  */
 
-/** The longest password the policy accepts (code points after NFC; decision 34). */
+/** The shortest and longest password the policy accepts (code points after NFC; decision 34). */
+export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 /** The longest `linkUri` of a password-reset request. */
 export const LINK_URI_MAX = 512;
@@ -21,6 +22,16 @@ export const StorableText = z.string().regex(NO_NUL, NO_NUL_MESSAGE);
 export const Email = z.string().trim().max(254).regex(z.regexes.email, 'Invalid email address');
 // A password is checked by the policy (406), not here: only its type and an upper bound on the bytes hashed.
 export const Password = StorableText.max(PASSWORD_MAX_LENGTH * 4);
+/**
+ * A new password: the request's shape is `Password`; the lengths are the policy's, which the account service
+ * applies with its other rules (not a common password, not the e-mail) and refuses with 406, not 400. The
+ * document states them, so that what it calls valid is what the policy takes but for those other rules.
+ */
+export const NewPassword = Password.meta({
+  minLength: PASSWORD_MIN_LENGTH,
+  maxLength: PASSWORD_MAX_LENGTH,
+  description: `The password policy (406 when refused): ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not a common password, not the e-mail`,
+});
 export const Field = StorableText.trim().max(200);
 /** A two-letter country code (or empty), kept upper-case. */
 export const Country = z
@@ -46,6 +57,6 @@ export const AddressFields = z.object({
   phoneNumber: Field.optional(),
   zipCode: Field.optional(),
 });
-export const Register = AddressFields.extend({ email: Email, password: Password });
+export const Register = AddressFields.extend({ email: Email, password: NewPassword });
 export const NewsletterSubscription = z.object({ email: Email, country: Country.optional(), language: LanguageCode.optional() });
 export const BackInStockSubscription = z.object({ email: Email, item: ItemId });

@@ -1,4 +1,4 @@
-import { PASSWORD_MAX_LENGTH } from '@commerce/account-contracts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@commerce/account-contracts';
 import { COMMON_PASSWORDS } from './common-passwords';
 
 /**
@@ -7,8 +7,7 @@ import { COMMON_PASSWORDS } from './common-passwords';
  * spaces, no composition rules, no hints, and not in a list of commonly used or compromised values.
  * Length counts code points after NFC normalisation, so a password typed on another keyboard hashes the same.
  */
-export const PASSWORD_MIN_LENGTH = 8;
-export { PASSWORD_MAX_LENGTH };
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 export function normalizePassword(password: string): string {
   return password.normalize('NFC');

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { AddressFields, Email, LINK_URI_MAX, NewsletterSubscription, Password, Register, StorableText } from '@commerce/account-contracts';
+import {
+  AddressFields,
+  Email,
+  LINK_URI_MAX,
+  NewPassword,
+  NewsletterSubscription,
+  Password,
+  Register,
+  StorableText,
+} from '@commerce/account-contracts';
 import { ADDRESS_FIELDS } from './address';
 
 const text = StorableText;
@@ -41,7 +50,7 @@ export const VoucherBody = z.object({ voucher: text.min(1).max(100) }).strict();
 export const RegisterBody = Register.loose();
 export const LoginBody = z.object({ password: Password });
 export const EmailBody = z.object({ newEmail: Email });
-export const PasswordBody = z.object({ password: Password, newPassword: Password });
+export const PasswordBody = z.object({ password: Password, newPassword: NewPassword });
 export const AddressBody = AddressFields.strict();
 /**
  * `linkUri`: a path on the storefront, segments of unreserved characters separated by single slashes, none
@@ -56,7 +65,7 @@ export const LinkUri = z
     'must be a path (segments of letters, digits, - . _ ~)',
   );
 export const ResetEmailBody = z.object({ linkUri: LinkUri.optional() });
-export const ResetBody = z.object({ newPassword: Password, i: text, id: text });
+export const ResetBody = z.object({ newPassword: NewPassword, i: text, id: text });
 export const NewsletterBody = NewsletterSubscription;
 export const BackInStockBody = z.object({ email: Email, item: text });
 
