@@ -1,4 +1,4 @@
-import { isContention, retryContended } from './contention';
+import { contentionRetries, isContention, retryContended } from './contention';
 
 const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -16,6 +16,15 @@ describe('retryContended', () => {
     }, noWait);
     expect(result).toBe('done');
     expect(runs).toBe(3);
+  });
+
+  it('counts the retries by SQLSTATE (the db_contention_retries_total metric)', async () => {
+    const before = contentionRetries().get('40P01') ?? 0;
+    let runs = 0;
+    await retryContended(async () => {
+      if (++runs < 3) throw pgError('40P01');
+    }, noWait);
+    expect(contentionRetries().get('40P01')).toBe(before + 2);
   });
 
   it('lets every other error through at once', async () => {

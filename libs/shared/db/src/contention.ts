@@ -32,6 +32,10 @@ export interface ContentionRetryOptions {
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+const retried = new Map<string, number>();
+/** The transactions run again so far in this process, by SQLSTATE: `/metrics`' `db_contention_retries_total`. */
+export const contentionRetries = (): ReadonlyMap<string, number> => retried;
+
 /**
  * `run()` again while it fails for contention, at most `attempts` runs, waiting a random time in
  * [0, min(maxDelayMs, baseDelayMs·2^(n−1))) before run n+1 (full jitter: two losers do not meet again in
@@ -49,6 +53,8 @@ export async function retryContended<T>(run: () => Promise<T>, options: Contenti
     } catch (error) {
       if (!isContention(error) || attempt >= attempts) throw error;
       const delayMs = Math.floor(random() * Math.min(max, base * 2 ** (attempt - 1)));
+      const code = (error as { code: string }).code;
+      retried.set(code, (retried.get(code) ?? 0) + 1);
       options.onRetry?.(error, attempt, delayMs);
       await sleep(delayMs);
     }

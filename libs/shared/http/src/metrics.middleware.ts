@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { droppedLogLines } from '@commerce/shared-logging';
+import { contentionRetries } from '@commerce/shared-db';
 
 // Process metrics (heap, event loop, GC, the log's stdout) describe the process, not an app; the
 // all-in-one runs several apps in one process, so they live in one registry, made once, and every
@@ -19,6 +20,19 @@ function defaultMetricsRegistry(): Registry {
         const dropped = droppedLogLines();
         this.inc(dropped - counted);
         counted = dropped;
+      },
+    });
+    const countedRetries = new Map<string, number>();
+    new Counter({
+      name: 'db_contention_retries_total',
+      help: 'SQL transactions run again after a deadlock (40P01) or a serialization failure (40001), by SQLSTATE',
+      labelNames: ['sqlstate'] as const,
+      registers: [processRegistry],
+      collect() {
+        for (const [sqlstate, n] of contentionRetries()) {
+          this.inc({ sqlstate }, n - (countedRetries.get(sqlstate) ?? 0));
+          countedRetries.set(sqlstate, n);
+        }
       },
     });
   }
