@@ -918,6 +918,19 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect(res.body['paymentFields']).toContainEqual({ field: 'email', required: true, value: 'a@example.com' });
         expect((await call('PUT', '/payment-fields', { token: res.body['token'], body: { shoeSize: '42' } })).status).toBe(400);
       });
+
+      it('refuses a NUL character in a body string and in a path value with 400 naming it (a 500 from the database before)', async () => {
+        const body = await call('PUT', '/payment-fields', { body: { city: 'Lund\u0000' } });
+        expect({ status: body.status, errors: body.body['errors'] }).toEqual({
+          status: 400,
+          errors: { city: 'must not contain a NUL character' },
+        });
+        const path = await call('PUT', '/shipping-methods/ex%00press');
+        expect({ status: path.status, errors: path.body['errors'] }).toEqual({
+          status: 400,
+          errors: { shippingMethod: 'must not contain a NUL character' },
+        });
+      });
     });
 
     describe('vouchers', () => {
