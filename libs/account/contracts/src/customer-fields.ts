@@ -13,8 +13,16 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** The longest `linkUri` of a password-reset request. */
 export const LINK_URI_MAX = 512;
 
-/** Text a database can store (every string of a request that may reach a query). */
-export const StorableText = z.string().regex(NO_NUL, NO_NUL_MESSAGE);
+/** A UTF-16 surrogate without its other half, which no UTF-8 text has (Postgres refuses one in jsonb). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Text a database can store (every string of a request that may reach a query): a NUL is refused; a lone
+ * surrogate becomes U+FFFD, as a text column would store it (in jsonb it was a server error).
+ */
+export const StorableText = z
+  .string()
+  .regex(NO_NUL, NO_NUL_MESSAGE)
+  .overwrite((s) => s.replace(LONE_SURROGATE, '\uFFFD'));
 /**
  * An e-mail address by zod's own rule, as a pattern: the OpenAPI document states the pattern alone (the
  * `email` format of other validators accepts and refuses other addresses than this rule does).
