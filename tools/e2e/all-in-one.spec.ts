@@ -150,11 +150,15 @@ describe('all-in-one with CORS_ORIGINS', () => {
   });
 });
 
-describe('all-in-one with SESSION_ROTATE_ON_LOGIN=true', () => {
+describe('all-in-one with SESSION_ROTATE_ON_LOGIN=true and SESSION_NEW_PER_ADDRESS=3', () => {
   let running: AllInOne;
   let endpoints: Endpoints;
   beforeAll(async () => {
-    ({ running, endpoints } = await startEmbeddedAllInOne('rotate-test', [], { SESSION_ROTATE_ON_LOGIN: 'true' }));
+    ({ running, endpoints } = await startEmbeddedAllInOne('rotate-test', [], {
+      SESSION_ROTATE_ON_LOGIN: 'true',
+      SESSION_NEW_PER_ADDRESS: '3',
+      LOGIN_TRUST_PROXY: 'true',
+    }));
   }, 120_000);
   afterAll(() => running?.close());
 
@@ -172,8 +176,22 @@ describe('all-in-one with SESSION_ROTATE_ON_LOGIN=true', () => {
     expect((await checkoutCall(endpoints, 'GET', '/selection', { token: registered.body['token'] })).body['loggedIn']).toBeUndefined();
   }, 60_000);
 
-  it('is off unless set, and refuses a value that is not a flag', () => {
-    expect(AllInOneConfigSchema.parse({ STORE_CONFIG: 'x' }).SESSION_ROTATE_ON_LOGIN).toBe(false);
+  it('stores 3 new sessions of a client address, then answers 429 with Retry-After; reads go on', async () => {
+    const from = { 'x-forwarded-for': '192.0.2.77' };
+    for (let i = 0; i < 3; i++) expect((await checkoutCall(endpoints, 'PUT', '/countries/DE', { headers: from })).status).toBe(200);
+    const refused = await checkoutCall(endpoints, 'PUT', '/countries/DE', { headers: from });
+    expect([refused.status, refused.body['errors']]).toEqual([
+      429,
+      { session: 'too many new sessions from this address, try again later' },
+    ]);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await checkoutCall(endpoints, 'GET', '/categories', { headers: from })).status).toBe(200);
+    expect((await checkoutCall(endpoints, 'PUT', '/countries/DE', { headers: { 'x-forwarded-for': '192.0.2.78' } })).status).toBe(200);
+  });
+
+  it('is off unless set, and refuses a value that is not a flag; 600 new sessions an address a minute unless set', () => {
+    const config = AllInOneConfigSchema.parse({ STORE_CONFIG: 'x' });
+    expect([config.SESSION_ROTATE_ON_LOGIN, config.SESSION_NEW_PER_ADDRESS, config.SESSION_NEW_WINDOW_SECONDS]).toEqual([false, 600, 60]);
     expect(() => AllInOneConfigSchema.parse({ STORE_CONFIG: 'x', SESSION_ROTATE_ON_LOGIN: 'yes' })).toThrow(/SESSION_ROTATE_ON_LOGIN/);
   });
 });

@@ -23,6 +23,7 @@ import {
   checkoutSessions,
   createCheckoutRoutes,
   createLoginGuard,
+  createSessionLimit,
   loadIpCountryTable,
   type CheckoutHttpDeps,
 } from '@commerce/checkout-adapters';
@@ -174,6 +175,8 @@ export interface SelectionApiEngines {
   cartOverHttp: boolean;
   /** Redis for the login limits; absent: in memory. */
   redisUrl?: () => string;
+  /** How many sessions (and selection counters) the store of `sessions()` holds now, the tokens' key not counted. */
+  storedKeys(): Promise<number>;
 }
 
 export function selectionApiContract(name: string, engines: () => SelectionApiEngines) {
@@ -187,6 +190,9 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     let koaEdge: string;
     /** An edge with `SESSION_ROTATE_ON_LOGIN=true`: a new token at every change of identity. */
     let rotating: string;
+    /** An edge that lets one client address store 3 new sessions a minute (`SESSION_NEW_PER_ADDRESS=3`, decision 134). */
+    let limited: string;
+    let closeSessionLimit = async (): Promise<void> => undefined;
     let sessions: SessionStore;
     let closeGuard = async (): Promise<void> => undefined;
     let closeOrders = async (): Promise<void> => undefined;
@@ -303,12 +309,20 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       replica = await edge();
       koaEdge = await edge(false);
       rotating = await edge(undefined, { ...deps, rotateTokenOnLogin: true });
+      const newSessions = createSessionLimit(
+        engines().redisUrl?.() ?? 'memory',
+        { perAddress: 3, windowSeconds: 60 },
+        { keyPrefix: `session-new-test-${process.pid}-${Date.now()}` },
+      )!;
+      closeSessionLimit = () => newSessions.close();
+      limited = await edge(undefined, { ...deps, newSessions });
     }, 60_000);
 
     afterAll(async () => {
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
       await sessions?.close();
       await closeGuard();
+      await closeSessionLimit();
       await closeOrders();
       for (const close of closers.reverse()) await close();
     });
@@ -333,9 +347,9 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
     const quantities = (c: Call) => c.body['selection'].items.map((i: { item: string; quantity: number }) => [i.item, i.quantity]);
 
     describe('session token', () => {
-      it('issues a 256-bit random token on the first call and keeps it while it is sent back', async () => {
+      it('issues a token of 192 random bits and a MAC on the first call and keeps it while it is sent back', async () => {
         const first = await call('GET', '/selection');
-        expect(first.body['token']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(first.body['token']).toMatch(/^[A-Za-z0-9_-]{64}$/);
         expect(first.headers.get('api-token')).toBe(first.body['token']);
         const again = await call('GET', '/selection', { token: first.body['token'] });
         expect(again.body['token']).toBe(first.body['token']);
@@ -351,10 +365,13 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         }
       });
 
-      it('answers a token past its lifetime with a fresh session', async () => {
+      it.each([
+        ['stored', 'POST', '/items/3-1'],
+        ['minted by a read, never stored', 'GET', '/selection'],
+      ])('answers a token past its lifetime (%s) with a fresh session and a new token', async (_what, method, path) => {
         const expire = engines().expireSessions;
         if (!expire) return; // real Redis expiry is covered by the session store's own contract
-        const first = await call('POST', '/items/3-1');
+        const first = await call(method, path);
         expire();
         const later = await call('GET', '/selection', { token: first.body['token'] });
         expect(later.status).toBe(200);
@@ -362,10 +379,110 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         expect(later.body['selection'].items).toEqual([]);
       });
 
+      it("stores a new visitor's session at its first change, under the token a read handed out (decision 134)", async () => {
+        const before = await engines().storedKeys();
+        const read = await call('GET', '/selection', { headers: { 'cf-ipcountry': 'DE' } });
+        const token = read.body['token'];
+        expect(read.body['location'].country).toBe('DE');
+        expect(await engines().storedKeys()).toBe(before);
+        const notFound = await call('POST', '/items/99-99', { token });
+        expect(notFound).toMatchObject({ status: 404, body: { token } });
+        // The token carries the country it started in: the same fresh session wherever its next request comes from.
+        const again = await call('GET', '/selection', { token, headers: { 'cf-ipcountry': 'SE' } });
+        expect([again.body['token'], again.body['location'].country]).toEqual([token, 'DE']);
+        expect(await engines().storedKeys()).toBe(before);
+        const added = await call('POST', '/items/3-1', { token, headers: { 'cf-ipcountry': 'SE' } });
+        expect(added.status).toBe(200);
+        expect(added.body['token']).toBe(token);
+        expect(added.body['selection'].currency).toBe('EUR');
+        expect(await engines().storedKeys()).toBeGreaterThan(before);
+        const later = await call('GET', '/selection', { token, headers: { 'cf-ipcountry': 'SE' } });
+        expect({ token: later.body['token'], country: later.body['location'].country, lines: quantities(later) }).toEqual({
+          token,
+          country: 'DE',
+          lines: [['3-1', 1]],
+        });
+      });
+
+      // Once a store, on the edge as deployed (the lean routes before the app): 10,000 requests take a while.
+      const onceAStore = mode === 'over HTTP' ? it : () => undefined;
+      onceAStore(
+        'stores nothing for 10,000 anonymous requests that change nothing (decision 134)',
+        async () => {
+          const before = await engines().storedKeys();
+          const minted = (await call('GET', '/selection')).body['token'] as string;
+          const json = { 'content-type': 'application/json' };
+          const reads: Array<[string, string, Record<string, string>, string | undefined, number]> = [
+            ['GET', '/selection', {}, undefined, 200],
+            ['GET', '/selection', { 'API-Token': minted }, undefined, 200],
+            ['GET', '/selection?pretty', {}, undefined, 200],
+            ['GET', '/selection', { 'API-Token': 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, undefined, 200],
+            ['POST', '/products', json, '{}', 200],
+            ['POST', '/items/99-99', {}, undefined, 404],
+            ['POST', '/items/3-1', json, '{"quantity":0}', 400],
+            ['PUT', '/countries/XX', {}, undefined, 404],
+            ['POST', '/vouchers', json, '{"voucher":"NOPE"}', 406],
+            ['DELETE', '/vouchers/NOPE', {}, undefined, 404],
+            ['POST', '/orders', json, '{}', 403],
+            ['PUT', '/address', json, '{"city":"Paris"}', 403],
+            ['POST', '/logout', {}, undefined, 200],
+          ];
+          const unexpected = new Set<string>();
+          let next = 0;
+          let answered = 0;
+          const worker = async () => {
+            for (let i = next++; i < 10_000; i = next++) {
+              const [method, path, headers, body, expected] = reads[i % reads.length]!;
+              const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+              const { token } = (await res.json()) as { token?: unknown };
+              if (res.status !== expected || typeof token !== 'string' || res.headers.get('api-token') !== token)
+                unexpected.add(`${method} ${path}: ${res.status}, token ${String(token)}`);
+              answered++;
+            }
+          };
+          await Promise.all(Array.from({ length: 16 }, worker));
+          expect([...unexpected]).toEqual([]);
+          expect(answered).toBe(10_000);
+          expect(await engines().storedKeys()).toBe(before);
+        },
+        // ~40 s on a quiet 2-core machine; a loaded one (npm test runs suites side by side) takes longer.
+        300_000,
+      );
+
       it('carries the token in errors too', async () => {
         const first = await call('GET', '/selection');
         const error = await call('POST', '/items/99-99', { token: first.body['token'] });
         expect(error).toMatchObject({ status: 404, body: { token: first.body['token'], errors: { item: 'product item not found' } } });
+      });
+    });
+
+    describe('new sessions per client address (SESSION_NEW_PER_ADDRESS, decision 134)', () => {
+      const from = (address: string, token?: string) => ({ headers: { 'x-forwarded-for': address }, ...(token ? { token } : {}) });
+
+      it('stores 3 new sessions of one address a minute (the test limit), then answers 429 with errors, token and Retry-After', async () => {
+        const address = `10.251.${process.pid % 250}.${Date.now() % 250}`;
+        for (let i = 0; i < 20; i++) expect((await callAt(limited, 'GET', '/selection', from(address))).status).toBe(200);
+        const first = await callAt(limited, 'PUT', '/countries/DE', from(address));
+        expect(first.status).toBe(200);
+        for (let i = 0; i < 2; i++) expect((await callAt(limited, 'PUT', '/countries/DE', from(address))).status).toBe(200);
+        const read = await callAt(limited, 'GET', '/selection', from(address));
+        const refused = await callAt(limited, 'POST', '/items/3-1', from(address, read.body['token']));
+        expect({ status: refused.status, body: refused.body }).toEqual({
+          status: 429,
+          body: { token: read.body['token'], errors: { session: 'too many new sessions from this address, try again later' } },
+        });
+        expect(refused.headers.get('api-token')).toBe(read.body['token']);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+        // Reads, and changes of the sessions it has, go on; another address stores its own.
+        expect((await callAt(limited, 'GET', '/selection', from(address, read.body['token']))).status).toBe(200);
+        const own = await callAt(limited, 'POST', '/items/3-1', from(address, first.body['token']));
+        expect({ status: own.status, token: own.body['token'], lines: quantities(own) }).toEqual({
+          status: 200,
+          token: first.body['token'],
+          lines: [['3-1', 1]],
+        });
+        expect((await callAt(limited, 'PUT', '/countries/DE', from(address.replace('10.251.', '10.252.')))).status).toBe(200);
       });
     });
 

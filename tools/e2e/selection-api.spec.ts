@@ -6,6 +6,7 @@ import { selectionApiContract } from './selection-api.contract';
 // The embedded adapters: PGlite and the in-memory session store, whose clock the test moves.
 let engine: DbEngine | undefined;
 let clock = Date.now();
+let store: MemorySessionStore | undefined;
 afterAll(() => engine?.close());
 
 for (const cartOverHttp of [false, true]) {
@@ -15,7 +16,8 @@ for (const cartOverHttp of [false, true]) {
       engine ??= await createDbEngine('pglite://memory');
       return engine.forSchema(uniqueName('cart'));
     },
-    sessions: async () => new MemorySessionStore({ ttlSeconds: 3600, now: () => clock }),
+    sessions: async () => (store = new MemorySessionStore({ ttlSeconds: 3600, now: () => clock })),
+    storedKeys: async () => store!.size + store!.counters,
     expireSessions: () => {
       clock += 3601 * 1000;
     },

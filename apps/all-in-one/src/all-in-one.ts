@@ -22,7 +22,9 @@ import {
   checkoutSessions,
   createCheckoutRouter,
   createLoginGuard,
+  createSessionLimit,
   loginLimits,
+  sessionLimits,
   withGeoip,
   checkoutCors,
 } from '@commerce/checkout-adapters';
@@ -221,6 +223,8 @@ export async function startAllInOne(
 
     const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
     closers.add(() => loginGuard.close());
+    const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config));
+    if (newSessions) closers.add(() => newSessions.close());
     const checkoutDeps = {
       sessions: checkoutSessions(sessions),
       catalog: catalog.client,
@@ -231,6 +235,7 @@ export async function startAllInOne(
       paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
       loginGuard,
       rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
+      ...(newSessions ? { newSessions } : {}),
       trustProxy: config.LOGIN_TRUST_PROXY,
       view,
       productCacheMs: config.PRODUCT_CACHE_MS,

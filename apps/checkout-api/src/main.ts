@@ -17,6 +17,8 @@ import {
   checkoutCors,
   withGeoip,
   loginLimits,
+  createSessionLimit,
+  sessionLimits,
 } from '@commerce/checkout-adapters';
 import { ConfigSchema } from './config';
 
@@ -28,6 +30,7 @@ runService('checkout-api', async () => {
   const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
   // The guessing limits count in the same Redis as the sessions, so every replica sees the same attempts.
   const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
+  const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config));
   const deps = {
     sessions: checkoutSessions(sessions),
     catalog: createCatalogHttpClient(config.CATALOG_URL),
@@ -38,6 +41,7 @@ runService('checkout-api', async () => {
     paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
     loginGuard,
     rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
+    ...(newSessions ? { newSessions } : {}),
     trustProxy: config.LOGIN_TRUST_PROXY,
     view,
     productCacheMs: config.PRODUCT_CACHE_MS,
@@ -59,6 +63,6 @@ runService('checkout-api', async () => {
     reusePort: config.REUSE_PORT,
     requestBudgetMs: config.REQUEST_BUDGET_MS,
     readiness: [{ name: 'sessions', check: () => sessions.ping() }],
-    onShutdown: [() => sessions.close(), () => loginGuard.close()],
+    onShutdown: [() => sessions.close(), () => loginGuard.close(), async () => newSessions?.close()],
   });
 });

@@ -43,7 +43,7 @@ export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promi
 /** The session a request's token names (a fresh one for none, an unknown or an expired one). */
 export function openRequestSession(deps: CheckoutHttpDeps, req: IncomingMessage): Promise<SessionHandle> {
   const header = headerText(req, TOKEN_HEADER).trim();
-  return openSession(deps, header || undefined, () => visitorCountry(deps, req));
+  return openSession(deps, header || undefined, () => visitorCountry(deps, req), clientAddress(req, deps.trustProxy));
 }
 
 /** A new visitor's country: the trusted header's, else the GeoIP table's for their address, else none. */

@@ -9,3 +9,4 @@ export * from './checkout-cors';
 export * from './checkout.env';
 export * from './payment.routes';
 export * from './selection-answer-cache';
+export * from './session-limit.adapter';

@@ -39,7 +39,7 @@ export const loginGuardEnv = () => ({
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
     .describe(
-      '`true` behind one ingress that appends the client to `X-Forwarded-For`: the address limit and GeoIP (`GEOIP_DB`) use that address.',
+      "`true` behind one ingress that appends the client to `X-Forwarded-For`: the address limits (logins, new sessions) and GeoIP (`GEOIP_DB`) use that address. Set it behind an ingress, else every visitor is the ingress's address and shares its limits.",
     )
     .transform((v) => v === 'true' || v === '1'),
 });
@@ -65,16 +65,9 @@ export type ClosableLoginGuard = LoginGuard & { kind: 'memory' | 'redis'; close(
  */
 export function createLoginGuard(redisUrl: string, limits: LoginLimits, options: { keyPrefix?: string } = {}): ClosableLoginGuard {
   const prefix = options.keyPrefix ?? 'login';
-  let redis: Redis | undefined;
-  const limiter = (name: string, points: number, duration: number): RateLimiterAbstract => {
-    const settings = { keyPrefix: `${prefix}:${name}`, points, duration };
-    if (redisUrl === 'memory') return new RateLimiterMemory(settings);
-    // A stalled Redis fails a login check in 1 s, within the edge's budget (decision 132).
-    redis ??= new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
-    return new RateLimiterRedis({ ...settings, storeClient: redis });
-  };
-  const accounts = limiter('account', limits.failsPerAccount, limits.accountWindowSeconds);
-  const addresses = limiter('address', limits.attemptsPerAddress, limits.addressWindowSeconds);
+  const limiters = rateLimiters(redisUrl);
+  const accounts = limiters.limiter(`${prefix}:account`, limits.failsPerAccount, limits.accountWindowSeconds);
+  const addresses = limiters.limiter(`${prefix}:address`, limits.attemptsPerAddress, limits.addressWindowSeconds);
 
   const secondsBlocked = async (l: RateLimiterAbstract, points: number, key: string) => {
     const state = await l.get(key);
@@ -91,6 +84,24 @@ export function createLoginGuard(redisUrl: string, limits: LoginLimits, options:
     },
     async failed(account, address) {
       await Promise.all([...(account === null ? [] : [accounts.penalty(account, 1)]), addresses.penalty(address, 1)]);
+    },
+    close: limiters.close,
+  };
+}
+
+/**
+ * rate-limiter-flexible's fixed windows, in memory (`memory`: one process) or in Redis (`redis://…`: every replica
+ * counts together), the Redis ones of one call on one client, made at the first.
+ */
+export function rateLimiters(redisUrl: string) {
+  let redis: Redis | undefined;
+  return {
+    limiter(keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+      const settings = { keyPrefix, points, duration };
+      if (redisUrl === 'memory') return new RateLimiterMemory(settings);
+      // A stalled Redis fails a limit's check in 1 s, within the edge's budget (decision 132).
+      redis ??= new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
+      return new RateLimiterRedis({ ...settings, storeClient: redis });
     },
     async close() {
       await redis?.quit().catch(() => undefined);

@@ -86,6 +86,7 @@ describe('cachedSelectionAnswer: renderings per selection version, refreshed in 
       const body = (await answer({
         token,
         isNew: false,
+        stored: true,
         session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: token },
       })) as RawJson;
       expect(Buffer.isBuffer(body.json)).toBe(true);
@@ -207,6 +208,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
     const handle = (token = 'tok'): SessionHandle => ({
       token,
       isNew: false,
+      stored: true,
       session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: token },
       versionRead: { selectionId: 'sel1', version: state.version },
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env } from '@commerce/shared-config';
-import { newSessionToken, type SessionStore } from '@commerce/shared-sessions';
+import type { SessionStore } from '@commerce/shared-sessions';
 import type { CheckoutSession, SessionPort } from '@commerce/checkout-core';
 
 /** A selection's version counter is named by this and the selection's id. */
@@ -16,7 +16,12 @@ export function checkoutSessions(store: SessionStore): SessionPort {
     },
     set: (token, session) => store.set(token, { ...session }),
     delete: (token) => store.delete(token),
-    newToken: newSessionToken,
+    // The token carries the country its fresh session starts in (decision 134): two letters, or none.
+    newToken: (country) => store.mintToken(country && /^[A-Z]{2}$/.test(country) ? country : ''),
+    minted: (token) => {
+      const minted = store.minted(token);
+      return minted && { country: minted.tag || null };
+    },
     selectionVersion: (id) => store.counter(SELECTION_COUNTER + id),
     selectionChanged: (id) => store.raise(SELECTION_COUNTER + id),
   };
@@ -37,4 +42,19 @@ export const sessionEnv = () => ({
     .describe(
       "`true`: `register`, `login/{email}`, `password-reset` and `logout` answer a new token and the token sent stops carrying the session (for storefronts that take the token of every answer). Off, the login is attached to the token the visitor holds, as the spec's login states say (decision 120).",
     ),
+  SESSION_NEW_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe(
+      "New sessions one client address (the `LOGIN_TRUST_PROXY` rule) may store in `SESSION_NEW_WINDOW_SECONDS` (rate-limiter-flexible, in the sessions' Redis when `REDIS_URL` is Redis); a request that changes nothing stores none, so only a visitor's first change counts. Over it that change is 429 `{session}` with `Retry-After`; reads go on. 0: no limit (decision 134).",
+    ),
+  SESSION_NEW_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(60)
+    .describe('The window of `SESSION_NEW_PER_ADDRESS`, in seconds (decision 134).'),
 });

@@ -567,7 +567,7 @@ export function createCheckoutOpenApi(options: CheckoutOpenApiOptions = {}) {
           in: 'header',
           name: 'API-Token',
           description:
-            'The session token of an earlier answer (its `token`, also in its `API-Token` header). Without it, or with an unknown one, a new session and token are made.',
+            'The session token of an earlier answer (its `token`, also in its `API-Token` header), an answer that stored nothing included. Without it, or with an unknown or expired one, a new session and token are made.',
         },
       },
       parameters: {
@@ -583,7 +583,12 @@ export function createCheckoutOpenApi(options: CheckoutOpenApiOptions = {}) {
       responses: {
         MalformedRequest: errorAnswer('A body that is not a JSON object (`errors.body`), or a path value with a NUL character'),
         UnsupportedMediaType: errorAnswer('A body that is not `application/json`'),
-        TooManyRequests: { ...errorAnswer('Too many requests of this kind from this address or for this account'), headers: retryAfter },
+        TooManyRequests: {
+          ...errorAnswer(
+            'Too many requests of this kind from this address or for this account (logins, registrations, reset mails; new sessions stored: `errors.session`)',
+          ),
+          headers: retryAfter,
+        },
         Unavailable: {
           ...errorAnswer(
             'A service the checkout needs does not answer in time; `errors` names it. Try again after `Retry-After` when given.',

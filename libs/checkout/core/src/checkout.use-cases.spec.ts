@@ -135,11 +135,48 @@ function fakes() {
 }
 
 describe('checkout use cases', () => {
-  it('when no token is sent, makes a new session in the default country and stores it', async () => {
+  it('when no token is sent, makes a new session in the default country, stored at its first change (decision 134)', async () => {
     const { deps, sessions } = fakes();
     const handle = await openSession(deps, undefined);
-    expect(handle).toMatchObject({ token: 'token1', isNew: true, session: { country: 'SE', language: 'sv' } });
+    expect(handle).toMatchObject({ token: 'token1', isNew: true, stored: false, session: { country: 'SE', language: 'sv' } });
+    await getSelection(deps, handle);
+    expect(sessions.size).toBe(0);
+    await addItem(deps, handle, '1-2', undefined);
     expect(sessions.get('token1')).toEqual(handle.session);
+    expect(handle.stored).toBe(true);
+  });
+
+  it('keeps a token the store minted and holds no session for, as the fresh session of its country, not yet stored', async () => {
+    const { deps, sessions } = fakes();
+    const mintedIn = (t: string) => (t === 'mintedTokenOfTheRightShape_1' ? { country: 'DE' } : null);
+    const minted = { ...deps, sessions: { ...deps.sessions, minted: mintedIn } };
+    expect(await openSession(minted, 'mintedTokenOfTheRightShape_1', 'US')).toMatchObject({
+      token: 'mintedTokenOfTheRightShape_1',
+      isNew: false,
+      stored: false,
+      session: { country: 'DE' },
+    });
+    expect((await openSession(minted, 'forgedTokenOfTheRightShape_1')).token).toBe('token1');
+    expect(sessions.size).toBe(0);
+  });
+
+  it('admits the first store of a session by the limit of its address: over it 429 with Retry-After, nothing stored', async () => {
+    const { deps, sessions, selections } = fakes();
+    const asked: string[] = [];
+    const limited = { ...deps, newSessions: { admit: async (a: string) => (asked.push(a), asked.length > 1 ? 42 : 0) } };
+    const first = await openSession(limited, undefined, null, '192.0.2.1');
+    await addItem(limited, first, '1-2', undefined);
+    await addItem(limited, first, '1-2', undefined);
+    const second = await openSession(limited, undefined, null, '192.0.2.1');
+    await expect(addItem(limited, second, '1-2', undefined)).rejects.toMatchObject({
+      kind: 'too_many_requests',
+      fields: { session: 'too many new sessions from this address, try again later' },
+      headers: { 'Retry-After': '42' },
+    });
+    expect(asked).toEqual(['192.0.2.1', '192.0.2.1']);
+    expect([...sessions.keys()]).toEqual([first.token]);
+    expect(second.stored).toBe(false);
+    expect(selections.size).toBe(1);
   });
 
   it('when an unknown token is sent, answers with a new token instead', async () => {

@@ -6,6 +6,7 @@ import type { PaymentClient } from '@commerce/payment-contracts';
 import type { StoreView } from './envelope';
 import type { CheckoutSession, SessionPort } from './session';
 import type { LoginGuard } from './login-guard';
+import { TooManySessionsError, type NewSessionLimit } from './session-limit';
 
 export interface CheckoutDeps {
   sessions: SessionPort;
@@ -23,6 +24,8 @@ export interface CheckoutDeps {
    * attached to the token the visitor has (spec: Login state of a token; decision 120).
    */
   rotateTokenOnLogin?: boolean;
+  /** The new sessions a client address may store (`SESSION_NEW_PER_ADDRESS`, decision 134); absent: no limit. */
+  newSessions?: NewSessionLimit;
   view: StoreView;
   now?: () => Date;
 }
@@ -31,7 +34,17 @@ export interface CheckoutDeps {
 export interface SessionHandle {
   token: string;
   session: CheckoutSession;
+  /** The token was minted for this answer. */
   isNew: boolean;
+  /**
+   * The session is in the store under the token. A new visitor's is not until its first change (decision 134): a
+   * request that changes nothing leaves nothing behind, and its token is recognised when it comes back.
+   */
+  stored: boolean;
+  /** The new-session limit admitted the session's first store (`admitSession`). */
+  admitted?: boolean;
+  /** The client's address (the trusted-proxy rule's), for the new-session limit. */
+  address?: string;
   /** The logged-in customer as last read or changed in this request (the envelope's `loggedIn`). */
   customer?: CustomerDto;
   /**
@@ -41,18 +54,26 @@ export interface SessionHandle {
   versionRead?: { selectionId: string; version: number };
 }
 
-/** What a token we issued looks like (32 random bytes, base64url); anything else is not looked up. */
+/** What a token we issued looks like (base64url; 43 characters before decision 134, 64 since); anything else is not looked up. */
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
 
 /**
- * The session of a token; an unknown, expired or malformed token gets a fresh anonymous session (never an
- * error), in the country the request comes from when known (`detectCountry`: asked only for a new session).
+ * The session of a token. A token the store minted (for an answer that stored nothing) and has no session for is
+ * a fresh anonymous session under that token; an unknown, expired or malformed token gets a fresh anonymous session
+ * and a new token (never an error). A fresh session starts in the country the request comes from when known
+ * (`detectCountry`: asked only for a fresh session) and is stored at its first change (`storeSession`).
  */
 export async function openSession(
   deps: CheckoutDeps,
   token: string | undefined,
   detectCountry?: string | null | (() => string | null),
+  address?: string,
 ): Promise<SessionHandle> {
+  const from = address === undefined ? {} : { address };
+  const fresh = (country: string | null | undefined, minted?: string): SessionHandle => {
+    const session = deps.view.initialSession((deps.now ?? (() => new Date()))(), country);
+    return { token: minted ?? deps.sessions.newToken(session.country), session, isNew: minted === undefined, stored: false, ...from };
+  };
   if (token && TOKEN_FORMAT.test(token)) {
     const { session, selectionVersion } = deps.sessions.getWithVersion
       ? await deps.sessions.getWithVersion(token)
@@ -61,31 +82,45 @@ export async function openSession(
       session?.selectionId && selectionVersion !== null
         ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } }
         : {};
-    if (session && !session.customerId) return { token, session, isNew: false, ...versionRead };
+    if (session && !session.customerId) return { token, session, isNew: false, stored: true, ...from, ...versionRead };
     if (session?.customerId) {
       // A login ends when the customer is gone or a password reset raised the epoch since (decision 43).
       const customer = await deps.account.getCustomer(session.customerId);
       if (customer && customer.sessionEpoch === (session.sessionEpoch ?? 0))
-        return { token, session, isNew: false, customer, ...versionRead };
+        return { token, session, isNew: false, stored: true, customer, ...from, ...versionRead };
       if (!deps.rotateTokenOnLogin) {
         // Logged out on the token the visitor holds, as `logout` does (decision 120).
-        const handle = { token, session: anonymousOf(deps, session), isNew: false };
+        const handle = { token, session: anonymousOf(deps, session), isNew: false, stored: true, ...from };
         await deps.sessions.set(token, handle.session);
         return handle;
       }
       await deps.sessions.delete(token);
+    } else {
+      // Minted for an answer that stored nothing: the fresh session it was, in the country it started in.
+      const minted = deps.sessions.minted?.(token);
+      if (minted) return fresh(minted.country, token);
     }
   }
-  const fresh = {
-    token: deps.sessions.newToken(),
-    session: deps.view.initialSession(
-      (deps.now ?? (() => new Date()))(),
-      typeof detectCountry === 'function' ? detectCountry() : detectCountry,
-    ),
-    isNew: true,
-  };
-  await deps.sessions.set(fresh.token, fresh.session);
-  return fresh;
+  return fresh(typeof detectCountry === 'function' ? detectCountry() : detectCountry);
+}
+
+/**
+ * A session's first store is a new session of the client's address, admitted by the new-session limit: over it,
+ * 429 `{session}` with `Retry-After`. A use case that writes elsewhere before it stores the session (a new
+ * selection in the cart) asks first, so that a refused visitor leaves nothing behind.
+ */
+export async function admitSession(deps: CheckoutDeps, handle: SessionHandle): Promise<void> {
+  if (handle.stored || handle.admitted || !deps.newSessions || handle.address === undefined) return;
+  const wait = await deps.newSessions.admit(handle.address);
+  if (wait > 0) throw new TooManySessionsError(wait);
+  handle.admitted = true;
+}
+
+/** Stores the request's session under its token (its first store admitted by `admitSession`). */
+export async function storeSession(deps: CheckoutDeps, handle: SessionHandle): Promise<void> {
+  await admitSession(deps, handle);
+  await deps.sessions.set(handle.token, handle.session);
+  handle.stored = true;
 }
 
 /** An anonymous session in the same country, state and language: no login, no buyer pricing, no selection (logout). */
@@ -104,11 +139,12 @@ export const anonymousOf = (deps: CheckoutDeps, session: CheckoutSession): Check
  */
 export async function renewSession(deps: CheckoutDeps, handle: SessionHandle, options: { reset?: boolean } = {}): Promise<SessionHandle> {
   const old = handle.token;
-  const session: CheckoutSession = options.reset ? anonymousOf(deps, handle.session) : handle.session;
-  handle.token = deps.sessions.newToken();
-  handle.session = session;
+  const wasStored = handle.stored;
+  handle.session = options.reset ? anonymousOf(deps, handle.session) : handle.session;
+  handle.token = deps.sessions.newToken(handle.session.country);
   handle.isNew = true;
-  await deps.sessions.set(handle.token, session);
-  await deps.sessions.delete(old);
+  // The logout of a session never stored leaves nothing to store (decision 134).
+  if (wasStored || !options.reset) await storeSession(deps, handle);
+  if (wasStored) await deps.sessions.delete(old);
   return handle;
 }

@@ -15,3 +15,4 @@ export * from './postal-code';
 export * from './testing/selection.fixture';
 export * from './raw-json';
 export * from './stable-json';
+export * from './session-limit';

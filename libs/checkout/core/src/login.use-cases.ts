@@ -2,7 +2,7 @@ import { parseInput } from '@commerce/shared-errors';
 import type { CustomerDto, RegisterCommand } from '@commerce/account-contracts';
 import { AddressBody, EmailBody, LoginBody, PasswordBody, RegisterBody, ResetBody, ResetEmailBody } from '@commerce/checkout-contracts';
 import { AccessDeniedError, LoginIncorrectError } from './checkout.errors';
-import { anonymousOf, renewSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
+import { admitSession, anonymousOf, renewSession, storeSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import { TooManyAttemptsError } from './login-guard';
 import type { BuyerPricing } from './session';
 import { currentSelection, envelope, selectionInSession } from './selection.use-cases';
@@ -25,6 +25,7 @@ async function sessionEnvelope(deps: CheckoutDeps, handle: SessionHandle) {
  * anonymous selection's lines merged into it by the cart, then shown in this session's country and market.
  */
 async function logIn(deps: CheckoutDeps, handle: SessionHandle, customer: CustomerDto) {
+  await admitSession(deps, handle);
   const buyer = await buyerPricingOf(deps, customer);
   if (deps.rotateTokenOnLogin) await renewSession(deps, handle);
   const saved = await deps.cart.claimSelection(customer.id, handle.session.selectionId ?? null);
@@ -37,7 +38,7 @@ async function logIn(deps: CheckoutDeps, handle: SessionHandle, customer: Custom
     ...(saved ? { selectionId: saved.id } : {}),
   };
   handle.customer = customer;
-  await deps.sessions.set(handle.token, handle.session);
+  await storeSession(deps, handle);
   return saved ? selectionInSession(deps, handle, saved) : sessionEnvelope(deps, handle);
 }
 
@@ -93,7 +94,8 @@ export async function logout(deps: CheckoutDeps, handle: SessionHandle) {
   if (deps.rotateTokenOnLogin) await renewSession(deps, handle, { reset: true });
   else {
     handle.session = anonymousOf(deps, handle.session);
-    await deps.sessions.set(handle.token, handle.session);
+    // A session never stored holds nothing to take off.
+    if (handle.stored) await storeSession(deps, handle);
   }
   delete handle.customer;
   return sessionEnvelope(deps, handle);

@@ -35,6 +35,7 @@ const deps = (getProduct: CatalogClient['getProduct']): CheckoutDeps => ({
 const handle = () => ({
   token: 't',
   isNew: false,
+  stored: true,
   session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: '' },
 });
 

@@ -14,7 +14,7 @@ import {
 } from '@commerce/checkout-contracts';
 import { emptySelection, selectionEnvelope } from './envelope';
 import { voucherProblem } from './selection-pricing';
-import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
+import { admitSession, storeSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
 
 const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
@@ -49,6 +49,7 @@ export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle
 
 /** The session's selection id, creating the selection in the session's market on the first write. */
 async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
+  await admitSession(deps, handle);
   const created = await deps.cart.createSelection({
     currency: deps.view.sessionCurrency(handle.session),
     country: handle.session.country,
@@ -60,10 +61,10 @@ async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promis
   return created.id;
 }
 
-/** Merges a change into the request's session and stores it under its token. */
+/** Merges a change into the request's session and stores it under its token (a new visitor's first store: `storeSession`). */
 export async function saveSession(deps: CheckoutDeps, handle: SessionHandle, patch: Partial<CheckoutSession>) {
   handle.session = { ...handle.session, ...patch };
-  await deps.sessions.set(handle.token, handle.session);
+  await storeSession(deps, handle);
 }
 
 /** Products of the selection's items, in the session's context; those the catalog no longer shows are left out. */

@@ -38,7 +38,13 @@ export interface SessionPort {
   getWithVersion?(token: string): Promise<{ session: CheckoutSession | null; selectionVersion: number | null }>;
   set(token: string, session: CheckoutSession): Promise<void>;
   delete(token: string): Promise<void>;
-  newToken(): string;
+  /** A new token; it carries the country its fresh session starts in (decision 134). */
+  newToken(country?: string | null): string;
+  /**
+   * The country a token was minted with, when the store minted it less than its TTL ago (else null): a token a read
+   * handed out, its session not stored yet, is the same fresh session when it comes back.
+   */
+  minted?(token: string): { country: string | null } | null;
   /**
    * How many changes the edge has made to a selection (through any token and any replica: the count lives
    * beside the sessions). The edge raises it after every change it asks the cart for, so an answer

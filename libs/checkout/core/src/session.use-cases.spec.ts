@@ -6,7 +6,7 @@ import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import { StoreView } from './envelope';
-import { openSession, renewSession, type CheckoutDeps } from './checkout.use-cases';
+import { openSession, renewSession, storeSession, type CheckoutDeps } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
@@ -53,9 +53,21 @@ describe('session renewal', () => {
     const { d, sessions } = deps();
     const handle = await openSession(d, undefined);
     handle.session = { ...handle.session, selectionId: 'sel-1', country: 'US', state: 'CA', language: 'en' };
+    await storeSession(d, handle);
+    const old = handle.token;
     await renewSession(d, handle, { reset: true });
+    expect([...sessions.keys()]).toEqual([handle.token]);
+    expect(handle.token).not.toBe(old);
     expect(sessions.get(handle.token)).toMatchObject({ country: 'US', state: 'CA', language: 'en' });
     expect(sessions.get(handle.token)?.selectionId).toBeUndefined();
+  });
+
+  it('with reset, stores nothing for a session never stored (decision 134)', async () => {
+    const { d, sessions } = deps();
+    const handle = await openSession(d, undefined);
+    await renewSession(d, handle, { reset: true });
+    expect(handle.stored).toBe(false);
+    expect(sessions.size).toBe(0);
   });
 });
 

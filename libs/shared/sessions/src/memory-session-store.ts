@@ -7,6 +7,7 @@ import {
   type SessionStore,
   type SessionStoreOptions,
 } from './session-store';
+import { newTokenKey, tokenMinter, type MintedToken, type TokenMinter } from './session-token';
 
 interface Entry {
   // Stored serialised, as Redis would: callers never share objects with the store.
@@ -23,12 +24,13 @@ export interface MemorySessionStoreOptions extends SessionStoreOptions {
 export class MemorySessionStore implements SessionStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
-  private readonly counters = new Map<string, { value: number; expiresAt: number }>();
+  private readonly counterEntries = new Map<string, { value: number; expiresAt: number }>();
   private readonly ttlMs: number;
   private readonly slackMs: number;
   private readonly prefix: string;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly tokens: TokenMinter;
   private closed = false;
 
   constructor(options: MemorySessionStoreOptions) {
@@ -37,6 +39,7 @@ export class MemorySessionStore implements SessionStore {
     this.slackMs = slideSlackMs(options.ttlSeconds);
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.now = options.now ?? Date.now;
+    this.tokens = tokenMinter(options.tokenKey ?? newTokenKey(), this.ttlMs, () => this.now());
     const interval = options.sweepIntervalMs ?? Math.min(this.ttlMs, 60_000);
     // unref: a sweep must never be what keeps the process (or a test run) alive.
     this.sweeper = setInterval(() => this.sweep(), interval).unref();
@@ -68,6 +71,14 @@ export class MemorySessionStore implements SessionStore {
     this.entries.set(this.prefix + token, { json: JSON.stringify(data), expiresAt: this.now() + this.ttlMs });
   }
 
+  mintToken(tag?: string): string {
+    return this.tokens.mint(tag);
+  }
+
+  minted(token: string): MintedToken | null {
+    return this.tokens.minted(token);
+  }
+
   async delete(token: string): Promise<void> {
     this.assertOpen();
     this.entries.delete(this.prefix + token);
@@ -82,7 +93,7 @@ export class MemorySessionStore implements SessionStore {
     this.assertOpen();
     // Read and write with no await between them: concurrent raises all count.
     const value = this.counterNow(name) + 1;
-    this.counters.set(name, { value, expiresAt: this.now() + this.ttlMs });
+    this.counterEntries.set(name, { value, expiresAt: this.now() + this.ttlMs });
     return value;
   }
 
@@ -94,11 +105,11 @@ export class MemorySessionStore implements SessionStore {
     this.closed = true;
     clearInterval(this.sweeper);
     this.entries.clear();
-    this.counters.clear();
+    this.counterEntries.clear();
   }
 
   private counterNow(name: string): number {
-    const entry = this.counters.get(name);
+    const entry = this.counterEntries.get(name);
     return entry && entry.expiresAt > this.now() ? entry.value : 0;
   }
 
@@ -106,12 +117,17 @@ export class MemorySessionStore implements SessionStore {
   sweep(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
-    for (const [name, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(name);
+    for (const [name, entry] of this.counterEntries) if (entry.expiresAt <= now) this.counterEntries.delete(name);
   }
 
   /** Sessions held, expired ones not yet swept included. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Counters held, expired ones not yet swept included. */
+  get counters(): number {
+    return this.counterEntries.size;
   }
 
   private assertOpen(): void {

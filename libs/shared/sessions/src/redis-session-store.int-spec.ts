@@ -15,3 +15,19 @@ describeWithEngines('session store contract on redis', ['redis'], ({ url }) => {
     uniquePrefix: () => `${uniqueName('sessions_test')}:`,
   }));
 });
+
+describeWithEngines('redis session store: one key for the tokens of every replica', ['redis'], ({ url }) => {
+  it('recognises a token another store on the same key prefix minted (another replica of the edge)', async () => {
+    const keyPrefix = `${uniqueName('sessions_replicas')}:`;
+    const [a, b] = await Promise.all([
+      createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix }),
+      createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix }),
+    ]);
+    try {
+      expect(b.minted(a.mintToken('DK'))).toEqual({ tag: 'DK' });
+      expect(a.minted(b.mintToken())).toEqual({ tag: '' });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

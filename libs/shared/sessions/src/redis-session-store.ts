@@ -9,6 +9,7 @@ import {
   type SessionStore,
   type SessionStoreOptions,
 } from './session-store';
+import { newTokenKey, tokenMinter, type MintedToken, type TokenMinter } from './session-token';
 
 const CONNECT_TIMEOUT_MS = 1500;
 /**
@@ -71,6 +72,11 @@ interface PendingRaise {
   reject(error: unknown): void;
 }
 
+/** The key of the store's tokens (decision 134): the one already beside the sessions, else this one, kept. */
+const TOKEN_KEY_SCRIPT = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX')
+return redis.call('GET', KEYS[1])`;
+
 /** A session read waiting for the turn's script (`RedisSessionStore.getWithCounter`). */
 interface PendingRead {
   key: string;
@@ -123,13 +129,17 @@ export class RedisSessionStore implements SessionStore {
   /** The session reads asked for in this turn of the event loop, sent together as one script (decision 97). */
   private reads: PendingRead[] = [];
 
+  private readonly tokens: TokenMinter;
+
   private constructor(
     private readonly redis: Redis,
     private readonly url: string,
     private readonly ttlSeconds: number,
     private readonly prefix: string,
+    tokenKey: Buffer,
   ) {
     this.slackMs = slideSlackMs(ttlSeconds);
+    this.tokens = tokenMinter(tokenKey, ttlSeconds * 1000, Date.now);
     // The number of keys comes first in each call: one script reads the sessions of a turn together.
     redis.defineCommand('sessionsWithCounters', { lua: GET_WITH_COUNTERS_SCRIPT });
     // The number of keys comes first in each call: one script raises the counters of a tick together.
@@ -143,12 +153,13 @@ export class RedisSessionStore implements SessionStore {
     let lastError: unknown;
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       try {
-        const redis = await openClient(url);
+        const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+        const { redis, tokenKey } = await openClient(url, `${prefix}#token-key`);
         attachErrorLog(redis, shown, options.logger);
         // Connected: from now on, reconnect with a capped backoff through outages.
         redis.options.retryStrategy = (times: number) => Math.min(times * 200, 2000);
         options.logger?.info({ url: shown }, 'session store connected');
-        return new RedisSessionStore(redis, shown, options.ttlSeconds, options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+        return new RedisSessionStore(redis, shown, options.ttlSeconds, prefix, tokenKey);
       } catch (err) {
         lastError = err;
         if (attempt < START_ATTEMPTS) await new Promise((r) => setTimeout(r, START_RETRY_DELAY_MS));
@@ -197,6 +208,14 @@ export class RedisSessionStore implements SessionStore {
     await this.call(() => this.redis.set(this.prefix + token, JSON.stringify(data), 'EX', this.ttlSeconds));
   }
 
+  mintToken(tag?: string): string {
+    return this.tokens.mint(tag);
+  }
+
+  minted(token: string): MintedToken | null {
+    return this.tokens.minted(token);
+  }
+
   async delete(token: string): Promise<void> {
     this.sendReads();
     await this.call(() => this.redis.del(this.prefix + token));
@@ -230,7 +249,7 @@ export class RedisSessionStore implements SessionStore {
     );
   }
 
-  /** Counters beside the sessions: a token (base64url) never contains `:`, so `#:` cannot meet one. */
+  /** Counters beside the sessions (and the tokens' key, `#token-key`): a token (base64url) never contains `#`, so none meets one. */
   private counterKey(name: string): string {
     return `${this.prefix}#:${name}`;
   }
@@ -262,8 +281,11 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-/** One connection attempt: a client that answered PING, or the reason it did not. */
-async function openClient(url: string): Promise<Redis> {
+/**
+ * One connection attempt: a client that answered PING and the key of the store's tokens (every replica on this
+ * Redis mints and recognises tokens with one key, the first to start made it), or the reason it did not.
+ */
+async function openClient(url: string, tokenKeyName: string): Promise<{ redis: Redis; tokenKey: Buffer }> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
@@ -283,14 +305,15 @@ async function openClient(url: string): Promise<Redis> {
   const remember = (err: unknown) => (socketError ??= err);
   redis.on('error', remember);
   try {
-    await withDeadline(
+    const key = await withDeadline(
       (async () => {
         await redis.connect();
         await redis.ping();
+        return (await redis.eval(TOKEN_KEY_SCRIPT, 1, tokenKeyName, newTokenKey().toString('base64'))) as string;
       })(),
       ATTEMPT_DEADLINE_MS,
     );
-    return redis;
+    return { redis, tokenKey: Buffer.from(key, 'base64') };
   } catch (err) {
     const timedOut = (err as { code?: unknown }).code === 'ETIMEDOUT';
     redis.on('error', () => undefined); // late socket errors of a client we are dropping

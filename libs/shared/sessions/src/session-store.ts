@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError, RETRY_AFTER_SECONDS, TEMPORARILY_UNAVAILABLE } from '@commerce/shared-errors';
 import type { Logger } from '@commerce/shared-logging';
+import type { MintedToken } from './session-token';
 
 /** What a checkout token carries (selection, country, language, login…); JSON-serialisable. */
 export type SessionData = Record<string, unknown>;
@@ -22,6 +23,16 @@ export interface SessionStore {
   ): Promise<{ session: T | null; counter: number | null }>;
   /** Writes the session and (re)starts its TTL. */
   set(token: string, data: SessionData): Promise<void>;
+  /**
+   * A new token, known to `minted` for the TTL without being stored (decision 134): a session is written only at
+   * its first change, under the token the visitor was already given. `tag` (at most 2 ASCII characters) travels in it.
+   */
+  mintToken(tag?: string): string;
+  /**
+   * The token's tag when this store's key (every replica on one Redis shares it) minted it less than the TTL ago;
+   * null for any other token.
+   */
+  minted(token: string): MintedToken | null;
   delete(token: string): Promise<void>;
   /**
    * A counter's value: 0 when never raised or expired. Counters share the store (every edge replica sees
@@ -42,6 +53,8 @@ export interface SessionStoreOptions {
   logger?: Logger;
   /** Clock of the memory adapter, in ms; tests inject one to expire sessions without sleeping. */
   now?: () => number;
+  /** The memory adapter's key for its tokens (a random one by default); Redis keeps one beside the sessions. */
+  tokenKey?: Buffer;
 }
 
 export const DEFAULT_KEY_PREFIX = 'session:';
@@ -67,7 +80,7 @@ export class SessionStoreUnavailableError extends DomainError {
   }
 }
 
-/** A new checkout token: 32 random bytes, base64url (43 characters). */
+/** 32 random bytes, base64url (43 characters): the tokens issued before decision 134, still found while stored. */
 export const newSessionToken = (): string => randomBytes(32).toString('base64url');
 
 export function assertTtl(ttlSeconds: number): void {

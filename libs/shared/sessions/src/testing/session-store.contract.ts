@@ -110,6 +110,26 @@ export function sessionStoreContract(harness: () => ContractHarness): void {
     expect(await store.get(token)).toEqual({ who: 'store' });
   });
 
+  it('mints tokens it recognises with their tag for the TTL, without storing them (decision 134)', async () => {
+    const token = store.mintToken('DE');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(store.mintToken('DE')).not.toBe(token);
+    expect(store.minted(token)).toEqual({ tag: 'DE' });
+    expect(store.minted(store.mintToken())).toEqual({ tag: '' });
+    expect(await store.get(token)).toBeNull();
+    await h.elapse(h.ttlSeconds * 1000 + 300);
+    expect(store.minted(token)).toBeNull();
+  });
+
+  it('recognises no tampered token, no token of another shape, and none minted under another key prefix', async () => {
+    const token = store.mintToken('SE');
+    const flipped = (i: number) => token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
+    for (const i of [0, 32, 41, 63]) expect(store.minted(flipped(i))).toBeNull();
+    for (const other of [newSessionToken(), `${token}A`, token.slice(1), `${token.slice(0, 63)}=`]) expect(store.minted(other)).toBeNull();
+    expect((await open()).minted(token)).toBeNull();
+    expect(() => store.mintToken('SWE')).toThrow(/tag/);
+  });
+
   it('counts: 0 before any raise, then one more per raise, concurrent raises included, per store', async () => {
     const other = await open();
     const name = `selection-${newSessionToken()}`;
