@@ -688,24 +688,59 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
 
       // The project's own words, never zod's ("Invalid input: expected number, received string", decision 119).
       it.each([
-        ['POST', '/items/3-1', { quantity: 0 }, { quantity: 'must be at least 1' }],
-        ['POST', '/items/3-1', { quantity: 1.5 }, { quantity: 'must be a whole number' }],
-        ['POST', '/items/3-1', { quantity: 'two' }, { quantity: 'must be a number' }],
+        // One message for a quantity out of range whatever its size, the same in the path and the body (issue 22).
+        ['POST', '/items/3-1', { quantity: 0 }, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1', { quantity: 1.5 }, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1', { quantity: 'two' }, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1', { quantity: 10001 }, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1', { quantity: 1e9 }, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1', { quantity: 1e20 }, { quantity: 'must be a whole number from 1 to 10000' }],
         ['POST', '/items/3-1/quantity/0', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
         ['POST', '/items/3-1/quantity/-1', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
         ['POST', '/items/3-1/quantity/1.5', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
-        ['PUT', '/items', { items: [{ item: '3-1', quantity: -1 }] }, { 'items.0.quantity': 'must be at least 0' }],
+        ['POST', '/items/3-1/quantity/10001', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1/quantity/1000000000', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['POST', '/items/3-1/quantity/100000000000000000000', undefined, { quantity: 'must be a whole number from 1 to 10000' }],
+        ['PUT', '/items', { items: [{ item: '3-1', quantity: -1 }] }, { 'items.0.quantity': 'must be a whole number from 0 to 10000' }],
+        ['PUT', '/items', { lines: [{ line: 'ab', quantity: 1e20 }] }, { 'lines.0.quantity': 'must be a whole number from 0 to 10000' }],
         [
           'PUT',
           '/items',
           { items: [{ item: 3, quantity: true }] },
-          { 'items.0.item': 'must be a string', 'items.0.quantity': 'must be a number' },
+          { 'items.0.item': 'must be a string', 'items.0.quantity': 'must be a whole number from 0 to 10000' },
         ],
         ['PUT', '/items', { items: 'all' }, { items: 'must be an array' }],
         ['PUT', '/items', { lines: [{ quantity: 1 }] }, { 'lines.0.line': 'required' }],
       ])('%s %s %j is 400 naming the field', async (method, path, body, errors) => {
         const res = await call(method, path, body === undefined ? {} : { body });
         expect({ status: res.status, errors: res.body['errors'] }).toEqual({ status: 400, errors });
+      });
+
+      // Well-formed JSON whose keys are `__proto__` or `constructor` is data, never "malformed JSON" (issue 22): the
+      // key is refused as an unknown field, on the lean route and on the app alike, and no prototype changes.
+      it.each([
+        ['POST', '/items/3-1', '{"__proto__":{"polluted":"yes"}}', [['__proto__', 'unknown field']]],
+        ['POST', '/items/3-1', '{"quantity":1,"constructor":{"prototype":{"polluted":"yes"}}}', [['constructor', 'unknown field']]],
+        [
+          'PUT',
+          '/items',
+          '{"items":[{"item":"3-1","quantity":1,"__proto__":{"polluted":"yes"}}]}',
+          [['items.0.__proto__', 'unknown field']],
+        ],
+        ['POST', '/vouchers', '{"voucher":"WELCOME10","constructor":{}}', [['constructor', 'unknown field']]],
+      ])('%s %s %s is 400 naming the key', async (method, path, text, errors) => {
+        for (const edge of [base, koaEdge]) {
+          const res = await fetch(`${edge}${path}`, { method, headers: { 'content-type': 'application/json' }, body: text });
+          const body = JSON.parse(await res.text()) as { token?: unknown; errors: object };
+          expect({ edge: edge === base ? 'lean' : 'app', status: res.status, errors: Object.entries(body.errors) }).toEqual({
+            edge: edge === base ? 'lean' : 'app',
+            status: 400,
+            errors,
+          });
+          expect(typeof body.token).toBe('string');
+        }
+        expect((Object.prototype as Record<string, unknown>)['polluted']).toBeUndefined();
+        expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       });
 
       it('answers 404 for an unknown line and for an item not for sale in the market', async () => {

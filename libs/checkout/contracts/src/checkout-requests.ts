@@ -22,15 +22,21 @@ const text = StorableText;
 /** The largest quantity of one line or one change. */
 export const MAX_QUANTITY = 10_000;
 
-/** `{n}` of a quantity path: a whole number from 1 (0 where it sets a line) to MAX_QUANTITY. */
-export const quantityOf = (min: 0 | 1) => z.int().min(min).max(MAX_QUANTITY);
+/**
+ * A quantity, in a path (`{n}`) or a body: a whole number from 1 (0 where it sets a line) to MAX_QUANTITY. Whatever
+ * is wrong with it (a string, 1.5, 0, 10001, 1e9, 1e20) is told in one message, the same in a path and a body.
+ */
+export const quantityOf = (min: 0 | 1) => {
+  const error = `must be a whole number from ${min} to ${MAX_QUANTITY}`;
+  return z.int({ error }).min(min, { error }).max(MAX_QUANTITY, { error });
+};
 
-export const QuantityBody = z.object({ quantity: z.int().min(1).max(MAX_QUANTITY).default(1) }).strict();
+export const QuantityBody = z.object({ quantity: quantityOf(1).default(1) }).strict();
 
 export const BulkQuantitiesBody = z
   .object({
-    lines: z.array(z.object({ line: text.min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
-    items: z.array(z.object({ item: text.min(1), quantity: z.int().min(0).max(MAX_QUANTITY) }).strict()).default([]),
+    lines: z.array(z.object({ line: text.min(1), quantity: quantityOf(0) }).strict()).default([]),
+    items: z.array(z.object({ item: text.min(1), quantity: quantityOf(0) }).strict()).default([]),
   })
   .strict();
 

@@ -129,13 +129,18 @@ function messageOf(issue: Issue): string {
  */
 export function fieldsFromIssues(issues: Issues, prefix: ReadonlyArray<PropertyKey> = []): ErrorFields {
   const fields: ErrorFields = {};
+  // The first message of a field wins; a field named `__proto__` is an own key like any other (never the prototype).
+  const name = (field: string, message: string) => {
+    if (!Object.hasOwn(fields, field))
+      Object.defineProperty(fields, field, { value: message, enumerable: true, writable: true, configurable: true });
+  };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
-      for (const key of issue.keys) fields[[...prefix, ...issue.path, key].map(String).join('.')] ??= 'unknown field';
+      for (const key of issue.keys) name([...prefix, ...issue.path, key].map(String).join('.'), 'unknown field');
     } else if (issue.path.length === 0 && prefix.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') {
-      fields['body'] ??= NOT_A_JSON_OBJECT;
+      name('body', NOT_A_JSON_OBJECT);
     } else {
-      fields[[...prefix, ...issue.path].map(String).join('.') || 'body'] ??= messageOf(issue);
+      name([...prefix, ...issue.path].map(String).join('.') || 'body', messageOf(issue));
     }
   }
   return fields;

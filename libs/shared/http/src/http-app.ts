@@ -70,7 +70,18 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   for (const middleware of beforeBody) app.use(middleware);
   // JSON only: an XML (SOAP) body is left unread, for its route to stream with its own limit and to
   // answer an oversized one in its own error shape (a SOAP Fault) rather than this app's JSON.
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: bodyLimit }));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: bodyLimit, onError: protoKeysAsData }));
   app.use(healthMiddleware(app, readiness));
   return app;
+}
+
+/**
+ * co-body refuses well-formed JSON with a `__proto__` key (or a `constructor` holding a `prototype`) as if it were
+ * malformed. Such a body is data: `JSON.parse` makes those keys plain own properties (never a prototype), and the
+ * route's validation names them (`{__proto__: "unknown field"}`) or ignores them. Any other error is thrown as before.
+ */
+function protoKeysAsData(err: Error, ctx: Koa.Context): void {
+  const text = (err as { body?: unknown }).body;
+  if (err.message !== 'Object contains forbidden prototype property' || typeof text !== 'string') throw err;
+  ctx.request.body = JSON.parse(text) as unknown;
 }
