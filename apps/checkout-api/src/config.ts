@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, httpServiceEnv } from '@commerce/shared-config';
+import { env, httpServiceEnv, boundedInt } from '@commerce/shared-config';
 import { checkoutEdgeEnv, corsEnv, geoipEnv, loginGuardEnv, paymentHoldEnv, sessionEnv } from '@commerce/checkout-adapters';
 
 /** Every variable of the checkout-api edge (docs/configuration.md is generated from it: `npm run docs:config`). */
@@ -14,27 +14,15 @@ export const ConfigSchema = z.object({
     .describe('Path of the store configuration (JSON): markets, countries, currencies, payment methods, the storefront address.'),
   CATALOG_URL: env.url.describe("The catalog service's internal address (products, search, stock holds)."),
   CART_URL: env.url.describe("The cart service's internal address (selections)."),
-  CART_CHANGE_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(64)
-    .describe(
-      'At most this many selection changes in one call to the cart: while a call is in flight the next changes queue and go together when it is answered, each with its own outcome (no timer: a change made while nothing is in flight goes at once); 1 sends each change in its own call (decision 78).',
-    ),
+  CART_CHANGE_BATCH: boundedInt(1, 1000, 64).describe(
+    'At most this many selection changes in one call to the cart: while a call is in flight the next changes queue and go together when it is answered, each with its own outcome (no timer: a change made while nothing is in flight goes at once); 1 sends each change in its own call (decision 78).',
+  ),
   ACCOUNT_URL: env.url.describe("The account service's internal address (customers, logins, password resets)."),
   ORDER_URL: env.url.describe("The order service's internal address (orders placed and read)."),
   PAYMENT_URL: env.url.describe("The payment service's internal address (payment attempts)."),
-  REQUEST_BUDGET_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(2000)
-    .describe(
-      'The time a request is given, in ms: past it the answer is 503 `{errors: {server: "temporarily unavailable"}}` with `Retry-After`, whatever it waited on (a stalled Redis, Postgres, service or Meilisearch), and every internal call made for it is told the time left (`x-request-deadline`), so no service works on for an answer nobody waits for (decision 132).',
-    ),
+  REQUEST_BUDGET_MS: boundedInt(100, 120_000, 2000).describe(
+    'The time a request is given, in ms: past it the answer is 503 `{errors: {server: "temporarily unavailable"}}` with `Retry-After`, whatever it waited on (a stalled Redis, Postgres, service or Meilisearch), and every internal call made for it is told the time left (`x-request-deadline`), so no service works on for an answer nobody waits for (decision 132).',
+  ),
   ...paymentHoldEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, kafkaNamingEnv, outboxEnv, retentionEnv } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, kafkaNamingEnv, outboxEnv, retentionEnv, boundedInt } from '@commerce/shared-config';
 import { orderEnv } from '@commerce/order-adapters';
 
 /** Every variable of the order service (docs/configuration.md is generated from it: `npm run docs:config`). */
@@ -18,14 +18,8 @@ export const ConfigSchema = z.object({
     "The catalog service's internal address (the stock held for a payment, committed when the order is placed).",
   ),
   CART_URL: env.url.describe("The cart service's internal address (the selection an order closes)."),
-  OUTBOX_RELAY_START_DELAY_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(3_600_000)
-    .default(0)
-    .describe(
-      'Holds the outbox relay back this long after start (a warning is logged): committed events stay in the outbox until it passes. For crash tests only (`tools/e2e/order-crash.e2e-spec.ts`); leave 0 in production.',
-    ),
+  OUTBOX_RELAY_START_DELAY_MS: boundedInt(0, 3_600_000, 0).describe(
+    'Holds the outbox relay back this long after start (a warning is logged): committed events stay in the outbox until it passes. For crash tests only (`tools/e2e/order-crash.e2e-spec.ts`); leave 0 in production.',
+  ),
   ...orderEnv(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 import { argon2Env } from '@commerce/account-contracts';
 
 /**
@@ -23,13 +24,7 @@ export const accountEnv = () => ({
     .default('Shop <no-reply@localhost>')
     .describe("The sender of the shop's mails (password reset, back in stock)."),
   /** How long a password-reset link works. */
-  PASSWORD_RESET_TTL_MINUTES: z.coerce
-    .number()
-    .int()
-    .min(5)
-    .max(24 * 60)
-    .default(60)
-    .describe('How long a password-reset link works; links are single use.'),
+  PASSWORD_RESET_TTL_MINUTES: boundedInt(5, 24 * 60, 60).describe('How long a password-reset link works; links are single use.'),
 });
 
 export const mailerOptions = (config: { SMTP_URL: string; MAIL_OUTBOX_DIR: string; MAIL_FROM: string }) => ({

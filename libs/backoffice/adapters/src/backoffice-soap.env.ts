@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 import { argon2Env } from '@commerce/account-contracts';
 
 const flag = (description: string) =>
@@ -23,13 +24,7 @@ export const backofficeSoapEnv = () => ({
     .default(30)
     .describe('How long a change event every configured SOAP user has marked done is kept (pruned every `RETENTION_INTERVAL_SECONDS`).'),
   /** Most events one `events_Get` returns. */
-  EVENTS_PAGE_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(100)
-    .describe('Most events one `events_Get` / `events_GetByMarkets` returns.'),
+  EVENTS_PAGE_SIZE: boundedInt(1, 1000, 100).describe('Most events one `events_Get` / `events_GetByMarkets` returns.'),
   /**
    * `true` behind one ingress that appends the client's address to `X-Forwarded-For`: failed logins are
    * counted per that address (its last entry) instead of the ingress's own.
@@ -41,13 +36,7 @@ export const backofficeSoapEnv = () => ({
    * Entities of an `*_Update` handed to the store at a time as the request is parsed (decision 91); `0`: the
    * batch is parsed whole before anything is written.
    */
-  SOAP_STREAM_PART_SIZE: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(100_000)
-    .default(100)
-    .describe(
-      "Entities of an `*_Update` handed to the store at a time while the request is parsed, written in the batch's one transaction as the parse goes on (decision 91); `0`: the batch is parsed whole before anything is written.",
-    ),
+  SOAP_STREAM_PART_SIZE: boundedInt(0, 100_000, 100).describe(
+    "Entities of an `*_Update` handed to the store at a time while the request is parsed, written in the batch's one transaction as the parse goes on (decision 91); `0`: the batch is parsed whole before anything is written.",
+  ),
 });

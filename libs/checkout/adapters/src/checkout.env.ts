@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 
 /** The edge's own variables of the visitor's country and product reads, for the checkout-api and all-in-one config schemas. */
 export const checkoutEdgeEnv = () => ({
@@ -10,13 +11,7 @@ export const checkoutEdgeEnv = () => ({
     .describe(
       "A header with the visitor's country set by a trusted ingress or CDN (e.g. `cf-ipcountry`); a new session starts there when the store has that country, else in its address's country (`GEOIP_DB`), else in `defaultCountry`. Set it only behind an ingress that overwrites the header.",
     ),
-  PRODUCT_CACHE_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(600_000)
-    .default(2000)
-    .describe(
-      "How long the selection routes keep a product they show in an envelope (ms), and how long `GET selection` reuses an envelope it rendered at the selection's current version before checking its products again in the background (up to twice this while the check runs; composed anew at least every 30 s: decisions 48, 57); 0 asks the catalog and the cart every time (decision 31).",
-    ),
+  PRODUCT_CACHE_MS: boundedInt(0, 600_000, 2000).describe(
+    "How long the selection routes keep a product they show in an envelope (ms), and how long `GET selection` reuses an envelope it rendered at the selection's current version before checking its products again in the background (up to twice this while the check runs; composed anew at least every 30 s: decisions 48, 57); 0 asks the catalog and the cart every time (decision 31).",
+  ),
 });

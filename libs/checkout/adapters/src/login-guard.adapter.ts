@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginGuard } from '@commerce/checkout-core';
 import { REDIS_COMMAND_TIMEOUT_MS } from '@commerce/shared-sessions';
@@ -15,15 +16,9 @@ export interface LoginLimits {
 
 /** The limits' variables, for the checkout-api and all-in-one config schemas. */
 export const loginGuardEnv = () => ({
-  LOGIN_FAILS_PER_ACCOUNT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(100)
-    .describe(
-      'Failed logins an account (e-mail) may have in `LOGIN_ACCOUNT_WINDOW_SECONDS`; over it `login` is 429 with `Retry-After` (decision 37).',
-    ),
+  LOGIN_FAILS_PER_ACCOUNT: boundedInt(1, 100, 100).describe(
+    'Failed logins an account (e-mail) may have in `LOGIN_ACCOUNT_WINDOW_SECONDS`; over it `login` is 429 with `Retry-After` (decision 37).',
+  ),
   LOGIN_ACCOUNT_WINDOW_SECONDS: z.coerce.number().int().min(60).default(3600).describe('The window (s) of `LOGIN_FAILS_PER_ACCOUNT`.'),
   LOGIN_ATTEMPTS_PER_ADDRESS: z.coerce
     .number()

@@ -1,20 +1,14 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 
 /** The edge's own variable of the checkout saga, for the checkout-api and all-in-one config schemas. */
 export const paymentHoldEnv = () => ({
   /** How long `POST payment` holds the stock of a started payment (an unpaid attempt releases it then); under a minute: tests. */
-  PAYMENT_HOLD_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 3600)
-    .default(1200)
-    .describe(
-      'How long `POST payment` holds the stock of a started payment; an attempt not paid by then no longer holds it: a payment arriving later takes the stock if it is still there, otherwise no order is placed and the payment is voided (decision 55).',
-    ),
+  PAYMENT_HOLD_SECONDS: boundedInt(1, 7 * 24 * 3600, 1200).describe(
+    'How long `POST payment` holds the stock of a started payment; an attempt not paid by then no longer holds it: a payment arriving later takes the stock if it is still there, otherwise no order is placed and the payment is voided (decision 55).',
+  ),
 });
 
 /** The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. */

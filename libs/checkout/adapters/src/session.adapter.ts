@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env } from '@commerce/shared-config';
+import { env, boundedInt } from '@commerce/shared-config';
 import type { SessionStore } from '@commerce/shared-sessions';
 import type { CheckoutSession, SessionPort } from '@commerce/checkout-core';
 
@@ -50,11 +50,5 @@ export const sessionEnv = () => ({
     .describe(
       "New sessions one client address (the `LOGIN_TRUST_PROXY` rule) may store in `SESSION_NEW_WINDOW_SECONDS` (rate-limiter-flexible, in the sessions' Redis when `REDIS_URL` is Redis); a request that changes nothing stores none, so only a visitor's first change counts. Over it that change is 429 `{session}` with `Retry-After`; reads go on. 0: no limit (decision 134).",
     ),
-  SESSION_NEW_WINDOW_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .default(60)
-    .describe('The window of `SESSION_NEW_PER_ADDRESS`, in seconds (decision 134).'),
+  SESSION_NEW_WINDOW_SECONDS: boundedInt(1, 86_400, 60).describe('The window of `SESSION_NEW_PER_ADDRESS`, in seconds (decision 134).'),
 });

@@ -8,6 +8,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** An integer variable between `min` and `max` (inclusive), `fallback` when unset: the shape of every count, size and time-out setting. */
+export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
 const describe = (value: unknown): string => (value === undefined ? 'it is not set' : `got ${JSON.stringify(value)}`);
 
 /**
@@ -29,7 +32,7 @@ const urlWithScheme = (schemes: string[], what: string) =>
 
 /** Shared variables; each service composes its schema from these and its own. */
 export const env = {
-  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  port: (fallback: number) => boundedInt(0, 65535, fallback),
   logLevel: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
@@ -78,37 +81,19 @@ export const env = {
     .describe("Meilisearch (`http(s)://…`) for the product search, or `embedded`: an index in the catalog's process (one replica only)."),
   url: z.string().url(),
   /** DB_ACQUIRE_TIMEOUT_MS: how long a Postgres query waits for a connection of the pool (decision 98). */
-  dbAcquireTimeoutMs: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(5000)
-    .describe(
-      "How long a query, transaction or prepared statement waits for a connection of the process's pool (`DB_POOL_MAX`, 10) before it fails with `database: no connection of the pool to postgres://…/db within 5000 ms (10 of 10 in use, 0 free; 7 more waiting): …` (a 503 `temporarily unavailable` with `Retry-After`, decision 132; a SOAP `Server` Fault; or, in a Kafka handler, a retry after a back-off that does not count towards the event's dead letter: decision 105). Seen in the logs: look for long transactions (`pg_stat_activity`) before raising it; raise it where bursts of concurrent SOAP batches (each holds a connection while it is parsed, decision 91) meet a loaded host (decision 98). PGlite has one connection and knex's 60 s.",
-    ),
+  dbAcquireTimeoutMs: boundedInt(100, 600_000, 5000).describe(
+    "How long a query, transaction or prepared statement waits for a connection of the process's pool (`DB_POOL_MAX`, 10) before it fails with `database: no connection of the pool to postgres://…/db within 5000 ms (10 of 10 in use, 0 free; 7 more waiting): …` (a 503 `temporarily unavailable` with `Retry-After`, decision 132; a SOAP `Server` Fault; or, in a Kafka handler, a retry after a back-off that does not count towards the event's dead letter: decision 105). Seen in the logs: look for long transactions (`pg_stat_activity`) before raising it; raise it where bursts of concurrent SOAP batches (each holds a connection while it is parsed, decision 91) meet a loaded host (decision 98). PGlite has one connection and knex's 60 s.",
+  ),
   /**
    * DB_POOL_MAX: at most this many Postgres connections a process holds, knex's and `Db.query`'s together
    * (decision 90); PGlite has one whatever it says. Each replica takes this many of Postgres's `max_connections`.
    */
-  dbPoolMax: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(10)
-    .describe(
-      "At most this many Postgres connections one process holds, knex's queries and transactions and `Db.query`'s prepared statements together (decision 90). Every replica takes this many of Postgres's `max_connections` (100 by default; less what `superuser_reserved_connections` keeps), so keep the sum over the deployments — the manifests run 8 processes with a database, 80 connections — below it, and count a PgBouncer in between if there is one. Raise it for a service whose `DB_ACQUIRE_TIMEOUT_MS` errors come with short transactions (the pool, not the transactions, is what is short: e.g. backoffice-soap with several ERPs posting batches at once, each holding a connection while it is parsed, decision 91); lower it to fit more replicas under `max_connections`. PGlite has one connection whatever it says (decision 106).",
-    ),
-  dbQueryTimeoutMs: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(5000)
-    .describe(
-      "A SQL statement running longer is cancelled by Postgres (`statement_timeout`), and one whose answer does not come at all (a stalled server) is given up by the client a second later (pg's `query_timeout`); a statement of `Db.query` made for a request waits no longer than the request's deadline. A request then answers 503 `temporarily unavailable` with `Retry-After` instead of waiting out the stall (decision 132). Raise it for a deployment whose statements legitimately run longer (a large SOAP batch on a slow disk).",
-    ),
+  dbPoolMax: boundedInt(1, 1000, 10).describe(
+    "At most this many Postgres connections one process holds, knex's queries and transactions and `Db.query`'s prepared statements together (decision 90). Every replica takes this many of Postgres's `max_connections` (100 by default; less what `superuser_reserved_connections` keeps), so keep the sum over the deployments — the manifests run 8 processes with a database, 80 connections — below it, and count a PgBouncer in between if there is one. Raise it for a service whose `DB_ACQUIRE_TIMEOUT_MS` errors come with short transactions (the pool, not the transactions, is what is short: e.g. backoffice-soap with several ERPs posting batches at once, each holding a connection while it is parsed, decision 91); lower it to fit more replicas under `max_connections`. PGlite has one connection whatever it says (decision 106).",
+  ),
+  dbQueryTimeoutMs: boundedInt(100, 600_000, 5000).describe(
+    "A SQL statement running longer is cancelled by Postgres (`statement_timeout`), and one whose answer does not come at all (a stalled server) is given up by the client a second later (pg's `query_timeout`); a statement of `Db.query` made for a request waits no longer than the request's deadline. A request then answers 503 `temporarily unavailable` with `Retry-After` instead of waiting out the stall (decision 132). Raise it for a deployment whose statements legitimately run longer (a large SOAP batch on a slow disk).",
+  ),
   optionalString: z.string().optional(),
   /** `true` or `1` on, `false`, `0` or empty off. */
   flag: (fallback: boolean) =>
@@ -143,25 +128,13 @@ export const kafkaNamingEnv = () => ({
   KAFKA_NAMESPACE: env.kafkaNamespace,
   KAFKA_GROUP_PREFIX: env.kafkaGroupPrefix,
   /** How long a consumer's handler may run before its consumer gives its partitions up (decision 76). */
-  KAFKA_HANDLER_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .max(3_600_000)
-    .default(300_000)
-    .describe(
-      "How long one run of a Kafka consumer's handler may take before it is given up: its consumer leaves the group (its partitions go to another member), a new consumer joins, and the event is handled again (consumers dedupe by event id). A handler heartbeats while it runs, so without this a hung one would hold its partitions for good. Keep it well above the longest legitimate run (a merged run of large SOAP batches in the catalog: seconds to tens of seconds); a subscription may set its own in code (`handlerTimeoutMs`; decision 76).",
-    ),
+  KAFKA_HANDLER_TIMEOUT_MS: boundedInt(1000, 3_600_000, 300_000).describe(
+    "How long one run of a Kafka consumer's handler may take before it is given up: its consumer leaves the group (its partitions go to another member), a new consumer joins, and the event is handled again (consumers dedupe by event id). A handler heartbeats while it runs, so without this a hung one would hold its partitions for good. Keep it well above the longest legitimate run (a merged run of large SOAP batches in the catalog: seconds to tens of seconds); a subscription may set its own in code (`handlerTimeoutMs`; decision 76).",
+  ),
   /** How many time-outs of one event's handler before the event is dead-lettered (decision 85). */
-  KAFKA_HANDLER_MAX_TIMEOUTS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(3)
-    .describe(
-      "How many time-outs (`KAFKA_HANDLER_TIMEOUT_MS`) of one event's handler (same topic, partition and offset, counted in the process) before the event is dead-lettered (`<topic>.dlq`, `x-error: HandlerTimeoutError: event handler timed out 3 times on this event …`) and its partition moves on. Before that each time-out replaces the consumer, after a pause growing 1 s, 2 s, 4 s … 60 s while no handler settles; a `handleBatch` run that timed out is handled one by one next time, so only the event that hangs is counted (decision 85). 1 dead-letters at the first time-out.",
-    ),
+  KAFKA_HANDLER_MAX_TIMEOUTS: boundedInt(1, 100, 3).describe(
+    "How many time-outs (`KAFKA_HANDLER_TIMEOUT_MS`) of one event's handler (same topic, partition and offset, counted in the process) before the event is dead-lettered (`<topic>.dlq`, `x-error: HandlerTimeoutError: event handler timed out 3 times on this event …`) and its partition moves on. Before that each time-out replaces the consumer, after a pause growing 1 s, 2 s, 4 s … 60 s while no handler settles; a `handleBatch` run that timed out is handled one by one next time, so only the event that hangs is counted (decision 85). 1 dead-letters at the first time-out.",
+  ),
 });
 
 /** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS: what every service that owns tables reads. */
@@ -207,13 +180,9 @@ export const retentionEnv = () => ({
     .min(1)
     .default(3600)
     .describe('Period of the retention prune (the first runs a minute after start, or sooner with a shorter period).'),
-  RETENTION_BATCH_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(50_000)
-    .default(1000)
-    .describe('Rows deleted per statement; a prune repeats statements until one deletes fewer.'),
+  RETENTION_BATCH_SIZE: boundedInt(1, 50_000, 1000).describe(
+    'Rows deleted per statement; a prune repeats statements until one deletes fewer.',
+  ),
 });
 
 /**
@@ -222,15 +191,9 @@ export const retentionEnv = () => ({
  * relay when its transaction commits, so this is a safety net, not the delivery delay (decision 66).
  */
 export const outboxEnv = () => ({
-  OUTBOX_POLL_MS: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(600_000)
-    .default(1000)
-    .describe(
-      "How often a service's outbox relay looks for pending rows nobody told it about: rows another replica wrote (its own relay publishes them at once anyway) or rows left pending while Kafka was down. Rows written through `enqueue` are published when their transaction commits, not at the next poll (decision 66).",
-    ),
+  OUTBOX_POLL_MS: boundedInt(10, 600_000, 1000).describe(
+    "How often a service's outbox relay looks for pending rows nobody told it about: rows another replica wrote (its own relay publishes them at once anyway) or rows left pending while Kafka was down. Rows written through `enqueue` are published when their transaction commits, not at the next poll (decision 66).",
+  ),
 });
 
 /** The backoffice's record of ERP batches: kept past Kafka's retention, to rebuild `backoffice.upsert.v1` from. */
