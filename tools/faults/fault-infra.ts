@@ -15,12 +15,14 @@ export interface FaultInfraSettings {
   meiliPort: number;
 }
 
+// Ports below Linux's ephemeral range (32768–60999): late in a CI run, a client socket of an earlier step had taken
+// 59292 as its local port and the suite's Kafka could not bind it.
 export const faultInfraSettings = (env: NodeJS.ProcessEnv = process.env): FaultInfraSettings => ({
   home: env['FAULTS_INFRA_HOME'] || '/var/tmp/commerce-infra-fault-suite',
-  pgPort: Number(env['FAULTS_PG_PORT'] || 55632),
-  redisPort: Number(env['FAULTS_REDIS_PORT'] || 56579),
-  kafkaPort: Number(env['FAULTS_KAFKA_PORT'] || 59292),
-  meiliPort: Number(env['FAULTS_MEILI_PORT'] || 57900),
+  pgPort: Number(env['FAULTS_PG_PORT'] || 25632),
+  redisPort: Number(env['FAULTS_REDIS_PORT'] || 26579),
+  kafkaPort: Number(env['FAULTS_KAFKA_PORT'] || 29292),
+  meiliPort: Number(env['FAULTS_MEILI_PORT'] || 27900),
 });
 
 export type Engine = 'redis' | 'postgres' | 'kafka';
