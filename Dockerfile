@@ -1,8 +1,12 @@
 # One image for every service; the Deployment picks the bundle with `args`, e.g.
 #   docker run commerce:latest dist/apps/catalog/main.js
 # Default: the all-in-one demo (embedded engines). See docs/deploy.md.
+# BASE: any Node 24 image with npm and a uid-1000 user; tools/image/build passes the base it makes here
+# (Debian minbase + the project's own Node binary). NODE_EXTRA_CA_CERTS: a CA bundle for npm's registry
+# (a build behind a re-signing proxy mounts it), build-time only.
+ARG BASE=node:24-bookworm-slim
 
-FROM node:24-bookworm-slim AS base
+FROM ${BASE} AS base
 WORKDIR /app
 ENV NX_DAEMON=false \
     NX_NO_CLOUD=true \
@@ -14,19 +18,21 @@ ENV NX_DAEMON=false \
 # `postinstall` applies: what `npm ci` needs. Kept in a stage of their own so a source change does not
 # invalidate the install layers.
 FROM base AS manifests
-COPY . /src
-RUN cd /src \
- && mkdir -p /manifests \
+WORKDIR /src
+COPY . .
+RUN mkdir -p /manifests \
  && cp -r package.json package-lock.json patches /manifests/ \
  && find apps libs -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \;
 
 FROM base AS build
+ARG NODE_EXTRA_CA_CERTS=""
 COPY --from=manifests /manifests/ ./
 RUN npm ci
 COPY . .
 RUN npx nx run-many -t build --outputStyle=static
 
 FROM base AS runtime
+ARG NODE_EXTRA_CA_CERTS=""
 # HOST: the all-in-one listens on 127.0.0.1 by default, unreachable from outside a container.
 ENV NODE_ENV=production \
     HOST=0.0.0.0

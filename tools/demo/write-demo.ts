@@ -18,7 +18,7 @@ writeFileSync(storePath, `${JSON.stringify({ ...store, categories, swatches }, n
 console.log(`demo catalog: ${catalog.products.length} products, ${catalog.pricelists.length} pricelists, ${catalog.sizes.length} sizes`);
 
 // The Kubernetes ConfigMap carries the same demo store (tools/k8s/manifests.spec.ts keeps them identical).
-const configMapPath = resolve(root, 'infra/k8s/store-config.yaml');
+const configMapPath = resolve(root, 'infra/k8s/base/store-config.yaml');
 const configMap = readFileSync(configMapPath, 'utf8');
 const marker = '  store.json: |\n';
 const at = configMap.indexOf(marker);

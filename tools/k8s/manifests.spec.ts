@@ -7,9 +7,14 @@ import { deployedNodeOptions, SERVICE_NODE_OPTIONS } from '../e2e/processes';
 import { configVariables } from '../docs/config-reference';
 
 // The Kubernetes manifests are checked as data: no cluster is needed, so a missing Deployment, a wrong
-// probe path or a variable a service cannot start without fails `npm test`.
+// probe path, a variable a service cannot start without or a NetworkPolicy that forgets a caller fails `npm test`.
+// infra/k8s/base holds what every deployment has; overlays/local (engines in the cluster) and overlays/production
+// (managed engines) add the namespace, the image, the Secret and the engines' addresses.
 
-const K8S_DIR = join(__dirname, '..', '..', 'infra', 'k8s');
+const K8S_ROOT = join(__dirname, '..', '..', 'infra', 'k8s');
+const BASE_DIR = join(K8S_ROOT, 'base');
+const OVERLAYS = ['local', 'production'] as const;
+const overlayDir = (overlay: string, ...rest: string[]) => join(K8S_ROOT, 'overlays', overlay, ...rest);
 const DEMO_STORE = join(__dirname, '..', '..', 'infra', 'config', 'demo-store.json');
 
 /** Each Deployment's container port: its service's default `PORT`. */
@@ -71,18 +76,58 @@ const mebibytes = (quantity: string): number => {
 
 type Manifest = { file: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 
-function loadManifests(): Manifest[] {
-  return readdirSync(K8S_DIR)
+/** The documents of one YAML file (a parse error fails the test run). */
+const loadFile = (dir: string, file: string): Manifest[] =>
+  parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((doc) => {
+    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+    return { ...(doc.toJSON() as Manifest), file };
+  });
+const kustomizationOf = (dir: string): Record<string, any> => loadFile(dir, 'kustomization.yaml')[0]!;
+
+function loadManifests(dir: string): Manifest[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
     .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(K8S_DIR, file), 'utf8')).map((doc) => {
+      parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((doc) => {
         if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
         return { ...(doc.toJSON() as Manifest), file };
       }),
     );
 }
 
-const manifests = loadManifests();
+const manifests = loadManifests(BASE_DIR);
+const jobs = loadManifests(join(K8S_ROOT, 'jobs'));
+const localEngines = loadFile(overlayDir('local'), 'engines.yaml');
+const localEnginePolicies = loadFile(overlayDir('local'), 'engine-network-policies.yaml');
+
+/** The keys of the Secret commerce-secrets in each overlay: generated in `local`, made out of band in `production`. */
+const secretKeys: Record<(typeof OVERLAYS)[number], Record<string, string>> = {
+  local: Object.fromEntries(
+    (kustomizationOf(overlayDir('local')).secretGenerator as any[])
+      .find((g) => g.name === 'commerce-secrets')
+      .literals.map((l: string) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  ),
+  production: loadFile(overlayDir('production'), 'commerce-secrets.example.yaml')[0]!.stringData,
+};
+/** An overlay's commerce-env: the base's data with the overlay's JSON-patch `replace` operations applied. */
+const envOf = (overlay: string): Record<string, string> => {
+  const data = { ...one('ConfigMap', 'commerce-env').data } as Record<string, string>;
+  for (const patch of (kustomizationOf(overlayDir(overlay)).patches ?? []) as any[]) {
+    if (patch.target.kind !== 'ConfigMap' || patch.target.name !== 'commerce-env') continue;
+    for (const op of parseAllDocuments(patch.patch)[0]!.toJSON() as any[]) {
+      expect(op).toMatchObject({ op: 'replace', path: expect.stringMatching(/^\/data\//) });
+      expect(data).toHaveProperty(op.path.slice(6));
+      data[op.path.slice(6)] = op.value;
+    }
+  }
+  return data;
+};
+/** The in-cluster services an app calls: the `http://<service>:<port>` values of its env. */
+const calleesOf = (app: string): { name: string; port: number }[] =>
+  (one('Deployment', app).spec.template.spec.containers[0].env as any[])
+    .map((e) => /^http:\/\/([a-z-]+):(\d+)$/.exec(e.value ?? ''))
+    .filter((m): m is RegExpExecArray => m !== null && m[1]! in APPS)
+    .map((m) => ({ name: m[1]!, port: Number(m[2]) }));
 const ofKind = (kind: string) => manifests.filter((m) => m.kind === kind);
 const one = (kind: string, name: string): Manifest => {
   const found = ofKind(kind).filter((m) => m.metadata.name === name);
@@ -99,11 +144,12 @@ const resolvePort = (container: any, port: string | number): number | undefined 
   typeof port === 'number' ? port : container.ports.find((p: any) => p.name === port)?.containerPort;
 
 describe('Kubernetes manifests (infra/k8s)', () => {
-  it('kustomization.yaml lists every manifest file in the folder, and only files that exist', () => {
-    const kustomization = parseAllDocuments(readFileSync(join(K8S_DIR, 'kustomization.yaml'), 'utf8'))[0]!.toJSON();
-    const files = readdirSync(K8S_DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+  it("the base's kustomization.yaml lists every manifest file in the folder, and leaves the image to the overlays", () => {
+    const kustomization = kustomizationOf(BASE_DIR);
+    const files = readdirSync(BASE_DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
     expect([...kustomization.resources].sort()).toEqual(files.sort());
-    expect(kustomization.images).toEqual([expect.objectContaining({ name: 'commerce' })]);
+    expect(kustomization.images).toBeUndefined();
+    expect(kustomization.namespace).toBeUndefined();
   });
 
   it('deploys exactly the seven services, and not the all-in-one', () => {
@@ -139,7 +185,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
 
     it('runs its own bundle of the commerce image', () => {
       const container = containerOf(app);
-      expect(container.image).toBe('commerce:latest');
+      expect(container.image).toBe('commerce');
       // Node's options first (the image's entrypoint is `node`): the same the e2e suites and benches start it with.
       expect(container.args).toEqual([...(SERVICE_NODE_OPTIONS[app] ?? []), `dist/apps/${app}/main.js`]);
       expect(container.command).toBeUndefined();
@@ -192,9 +238,11 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       for (const e of env) {
         const ref = e.valueFrom?.configMapKeyRef ?? e.valueFrom?.secretKeyRef;
         if (e.value !== undefined) expect(ref).toBeUndefined();
+        else if (e.valueFrom.configMapKeyRef) expect(Object.keys(one('ConfigMap', ref.name).data)).toContain(ref.key);
         else {
-          const source = one(e.valueFrom.configMapKeyRef ? 'ConfigMap' : 'Secret', ref.name);
-          expect(Object.keys(source.data ?? source.stringData)).toContain(ref.key);
+          expect(ref.name).toBe('commerce-secrets');
+          for (const overlay of OVERLAYS)
+            expect({ overlay, keys: Object.keys(secretKeys[overlay]) }).toEqual({ overlay, keys: expect.arrayContaining([ref.key]) });
         }
       }
     });
@@ -233,6 +281,56 @@ describe('Kubernetes manifests (infra/k8s)', () => {
         'commerce.dev/readiness': expect.any(String),
       });
     });
+
+    it('is scaled by its HorizontalPodAutoscaler on CPU (no replica count of its own) and guarded by a PodDisruptionBudget', () => {
+      expect(one('Deployment', app).spec.replicas).toBeUndefined();
+      const hpa = one('HorizontalPodAutoscaler', app);
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: app });
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+      expect(hpa.spec.metrics).toEqual([
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } },
+      ]);
+      const pdb = one('PodDisruptionBudget', app);
+      // maxUnavailable, not minAvailable: a single replica can still be drained.
+      expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': app } } });
+    });
+
+    it('spreads its replicas over nodes and zones, without refusing to schedule on one node', () => {
+      const constraints = one('Deployment', app).spec.template.spec.topologySpreadConstraints as any[];
+      expect(constraints.map((c) => c.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+      for (const c of constraints) {
+        expect(c).toMatchObject({
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { 'app.kubernetes.io/name': app } },
+        });
+      }
+    });
+
+    it('its NetworkPolicy lets in only the services that call it (and the Ingress where it routes here), and out only to what it calls', () => {
+      const policy = one('NetworkPolicy', app);
+      expect(policy.spec.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': app } });
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const callers = APP_NAMES.filter((other) => calleesOf(other).some((c) => c.name === app));
+      const podsIn = (policy.spec.ingress as any[]).flatMap((r) =>
+        (r.from as any[]).filter((f) => f.podSelector).map((f) => f.podSelector.matchLabels['app.kubernetes.io/name']),
+      );
+      expect(podsIn.sort()).toEqual(callers.sort());
+      const namespacesIn = (policy.spec.ingress as any[]).flatMap((r) =>
+        (r.from as any[]).filter((f) => f.namespaceSelector).map((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name']),
+      );
+      const routed = ofKind('Ingress').some((i) =>
+        (i.spec.rules as any[]).some((r) => (r.http.paths as any[]).some((p) => p.backend.service.name === app)),
+      );
+      expect(namespacesIn.sort()).toEqual(routed ? ['ingress-nginx', 'monitoring'] : ['monitoring']);
+      for (const rule of policy.spec.ingress as any[]) expect(rule.ports).toEqual([{ protocol: 'TCP', port }]);
+      const podsOut = (policy.spec.egress as any[])
+        .filter((r) => r.to)
+        .map((r) => ({ name: r.to[0].podSelector.matchLabels['app.kubernetes.io/name'], port: r.ports[0].port }));
+      expect(podsOut.sort((a, b) => a.name.localeCompare(b.name))).toEqual(calleesOf(app).sort((a, b) => a.name.localeCompare(b.name)));
+    });
   });
 
   it("each service's options give the heap ceiling counted above, whatever memory the host has", () => {
@@ -266,8 +364,108 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     );
   });
 
-  it('the catalog runs one replica (the only safe count with MEILI_URL=embedded)', () => {
-    expect(one('Deployment', 'catalog').spec.replicas).toBe(1);
+  it('only checkout-api, backoffice-soap and payment (the pages) are let in from the Ingress; everything else is denied both ways', () => {
+    const denyAll = one('NetworkPolicy', 'default-deny');
+    expect(denyAll.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    expect(one('NetworkPolicy', 'allow-dns').spec.egress[0].ports).toEqual([
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ]);
+    const fromIngress = ofKind('NetworkPolicy')
+      .filter((p) =>
+        ((p.spec.ingress ?? []) as any[]).some((r) =>
+          (r.from as any[]).some((f) => f.namespaceSelector?.matchLabels['kubernetes.io/metadata.name'] === 'ingress-nginx'),
+        ),
+      )
+      .map((p) => p.metadata.name);
+    expect(fromIngress.sort()).toEqual(['backoffice-soap', 'checkout-api', 'payment']);
+  });
+
+  it('the search-apply Job reaches Postgres and Meilisearch only and reads the same Secret and settings', () => {
+    const job = jobs.find((j) => j.kind === 'Job' && j.metadata.name === 'search-apply')!;
+    const container = job.spec.template.spec.containers[0];
+    expect(container.image).toBe('commerce');
+    expect(container.args).toEqual(['dist/apps/search-apply/main.js', '--swap-if-better']);
+    expect(job.spec.template.metadata.labels['app.kubernetes.io/name']).toBe('search-apply');
+    expect(one('NetworkPolicy', 'search-apply').spec.egress).toEqual([
+      {
+        ports: [
+          { protocol: 'TCP', port: 5432 },
+          { protocol: 'TCP', port: 7700 },
+        ],
+      },
+    ]);
+    expect(kustomizationOf(join(K8S_ROOT, 'jobs')).resources).toEqual(['search-apply.yaml']);
+  });
+
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    it('puts everything in the namespace commerce, under Pod Security `restricted`', () => {
+      const kustomization = kustomizationOf(overlayDir(overlay));
+      expect(kustomization.namespace).toBe('commerce');
+      expect(kustomization.resources).toEqual(expect.arrayContaining(['namespace.yaml', '../../base']));
+      const namespace = loadFile(overlayDir(overlay), 'namespace.yaml')[0]!;
+      expect(namespace.metadata.name).toBe('commerce');
+      expect(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    });
+
+    it('names the image by tag and digest, the same for its Jobs', () => {
+      const image = loadFile(overlayDir(overlay, 'image'), 'kustomization.yaml')[0]!;
+      expect(image.kind).toBe('Component');
+      expect(image.images).toEqual([
+        {
+          name: 'commerce',
+          newName: expect.stringMatching(/\/commerce$/),
+          newTag: expect.any(String),
+          digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        },
+      ]);
+      expect(kustomizationOf(overlayDir(overlay)).components).toEqual(['image']);
+      expect(kustomizationOf(overlayDir(overlay, 'jobs'))).toMatchObject({
+        namespace: 'commerce',
+        resources: ['../../../jobs'],
+        components: ['../image'],
+      });
+    });
+
+    it('gives the Secret every key the services read (DATABASE_URL, MEILI_API_KEY, SMTP_URL, PAYMENT_TEST_HMAC_KEY)', () => {
+      expect(Object.keys(secretKeys[overlay]).sort()).toEqual(['DATABASE_URL', 'MEILI_API_KEY', 'PAYMENT_TEST_HMAC_KEY', 'SMTP_URL']);
+    });
+  });
+
+  it('local: the engines run in the namespace, and the settings and the Secret name their Services', () => {
+    const services = Object.fromEntries(
+      localEngines.filter((m) => m.kind === 'Service').map((m) => [m.metadata.name, (m.spec.ports as any[]).map((p) => p.port)]),
+    );
+    expect(Object.keys(services).sort()).toEqual(['kafka', 'meilisearch', 'postgres', 'redis', 'smtp-sink']);
+    const reaches = (url: string | undefined) => {
+      const { hostname, port } = new URL(url?.includes('://') ? url : `tcp://${url}`);
+      return services[hostname]?.includes(Number(port));
+    };
+    const env = envOf('local');
+    expect([env.KAFKA_BROKERS, env.REDIS_URL, env.MEILI_URL].map(reaches)).toEqual([true, true, true]);
+    expect([secretKeys.local.DATABASE_URL, secretKeys.local.SMTP_URL].map(reaches)).toEqual([true, true]);
+    const kafka = localEngines.find((m) => m.kind === 'StatefulSet' && m.metadata.name === 'kafka')!;
+    expect((kafka.spec.template.spec.containers[0].env as any[]).find((e) => e.name === 'KAFKA_ADVERTISED_LISTENERS').value).toBe(
+      `PLAINTEXT://${env.KAFKA_BROKERS}`,
+    );
+    for (const engine of localEngines.filter((m) => m.kind === 'StatefulSet')) {
+      // Kubernetes' service links would hand Kafka KAFKA_PORT=tcp://…, which its image reads as a broker property.
+      expect(engine.spec.template.spec).toMatchObject({ enableServiceLinks: false, securityContext: { runAsNonRoot: true } });
+      expect(engine.spec.template.spec.containers[0].imagePullPolicy).toBe('IfNotPresent');
+      // Only the services that use an engine reach it.
+      const policy = localEnginePolicies.find((p) => p.metadata.name === engine.metadata.name)!;
+      expect(policy.spec.podSelector).toEqual(engine.spec.selector);
+    }
+  });
+
+  it('production: no engine in the cluster, managed engines by URL, no Secret with a value in the repository', () => {
+    expect(kustomizationOf(overlayDir('production')).resources).toEqual(['namespace.yaml', '../../base']);
+    expect(kustomizationOf(overlayDir('production')).secretGenerator).toBeUndefined();
+    const env = envOf('production');
+    for (const key of ['KAFKA_BROKERS', 'REDIS_URL', 'MEILI_URL', 'PAYMENT_PUBLIC_URL']) {
+      expect({ key, value: env[key] }).not.toEqual({ key, value: one('ConfigMap', 'commerce-env').data[key] });
+    }
+    for (const value of Object.values(secretKeys.production)) expect(value).toContain('CHANGE-ME');
   });
 
   it('the Ingress routes the checkout API to checkout-api:8080, the SOAP API to backoffice-soap:8086 and the payment pages to payment:8084', () => {
@@ -283,32 +481,34 @@ describe('Kubernetes manifests (infra/k8s)', () => {
 
   it('the store ConfigMap holds a valid store configuration, identical to the demo store', () => {
     const storeJson = JSON.parse(one('ConfigMap', 'commerce-store').data['store.json']);
-    expect(() => parseStoreConfig(storeJson, 'infra/k8s/store-config.yaml')).not.toThrow();
+    expect(() => parseStoreConfig(storeJson, 'infra/k8s/base/store-config.yaml')).not.toThrow();
     expect(storeJson).toEqual(JSON.parse(readFileSync(DEMO_STORE, 'utf8')));
-  });
-
-  it('the shared env names in-cluster engines and the Secret example holds only placeholders', () => {
-    expect(one('ConfigMap', 'commerce-env').data).toMatchObject({
-      KAFKA_BROKERS: 'kafka:9092',
-      REDIS_URL: 'redis://redis:6379',
-      MEILI_URL: 'http://meilisearch:7700',
-    });
-    const secret = one('Secret', 'commerce-secrets').stringData as Record<string, string>;
-    expect(Object.keys(secret).sort()).toEqual(['DATABASE_URL', 'MEILI_API_KEY', 'SMTP_URL']);
-    for (const value of Object.values(secret)) expect(value).toContain('CHANGE-ME');
   });
 
   // kustomize itself catches what parsing alone cannot (a resource it cannot load, a file outside the
   // folder); it ships with kubectl, which not every machine running the unit tests has.
   const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-  (kubectl.status === 0 ? it : it.skip)(
-    `kustomize renders the folder${kubectl.status === 0 ? '' : ' [skipped: kubectl not found]'}`,
-    () => {
-      const rendered = spawnSync('kubectl', ['kustomize', K8S_DIR], { encoding: 'utf8', timeout: 60_000 });
+  // (.ci/run's manifest step renders both overlays and validates them whatever the unit run skipped.)
+  (kubectl.status === 0 ? it.each(OVERLAYS) : it.skip.each(OVERLAYS))(
+    `kustomize renders the overlay %s: the base, its namespace and the image by tag and digest${kubectl.status === 0 ? '' : ' [skipped: kubectl not found]'}`,
+    (overlay) => {
+      const rendered = spawnSync('kubectl', ['kustomize', overlayDir(overlay)], { encoding: 'utf8', timeout: 60_000 });
       expect(rendered.stderr).toBe('');
-      const kinds = parseAllDocuments(rendered.stdout).map((d) => `${d.toJSON().kind}/${d.toJSON().metadata.name}`);
-      expect(kinds).toEqual(expect.arrayContaining([...APP_NAMES.map((a) => `Deployment/${a}`), 'Ingress/commerce']));
-      expect(kinds).toHaveLength(manifests.length);
+      const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as Manifest);
+      const kinds = docs.map((d) => `${d.kind}/${d.metadata.name}`);
+      expect(kinds).toEqual(expect.arrayContaining([...APP_NAMES.map((a) => `Deployment/${a}`), 'Ingress/commerce', 'Namespace/commerce']));
+      for (const doc of docs.filter((d) => d.kind !== 'Namespace'))
+        expect(`${doc.kind}/${doc.metadata.name}: ${(doc.metadata as any).namespace}`).toBe(`${doc.kind}/${doc.metadata.name}: commerce`);
+      const [image] = loadFile(overlayDir(overlay, 'image'), 'kustomization.yaml')[0]!.images;
+      for (const app of APP_NAMES) {
+        const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === app)!;
+        expect(deployment.spec.template.spec.containers[0].image).toBe(`${image.newName}:${image.newTag}@${image.digest}`);
+      }
+      const job = spawnSync('kubectl', ['kustomize', overlayDir(overlay, 'jobs')], { encoding: 'utf8', timeout: 60_000 });
+      expect(job.stderr).toBe('');
+      expect(parseAllDocuments(job.stdout)[0]!.toJSON().spec.template.spec.containers[0].image).toBe(
+        `${image.newName}:${image.newTag}@${image.digest}`,
+      );
     },
     60_000,
   );

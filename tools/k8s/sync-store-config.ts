@@ -1,10 +1,10 @@
-// Copies infra/config/demo-store.json into the ConfigMap of infra/k8s/store-config.yaml (kept identical,
+// Copies infra/config/demo-store.json into the ConfigMap of infra/k8s/base/store-config.yaml (kept identical,
 // see manifests.spec.ts): `npx tsx tools/k8s/sync-store-config.ts` after changing the demo store.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
-const yamlPath = join(root, 'infra', 'k8s', 'store-config.yaml');
+const yamlPath = join(root, 'infra', 'k8s', 'base', 'store-config.yaml');
 const json = readFileSync(join(root, 'infra', 'config', 'demo-store.json'), 'utf8').trimEnd();
 const yaml = readFileSync(yamlPath, 'utf8');
 const marker = '  store.json: |\n';

@@ -7,7 +7,8 @@
 //   --swap-if-better   swaps it in only when no metric is worse than the live index's beyond the tolerance.
 // Searches on the live index are answered throughout (Meilisearch's index swap is atomic).
 //   DATABASE_URL=… DATABASE_SCHEMA=catalog MEILI_URL=… MEILI_API_KEY=… MEILI_INDEX=products npm run search:apply -- --swap-if-better
-// In the image: node dist/apps/search-apply/main.js --swap-if-better (the Job in infra/k8s/jobs/search-apply.yaml).
+// In the image: node dist/apps/search-apply/main.js --swap-if-better (the Job in infra/k8s/jobs/search-apply.yaml, applied
+// through an overlay's jobs/ folder).
 // MEILI_API_KEY falls back to MEILI_MASTER_KEY (as tools/infra/up prints it); the key needs the rights to
 // create, swap and delete indexes. SETTINGS_FILE names another settings file. Exits 2 when --swap-if-better
 // did not swap.
