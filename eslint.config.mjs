@@ -18,8 +18,16 @@ export default [
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            // A service reaches another only through that service's contracts.
-            ...services.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared', 'type:contracts'] })),
+            // A service reaches another only through that service's contracts. The back office sits on top (it
+            // turns the other services' events into the ERP's change feed): no service below reads it, even
+            // through another library. What the ERP and the services share is on the ground floor (`scope:erp`).
+            ...services.map((s) => ({
+              sourceTag: `scope:${s}`,
+              onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared', 'type:contracts'],
+              ...(s === 'backoffice' ? {} : { notDependOnLibsWithTags: ['scope:backoffice'] }),
+            })),
+            // The ERP's entities, upsert events and change events: read by every service, importing none of them.
+            { sourceTag: 'scope:erp', onlyDependOnLibsWithTags: ['scope:erp', 'scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:all', onlyDependOnLibsWithTags: ['*'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:adapters', 'type:contracts', 'type:util'] },

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ProductUpsertReceived, SoapProductSchema, type SoapProduct } from '@commerce/backoffice-contracts';
+import { ProductUpsertReceived, SoapProductSchema, type SoapProduct } from '@commerce/erp-contracts';
 import { buildCatalogService, createCatalogRepository, createSearchIndex, parseDemoCatalog } from '@commerce/catalog-adapters';
 import { applyProductUpserts, catalogSettings } from '@commerce/catalog-core';
 import { createMemoryBus } from '@commerce/shared-bus';

@@ -9,7 +9,7 @@
 // path, SKU, sizes); read the ratio of two runs of this script on one machine, not the absolute figure.
 import { cpus } from 'node:os';
 import { MiniSearchIndex } from '@commerce/catalog-adapters';
-import { SoapProductSchema } from '@commerce/backoffice-contracts';
+import { SoapProductSchema } from '@commerce/erp-contracts';
 import type { SearchDoc } from '@commerce/catalog-core';
 import { generateCatalog } from '../demo/catalog-generator';
 

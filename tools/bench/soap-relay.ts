@@ -7,7 +7,7 @@
 //   source <(tools/infra/env) && npm run bench:soap-relay     # Postgres and Kafka (a schema and a namespace of its own, deleted)
 //   BENCH_SOAP_BATCH (1000), BENCH_ROUNDS (9)
 import { randomUUID } from 'node:crypto';
-import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
+import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/erp-contracts';
 import { entityToXml, soapRequestXml } from '@commerce/backoffice-adapters';
 import { validateBatch } from '@commerce/backoffice-core';
 import { createEventBus, createMemoryBus, enqueue, outboxMigrations, OutboxRelay, type EventBus } from '@commerce/shared-bus';

@@ -5,7 +5,7 @@
 //   npm run bench:soap-stages                             # the statement on PGlite in memory
 //   source <(tools/infra/env) && npm run bench:soap-stages   # and on Postgres (a schema of its own, dropped)
 //   BENCH_SOAP_BATCH (1000), BENCH_ROUNDS (5)
-import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
+import { SoapProductSchema as ProductSchema, UpsertReceivedEvents } from '@commerce/erp-contracts';
 import { createReceivedUpsertsStore, backofficeMigrations, entityToXml, soapRequestXml } from '@commerce/backoffice-adapters';
 import { receiveEntities, RECEIVE_CHUNK, validateBatch } from '@commerce/backoffice-core';
 import { outboxBatch } from '@commerce/shared-bus';
@@ -107,7 +107,13 @@ async function main(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`ms per batch (median / min / max of ${rounds}):`);
   for (const [stage, xs] of Object.entries(rows))
-    console.log(`  ${stage.padEnd(62)} ${median(xs).toFixed(0).padStart(6)} ${Math.min(...xs).toFixed(0).padStart(6)} ${Math.max(...xs).toFixed(0).padStart(6)}`);
+    console.log(
+      `  ${stage.padEnd(62)} ${median(xs).toFixed(0).padStart(6)} ${Math.min(...xs)
+        .toFixed(0)
+        .padStart(6)} ${Math.max(...xs)
+        .toFixed(0)
+        .padStart(6)}`,
+    );
   for (const { engine, db, schema, name } of stores) {
     if (name === 'postgres') await db.knex.raw('drop schema ?? cascade', [schema]);
     await engine.close();

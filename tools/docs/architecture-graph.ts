@@ -3,7 +3,8 @@
 //
 // From the code:
 // - topics: the `<Name>Topics = { KEY: 'topic' }` constants of `libs/<lib>/contracts/src/*.events.ts`; a topic
-//   is published by the service whose contracts declare it (its outbox relay), and by no other;
+//   is published by the service whose contracts declare it (its outbox relay), or, for the ground floor's
+//   contracts (`GROUND_CONTRACTS`), by the service named there, and by no other;
 // - subscriptions: `topics: [XTopics.KEY, …]` (a consumer) and `topic: XTopics.KEY` (the back office's change-event
 //   mappers) in the non-test sources of `libs/<lib>/{core,adapters}/src`;
 // - calls: the `<SERVICE>_URL` variables of each service's config schema (`apps/<app>/src/config.ts`): the internal
@@ -25,6 +26,11 @@ export const SERVICE_LIBS: Readonly<Record<string, string>> = {
   order: 'order',
   'backoffice-soap': 'backoffice',
 };
+/**
+ * Ground-floor contracts (`libs/<lib>/contracts`, read by every service, importing none of them) and the service
+ * that publishes the topics they declare: the ERP's upserts reach the services through backoffice-soap.
+ */
+export const GROUND_CONTRACTS: Readonly<Record<string, string>> = { erp: 'backoffice-soap' };
 /** Apps that are not a service of the picture: the all-in-one runs all of them; the storefront is a static client. */
 export const NOT_SERVICES = ['all-in-one', 'storefront', 'search-apply'];
 
@@ -58,7 +64,7 @@ export interface TopicDeclaration {
   /** `CatalogTopics.PRODUCT` */
   constant: string;
   topic: string;
-  /** The service whose contracts declare it. */
+  /** The service whose contracts declare it (or that publishes a ground-floor contract's topic). */
   owner: string;
   /** The events the contracts define on it (`export const X = defineEvent({ topic: … })` or a helper that does). */
   events: string[];
@@ -67,7 +73,11 @@ export interface TopicDeclaration {
 /** Every topic constant of every service's contracts. */
 export function topicDeclarations(): TopicDeclaration[] {
   const declarations: TopicDeclaration[] = [];
-  for (const [service, lib] of Object.entries(SERVICE_LIBS)) {
+  const contractLibs = [
+    ...Object.entries(SERVICE_LIBS),
+    ...Object.entries(GROUND_CONTRACTS).map(([lib, service]): [string, string] => [service, lib]),
+  ];
+  for (const [service, lib] of contractLibs) {
     for (const file of libSources(lib, 'contracts').filter((f) => f.endsWith('.events.ts'))) {
       const text = readFileSync(file, 'utf8');
       for (const [, group, body] of text.matchAll(/export const (\w+Topics) = \{([^}]*)\}/g)) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as soap from 'soap';
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
 import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';

@@ -1,4 +1,4 @@
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 import type { DemoCatalog } from '@commerce/catalog-adapters';
 import { createLogger } from '@commerce/shared-logging';
 import { AllInOneConfigSchema } from '../../apps/all-in-one/src/config';

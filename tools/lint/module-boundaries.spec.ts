@@ -49,4 +49,36 @@ describe('module boundaries', () => {
     );
     expect(messages).toEqual([expect.stringContaining('"type:contracts" can only depend on libs tagged with')]);
   }, 120_000);
+
+  // Issue 24 part 4: the ERP's contracts are the ground floor, the back office the top; no arrow runs back up.
+  it('allow every service to read the ERP contracts, and the back office the services contracts', () => {
+    expect(
+      lintAs(
+        'libs/order/core/src/fine.ts',
+        "import type { SoapOrder } from '@commerce/erp-contracts';\nimport type { OrderDto } from '@commerce/order-contracts';\nexport type X = SoapOrder | OrderDto;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      lintAs(
+        'libs/backoffice/core/src/fine.ts',
+        "import type { ProductUpserted } from '@commerce/catalog-contracts';\nimport type { SoapProduct } from '@commerce/erp-contracts';\nexport type X = typeof ProductUpserted | SoapProduct;\n",
+      ),
+    ).toEqual([]);
+  }, 120_000);
+
+  it('refuse a service below the back office reading its contracts', () => {
+    const messages = lintAs(
+      'libs/catalog/core/src/breach.ts',
+      "import { DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';\nexport const x = DEFAULT_SOAP_PATH;\n",
+    );
+    expect(messages).toEqual([expect.stringContaining('"scope:catalog" can not depend on libs tagged with "scope:backoffice"')]);
+  }, 120_000);
+
+  it('refuse the ERP contracts reading any service', () => {
+    const messages = lintAs(
+      'libs/erp/contracts/src/breach.ts',
+      "import { CatalogTopics } from '@commerce/catalog-contracts';\nexport const x = CatalogTopics;\n",
+    );
+    expect(messages).toEqual([expect.stringContaining('"scope:erp" can only depend on libs tagged with')]);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 import { createDbEngineFromConfig, type Db, type DbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming, type EventBus, type MemoryBus } from '@commerce/shared-bus';
 import { createSessionStore } from '@commerce/shared-sessions';

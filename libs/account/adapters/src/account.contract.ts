@@ -12,7 +12,7 @@ import {
   PaymentTermsUpsertReceived,
   SalesRepUpsertReceived,
   hashScryptPassword,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import { AccountTopics } from '@commerce/account-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import { createMemoryBus, type EventBus } from '@commerce/shared-bus';

@@ -6,7 +6,7 @@ import { ARGON2_DEFAULTS, createArgon2Hasher } from './argon2.password-hasher';
 import { buildAccountService } from './account.service';
 import { createLogger } from '@commerce/shared-logging';
 import { createMemoryBus } from '@commerce/shared-bus';
-import { AccountUpsertReceived } from '@commerce/backoffice-contracts';
+import { AccountUpsertReceived } from '@commerce/erp-contracts';
 import { hashArgon2id } from '@commerce/account-contracts';
 import { verify as argon2Verify } from '@node-rs/argon2';
 
@@ -63,7 +63,9 @@ describe('login timing with the production argon2id cost', () => {
       const buyer = samples();
       // The argon2 verify calls a login made, each as the cost its hash names (`m=…,t=…,p=…`), in one string.
       const costs = () =>
-        kdfVerify.mock.calls.map(([hash]) => /^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$/.exec(String(hash))?.[1] ?? 'not argon2id').join(' ');
+        kdfVerify.mock.calls
+          .map(([hash]) => /^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$/.exec(String(hash))?.[1] ?? 'not argon2id')
+          .join(' ');
       const login = async (email: string, into: Samples) => {
         kdfVerify.mockClear();
         const before = process.cpuUsage();

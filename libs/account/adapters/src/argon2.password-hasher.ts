@@ -1,5 +1,5 @@
 import { verify } from '@node-rs/argon2';
-import { verifyScryptPassword } from '@commerce/backoffice-contracts';
+import { verifyScryptPassword } from '@commerce/erp-contracts';
 import { ARGON2_DEFAULTS, argon2Prefix, hashArgon2id, type Argon2Params } from '@commerce/account-contracts';
 import type { PasswordHasher } from '@commerce/account-core';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ReceivedAccount, ReceivedBuyer, SoapCustomer } from '@commerce/backoffice-contracts';
+import type { ReceivedAccount, ReceivedBuyer, SoapCustomer } from '@commerce/erp-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { emptyAddress } from '@commerce/account-contracts';
 import type { BackofficeRepository } from './customer.repository';
@@ -21,7 +21,6 @@ function addressOf(soap: SoapCustomer | ReceivedBuyer): Partial<AddressDto> {
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<AddressDto>;
 }
-
 
 export interface BackofficeCustomer {
   /** `customer:<id>` or `buyer:<id>`: the ERP's ids of customers and buyers are two namespaces. */

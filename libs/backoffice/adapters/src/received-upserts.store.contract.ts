@@ -1,4 +1,4 @@
-import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/erp-contracts';
 import { createMemoryBus, encodeEnvelope, OutboxRelay, startRetentionPruner } from '@commerce/shared-bus';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
@@ -34,7 +34,12 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
 
     await store.saveBatch('product', [event('a'), event('b')], 'req-1');
 
-    const rows = (await readReceivedUpserts(db)).upserts.map(({ entity, external_id, payload, request_id }) => ({ entity, external_id, payload, request_id }));
+    const rows = (await readReceivedUpserts(db)).upserts.map(({ entity, external_id, payload, request_id }) => ({
+      entity,
+      external_id,
+      payload,
+      request_id,
+    }));
     expect(rows).toEqual([
       { entity: 'product', external_id: 'a', payload: { id: 'a' }, request_id: 'req-1' },
       { entity: 'product', external_id: 'b', payload: { id: 'b' }, request_id: 'req-1' },
@@ -72,7 +77,11 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
   it('publishes each event of a stored batch byte for byte as the bus publishes the event itself', async () => {
     const db = await freshDb();
     const events = ['a', 'b', 'c'].map((id) =>
-      ProductUpsertReceived.create(upsertKey('product', id), { entity: 'product', product: { id, description: `"${id}" \\ ✓ 漢字 \u2028` } }, 'req-bytes'),
+      ProductUpsertReceived.create(
+        upsertKey('product', id),
+        { entity: 'product', product: { id, description: `"${id}" \\ ✓ 漢字 \u2028` } },
+        'req-bytes',
+      ),
     );
     await createReceivedUpsertsStore(db).saveBatch('product', events, 'req-bytes');
     const bus = createMemoryBus();
@@ -118,7 +127,11 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
       relay.start();
       try {
         const events = ['a', 'b', 'c', 'd', 'e'].map(event);
-        await createReceivedUpsertsStore(db).saveChunks('product', chunked(events.slice(0, 2), [], events.slice(2, 3), events.slice(3)), 'req-c');
+        await createReceivedUpsertsStore(db).saveChunks(
+          'product',
+          chunked(events.slice(0, 2), [], events.slice(2, 3), events.slice(3)),
+          'req-c',
+        );
 
         expect((await readReceivedUpserts(db)).upserts.map((r) => [r.external_id, r.payload, r.request_id])).toEqual(
           ['a', 'b', 'c', 'd', 'e'].map((id) => [id, { id }, 'req-c']),
@@ -126,7 +139,7 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
         expect(await db.table('outbox').orderBy('seq').pluck('id')).toEqual(events.map((e) => e.id));
         // Nudged at commit: published without a flush or a poll (the relay polls every ten minutes).
         const published = () => bus.messages(BackofficeTopics.UPSERT).map((m) => m.key);
-        for (const until = Date.now() + 10_000; published().length < events.length && Date.now() < until; )
+        for (const until = Date.now() + 10_000; published().length < events.length && Date.now() < until;)
           await new Promise((resolve) => setTimeout(resolve, 20));
         // (In order per key, the bus's promise: these are five keys.)
         expect(published().sort()).toEqual(events.map((e) => e.key).sort());
@@ -172,7 +185,9 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
     await createReceivedUpsertsStore(db).saveBatch('product', [event('a'), event('b')], 'req-1');
     // Twenty days on, published on the day: past the outbox's 7 days, within the received batches' 30.
     await db.table('received_upserts').update({ received_at: db.knex.raw(`received_at - interval '20 days'`) });
-    await db.table('outbox').update({ created_at: db.knex.raw(`created_at - interval '20 days'`), sent_at: db.knex.raw(`now() - interval '20 days'`) });
+    await db
+      .table('outbox')
+      .update({ created_at: db.knex.raw(`created_at - interval '20 days'`), sent_at: db.knex.raw(`now() - interval '20 days'`) });
     const pruner = backofficePruner(db);
     try {
       expect(await pruner.pruneNow()).toMatchObject({ outbox: 0, received_upserts: 0 });
@@ -214,7 +229,9 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
       ['a', { id: 'a' }],
       ['c', { id: 'c' }],
     ]);
-    expect(read.orphans).toEqual([expect.objectContaining({ entity: 'product', external_id: 'b', event_id: events[1]!.id, request_id: 'req-1' })]);
+    expect(read.orphans).toEqual([
+      expect.objectContaining({ entity: 'product', external_id: 'b', event_id: events[1]!.id, request_id: 'req-1' }),
+    ]);
     expect(read.orphans[0]).not.toHaveProperty('payload');
   });
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { SCRYPT_PARAMS, hashScryptPassword, verifyScryptPassword, type ScryptParams } from '@commerce/backoffice-contracts';
+import { SCRYPT_PARAMS, hashScryptPassword, verifyScryptPassword, type ScryptParams } from '@commerce/erp-contracts';
 import type { PasswordHasher } from '@commerce/backoffice-core';
 
 // The hash form itself lives in the contracts: the account service reads buyers' hashes (decision 30).

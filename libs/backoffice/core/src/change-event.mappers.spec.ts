@@ -1,4 +1,4 @@
-import { AccountUpsertReceived, CustomerUpsertReceived, MarketUpsertReceived, ProductUpsertReceived } from '@commerce/backoffice-contracts';
+import { AccountUpsertReceived, CustomerUpsertReceived, MarketUpsertReceived, ProductUpsertReceived } from '@commerce/erp-contracts';
 import { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
 import { CustomerChanged, CustomerRegistered } from '@commerce/account-contracts';
 import { CHANGE_EVENT_MAPPERS, changeEventsOf, changeEventTopics, offsetDate, type MapperContext } from './change-event.mappers';

@@ -4,7 +4,7 @@ import {
   UpsertReceivedEvents,
   type ChangeEventType,
   type ReceivableEntity,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import { CatalogTopics, ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { NewChangeEvent } from './change-feed.port';

@@ -1,4 +1,4 @@
-import { ChangeEventQueryType, ChangeEventType } from '@commerce/backoffice-contracts';
+import { ChangeEventQueryType, ChangeEventType } from '@commerce/erp-contracts';
 import { MalformedRequestError, UnknownEventError } from './backoffice.errors';
 import type { ChangeEvent, ChangeFeed } from './change-feed.port';
 

@@ -1,4 +1,4 @@
-import type { ChangeEventMission, ChangeEventType } from '@commerce/backoffice-contracts';
+import type { ChangeEventMission, ChangeEventType } from '@commerce/erp-contracts';
 
 /** A change event as the feed keeps it; `data` is `{<data element>: entity}` in the entity's SOAP (JSON) shape. */
 export interface ChangeEvent {

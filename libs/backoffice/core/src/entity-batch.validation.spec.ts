@@ -1,4 +1,4 @@
-import { SoapProductSchema, SoapSizeSchema, UpsertReceivedEvents } from '@commerce/backoffice-contracts';
+import { SoapProductSchema, SoapSizeSchema, UpsertReceivedEvents } from '@commerce/erp-contracts';
 import { InvalidEntityError } from './backoffice.errors';
 import { fastCheckOf, validateBatch } from './entity-batch.validation';
 
@@ -51,7 +51,17 @@ function fullProduct(n: number): Record<string, unknown> {
       cog: '10.00',
     })),
     media: [{ id: 'M1', image: 'https://x/y.jpg', variation: ref(`P-${n}-1`) }, {}],
-    metadata: { storemeta: { shortdescription: 's', description: 'd', metatitle: 't', metakeywords: 'k', metadescription: 'm', taxgroup: 'g', store: 'web' } },
+    metadata: {
+      storemeta: {
+        shortdescription: 's',
+        description: 'd',
+        metatitle: 't',
+        metakeywords: 'k',
+        metadescription: 'm',
+        taxgroup: 'g',
+        store: 'web',
+      },
+    },
     comment: 'c',
   };
 }
@@ -75,7 +85,24 @@ function withAt(root: unknown, path: Path, change: (parent: Record<string | numb
   return copy;
 }
 
-const REPLACEMENTS: unknown[] = ['', '   ', 'x', '-1', '1.234', 'eur', 5, 0, true, null, undefined, [], ['a'], {}, { id: 'Z' }, [{ id: 'Z' }]];
+const REPLACEMENTS: unknown[] = [
+  '',
+  '   ',
+  'x',
+  '-1',
+  '1.234',
+  'eur',
+  5,
+  0,
+  true,
+  null,
+  undefined,
+  [],
+  ['a'],
+  {},
+  { id: 'Z' },
+  [{ id: 'Z' }],
+];
 
 /** A valid product and what goes wrong with it: every value replaced by values of every kind, or removed. */
 function mutants(product: Record<string, unknown>): unknown[] {

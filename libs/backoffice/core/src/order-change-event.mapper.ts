@@ -1,4 +1,4 @@
-import { SoapOrderSchema, type SoapOrder } from '@commerce/backoffice-contracts';
+import { SoapOrderSchema, type SoapOrder } from '@commerce/erp-contracts';
 import { ORDER_EVENTS, OrderTopics, type OrderAddress, type OrderDto, type OrderLine } from '@commerce/order-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { ChangeEventMapper } from './change-event.mappers';

@@ -1,4 +1,4 @@
-import { BackofficeTopics, DeliveryWindowUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, DeliveryWindowUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/erp-contracts';
 import { InvalidEntityError } from './backoffice.errors';
 import { receiveEntities, receiveProducts, RECEIVE_CHUNK } from './receive-entities.use-case';
 import type { EventEnvelope } from '@commerce/shared-events';

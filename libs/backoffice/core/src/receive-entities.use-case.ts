@@ -4,7 +4,7 @@ import {
   type ReceivableEntity,
   type ReceivedAccount,
   type SoapAccount,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { z } from 'zod';
 import { validateBatch } from './entity-batch.validation';

@@ -1,4 +1,4 @@
-import type { UpsertEntity } from '@commerce/backoffice-contracts';
+import type { UpsertEntity } from '@commerce/erp-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 
 /** Keeps what the ERP sent. */

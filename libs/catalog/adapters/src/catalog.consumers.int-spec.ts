@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, ProductUpsertReceived, upsertKey } from '@commerce/erp-contracts';
 import { createEventBus, createMemoryBus, type EventBus } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BackofficeTopics, PricelistUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, PricelistUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/erp-contracts';
 import { createMemoryBus, deadLetterTopic, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger, withRequestContext } from '@commerce/shared-logging';
@@ -234,7 +234,10 @@ describe('the product indexer and the upsert consumer of one process (decision 6
     const listed = async () =>
       (await useCases.searchProducts({}, {})).products.map((p) => [p.name, p.variantName, p.items.map((i) => i.stock)]).sort();
     try {
-      await bus.publish([received(), received(soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] }))]);
+      await bus.publish([
+        received(),
+        received(soapProduct({ id: 'P-2', description: 'Sun Hat', variations: [{ id: 'V-H', sizes: [{ id: 'S-ONE', qty: '3' }] }] })),
+      ]);
       await settle(bus, relay);
       expect(await listed()).toEqual([
         ['Café Sweater', 'Brown', ['yes', 'yes', 'no']],
@@ -244,7 +247,9 @@ describe('the product indexer and the upsert consumer of one process (decision 6
       expect(readBack).toEqual([]);
       expect(applied.size).toBe(0);
 
-      const { productId } = await useCases.applyProductUpsert(soapProduct({ variations: [{ id: 'V-OAT', sizes: [{ id: 'S-S', qty: '0' }] }] }));
+      const { productId } = await useCases.applyProductUpsert(
+        soapProduct({ variations: [{ id: 'V-OAT', sizes: [{ id: 'S-S', qty: '0' }] }] }),
+      );
       await settle(bus, relay);
       expect(readBack).toEqual([productId]);
       expect((await listed())[1]).toEqual(['Café Sweater', 'Oat', ['no', 'yes']]);

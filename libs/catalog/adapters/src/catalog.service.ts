@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 import type { CatalogClient, StockClient } from '@commerce/catalog-contracts';
 import {
   AppliedProducts,

@@ -11,7 +11,7 @@ import {
   type SoapProduct,
   type SoapSize,
   type SoapWarehouse,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import { z } from 'zod';
 
 /** A demo catalog as the ERP would send it through the SOAP API, one list per entity. */

@@ -1,4 +1,4 @@
-import type { SoapDeliveryWindow } from '@commerce/backoffice-contracts';
+import type { SoapDeliveryWindow } from '@commerce/erp-contracts';
 import { InvalidUpsertError } from './catalog.errors';
 import { systemClock, type CatalogRepository, type Clock } from './catalog.repository';
 import type { DeliveryWindow, DeliveryWindowVariation } from './product';

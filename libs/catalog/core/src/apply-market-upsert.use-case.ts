@@ -1,4 +1,4 @@
-import type { SoapMarket } from '@commerce/backoffice-contracts';
+import type { SoapMarket } from '@commerce/erp-contracts';
 import type { CatalogRepository } from './catalog.repository';
 import type { Market } from './product';
 import { deepEqual, pick, type ApplyEntityResult } from './upsert.helpers';

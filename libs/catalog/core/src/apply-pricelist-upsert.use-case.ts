@@ -1,4 +1,4 @@
-import type { SoapPricelist } from '@commerce/backoffice-contracts';
+import type { SoapPricelist } from '@commerce/erp-contracts';
 import { InvalidUpsertError } from './catalog.errors';
 import type { CatalogRepository } from './catalog.repository';
 import { minorDigits, parseMinorUnits } from './money';

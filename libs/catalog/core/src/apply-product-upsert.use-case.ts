@@ -1,4 +1,4 @@
-import type { Ref, SoapProduct } from '@commerce/backoffice-contracts';
+import type { Ref, SoapProduct } from '@commerce/erp-contracts';
 import { StockChanged } from '@commerce/catalog-contracts';
 import type { AppliedProduct } from './applied-products';
 import { InvalidProductError } from './catalog.errors';

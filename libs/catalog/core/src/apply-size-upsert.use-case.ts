@@ -1,4 +1,4 @@
-import type { SoapSize } from '@commerce/backoffice-contracts';
+import type { SoapSize } from '@commerce/erp-contracts';
 import { InvalidUpsertError } from './catalog.errors';
 import type { CatalogRepository, ProductKey } from './catalog.repository';
 import type { Size, SizeTable } from './product';

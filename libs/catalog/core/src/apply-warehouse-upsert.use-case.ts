@@ -1,4 +1,4 @@
-import type { SoapWarehouse } from '@commerce/backoffice-contracts';
+import type { SoapWarehouse } from '@commerce/erp-contracts';
 import type { CatalogRepository } from './catalog.repository';
 import type { Warehouse } from './product';
 import { deepEqual, pick, type ApplyEntityResult } from './upsert.helpers';

@@ -1,4 +1,4 @@
-import type { SoapDeliveryWindow, SoapMarket, SoapPricelist, SoapProduct, SoapSize, SoapWarehouse } from '@commerce/backoffice-contracts';
+import type { SoapDeliveryWindow, SoapMarket, SoapPricelist, SoapProduct, SoapSize, SoapWarehouse } from '@commerce/erp-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { CategoryNode } from '@commerce/shared-config';
 import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-case';

@@ -1,4 +1,4 @@
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 import type { AppliedProduct } from './applied-products';
 import type { CatalogEvent, CatalogUnitOfWork } from './catalog.repository';
 import type { CatalogRef, Category, Product, RefKind, Size } from './product';

@@ -1,4 +1,4 @@
-import { InvoiceUpsertReceived, OrderUpsertReceived, type SoapOrder } from '@commerce/backoffice-contracts';
+import { InvoiceUpsertReceived, OrderUpsertReceived, type SoapOrder } from '@commerce/erp-contracts';
 import { OrderCancelled, OrderInvoiced, OrderShipped, OrderStatusChanged, OrderTopics } from '@commerce/order-contracts';
 import { createMemoryBus, decodeEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
@@ -48,7 +48,9 @@ describe('the back office’s orders and invoices reaching the order service', (
     const soap: SoapOrder = {
       id: order.order,
       status: 'Processing',
-      shipments: [{ id: 'S1', shipped: '2026-11-21 08:30:00', carrierinformation: { carrier: 'dhl', service: 'Express', tracking: 'JD0001' } }],
+      shipments: [
+        { id: 'S1', shipped: '2026-11-21 08:30:00', carrierinformation: { carrier: 'dhl', service: 'Express', tracking: 'JD0001' } },
+      ],
       cancelled: [{ id: 'x', sku: 'SKU-2-3', qty: '1' }],
     };
     const envelope = OrderUpsertReceived.envelopeOf(soap);
@@ -82,7 +84,9 @@ describe('the back office’s orders and invoices reaching the order service', (
 
   it('keeps what a later upsert leaves out, adds a second shipment, and publishes only what changed', async () => {
     const order = await service.client.placeOrder(placeOrderCommand());
-    await receive(OrderUpsertReceived.envelopeOf({ id: order.order, shipments: [{ id: 'A', carrierinformation: { carrier: 'UPS', tracking: '1Z' } }] }));
+    await receive(
+      OrderUpsertReceived.envelopeOf({ id: order.order, shipments: [{ id: 'A', carrierinformation: { carrier: 'UPS', tracking: '1Z' } }] }),
+    );
     await receive(
       OrderUpsertReceived.envelopeOf({
         id: order.order,
@@ -101,7 +105,15 @@ describe('the back office’s orders and invoices reaching the order service', (
 
   it('keeps an invoice on the order it names, and skips an order or invoice of an order it never placed', async () => {
     const order = await service.client.placeOrder(placeOrderCommand());
-    await receive(InvoiceUpsertReceived.envelopeOf({ id: 'INV-1', order: { id: order.order }, total: '274.00', currency: 'SEK', duedate: '2026-12-22' }));
+    await receive(
+      InvoiceUpsertReceived.envelopeOf({
+        id: 'INV-1',
+        order: { id: order.order },
+        total: '274.00',
+        currency: 'SEK',
+        duedate: '2026-12-22',
+      }),
+    );
     await receive(OrderUpsertReceived.envelopeOf({ id: '999999', status: 'confirmed' }));
     await receive(InvoiceUpsertReceived.envelopeOf({ id: 'INV-2', order: { id: '999999' } }));
     const after = (await service.client.getOrder(order.id))!;

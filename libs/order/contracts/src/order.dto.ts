@@ -279,16 +279,8 @@ export interface OrderClient {
   listCustomerOrders(customerId: string, from: number, size: number | null): Promise<OrderPage>;
 }
 
-/** The statuses the order service knows, with the description the checkout API shows. */
-export const ORDER_STATUS_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  untouched: 'Pending',
-  confirmed: 'Confirmed',
-  processing: 'Processing',
-  shipped: 'Shipped',
-  completed: 'Completed',
-  archived: 'Archived',
-  cancelled: 'Cancelled',
-};
+/** The statuses the order service knows (the ERP's, on the ground floor), with the description the checkout API shows. */
+export { ORDER_STATUS_DESCRIPTIONS } from '@commerce/erp-contracts';
 
 /** The status of a newly placed order. */
 export const PLACED_STATUS = 'untouched';

@@ -1,4 +1,4 @@
-import type { SoapInvoice, SoapOrder } from '@commerce/backoffice-contracts';
+import type { SoapInvoice, SoapOrder } from '@commerce/erp-contracts';
 import {
   OrderCancelled,
   OrderInvoiced,
@@ -29,7 +29,12 @@ export interface ApplyOrderUpsertResult {
 function shownDate(value: string | undefined): string {
   if (!value) return '';
   const parsed = Date.parse(value);
-  return Number.isNaN(parsed) ? value : new Date(parsed).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, '');
+  return Number.isNaN(parsed)
+    ? value
+    : new Date(parsed)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, '');
 }
 
 const qty = (v: string | undefined): number | undefined => {

@@ -5,7 +5,7 @@ import {
   PaymentTermsUpsertReceived,
   SalesRepUpsertReceived,
   ShippingTermsUpsertReceived,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import { applyAccountUpsert, applyCustomerUpsert, applyReferenceUpsert, type BackofficeRepository } from '@commerce/account-core';
 import { consumeOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';

@@ -1,5 +1,5 @@
 import type { ChangeEvent, ChangeFeed, NewChangeEvent } from '@commerce/backoffice-core';
-import type { ChangeEventMission, ChangeEventType } from '@commerce/backoffice-contracts';
+import type { ChangeEventMission, ChangeEventType } from '@commerce/erp-contracts';
 import type { Db, Knex } from '@commerce/shared-db';
 
 interface EventRow {

@@ -42,7 +42,7 @@ import {
   StoreMetaSchema,
   VariationSchema,
   WarehouseItemSchema,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import { buildWsdl } from './backoffice.wsdl';
 import { SPEC_OPERATIONS, UPDATE_OPERATIONS } from './soap-operations';
 import { soapTypes } from './soap-types';

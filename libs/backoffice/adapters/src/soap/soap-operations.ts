@@ -1,4 +1,4 @@
-import type { ReceivableEntity } from '@commerce/backoffice-contracts';
+import type { ReceivableEntity } from '@commerce/erp-contracts';
 import { MalformedRequestError, OperationNotImplementedError, UnknownOperationError } from '@commerce/backoffice-core';
 import type { ChangeEvent } from '@commerce/backoffice-core';
 import { entityToXml, xmlListToEntities, type XmlNode } from './soap-xml.mapper';

@@ -1,5 +1,5 @@
 import { UPSERT_INTAKES, validateBatch } from '@commerce/backoffice-core';
-import { UpsertReceivedEvents } from '@commerce/backoffice-contracts';
+import { UpsertReceivedEvents } from '@commerce/erp-contracts';
 import { soapRequest } from '../testing/soap-request';
 import { checkSoapBytes, DEFAULT_BODY_LIMITS, type SoapBodyLimits } from './soap-body.reader';
 import { parseSoapEnvelope } from './soap-envelope';
@@ -23,7 +23,20 @@ function random(seed: number): () => number {
   return () => (a = (Math.imul(a, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
-const TEXTS = ['abc', ' 12 ', '', '  ', '&amp;x&lt;y&gt;', '&#65;&#x42;c', 'a\r\nb\rc', 'ü€😀', '<![CDATA[ raw <b> & ]]>', '7', 'true', '-1.5'];
+const TEXTS = [
+  'abc',
+  ' 12 ',
+  '',
+  '  ',
+  '&amp;x&lt;y&gt;',
+  '&#65;&#x42;c',
+  'a\r\nb\rc',
+  'ü€😀',
+  '<![CDATA[ raw <b> & ]]>',
+  '7',
+  'true',
+  '-1.5',
+];
 
 interface Shape {
   /** Probability of each irregular shape at each place it can occur. */
@@ -40,8 +53,7 @@ function generator(rnd: () => number, shape: Shape) {
     if (inner === '' && chance(0.3)) return `<${t}/>`;
     return `<${t}>${inner}</${t}>`;
   };
-  const noise = (): string =>
-    chance(shape.irregular) ? pick([' ', '\n  ', '<!-- note -->', '<zzz><a>1</a>t</zzz>']) : '';
+  const noise = (): string => (chance(shape.irregular) ? pick([' ', '\n  ', '<!-- note -->', '<zzz><a>1</a>t</zzz>']) : '');
   const stray = (): string => (chance(shape.irregular) ? element(pick(['zzz', 'extra', 'id']), pick(['', 'x', '<q>1</q>'])) : '');
 
   function scalar(): string {
@@ -95,7 +107,10 @@ function generator(rnd: () => number, shape: Shape) {
 }
 
 const LOGIN = { username: 'erp', password: 'pw' };
-const limitsWith = (xml: Partial<XmlLimits> = {}): SoapBodyLimits => ({ ...DEFAULT_BODY_LIMITS, xml: { ...DEFAULT_BODY_LIMITS.xml, ...xml } });
+const limitsWith = (xml: Partial<XmlLimits> = {}): SoapBodyLimits => ({
+  ...DEFAULT_BODY_LIMITS,
+  xml: { ...DEFAULT_BODY_LIMITS.xml, ...xml },
+});
 
 /** Batches whose items the parser built straight into entities (the others fell back to the tree). */
 let builtWhileParsing = 0;
@@ -135,7 +150,7 @@ async function outcome(text: string, limits: SoapBodyLimits, streamed: boolean):
 async function both(xml: string, limits: SoapBodyLimits, chunkSize: number, rnd: () => number): Promise<[string, string]> {
   const bytes = Buffer.from(xml, 'utf8');
   const chunks: Buffer[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = chunkSize > 0 ? chunkSize : 1 + Math.floor(rnd() * 300);
     chunks.push(bytes.subarray(at, at + size));
     at += size;
@@ -169,19 +184,22 @@ describe('parsing an *_Update straight into entities, against the tree and the m
     expect(builtWhileParsing).toBe(12 * CHUNKINGS.length);
   });
 
-  it.each(UPDATE_OPERATIONS.map((op) => [op.name, op] as const))('%s: irregular shapes give the same entities and Faults', async (_name, op) => {
-    const rnd = random(op.name.length * 104729 + 3);
-    const seen = new Set<string>();
-    for (let round = 0; round < 40; round++) {
-      const { batch } = generator(rnd, { irregular: 0.15, prefix: round % 3 ? 'ns1' : '' });
-      const xml = soapRequest(op.name, batch(op, 1 + Math.floor(rnd() * 3)), LOGIN);
-      const [tree, streamed] = await both(xml, DEFAULT_BODY_LIMITS, round % 4 === 0 ? 1 : 0, rnd);
-      expect(streamed).toBe(tree);
-      seen.add(tree.startsWith('refused') ? 'refused' : tree.includes('"validation":"valid"') ? 'valid' : 'invalid');
-    }
-    // The corpus reaches both sides of validation, and some batches the handler or parser refuses.
-    expect(seen.has('invalid')).toBe(true);
-  });
+  it.each(UPDATE_OPERATIONS.map((op) => [op.name, op] as const))(
+    '%s: irregular shapes give the same entities and Faults',
+    async (_name, op) => {
+      const rnd = random(op.name.length * 104729 + 3);
+      const seen = new Set<string>();
+      for (let round = 0; round < 40; round++) {
+        const { batch } = generator(rnd, { irregular: 0.15, prefix: round % 3 ? 'ns1' : '' });
+        const xml = soapRequest(op.name, batch(op, 1 + Math.floor(rnd() * 3)), LOGIN);
+        const [tree, streamed] = await both(xml, DEFAULT_BODY_LIMITS, round % 4 === 0 ? 1 : 0, rnd);
+        expect(streamed).toBe(tree);
+        seen.add(tree.startsWith('refused') ? 'refused' : tree.includes('"validation":"valid"') ? 'valid' : 'invalid');
+      }
+      // The corpus reaches both sides of validation, and some batches the handler or parser refuses.
+      expect(seen.has('invalid')).toBe(true);
+    },
+  );
 
   it('broken and hostile documents: the same refusal, in any chunking', async () => {
     const rnd = random(42);

@@ -5,7 +5,7 @@ import {
   UnknownOperationError,
   validateBatch,
 } from '@commerce/backoffice-core';
-import { SoapProductSchema } from '@commerce/backoffice-contracts';
+import { SoapProductSchema } from '@commerce/erp-contracts';
 import { soapRequest } from '../testing/soap-request';
 import { parseSoapEnvelope } from './soap-envelope';
 import { checkSoapAction, handlerFor, operationOfElement } from './soap-operations';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type RouterContext } from '@koa/router';
-import { DEFAULT_SOAP_PATH, type ReceivableEntity } from '@commerce/backoffice-contracts';
+import { type ReceivableEntity } from '@commerce/erp-contracts';
+import { DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
 import {
   LoginFailedError,
   LoginRateLimitedError,

@@ -8,13 +8,13 @@ import {
   PaymentTermsUpsertReceived,
   SalesRepUpsertReceived,
   ShippingTermsUpsertReceived,
-  DEFAULT_SOAP_NAMESPACE,
   DeliveryWindowUpsertReceived,
   MarketUpsertReceived,
   PricelistUpsertReceived,
   SizeUpsertReceived,
   WarehouseUpsertReceived,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
+import { DEFAULT_SOAP_NAMESPACE } from '@commerce/backoffice-contracts';
 import type { EventEnvelope } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { verify as argon2Verify } from '@node-rs/argon2';

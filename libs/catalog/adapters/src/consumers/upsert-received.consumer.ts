@@ -6,7 +6,7 @@ import {
   ProductUpsertReceived,
   SizeUpsertReceived,
   WarehouseUpsertReceived,
-} from '@commerce/backoffice-contracts';
+} from '@commerce/erp-contracts';
 import {
   applyDeliveryWindowUpsert,
   applyMarketUpsert,

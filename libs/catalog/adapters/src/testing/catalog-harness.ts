@@ -1,5 +1,5 @@
 import { CatalogTopics } from '@commerce/catalog-contracts';
-import type { SoapPricelist } from '@commerce/backoffice-contracts';
+import type { SoapPricelist } from '@commerce/erp-contracts';
 import { catalogUseCases, defaultCatalogSettings, type CatalogSettings, type CatalogUseCases, type Clock } from '@commerce/catalog-core';
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';

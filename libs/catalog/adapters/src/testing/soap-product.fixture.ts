@@ -1,4 +1,4 @@
-import type { SoapProduct } from '@commerce/backoffice-contracts';
+import type { SoapProduct } from '@commerce/erp-contracts';
 
 /** A SOAP product as backoffice-soap passes it on: two variations sharing sizes S/M/L. */
 export function soapProduct(overrides: Partial<SoapProduct> = {}): SoapProduct {

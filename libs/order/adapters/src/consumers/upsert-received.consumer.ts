@@ -1,4 +1,4 @@
-import { BackofficeTopics, InvoiceUpsertReceived, OrderUpsertReceived } from '@commerce/backoffice-contracts';
+import { BackofficeTopics, InvoiceUpsertReceived, OrderUpsertReceived } from '@commerce/erp-contracts';
 import { applyInvoiceUpsert, applyOrderUpsert, type ApplyOrderUpsertDeps, type ApplyOrderUpsertResult } from '@commerce/order-core';
 import { consumeOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
@@ -46,9 +46,15 @@ export function orderUpsertReceivedConsumer(deps: OrderUpsertConsumerDeps): Subs
         result = await applyOne(envelope, { orders, ...(deps.trackingUrl ? { trackingUrl: deps.trackingUrl } : {}) });
       });
       if (applied && !result.found) {
-        deps.logger.warn({ eventId: envelope.id, entity, externalId: result.id }, 'order: upsert names an order this service never placed, skipped');
+        deps.logger.warn(
+          { eventId: envelope.id, entity, externalId: result.id },
+          'order: upsert names an order this service never placed, skipped',
+        );
       }
-      deps.logger.debug({ eventId: envelope.id, entity, externalId: result.id, applied, changed: result.changed }, 'order: upsert consumed');
+      deps.logger.debug(
+        { eventId: envelope.id, entity, externalId: result.id, applied, changed: result.changed },
+        'order: upsert consumed',
+      );
     },
   };
 }

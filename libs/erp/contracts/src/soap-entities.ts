@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATUS_DESCRIPTIONS } from '@commerce/order-contracts';
+import { ORDER_STATUS_DESCRIPTIONS } from './order-statuses';
 
 /**
  * The SOAP entities of the spec as JSON, after the SOAP adapter has parsed the XML: element names kept,
