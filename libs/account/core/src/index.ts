@@ -6,4 +6,4 @@ export * from './password-policy';
 export * from './account.use-cases';
 export * from './password-reset.use-cases';
 export * from './subscriptions.use-cases';
-export * from './apply-backoffice-upsert.use-case';
+export * from './apply-backoffice-upsert.use-cases';

@@ -15,7 +15,7 @@ import type { Logger } from '@commerce/shared-logging';
 import { ARGON2_DEFAULTS, hashArgon2id, type Argon2Params } from '@commerce/account-contracts';
 import { backofficeMigrations } from './backoffice.migrations';
 import { createReceivedUpsertsStore } from './received-upserts.store';
-import { createScryptPasswordHasher } from './scrypt-password.hasher';
+import { createScryptPasswordHasher } from './scrypt.password-hasher';
 import { changeEventsConsumer } from './events/change-events.consumer';
 import { createChangeEventStore, pruneChangeEvents } from './events/change-events.store';
 import { createSoapRouter } from './soap/soap.router';

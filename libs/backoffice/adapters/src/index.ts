@@ -1,6 +1,6 @@
 export * from './backoffice.migrations';
 export * from './received-upserts.store';
-export * from './scrypt-password.hasher';
+export * from './scrypt.password-hasher';
 export * from './backoffice.service';
 export { createSoapRouter, DEFAULT_CORRELATION_PREFIX, type SoapRouterDeps } from './soap/soap.router';
 export { buildWsdl, WSDL_OPERATIONS, type WsdlOperation } from './soap/backoffice.wsdl';

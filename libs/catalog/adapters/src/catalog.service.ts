@@ -22,8 +22,8 @@ import { productIndexerConsumer } from './consumers/product-indexer.consumer';
 import { productViewsConsumer, upsertedProductIds } from './consumers/product-views.consumer';
 import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { parseDemoCatalog, type DemoCatalog } from './demo-catalog';
-import { createCatalogInternalRouter } from './http/catalog.internal-router';
-import { createStockInternalRouter } from './http/stock.internal-router';
+import { createCatalogInternalRouter } from './http/catalog.internal-routes';
+import { createStockInternalRouter } from './http/stock.internal-routes';
 import { SearchQueryStats } from './search/search-queries.store';
 import { createStockRepository } from './stock.knex-repository';
 

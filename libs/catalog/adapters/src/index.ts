@@ -7,7 +7,7 @@ export * from './consumers/upsert-received.consumer';
 export * from './demo-catalog';
 export * from './consumers/product-indexer.consumer';
 export * from './consumers/product-views.consumer';
-export * from './http/catalog.internal-router';
+export * from './http/catalog.internal-routes';
 export * from './search/search-text';
 export * from './search/search-settings';
 export * from './search/relevance';

@@ -1,20 +1,20 @@
 import type { SoapDeliveryWindow, SoapMarket, SoapPricelist, SoapProduct, SoapSize, SoapWarehouse } from '@commerce/erp-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { CategoryNode } from '@commerce/shared-config';
-import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-case';
-import { applyMarketUpsert } from './apply-market-upsert.use-case';
-import { applyPricelistUpsert } from './apply-pricelist-upsert.use-case';
-import { applyProductUpsert, applyProductUpserts, type ApplyUpsertResult } from './apply-product-upsert.use-case';
-import { applySizeUpsert } from './apply-size-upsert.use-case';
-import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-case';
+import { applyDeliveryWindowUpsert, refreshDeliveryWindows } from './apply-delivery-window-upsert.use-cases';
+import { applyMarketUpsert } from './apply-market-upsert.use-cases';
+import { applyPricelistUpsert } from './apply-pricelist-upsert.use-cases';
+import { applyProductUpsert, applyProductUpserts, type ApplyUpsertResult } from './apply-product-upsert.use-cases';
+import { applySizeUpsert } from './apply-size-upsert.use-cases';
+import { applyWarehouseUpsert } from './apply-warehouse-upsert.use-cases';
 import { listingKey, type CatalogReadCache } from './catalog-read-cache';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
-import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-case';
-import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-case';
+import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-cases';
+import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-cases';
 import type { SearchIndex } from './search-index.port';
 import type { SearchQueryLog } from './search-queries';
-import { syncCategories } from './sync-categories.use-case';
+import { syncCategories } from './sync-categories.use-cases';
 import type { ApplyEntityResult } from './upsert.helpers';
 
 export interface CatalogDeps {

@@ -12,7 +12,7 @@ import {
   type PlaceOrderCommand,
 } from '@commerce/order-contracts';
 import { PaymentNotAuthorizedError } from './order.errors';
-import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
+import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
 
 /**
  * The checkout saga: one state machine per payment attempt, from `POST payment` to `OrderPlaced`, in this

@@ -1,6 +1,6 @@
 import { LoginThrottle } from '@commerce/backoffice-core';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
-import { createScryptPasswordHasher } from '../scrypt-password.hasher';
+import { createScryptPasswordHasher } from '../scrypt.password-hasher';
 import {
   HARNESS_USER,
   TEST_SCRYPT_PARAMS,

@@ -10,7 +10,7 @@ import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { buildBackofficeService, type BackofficeService } from '../backoffice.service';
 import { readReceivedUpserts, type ReceivedUpsert } from '../received-upserts.store';
-import { createScryptPasswordHasher } from '../scrypt-password.hasher';
+import { createScryptPasswordHasher } from '../scrypt.password-hasher';
 import { TEST_SCRYPT_PARAMS, testPasswordHash } from '../testing/soap-service.harness';
 import { soapHeaders, soapRequest } from '../testing/soap-request';
 

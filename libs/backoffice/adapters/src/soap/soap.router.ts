@@ -35,7 +35,7 @@ import {
   type SoapOperationName,
 } from './soap-operations';
 import { faultOf, soapFault, soapSuccess, soapSuccessXml } from './soap-reply';
-import { createScryptPasswordHasher } from '../scrypt-password.hasher';
+import { createScryptPasswordHasher } from '../scrypt.password-hasher';
 import type { XmlNode } from './soap-xml.mapper';
 import { StreamedUpdate, type StreamStart } from './soap-streamed-update';
 

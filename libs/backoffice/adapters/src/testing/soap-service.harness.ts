@@ -4,7 +4,7 @@ import Koa from 'koa';
 import pino from 'pino';
 import { DEFAULT_SOAP_NAMESPACE, DEFAULT_SOAP_PATH } from '@commerce/backoffice-contracts';
 import type { LoginThrottle, PasswordHasher, SoapUser } from '@commerce/backoffice-core';
-import { createScryptPasswordHasher, hashPassword } from '../scrypt-password.hasher';
+import { createScryptPasswordHasher, hashPassword } from '../scrypt.password-hasher';
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db, DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';

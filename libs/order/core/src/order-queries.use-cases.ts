@@ -1,7 +1,7 @@
 import type { OrderClient, OrderPage } from '@commerce/order-contracts';
 import { InvalidPagingError } from './order.errors';
 import type { OrderRepository } from './order.repository';
-import { placeOrder, type PlaceOrderDeps } from './place-order.use-case';
+import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
 import { beginCheckout, completePaidAttempt, type CheckoutSagaDeps } from './checkout-saga';
 
 /** The largest page of order history one call answers; the edge asks for all in pages of this size. */

@@ -1,6 +1,6 @@
 import { BackofficeTopics, DeliveryWindowUpsertReceived, ProductUpsertReceived, SizeUpsertReceived } from '@commerce/erp-contracts';
 import { InvalidEntityError } from './backoffice.errors';
-import { receiveEntities, receiveProducts, RECEIVE_CHUNK } from './receive-entities.use-case';
+import { receiveEntities, receiveProducts, RECEIVE_CHUNK } from './receive-entities.use-cases';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { UpsertStore } from './upsert-store.port';
 

@@ -1,4 +1,4 @@
-import { createScryptPasswordHasher, hashPassword, verifyPassword } from './scrypt-password.hasher';
+import { createScryptPasswordHasher, hashPassword, verifyPassword } from './scrypt.password-hasher';
 
 // Each case runs a few hashes at the production cost (~0.1–0.3 s each quiet): jest's 5 s default was met on a
 // machine at load 20.
