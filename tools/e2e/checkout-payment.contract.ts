@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as soap from 'soap';
 import type { SoapProduct } from '@commerce/erp-contracts';
+import { itemIdParts } from '@commerce/catalog-contracts';
 import { parseDemoCatalog, type DemoCatalog } from '@commerce/catalog-adapters';
 import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
@@ -515,7 +516,7 @@ export function checkoutPaymentContract(
       expect(res.body['unavailable']).toEqual([
         {
           item: items.get('checkout-tee/S'),
-          product: items.get('checkout-tee/S')!.split('-')[0],
+          product: itemIdParts(items.get('checkout-tee/S')!).product,
           originalQuantity: 5,
           unavailable: 2,
           available: 3,
@@ -653,7 +654,7 @@ export function checkoutPaymentContract(
           expect(res.body['unavailable']).toEqual([
             {
               item: items.get('last-scarf/S'),
-              product: items.get('last-scarf/S')!.split('-')[0],
+              product: itemIdParts(items.get('last-scarf/S')!).product,
               originalQuantity: 1,
               unavailable: 1,
               available: 0,

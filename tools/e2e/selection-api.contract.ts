@@ -13,7 +13,14 @@ import { buildOrderService } from '@commerce/order-adapters';
 import { createOrderHttpClient, type OrderClient } from '@commerce/order-contracts';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import { createCartHttpClient, type CartClient } from '@commerce/cart-contracts';
-import type { CatalogClient, ItemInfoDto, PriceContext, ProductDto, StockClient } from '@commerce/catalog-contracts';
+import {
+  itemIdParts,
+  type CatalogClient,
+  type ItemInfoDto,
+  type PriceContext,
+  type ProductDto,
+  type StockClient,
+} from '@commerce/catalog-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
 import { StoreView } from '@commerce/checkout-core';
 import {
@@ -62,13 +69,13 @@ const catalogItems: Record<string, FakeItem> = {
 };
 /** The sizes' names by id: what a shopper sees, unlike the ids in the item ids. */
 const sizeNames: Record<string, string> = { '1': 'M', '2': 'L' };
-const sizeNameOf = (item: string) => sizeNames[item.split('-')[1]!]!;
+const sizeNameOf = (item: string) => sizeNames[itemIdParts(item).size]!;
 const item = (id: string, context: PriceContext): ItemInfoDto | null => {
   const found = catalogItems[id];
   // Without a market (internal callers) the catalog does not apply visibility: any price shows the item exists.
   const price = found && (context.market ? found.prices[context.market] : Object.values(found.prices)[0]);
   if (!found || price === undefined) return null;
-  const [product, size] = id.split('-') as [string, string];
+  const { product, size } = itemIdParts(id);
   return {
     item: id,
     product,

@@ -5,7 +5,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Db } from '@commerce/shared-db';
 import { createAccountHttpClient, type AccountClient } from '@commerce/account-contracts';
 import type { Mail } from '@commerce/account-core';
-import { ProductUpserted } from '@commerce/catalog-contracts';
+import { itemIdParts, ProductUpserted } from '@commerce/catalog-contracts';
 import {
   AccountUpsertReceived,
   CustomerUpsertReceived,
@@ -273,7 +273,7 @@ export function accountContract(name: string, db: () => Promise<Db>) {
     it('mails a back-in-stock request once, when a product event finds the item above zero; a failed mail is tried again', async () => {
       const [a, b] = [email(), email()];
       const item = `${900_000 + seq}-1`;
-      const product = item.split('-')[0]!;
+      const { product } = itemIdParts(item);
       await service.client.subscribeBackInStock({ email: a, item });
       await service.client.subscribeBackInStock({ email: a, item });
       await service.client.subscribeBackInStock({ email: b, item });

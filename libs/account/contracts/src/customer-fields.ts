@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NO_NUL, NO_NUL_MESSAGE } from '@commerce/shared-errors';
+import { ITEM_ID_PATTERN } from '@commerce/catalog-contracts';
 
 /**
  * The values of a customer's fields, as the account service checks them and as the checkout edge checks
@@ -53,7 +54,7 @@ export const LanguageCode = z
   .trim()
   .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/, 'must be a language code such as en or sv');
 /** An item id, `<product>-<size>`. */
-export const ItemId = StorableText.regex(/^\d{1,15}-\d{1,15}$/, 'must be an item id');
+export const ItemId = StorableText.regex(ITEM_ID_PATTERN, 'must be an item id');
 export const AddressFields = z.object({
   firstName: Field.optional(),
   lastName: Field.optional(),

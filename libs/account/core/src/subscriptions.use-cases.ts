@@ -4,6 +4,7 @@ import {
   type BackInStockSubscriptionDto,
   type NewsletterSubscriptionDto,
 } from '@commerce/account-contracts';
+import { itemIdParts } from '@commerce/catalog-contracts';
 import type { AccountDeps } from './account.use-cases';
 import { parse } from './account.validation';
 
@@ -23,7 +24,7 @@ export async function subscribeNewsletter(deps: AccountDeps, subscription: Newsl
 /** `POST back-in-stock-subscription`: kept until the item's stock rises above zero (backInStockNotifier). */
 export async function subscribeBackInStock(deps: AccountDeps, subscription: BackInStockSubscriptionDto): Promise<void> {
   const s = parse(BackInStockSubscription, subscription);
-  await deps.subscriptions.subscribeBackInStock({ email: s.email, item: s.item, product: s.item.split('-')[0]!, at: now(deps) });
+  await deps.subscriptions.subscribeBackInStock({ email: s.email, item: s.item, product: itemIdParts(s.item).product, at: now(deps) });
 }
 
 export interface BackInStockDeps extends Pick<AccountDeps, 'subscriptions' | 'mailer' | 'now'> {

@@ -1,6 +1,7 @@
 import { SoapOrderSchema, type SoapOrder } from '@commerce/erp-contracts';
 import { ORDER_EVENTS, OrderTopics, type OrderAddress, type OrderDto, type OrderLine } from '@commerce/order-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
+import { itemIdParts } from '@commerce/catalog-contracts';
 import type { ChangeEventMapper } from './change-event.mappers';
 import { offsetDate } from './offset-date';
 import { soapAddressFields } from './soap-address';
@@ -10,8 +11,8 @@ const amount = (minor: number | null, digits: number): string => ((minor ?? 0) /
 
 const soapAddress = (a: OrderAddress) => ({ company: a.company, ...soapAddressFields(a) });
 
-/** The size's id in an item id `<productId>-<sizeId>` (a line's `size` is the size's name, decision 112). */
-const sizeIdOf = (item: string) => item.slice(item.indexOf('-') + 1);
+/** The size's id in an item id (a line's `size` is the size's name, decision 112). */
+const sizeIdOf = (item: string) => itemIdParts(item).size;
 
 /**
  * A line as a PRODUCTLINE: its `id` is the line id, which the ERP names when it cancels the line; the variation,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { currencyFormats, parseStoreConfig } from '@commerce/shared-config';
 import type { Db } from '@commerce/shared-db';
 import type { AddItemCommand } from '@commerce/cart-contracts';
+import { itemIdParts } from '@commerce/catalog-contracts';
 import { buildCartService, type CartService } from './cart.service';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
@@ -9,8 +10,7 @@ const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.
 /** An item to add, as the edge sends it (the product and size from its id `product-size`). */
 export const item = (id: string, price: number, quantity = 1): AddItemCommand => ({
   item: id,
-  product: id.split('-')[0]!,
-  size: id.split('-')[1]!,
+  ...itemIdParts(id),
   sku: `SKU-${id}`,
   ean: '',
   productName: `Product ${id}`,

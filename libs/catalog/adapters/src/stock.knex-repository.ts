@@ -1,6 +1,7 @@
 import { enqueue } from '@commerce/shared-bus';
 import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
+  itemIdParts,
   ProductUpserted,
   StockChanged,
   type CommitStockResult,
@@ -90,7 +91,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       if (quantity > available)
         unavailable.push({
           item: itemId,
-          product: item ? String(item.variant_id) : itemId.split('-')[0]!,
+          product: item ? String(item.variant_id) : itemIdParts(itemId).product,
           originalQuantity: quantity,
           unavailable: quantity - available,
           available,
@@ -116,7 +117,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       .filter((h) => (h.unavailable ?? 0) > 0)
       .map((h) => ({
         item: h.item_id,
-        product: variants.get(h.item_id) ?? h.item_id.split('-')[0]!,
+        product: variants.get(h.item_id) ?? itemIdParts(h.item_id).product,
         originalQuantity: h.quantity,
         unavailable: h.unavailable!,
         available: h.quantity - h.unavailable!,

@@ -4,3 +4,4 @@ export * from './catalog.events';
 export * from './catalog.http-client';
 export * from './stock.dto';
 export * from './stock.http-client';
+export * from './item-id';

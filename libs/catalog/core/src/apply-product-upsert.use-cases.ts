@@ -1,12 +1,11 @@
 import type { Ref, SoapProduct } from '@commerce/erp-contracts';
-import { StockChanged } from '@commerce/catalog-contracts';
+import { itemIdOf, StockChanged } from '@commerce/catalog-contracts';
 import type { AppliedProduct } from './applied-products';
 import { InvalidProductError } from './catalog.errors';
 import { systemClock, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
 import { readProductBatch, type ProductBatch } from './product-batch';
 import {
   isVisibleStatus,
-  itemIdOf,
   type CatalogRef,
   type Item,
   type MediaImage,

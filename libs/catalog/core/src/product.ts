@@ -5,6 +5,7 @@
  * unique when two variations of one product share sizes (DESIGN §6: ids assigned here, SOAP ids kept as
  * external keys).
  */
+import { ITEM_ID_PATTERN } from '@commerce/catalog-contracts';
 
 /** Brands and collections: flat refs. Categories are a tree (`Category`). */
 export type RefKind = 'brand' | 'collection';
@@ -237,11 +238,9 @@ export const isVisibleStatus = (status: string | undefined): boolean => {
   return s === '' || s === 'active';
 };
 
-export const itemIdOf = (variantId: number, sizeId: number): string => `${variantId}-${sizeId}`;
-
 /** `<variantId>-<sizeId>` → its parts, or null when the id is not of that form. */
 export function parseItemId(itemId: string): { variantId: number; sizeId: number } | null {
-  const m = /^(\d{1,15})-(\d{1,15})$/.exec(itemId);
+  const m = ITEM_ID_PATTERN.exec(itemId);
   return m ? { variantId: Number(m[1]), sizeId: Number(m[2]) } : null;
 }
 

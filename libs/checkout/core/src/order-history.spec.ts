@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
+import { itemIdParts } from '@commerce/catalog-contracts';
 import { PlaceOrderCommandSchema, type OrderDto } from '@commerce/order-contracts';
 import { StoreView } from './envelope';
 import { orderDate, orderToHistoryEntry, placeOrderCommandOf } from './order-history';
@@ -13,8 +14,7 @@ const now = new Date('2026-11-22T10:15:30.123Z');
 const line = (id: string, item: string, quantity: number, price: number, before = price) => ({
   line: id,
   item,
-  product: item.split('-')[0]!,
-  size: item.split('-')[1]!,
+  ...itemIdParts(item),
   sku: `SKU-${item}`,
   ean: '',
   productName: `Product ${item}`,
@@ -98,7 +98,10 @@ describe('an order in the checkout API', () => {
         storePickup: false,
       });
     }
-    expect(entry.currencyFormat).toEqual({ ...view.currencyFormat(s.currency), decimalDigits: String(view.currencyFormat(s.currency).decimalDigits) });
+    expect(entry.currencyFormat).toEqual({
+      ...view.currencyFormat(s.currency),
+      decimalDigits: String(view.currencyFormat(s.currency).decimalDigits),
+    });
   });
 
   it('names the methods and the country, and dates the order in UTC to the second', () => {

@@ -1,6 +1,6 @@
 import { DomainError, ValidationError, parseInput } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
-import type { PriceContext, ProductDto } from '@commerce/catalog-contracts';
+import { isItemId, itemIdParts, type PriceContext, type ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
 import {
@@ -18,7 +18,6 @@ import { admitSession, storeSession, type CheckoutDeps, type SessionHandle } fro
 import type { CheckoutSession } from './session';
 
 const now = (deps: CheckoutDeps) => (deps.now ?? (() => new Date()))();
-const ITEM_ID = /^\d{1,15}-\d{1,15}$/;
 
 const parse = parseInput;
 
@@ -115,8 +114,8 @@ export async function getSelection(deps: CheckoutDeps, handle: SessionHandle) {
 
 /** An item for sale in the session's market, with what the cart keeps on its line; else 404 `{item}`. */
 async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: string, known: Map<string, ProductDto | null>) {
-  if (!ITEM_ID.test(itemId)) throw new ItemNotFoundError();
-  const productId = itemId.slice(0, itemId.indexOf('-'));
+  if (!isItemId(itemId)) throw new ItemNotFoundError();
+  const productId = itemIdParts(itemId).product;
   // The item as its product shows it in the context (visibility, price, sale price, quantity rules):
   // one read, shared with the envelope's products (decision 31).
   const product = await deps.catalog.getProduct(productId, deps.view.priceContext(handle.session));

@@ -1,5 +1,6 @@
 import { parseInput } from '@commerce/shared-errors';
 import { BackInStockBody, NewsletterBody } from '@commerce/checkout-contracts';
+import { isItemId } from '@commerce/catalog-contracts';
 import { ItemNotFoundError } from './checkout.errors';
 import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import { getSelection } from './selection.use-cases';
@@ -16,7 +17,7 @@ export async function subscribeNewsletter(deps: CheckoutDeps, handle: SessionHan
 /** `POST back-in-stock-subscription` `{email, item}`: an item the catalog has (else 404 `{item}`), mailed once when back. */
 export async function subscribeBackInStock(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const { email, item } = parse(BackInStockBody, body);
-  if (!/^\d{1,15}-\d{1,15}$/.test(item) || !(await deps.catalog.getItem(item, {}))) throw new ItemNotFoundError();
+  if (!isItemId(item) || !(await deps.catalog.getItem(item, {}))) throw new ItemNotFoundError();
   await deps.account.subscribeBackInStock({ email, item });
   return getSelection(deps, handle);
 }
