@@ -381,6 +381,16 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(fromIngress.sort()).toEqual(['backoffice-soap', 'checkout-api', 'payment']);
   });
 
+  it("the pods run as the image's own user, and the Dockerfile's default base is the Node major the project pins", () => {
+    const dockerfile = readFileSync(join(__dirname, '..', '..', 'Dockerfile'), 'utf8');
+    const [, uid, gid] = /^USER (\d+):(\d+)$/m.exec(dockerfile) ?? [];
+    for (const app of APP_NAMES) {
+      expect(one('Deployment', app).spec.template.spec.securityContext).toMatchObject({ runAsUser: Number(uid), runAsGroup: Number(gid) });
+    }
+    const pinned = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')).devDependencies.node as string;
+    expect(/^ARG BASE=node:(\d+)-/m.exec(dockerfile)?.[1]).toBe(/(\d+)/.exec(pinned)?.[1]);
+  });
+
   it('the search-apply Job reaches Postgres and Meilisearch only and reads the same Secret and settings', () => {
     const job = jobs.find((j) => j.kind === 'Job' && j.metadata.name === 'search-apply')!;
     const container = job.spec.template.spec.containers[0];
