@@ -4,6 +4,8 @@ import { startApp, type ServiceProcess } from '../e2e/processes';
 
 export interface BenchServer {
   url: string;
+  /** The server's process (its CPU time, from /proc). */
+  pid: number;
   engines?: string;
   stop(): Promise<void>;
 }
@@ -22,6 +24,7 @@ export async function spawnBenchServer(mode: string, env: Record<string, string 
   const { url, engines } = JSON.parse(first) as { url: string; engines?: string };
   return {
     url,
+    pid: child.pid!,
     ...(engines ? { engines } : {}),
     stop: () => new Promise<void>((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))),
   };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { boundedInt } from '@commerce/shared-config';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginGuard } from '@commerce/checkout-core';
-import { REDIS_COMMAND_TIMEOUT_MS } from '@commerce/shared-sessions';
+import { instrumentRedis, REDIS_COMMAND_TIMEOUT_MS } from '@commerce/shared-sessions';
 
 export interface LoginLimits {
   /** Failed logins an account may have in `accountWindowSeconds` (the issue: at most 100 an hour). */
@@ -95,7 +95,9 @@ export function rateLimiters(redisUrl: string) {
       const settings = { keyPrefix, points, duration };
       if (redisUrl === 'memory') return new RateLimiterMemory(settings);
       // A stalled Redis fails a limit's check in 1 s, within the edge's budget (decision 132).
-      redis ??= new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
+      redis ??= instrumentRedis(
+        new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
+      );
       return new RateLimiterRedis({ ...settings, storeClient: redis });
     },
     async close() {

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { createLogger } from '@commerce/shared-logging';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { createDbEngine, createDbEngineFromConfig, DbAcquireTimeoutError, type DbEngine } from './db-engine';
+import { observeDb } from './db-instruments';
 
 // `Db.query`'s prepared statements run on connections of knex's own pool (decision 90): a process holds at most
 // `poolMax` connections in all. Before, they had a pool of their own beside knex's: up to twice `poolMax`.
@@ -24,6 +25,28 @@ describeWithEngines('Db engine on Postgres: one bound on connections', ['postgre
       Number((await watcher.query(`select count(*) as n from pg_stat_activity where application_name = $1`, [name])).rows[0].n);
     return { engine, connections };
   };
+
+  it('tells the observer each wait for a connection (db_pool_acquire_seconds, issue 28): none at hand, the full pool its time', async () => {
+    const waits: number[] = [];
+    let statements = 0;
+    observeDb({ statement: () => statements++, acquired: (seconds) => waits.push(seconds) });
+    const { engine } = await open(1);
+    try {
+      const db = engine.forSchema('public');
+      await db.query('select 1', []);
+      waits.length = 0;
+      statements = 0;
+      // One connection: the second transaction waits for the first's 200 ms; the statement after them finds it at hand.
+      await Promise.all([0, 1].map(() => engine.knex.transaction((trx) => trx.raw('select pg_sleep(0.2)'))));
+      await db.query('select 2', []);
+      expect(waits.filter((s) => s >= 0.15)).toHaveLength(1);
+      expect(waits.length).toBeGreaterThanOrEqual(3);
+      expect(statements).toBe(7);
+    } finally {
+      observeDb(undefined);
+      await engine.close();
+    }
+  }, 60_000);
 
   it('never holds more than poolMax connections while Db.query and knex transactions run at once, and finishes them all', async () => {
     const { engine, connections } = await open(3);

@@ -9,6 +9,7 @@ import type { InfrastructureWait } from '@commerce/shared-errors';
 import { currentDeadline, type Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
 import { openPglite as openPgliteConnection } from './pglite-loader';
+import { dbObserver, timedAcquire } from './db-instruments';
 
 /** One SQL engine (a knex instance) that every service of a process shares, one schema each. */
 export interface DbEngine {
@@ -198,6 +199,8 @@ function knexLog(logger: Logger | undefined): Knex.Logger {
 }
 
 function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: PreparedStatementRunner): DbEngine {
+  // Every statement knex sends, a transaction's BEGIN and COMMIT and `Db.query`'s (announced as knex's): /metrics.
+  knex.on('query', () => dbObserver()?.statement());
   let closed: Promise<void> | undefined;
   return {
     knex,
@@ -307,7 +310,7 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
   client.acquireConnection = () => {
     const spare = idle.length > 0 && full() ? idle.pop() : undefined;
     if (spare) giveBack(spare);
-    return acquireFromKnex();
+    return timedAcquire(acquireFromKnex) as Promise<PgClient>;
   };
   const acquire = (): PgClient | Promise<PgClient> => {
     for (let connection = idle.pop(); connection; connection = idle.pop()) {
@@ -332,7 +335,7 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
   return {
     async run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]> {
       if (closed) throw new Error('database: engine closed');
-      const taken = acquire();
+      const taken = timedAcquire(acquire);
       const connection = taken instanceof Promise ? await taken : taken;
       inUse++;
       return new Promise<R[]>((resolve, reject) => {

@@ -6,7 +6,10 @@ import { DomainError, statusOfKind, type ErrorKind } from '@commerce/shared-erro
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Gauge, Registry } from 'prom-client';
-import { createLogDestination, createLogger, currentDeadline, currentRequestId } from '@commerce/shared-logging';
+import { createLogDestination, createLogger, currentDeadline, currentRequestId, withRequestContext } from '@commerce/shared-logging';
+import Redis from 'ioredis';
+import { createDbEngine } from '@commerce/shared-db';
+import { instrumentRedis } from '@commerce/shared-sessions';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
@@ -343,6 +346,60 @@ describe('createHttpApp', () => {
       expect(text).toMatch(/^outbox_pending_events\{schema="catalog"\} 3$/m);
       expect(text).toContain('http_request_duration_seconds');
       expect(text).toContain('process_cpu_user_seconds_total');
+    });
+
+    it('serves the event-loop delay as a histogram: a 120 ms block shows in its buckets above 100 ms (issue 28)', async () => {
+      const series = async () => {
+        const text = await (await get('/metrics')).text();
+        const bucket = (le: string) =>
+          Number(text.match(new RegExp(`^nodejs_eventloop_delay_seconds_bucket\\{le="${le.replace('+', '\\+')}"\\} (\\d+)$`, 'm'))?.[1]);
+        return {
+          over100ms: bucket('+Inf') - bucket('0.1'),
+          all: bucket('+Inf'),
+          count: Number(text.match(/^nodejs_eventloop_delay_seconds_count (\d+)$/m)?.[1]),
+        };
+      };
+      const before = await series();
+      await new Promise((r) => setTimeout(r, 50));
+      const blockedUntil = Date.now() + 120;
+      while (Date.now() < blockedUntil);
+      await new Promise((r) => setTimeout(r, 50));
+      const after = await series();
+      expect(after.count).toBe(after.all);
+      expect(after.count).toBeGreaterThan(before.count);
+      expect(after.over100ms - before.over100ms).toBeGreaterThanOrEqual(1);
+    });
+
+    it('counts the SQL statements of the process (transactions with BEGIN and COMMIT) in db_statements_total, by request context or none (issue 28)', async () => {
+      const statements = async (context: string) =>
+        Number(
+          (await (await get('/metrics')).text()).match(new RegExp(`^db_statements_total\\{context="${context}"\\} (\\d+)$`, 'm'))?.[1] ?? 0,
+        );
+      const engine = await createDbEngine('pglite://memory');
+      try {
+        const [asked, unasked] = [await statements('request'), await statements('none')];
+        await withRequestContext({ requestId: 'r1' }, async () => {
+          await engine.knex.raw('select 1');
+          await engine.forSchema('public').query('select 2', []);
+          await engine.knex.transaction((trx) => trx.raw('select 3'));
+        });
+        await engine.knex.raw('select 4');
+        expect((await statements('request')) - asked).toBe(5);
+        expect((await statements('none')) - unasked).toBe(1);
+      } finally {
+        await engine.close();
+      }
+    }, 60_000);
+
+    it('times Redis commands by command in redis_command_seconds (issue 28)', async () => {
+      const count = async () =>
+        Number((await (await get('/metrics')).text()).match(/^redis_command_seconds_count\{command="get"\} (\d+)$/m)?.[1] ?? 0);
+      const before = await count();
+      const redis = instrumentRedis(new Redis({ lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 }));
+      // No server: the command fails at once, and is timed all the same.
+      await redis.get('k').catch(() => undefined);
+      redis.disconnect();
+      expect((await count()) - before).toBe(1);
     });
 
     it('serves no /metrics when metrics are off', async () => {

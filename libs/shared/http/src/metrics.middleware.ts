@@ -1,7 +1,93 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type Koa from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { droppedLogLines } from '@commerce/shared-logging';
-import { contentionRetries } from '@commerce/shared-db';
+import { currentRequestId, droppedLogLines } from '@commerce/shared-logging';
+import { contentionRetries, observeDb } from '@commerce/shared-db';
+import { observeRedis } from '@commerce/shared-sessions';
+
+/** Buckets (seconds) of the waits a request may meet: a connection of the pool, the event loop. */
+const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+/**
+ * `nodejs_eventloop_delay_seconds` (issue 28): perf_hooks' event-loop delay (how late a 10 ms timer ran, in an HDR
+ * histogram Node keeps off the JS heap) as a Prometheus histogram, so replicas and rows can be summed. At each
+ * scrape the samples since the last are added to the buckets from Node's percentile steps (each step's samples
+ * at that step's value: exact to the HDR's precision, and as cheap after an hour unscraped as after a second),
+ * then Node's histogram starts again.
+ */
+function eventLoopDelayHistogram(registry: Registry): void {
+  const name = 'nodejs_eventloop_delay_seconds';
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const cumulative = WAIT_BUCKETS.map((le) => ({ le, n: 0 }));
+  let count = 0;
+  let sum = 0;
+  const collect = () => {
+    let below = 0;
+    for (const [percentile, ns] of delay.percentiles) {
+      const upTo = Math.round((delay.count * percentile) / 100);
+      if (upTo <= below) continue;
+      const seconds = ns / 1e9;
+      for (const b of cumulative) if (seconds <= b.le) b.n += upTo - below;
+      sum += seconds * (upTo - below);
+      below = upTo;
+    }
+    count += below;
+    delay.reset();
+  };
+  const bucket = (le: number | string, value: number) => ({ labels: { le }, value, metricName: `${name}_bucket` });
+  const metric = {
+    name,
+    help: 'Event-loop delay: how late a 10 ms timer ran (perf_hooks.monitorEventLoopDelay)',
+    type: 'histogram',
+    aggregator: 'sum',
+    get() {
+      collect();
+      return {
+        name,
+        help: metric.help,
+        type: metric.type,
+        aggregator: metric.aggregator,
+        values: [
+          ...cumulative.map((b) => bucket(b.le, b.n)),
+          bucket('+Inf', count),
+          { labels: {}, value: sum, metricName: `${name}_sum` },
+          { labels: {}, value: count, metricName: `${name}_count` },
+        ],
+      };
+    },
+    // Node's histogram is reset at each scrape; the cumulative counts are never (as a Prometheus counter's).
+    reset: () => undefined,
+  };
+  // prom-client serves any metric with get(); a Histogram of its own cannot take a step's many samples at once.
+  registry.registerMetric(metric as unknown as Histogram);
+}
+
+/**
+ * `db_statements_total{context}` and `db_pool_acquire_seconds` (issue 28): what the process's SQL engines did and
+ * waited. `context="request"`: a statement of a request's or an event's handling (it runs with a request id), the
+ * work someone asked for; `none`: the process's own timers (relays' polls, pruners), whatever the load.
+ */
+function dbMetrics(registry: Registry): void {
+  const statements = new Counter({
+    name: 'db_statements_total',
+    help: 'SQL statements sent to the database (a transaction counts its BEGIN and COMMIT), by context: request (a request or an event handled) or none (timers, polls)',
+    labelNames: ['context'] as const,
+    registers: [registry],
+  });
+  const asked = statements.labels({ context: 'request' });
+  const unasked = statements.labels({ context: 'none' });
+  const acquire = new Histogram({
+    name: 'db_pool_acquire_seconds',
+    help: 'Wait for a pooled Postgres connection, per statement or transaction (0 when one was at hand)',
+    buckets: [0, ...WAIT_BUCKETS],
+    registers: [registry],
+  });
+  observeDb({
+    statement: () => (currentRequestId() === undefined ? unasked : asked).inc(),
+    acquired: (seconds) => acquire.observe(seconds),
+  });
+}
 
 // Process metrics (heap, event loop, GC, the log's stdout) describe the process, not an app; the
 // all-in-one runs several apps in one process, so they live in one registry, made once, and every
@@ -11,6 +97,9 @@ function defaultMetricsRegistry(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    eventLoopDelayHistogram(processRegistry);
+    dbMetrics(processRegistry);
+    redisMetrics(processRegistry);
     let counted = 0;
     new Counter({
       name: 'log_lines_dropped_total',
@@ -37,6 +126,18 @@ function defaultMetricsRegistry(): Registry {
     });
   }
   return processRegistry;
+}
+
+/** `redis_command_seconds{command}` (issue 28): each Redis command's time from sending to its answer. */
+function redisMetrics(registry: Registry): void {
+  const latency = new Histogram({
+    name: 'redis_command_seconds',
+    help: 'Redis commands of the sessions and rate limits, from sending to the answer, by command',
+    labelNames: ['command'] as const,
+    buckets: WAIT_BUCKETS,
+    registers: [registry],
+  });
+  observeRedis((command, seconds) => latency.observe({ command }, seconds));
 }
 
 export interface AppMetrics {

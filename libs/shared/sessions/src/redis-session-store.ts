@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { instrumentRedis } from './redis-instruments';
 import type { Logger } from '@commerce/shared-logging';
 import {
   DEFAULT_KEY_PREFIX,
@@ -286,20 +287,22 @@ export class RedisSessionStore implements SessionStore {
  * Redis mints and recognises tokens with one key, the first to start made it), or the reason it did not.
  */
 async function openClient(url: string, tokenKeyName: string): Promise<{ redis: Redis; tokenKey: Buffer }> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    // No reconnecting inside an attempt: connect() fails at once and connect's loop decides.
-    retryStrategy: () => null,
-    // Once running, a request fails after a couple of retries rather than waiting out an outage.
-    maxRetriesPerRequest: 2,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    // Our PING is the readiness check; ioredis's own (INFO) would, on a peer that never answers,
-    // outlive the attempt and leave a 2 s disconnect timer behind.
-    enableReadyCheck: false,
-    // Commands of concurrent requests issued in one tick go out in one write (decision 59): fewer syscalls.
-    enableAutoPipelining: true,
-  });
+  const redis = instrumentRedis(
+    new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // No reconnecting inside an attempt: connect() fails at once and connect's loop decides.
+      retryStrategy: () => null,
+      // Once running, a request fails after a couple of retries rather than waiting out an outage.
+      maxRetriesPerRequest: 2,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      // Our PING is the readiness check; ioredis's own (INFO) would, on a peer that never answers,
+      // outlive the attempt and leave a 2 s disconnect timer behind.
+      enableReadyCheck: false,
+      // Commands of concurrent requests issued in one tick go out in one write (decision 59): fewer syscalls.
+      enableAutoPipelining: true,
+    }),
+  );
   // connect() itself rejects with a bare "Connection is closed."; the reason is in the error event.
   let socketError: unknown;
   const remember = (err: unknown) => (socketError ??= err);

@@ -1,0 +1,474 @@
+// The flow benchmark (issue 28): what a storefront asks of the shop. C visitors at once, each in a loop: a new
+// selection (`GET selection` without a token), then K × (`POST items/{item}` of a random in-stock item, `GET
+// selection`); the checkout variant ends each selection with `POST payment`, the test provider's Approve and `POST
+// payment-result` (the order placed). Per request kind: requests/s and p50/p99; per row: CPU ms per process (/proc,
+// idle taken off) for every service and, on real engines, Postgres, Redis and Kafka; and the deterministic counts of
+// the work a row asked (each service's /metrics): internal HTTP calls, SQL statements and Redis commands, and the
+// Kafka messages produced (the run's topics' offsets). On the all-in-one (embedded engines) and, when DATABASE_URL,
+// REDIS_URL and KAFKA_BROKERS are set, on the separate processes `npm run services` starts (tools/services); each
+// row's requests/s as a ratio to a bare Koa handler driven by as many visitors in the same run.
+//
+//   source <(tools/infra/env) && npm run bench:flow
+//   BENCH_SECONDS (15)  BENCH_VISITORS (10,50: the cart flow)  BENCH_CHECKOUT_VISITORS (1,8)  BENCH_ADDS (K, 5)
+//   BENCH_FLOWS=cart|checkout (both)  BENCH_ONLY=embedded|separate  BENCH_FLOW_PRODUCTS (20 items to pick from)
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { createDbEngine } from '@commerce/shared-db';
+import { createLogger } from '@commerce/shared-logging';
+import { cleanUpNamed, rememberName } from '@commerce/shared-testing';
+import { Redis } from 'ioredis';
+import { benchSetups, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
+import { spawnBenchServer } from './bench-servers';
+import { postSoap, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
+import { serviceRuntime, stopApp } from '../e2e/processes';
+import { DEMO_SOAP_USER, startShop } from '../services/shop';
+
+const smoke = Boolean(process.env['BENCH_SMOKE']);
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 15);
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean).map(Number);
+const cartVisitors = list('BENCH_VISITORS', '10,50');
+const checkoutVisitors = list('BENCH_CHECKOUT_VISITORS', smoke ? '1' : '1,8');
+const adds = Number(process.env['BENCH_ADDS'] ?? 5);
+const productCount = Number(process.env['BENCH_FLOW_PRODUCTS'] ?? (smoke ? 3 : 20));
+const flows = (process.env['BENCH_FLOWS'] ?? 'cart,checkout').split(',');
+// Every visitor is a new session from 127.0.0.1: the limit of decision 134 stays on, out of reach.
+process.env['SESSION_NEW_PER_ADDRESS'] ??= '1000000';
+// The order service completes a paid attempt after the webhook's grace (decision 60): a checkout row's counts
+// and CPU are read once that is done too.
+const settleMs = (flow: Flow) => (flow === 'checkout' ? Number(process.env['WEBHOOK_COMPLETION_GRACE_MS'] ?? 3000) + 2000 : 1000);
+
+type Flow = 'cart' | 'checkout';
+
+interface Running {
+  endpoints: Endpoints;
+  engines: string;
+  /** Where the payment pages are served (the redirect's path is asked there). */
+  pages: string;
+  /** Each process whose CPU and /metrics a row reads: name → pid and URL (the all-in-one is one). */
+  processes: Array<{ name: string; pid: number; url: string }>;
+  /** The engines' server processes on this machine (separate processes only), name → pid; their children count too. */
+  engines_?: Record<string, number>;
+  /** The run's Kafka namespace: its topics' offsets count the messages produced. */
+  kafka?: { brokers: string; namespace: string };
+  stop(): Promise<void>;
+}
+
+/** A keep-alive pool large enough for every visitor of a row. */
+const dispatcher = new Agent({ connections: 128, keepAliveTimeout: 30_000, pipelining: 1 });
+
+interface Answer {
+  status: number;
+  body: Record<string, any>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+async function call(url: string, method: 'GET' | 'POST', token?: string, body?: unknown): Promise<Answer> {
+  const answer = await request(url, {
+    method,
+    dispatcher,
+    headers: {
+      ...(token ? { 'api-token': token } : {}),
+      ...(body === undefined
+        ? {}
+        : { 'content-type': body instanceof URLSearchParams ? 'application/x-www-form-urlencoded' : 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: body instanceof URLSearchParams ? body.toString() : JSON.stringify(body) }),
+  });
+  const text = await answer.body.text();
+  return {
+    status: answer.statusCode,
+    headers: answer.headers,
+    body: text.startsWith('{') ? (JSON.parse(text) as Record<string, any>) : {},
+  };
+}
+
+const ADDRESS = {
+  email: 'bench@example.com',
+  firstName: 'B',
+  lastName: 'Ench',
+  address1: 'Gatan 1',
+  city: 'Stockholm',
+  zipCode: '11451',
+  country: 'SE',
+};
+
+/** One visitor's selection from start to end; each request's latency goes to `latencies` under its kind. */
+async function visit(running: Running, items: string[], flow: Flow, latencies: Map<string, number[]>): Promise<void> {
+  const api = running.endpoints.checkout;
+  // Any 2xx (the page's Approve: its 303 to the shop).
+  const timed = async (kind: string, expected: '2xx' | 303, send: () => Promise<Answer>): Promise<Answer> => {
+    const t0 = performance.now();
+    const answer = await send();
+    const ms = performance.now() - t0;
+    if (expected === 303 ? answer.status !== 303 : answer.status < 200 || answer.status > 299)
+      throw new Error(`${kind} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+    let kept = latencies.get(kind);
+    if (!kept) latencies.set(kind, (kept = []));
+    kept.push(ms);
+    return answer;
+  };
+  const token = (await timed('GET selection (new)', '2xx', () => call(`${api}/selection`, 'GET'))).body['token'] as string;
+  for (let i = 0; i < adds; i++) {
+    const item = items[Math.floor(Math.random() * items.length)]!;
+    await timed('POST items/{item}', '2xx', () => call(`${api}/items/${item}`, 'POST', token));
+    await timed('GET selection', '2xx', () => call(`${api}/selection`, 'GET', token));
+  }
+  if (flow === 'cart') return;
+  const started = await timed('POST payment', '2xx', () =>
+    call(`${api}/payment`, 'POST', token, {
+      paymentReturnPage: 'https://storefront.bench/thanks',
+      paymentFailedPage: 'https://storefront.bench/failed',
+      termsAndConditions: true,
+      address: ADDRESS,
+    }),
+  );
+  if (started.body['action'] !== 'redirect') throw new Error(`POST payment answered ${JSON.stringify(started.body).slice(0, 300)}`);
+  const page = `${running.pages}${new URL(started.body['url'] as string).pathname}/decision`;
+  const back = await timed('payment page: Approve', 303, () => call(page, 'POST', undefined, new URLSearchParams({ decision: 'approve' })));
+  const location = back.headers['location'];
+  if (typeof location !== 'string') throw new Error('the payment page answered without a location');
+  const paymentMethodFields = Object.fromEntries(new URL(location).searchParams);
+  const result = await timed('POST payment-result', '2xx', () => call(`${api}/payment-result`, 'POST', token, { paymentMethodFields }));
+  if (!result.body['order']) throw new Error(`payment-result answered ${JSON.stringify(result.body).slice(0, 300)}`);
+}
+
+/** The products the visitors add: in stock for every add of the run, each with its price (an unpriced one is hidden). */
+async function seedItems(endpoints: Endpoints): Promise<string[]> {
+  const word = uniqueWord();
+  const ids = Array.from({ length: productCount }, (_, i) => `flow-${word}-${i}`);
+  const prices = ids.map((id) => `<product><id>${id}</id><price>199.00</price></product>`).join('');
+  const products = ids.map((id) => skeletonProductXml(id, `Flow ${word} ${id}`, 10_000_000).replace(/<\/?products>/g, '')).join('');
+  for (const [operation, xml] of [
+    ['pricelists_Update', `<pricelists><pricelist><id>1</id><currency>SEK</currency><items>${prices}</items></pricelist></pricelists>`],
+    ['products_Update', `<products>${products}</products>`],
+  ] as const) {
+    const soap = await postSoap(endpoints, operation, xml);
+    if (soap.status !== 200) throw new Error(`SOAP ${operation} answered ${soap.status}: ${soap.text.slice(0, 300)}`);
+  }
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const found = await call(`${endpoints.checkout}/products`, 'POST', undefined, { search: word, limit: 100 });
+    const items = ((found.body['products'] ?? []) as Array<{ items: Array<{ item: string }> }>).map((p) => p.items[0]!.item);
+    if (items.length === productCount) return items;
+    if (Date.now() > deadline) throw new Error(`${items.length} of ${productCount} products listed within 120 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** What a row asked of each process, from its /metrics: HTTP requests by route, SQL statements, Redis commands. */
+interface Counts {
+  requests: Map<string, number>;
+  statements: number;
+  redis: number;
+}
+
+async function countsOf(url: string): Promise<Counts> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const requests = new Map<string, number>();
+  for (const [, labels, value] of text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)) {
+    const route = /route="([^"]*)"/.exec(labels!)?.[1] ?? '';
+    if (/^\/(readyz|healthz|livez|metrics)$/.test(route)) continue;
+    const key = `${/method="([^"]*)"/.exec(labels!)?.[1]} ${route}`;
+    requests.set(key, (requests.get(key) ?? 0) + Number(value));
+  }
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, [, v]) => total + Number(v), 0);
+  return {
+    requests,
+    // A request's or an event's (its handling has a request id): the work asked for, not the relays' polls.
+    statements: sum(/^db_statements_total\{context="request"\} (\d+)$/gm),
+    redis: sum(/^redis_command_seconds_count\{[^}]*\} (\d+)$/gm),
+  };
+}
+
+/** Messages on the run's topics so far (the sum of their partitions' end offsets). */
+async function kafkaMessages(kafka: Running['kafka']): Promise<number> {
+  if (!kafka) return NaN;
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ clientId: 'bench-flow', brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${kafka.namespace}.`));
+    let total = 0;
+    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high);
+    return total;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Everything a row reads, now: each process's CPU ms (a process tree: the all-in-one under tsx, Postgres and its
+ * backends), and the work counted so far under `<what> <process>[ <route>]`: SQL statements, Redis commands,
+ * internal HTTP calls, Kafka messages.
+ */
+async function snapshot(running: Running): Promise<{ at: number; cpu: Map<string, number>; work: Map<string, number> }> {
+  const counts = await Promise.all(running.processes.map((p) => countsOf(p.url)));
+  const work = new Map<string, number>([['kafka', await kafkaMessages(running.kafka)]]);
+  running.processes.forEach((p, i) => {
+    const { statements, redis, requests } = counts[i]!;
+    work.set(`statements ${p.name}`, statements);
+    work.set(`redis ${p.name}`, redis);
+    // The edge's requests are the visitors', and so are the payment pages' (the provider's, served by the payment
+    // service); every other request a process answered is an internal call.
+    if (p.name === 'checkout-api' || p.name === 'all-in-one') return;
+    for (const [route, n] of requests) if (!route.includes(' /payment/')) work.set(`call ${p.name} ${route}`, n);
+  });
+  const cpu = new Map([
+    ...running.processes.map((p) => [p.name, cpuMsOfTree(p.pid)] as const),
+    ...Object.entries(running.engines_ ?? {}).map(([name, pid]) => [name, cpuMsOfTree(pid)] as const),
+  ]);
+  return { at: Date.now(), cpu, work };
+}
+type Snapshot = Awaited<ReturnType<typeof snapshot>>;
+
+/** What happened between two snapshots, a ms: the rate of each figure. */
+const ratesBetween = (before: Snapshot, after: Snapshot) => ({
+  cpu: new Map([...after.cpu].map(([k, v]) => [k, (v - (before.cpu.get(k) ?? 0)) / (after.at - before.at)])),
+  work: new Map([...after.work].map(([k, v]) => [k, (v - (before.work.get(k) ?? 0)) / (after.at - before.at)])),
+});
+type Rates = ReturnType<typeof ratesBetween>;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+interface Row {
+  flow: Flow;
+  visitors: number;
+  perSecond: number;
+  selections: number;
+  /** Selections given up at an error answer (503s of a loaded machine's deadlines, decision 132). */
+  failed: number;
+  kinds: Array<{ kind: string; count: number; perSecond: number; p50: number; p99: number }>;
+  /** Per selection (cart flow) or per checkout, idle taken off: CPU ms by process, and the work counted by key. */
+  cpu: Map<string, number>;
+  work: Map<string, number>;
+}
+
+/**
+ * What the processes do unasked (polls, relays, heartbeats, timers), a ms, over a few quiet seconds: taken off every
+ * row's figures, so what is left is the visitors'.
+ */
+async function idleRates(running: Running): Promise<Rates> {
+  await new Promise((r) => setTimeout(r, 2000));
+  const before = await snapshot(running);
+  await new Promise((r) => setTimeout(r, smoke ? 1000 : 5000));
+  return ratesBetween(before, await snapshot(running));
+}
+
+async function measure(running: Running, items: string[], flow: Flow, visitors: number, idle: Rates): Promise<Row> {
+  const latencies = new Map<string, number[]>();
+  const before = await snapshot(running);
+  const deadline = Date.now() + seconds * 1000;
+  let selections = 0;
+  // A selection that meets an error answer is given up and counted; a row where more than one in ten did fails.
+  const failures: string[] = [];
+  await Promise.all(
+    Array.from({ length: visitors }, async () => {
+      while (Date.now() < deadline) {
+        try {
+          await visit(running, items, flow, latencies);
+          selections++;
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+    }),
+  );
+  if (failures.length > selections / 10)
+    throw new Error(`${flow}, ${visitors} visitors: ${failures.length} selections failed, ${selections} done; the first: ${failures[0]}`);
+  const elapsed = (Date.now() - before.at) / 1000;
+  await new Promise((r) => setTimeout(r, settleMs(flow)));
+  const after = await snapshot(running);
+  const span = after.at - before.at;
+  const spent = ratesBetween(before, after);
+  const per = (rates: Map<string, number>, idleRates: Map<string, number>) =>
+    new Map([...rates].map(([k, rate]) => [k, ((rate - (idleRates.get(k) ?? 0)) * span) / selections]));
+  const kinds = [...latencies].map(([kind, ms]) => {
+    ms.sort((a, b) => a - b);
+    return { kind, count: ms.length, perSecond: ms.length / elapsed, p50: percentile(ms, 50), p99: percentile(ms, 99) };
+  });
+  const requests = kinds.reduce((sum, k) => sum + k.count, 0);
+  return {
+    flow,
+    visitors,
+    perSecond: requests / elapsed,
+    selections,
+    failed: failures.length,
+    kinds,
+    cpu: per(spent.cpu, idle.cpu),
+    work: per(spent.work, idle.work),
+  };
+}
+
+async function embedded(): Promise<Running> {
+  const server = await spawnBenchServer('embedded');
+  return {
+    endpoints: {
+      checkout: `${server.url}/api/checkout`,
+      soap: `${server.url}/ams/system/service/module/soap/api`,
+      soapUser: DEMO_SOAP_USER,
+    },
+    engines: `all-in-one: ${server.engines ?? 'embedded'}`,
+    pages: server.url,
+    // tsx's process and the server's node under it.
+    processes: [{ name: 'all-in-one', pid: server.pid, url: server.url }],
+    stop: server.stop,
+  };
+}
+
+/** The Postgres server (its backends are its children), Redis and Kafka of tools/infra, when they run on this machine. */
+async function enginePids(infra: Record<string, string>): Promise<Record<string, number>> {
+  const pids: Record<string, number> = {};
+  const db = await createDbEngine(infra['DATABASE_URL']!, { logger: createLogger('bench', 'silent') });
+  try {
+    const backend = (await db.knex.raw('select pg_backend_pid() as pid')) as { rows: Array<{ pid: number }> };
+    const stat = readFileSync(`/proc/${backend.rows[0]!.pid}/stat`, 'utf8');
+    pids['postgres'] = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    // not on this machine
+  } finally {
+    await db.close();
+  }
+  const redis = new Redis(infra['REDIS_URL']!, { lazyConnect: true });
+  try {
+    await redis.connect();
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    if (readFileSync(`/proc/${pid}/stat`, 'utf8')) pids['redis'] = pid;
+  } catch {
+    // not on this machine
+  } finally {
+    redis.disconnect();
+  }
+  try {
+    const pid = Number(readFileSync(`${process.env['INFRA_HOME'] ?? '/var/tmp/commerce-infra'}/kafka/kafka.pid`, 'utf8').trim());
+    if (readFileSync(`/proc/${pid}/stat`, 'utf8')) pids['kafka'] = pid;
+  } catch {
+    // not tools/infra's
+  }
+  return pids;
+}
+
+async function separateProcesses(): Promise<Running> {
+  const infra = realInfraEnv();
+  // The shop's own schemas and Kafka namespace (`<schema>_<name>`, `<name>.`), deleted when the run ends.
+  const name = rememberName(`flow${process.pid}${Date.now().toString(36)}`);
+  const shop = await startShop({
+    engines: { DATABASE_URL: infra['DATABASE_URL']!, REDIS_URL: infra['REDIS_URL']!, KAFKA_BROKERS: infra['KAFKA_BROKERS']! },
+    name,
+    per: Object.fromEntries(
+      ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'].map((app) => [
+        app,
+        { LOG_LEVEL: infra['LOG_LEVEL']! },
+      ]),
+    ),
+  });
+  return {
+    endpoints: shop.endpoints,
+    engines: `separate processes (${serviceRuntime()}, tools/services): Postgres, Redis sessions, Kafka, embedded search`,
+    pages: shop.payment.url,
+    processes: shop.all.map((p) => ({ name: p.name, pid: p.child.pid!, url: p.url })),
+    engines_: await enginePids(infra),
+    kafka: { brokers: infra['KAFKA_BROKERS']!, namespace: name },
+    stop: async () => {
+      await Promise.all(shop.all.map(stopApp));
+      await cleanUpNamed({ postgresUrl: infra['DATABASE_URL']! }, [name]);
+    },
+  };
+}
+
+/** Bare Koa's requests/s with as many visitors, each sending one request after another. */
+async function bareKoa(visitorCounts: number[]): Promise<Map<number, number>> {
+  const server = await spawnBenchServer('bare');
+  const rates = new Map<number, number>();
+  try {
+    for (const visitors of [...new Set(visitorCounts)]) {
+      let answered = 0;
+      const from = Date.now();
+      const deadline = from + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: visitors }, async () => {
+          while (Date.now() < deadline) {
+            await call(server.url, 'GET');
+            answered++;
+          }
+        }),
+      );
+      rates.set(visitors, answered / ((Date.now() - from) / 1000));
+    }
+  } finally {
+    await server.stop();
+  }
+  return rates;
+}
+
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const listed = (entries: Iterable<[string, number]>, digits = 1) =>
+  [...entries]
+    .filter(([, n]) => !Number.isFinite(n) || Math.abs(n) >= 0.005)
+    .map(([name, n]) => `${name} ${fixed(n, digits)}`)
+    .join(', ') || '—';
+
+/** The work of a row under a prefix of its keys (`statements `, `call `…), in all and by the rest of the key. */
+function workOf(row: Row, prefix: string): string {
+  const entries = [...row.work].filter(([k]) => k.startsWith(prefix)).map(([k, n]) => [k.slice(prefix.length), n] as [string, number]);
+  return `${fixed(
+    entries.reduce((sum, [, n]) => sum + n, 0),
+    2,
+  )} (${listed(entries, 2)})`;
+}
+
+function report(engines: string, rows: Row[], bare: Map<number, number>): { table: string[]; details: string[] } {
+  const table: string[] = [];
+  const details: string[] = [];
+  for (const row of rows) {
+    const unit = row.flow === 'cart' ? 'a selection' : 'a checkout';
+    const services = [...row.cpu].filter(([name]) => !['postgres', 'redis', 'kafka'].includes(name));
+    const servicesMs = services.reduce((sum, [, ms]) => sum + ms, 0);
+    table.push(
+      `| ${engines} | ${row.flow} | ${row.visitors} | ${fixed(row.perSecond, 0)} | ${fixed(row.perSecond / bare.get(row.visitors)!, 3)} | ${row.flow === 'checkout' ? `${fixed(row.selections / seconds)} checkouts/s` : `${row.selections} selections`}${row.failed ? ` (${row.failed} failed)` : ''} | ` +
+        row.kinds.map((k) => `${k.kind} ${fixed(k.perSecond, 0)}/s ${fixed(k.p50, 0)}/${fixed(k.p99, 0)}`).join('; ') +
+        ' |',
+    );
+    details.push(
+      `${engines}, ${row.flow}, ${row.visitors} visitors, ${unit}:`,
+      `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => !services.some(([s]) => s === name)))}`,
+      `  internal HTTP calls ${workOf(row, 'call ')}`,
+      `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
+      `  Redis commands ${workOf(row, 'redis ')}; Kafka messages ${fixed(row.work.get('kafka') ?? NaN, 2)}`,
+    );
+  }
+  return { table, details };
+}
+
+async function main() {
+  const setups = benchSetups(embedded, separateProcesses);
+  const rowsOf = (flow: Flow) =>
+    flows.includes(flow) ? (flow === 'cart' ? cartVisitors : checkoutVisitors).map((v) => [flow, v] as const) : [];
+  const plan = [...rowsOf('cart'), ...rowsOf('checkout')];
+  const bare = await bareKoa(plan.map(([, v]) => v));
+  const lines = [
+    `${machineLine()}; ${seconds} s a row; K = ${adds} adds a selection, ${productCount} items`,
+    '',
+    '| engines | flow | visitors | req/s | ÷ bare Koa | selections | per request kind: req/s p50/p99 ms |',
+    '|---|---|---|---|---|---|---|',
+    ...[...bare].map(([v, rps]) => `| bare Koa handler | — | ${v} | ${fixed(rps, 0)} | 1.000 | — | — |`),
+  ];
+  const details: string[] = [];
+  for (const setup of setups) {
+    const running = await setup();
+    try {
+      const items = await seedItems(running.endpoints);
+      const idle = await idleRates(running);
+      const rows: Row[] = [];
+      for (const [flow, visitors] of plan) rows.push(await measure(running, items, flow, visitors, idle));
+      const { table, details: more } = report(running.engines, rows, bare);
+      lines.push(...table);
+      details.push(...more);
+    } finally {
+      await running.stop();
+    }
+  }
+  await dispatcher.close();
+  console.log([...lines, '', ...details].join('\n'));
+}
+
+runBench(main);
