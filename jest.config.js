@@ -4,6 +4,7 @@
 //   e2e   *.e2e-spec.ts  the apps driven through HTTP and SOAP (npm run test:e2e)
 //   browser *.browser-spec.ts  the storefront in Chromium (npm run test:browser)
 //   faults *.fault-spec.ts the apps as processes on engines the suite pauses, stops and kills (npm run test:faults)
+//   k8s    *.k8s-spec.ts  the local overlay on the cluster of tools/k8s/up, through its Services (tools/k8s/e2e)
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const moduleNameMapper = Object.fromEntries(
@@ -32,5 +33,6 @@ module.exports = {
     { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], slowTestThreshold: 60 },
     { ...common, displayName: 'browser', testMatch: ['**/*.browser-spec.ts'], slowTestThreshold: 120 },
     { ...common, displayName: 'faults', testMatch: ['**/*.fault-spec.ts'], slowTestThreshold: 600 },
+    { ...common, displayName: 'k8s', testMatch: ['**/*.k8s-spec.ts'], slowTestThreshold: 600 },
   ],
 };

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { Router } from '@koa/router';
+import { Client } from 'undici';
 import { createLogger } from '@commerce/shared-logging';
 import { createHttpApp } from './http-app';
 import { serve, type RunningServer } from './serve';
@@ -102,13 +103,23 @@ describe('serve', () => {
 
     it('lets a request in flight finish, refuses new connections, then runs the hooks in order', async () => {
       // A kept-alive idle connection must not hold the shutdown open.
-      await fetch(`${running.url}/fast`);
+      const kept = new Client(running.url);
+      const first = await kept.request({ path: '/fast', method: 'GET' });
+      expect(first.statusCode).toBe(200);
+      await first.body.dump();
       const slow = fetch(`${running.url}/slow/400`);
       await sleep(100);
       const started = Date.now();
       const closed = running.close().then(() => events.push('close resolved'));
 
-      await expect(fetch(`${running.url}/fast`)).rejects.toThrow();
+      // A request on a connection kept alive from before is answered, and the connection closed after it
+      // (a pod's clients are not cut off mid-request); a new connection is refused.
+      const onKept = await kept.request({ path: '/fast', method: 'GET' });
+      expect([onKept.statusCode, onKept.headers['connection']]).toEqual([200, 'close']);
+      await onKept.body.dump();
+      const fresh = new Client(running.url);
+      await expect(fresh.request({ path: '/fast', method: 'GET' })).rejects.toThrow();
+      await Promise.all([kept.close(), fresh.close()]);
       const res = await slow;
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ done: true });

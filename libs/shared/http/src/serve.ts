@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from '@commerce/shared-logging';
 import { markShuttingDown } from './app-state';
@@ -37,6 +37,8 @@ export interface RunningServer {
 // Above the 60 s idle timeout of the usual load balancers, so they, not we, close idle sockets
 // (otherwise a request can race our close and fail with a reset).
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long a shutdown keeps idle kept-alive sockets for a request already on its way (see shutdown). */
+const IDLE_DRAIN_MS = 1_000;
 
 /** Listens with the app; close() is the graceful shutdown a SIGTERM asks for. */
 export async function serve(app: Koa, options: ServeOptions): Promise<RunningServer> {
@@ -77,10 +79,15 @@ export async function serve(app: Koa, options: ServeOptions): Promise<RunningSer
   const shutdown = async (): Promise<void> => {
     logger.info('shutting down: refusing new connections, finishing requests in flight');
     markShuttingDown(app);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Idle keep-alive sockets would hold close() open until their timeout: close them now, and
-    // each busy one as soon as its response is out (it also carries `Connection: close`).
-    server.closeIdleConnections();
+    // net.Server's close: stops listening and resolves once every connection is gone. (http.Server's own close()
+    // also closes the idle kept-alive connections at once, which the drain below does later.)
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+    // Idle keep-alive sockets would hold close() open until their timeout. A client may be sending on one right
+    // now (a pod's old connections outlive its removal from the Service): each is answered, with `Connection:
+    // close`, and closed once its response is out; those still idle after IDLE_DRAIN_MS are closed then, when no
+    // client using them has been left without an answer (a rolling update under load failed requests otherwise).
+    const drained = setTimeout(() => server.closeIdleConnections(), IDLE_DRAIN_MS);
+    void closed.then(() => clearTimeout(drained));
     const closeWhenIdle = (): void => {
       setImmediate(() => server.closeIdleConnections());
     };
