@@ -3,7 +3,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import * as soap from 'soap';
-import { checkoutCall, postSoap, searchUntilFound, skeletonPricelistXml, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
+import {
+  checkoutCall,
+  postSoap,
+  searchUntilFound,
+  skeletonPricelistXml,
+  skeletonProductXml,
+  uniqueWord,
+  type Endpoints,
+} from '../e2e/skeleton.scenario';
 import { loadFor, Recorder, type Sample } from '../faults/load';
 
 // Issue 27's Kubernetes stage (`tools/k8s/e2e`, a step of .ci/run): the `local` overlay deployed on the single-node
@@ -120,7 +128,10 @@ describe('the local overlay on a real cluster: a shop day, pod loss, a rolling u
 
     const email = `k8s-${word}@example.com`;
     const anonymous = (await checkoutCall(endpoints, 'POST', `/items/${item}`)).body['token'] as string;
-    const registered = await checkoutCall(endpoints, 'POST', '/register', { token: anonymous, body: { email, password: 'correct horse battery' } });
+    const registered = await checkoutCall(endpoints, 'POST', '/register', {
+      token: anonymous,
+      body: { email, password: 'correct horse battery' },
+    });
     expect(registered.status).toBe(200);
     const token = registered.body['token'] as string;
     const payment = await checkoutCall(endpoints, 'POST', '/payment', {
@@ -156,18 +167,25 @@ describe('the local overlay on a real cluster: a shop day, pod loss, a rolling u
     client.setEndpoint(endpoints.soap);
     const login = { username: 'demo', password: 'demo-secret' };
     let entries: string[] = [];
-    for (const until = Date.now() + 60_000; !entries.includes(order) && Date.now() < until; ) {
+    for (const until = Date.now() + 60_000; !entries.includes(order) && Date.now() < until;) {
       await sleep(500);
       const events = (await client['events_GetAsync']!({ login, type: 'order' }))[0]?.events?.event;
       entries = (events === undefined ? [] : Array.isArray(events) ? events : [events]).map((e: any) => String(e.entry));
     }
     expect(entries).toContain(order);
-    rows.push({ step: 'shop day (SOAP in, search, register, pay, history, ERP event)', seconds: (Date.now() - started) / 1000, sent: 0, failed: 0, note: `order ${order}` });
+    rows.push({
+      step: 'shop day (SOAP in, search, register, pay, history, ERP event)',
+      seconds: (Date.now() - started) / 1000,
+      sent: 0,
+      failed: 0,
+      note: `order ${order}`,
+    });
   }, 240_000);
 
   it('scales catalog to two replicas: both serve, search stays consistent, events are applied once', async () => {
     // What one products_Update of a new product writes to the catalog's outbox with one replica: the same with two.
-    const outboxRowsOf = async (w: string) => Number((await psql(`select count(*) from catalog.outbox where envelope::text like '%${w}%'`))[0]);
+    const outboxRowsOf = async (w: string) =>
+      Number((await psql(`select count(*) from catalog.outbox where envelope::text like '%${w}%'`))[0]);
     const single = uniqueWord();
     await upsert(`ext-${single}`, `Single ${single} Jacket`, 5);
     await searchUntilFound(endpoints, single, 60_000);
@@ -260,7 +278,8 @@ describe('the local overlay on a real cluster: a shop day, pod loss, a rolling u
     const from = Date.now();
     let rolling = true;
     const load = (async () => {
-      while (rolling) await loadFor(2000, workers, () => recorder.call('search', `${endpoints.checkout}/products`, jsonPost({ search: word })));
+      while (rolling)
+        await loadFor(2000, workers, () => recorder.call('search', `${endpoints.checkout}/products`, jsonPost({ search: word })));
     })();
     await sleep(3000);
     const started = Date.now();
@@ -273,10 +292,18 @@ describe('the local overlay on a real cluster: a shop day, pod loss, a rolling u
     rolling = false;
     await load;
     const samples = recorder.between(from, Date.now());
-    const images = (await kubectl('get', 'pods', '-l', 'app.kubernetes.io/name=checkout-api', '-o', 'jsonpath={.items[*].spec.containers[0].image}')).split(' ');
+    const images = (
+      await kubectl('get', 'pods', '-l', 'app.kubernetes.io/name=checkout-api', '-o', 'jsonpath={.items[*].spec.containers[0].image}')
+    ).split(' ');
     expect(new Set(images)).toEqual(new Set([env('NEW_IMAGE')]));
     expect(failedOf(samples)).toEqual([]);
-    rows.push({ step: 'checkout-api rolled to a new tag under load', seconds: rolledIn, sent: samples.length, failed: failedOf(samples).length, note: 'rollout status time' });
+    rows.push({
+      step: 'checkout-api rolled to a new tag under load',
+      seconds: rolledIn,
+      sent: samples.length,
+      failed: failedOf(samples).length,
+      note: 'rollout status time',
+    });
   }, 420_000);
 
   it('runs the reindex Job from the image while the live index keeps serving', async () => {
@@ -295,7 +322,13 @@ describe('the local overlay on a real cluster: a shop day, pod loss, a rolling u
     const samples = recorder.between(from, Date.now());
     expect(failedOf(samples)).toEqual([]);
     expect(samples.filter((s) => s.body?.['productCount'] !== 1)).toEqual([]);
-    rows.push({ step: 'reindex Job (search-apply) beside the live index', seconds: ranIn, sent: samples.length, failed: 0, note: 'every search found the product' });
+    rows.push({
+      step: 'reindex Job (search-apply) beside the live index',
+      seconds: ranIn,
+      sent: samples.length,
+      failed: 0,
+      note: 'every search found the product',
+    });
   }, 420_000);
 });
 

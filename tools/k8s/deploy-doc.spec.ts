@@ -62,7 +62,9 @@ describe("docs/deploy.md's table of each service's variables", () => {
   it("gives each row the port its Deployment's PORT says", () => {
     for (const row of rows) {
       const deployment = deployments.find((d) => d['metadata'].name === row.app)!;
-      const port = (deployment['spec'].template.spec.containers[0].env as Array<{ name: string; value?: string }>).find((e) => e.name === 'PORT');
+      const port = (deployment['spec'].template.spec.containers[0].env as Array<{ name: string; value?: string }>).find(
+        (e) => e.name === 'PORT',
+      );
       expect([row.app, row.port]).toEqual([row.app, Number(port?.value)]);
     }
   });
