@@ -19,15 +19,16 @@ const BUDGET_MS = 2000;
 const LATENCY_LIMIT_MS = BUDGET_MS + 500;
 const STALL_MS = 10_000;
 const KAFKA_OUTAGE_MS = 20_000;
-/** The SOAP side during a stalled database: a Fault well before the stall ends (DB_QUERY_TIMEOUT_MS 5 s + 1 s). */
-const SOAP_FAULT_LIMIT_MS = 8000;
+/** The SOAP side during a stalled database: a Fault within its budget (SOAP_REQUEST_BUDGET_MS, 2 s for a small request) + 0.5 s. */
+const SOAP_FAULT_LIMIT_MS = 2000 + 500;
 const TEMPORARILY_UNAVAILABLE = { server: 'temporarily unavailable' };
 /**
- * How soon after the broker's return the last SOAP change must be searchable. The issue asks 10 s; measured here
- * 20-30 s: a consumer that kafkajs restarted during the outage rejoins as a new member, and its group waits for the
- * old member's session (10 s) to expire, for the upserts' group and then the indexer's (docs/operations.md).
+ * How soon after the broker's return the last SOAP change must be searchable (the issue's 10 s). A consumer restarted
+ * during the outage rejoins as the member it was (patched kafkajs), so its group does not wait out an old member's
+ * 10 s session (it did, for the upserts' group and the indexer's: 20-30 s), and the backlog is applied in a few runs,
+ * not one per SOAP call (decision 140).
  */
-const SEARCHABLE_AFTER_KAFKA_MS = 45_000;
+const SEARCHABLE_AFTER_KAFKA_MS = Number(process.env['FAULTS_SEARCHABLE_AFTER_KAFKA_MS'] || 10_000);
 
 const schemaSuffix = uniqueName('faults');
 const schemaOf = (app: string) => `${app.replace(/-/g, '_')}_${schemaSuffix}`;
@@ -236,9 +237,9 @@ describe('fault injection: the shop as separate processes on engines that stall,
       await sleep(500);
       soapAnswer = await soapUpsert(uniqueWord());
     });
-    // Accepted (it may have got its connection before the stall) or a Server Fault: never a hang.
+    // Accepted (it may have got its connection before the stall) or a Server Fault within its budget: never a hang.
     expect(soapAnswer!.ms).toBeLessThan(SOAP_FAULT_LIMIT_MS);
-    if (!soapAnswer!.ok) expect(soapAnswer!.text).toMatch(/<faultcode>SOAP-ENV:Server<\/faultcode>/);
+    if (!soapAnswer!.ok) expect(soapAnswer!.text).toMatch(/<faultcode>SOAP-ENV:Server<\/faultcode>[\s\S]*BACKOFFICE\.UNAVAILABLE/);
     rows[rows.length - 1]!.recovery += `; SOAP during it: ${soapAnswer!.ok ? 'OK' : 'Server Fault'} in ${Math.round(soapAnswer!.ms)} ms`;
   }, 120_000);
 

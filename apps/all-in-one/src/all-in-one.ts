@@ -20,6 +20,7 @@ import {
   checkoutErrorBody,
   checkoutSessionMiddleware,
   checkoutSessions,
+  CHECKOUT_PREFIX,
   createCheckoutRouter,
   createLoginGuard,
   createSessionLimit,
@@ -143,6 +144,7 @@ export async function startAllInOne(
       logger: logger.child({ component: 'payment' }),
       store,
       testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+      attemptExpiryMinutes: config.PAYMENT_ATTEMPT_EXPIRY_MINUTES,
       outboxPollMs: config.OUTBOX_POLL_MS,
     });
     const order = await buildOrderService({
@@ -171,6 +173,7 @@ export async function startAllInOne(
       },
       trustProxy: config.SOAP_TRUST_PROXY,
       streamPartSize: config.SOAP_STREAM_PART_SIZE,
+      budget: { baseMs: config.SOAP_REQUEST_BUDGET_MS, perMbMs: config.SOAP_REQUEST_BUDGET_MS_PER_MB },
       // The account service's cost: a buyer who never logged in costs a login what anyone costs (decision 54).
       buyerPasswords: argon2Params(config),
       outboxPollMs: config.OUTBOX_POLL_MS,
@@ -248,6 +251,9 @@ export async function startAllInOne(
       logger,
       errorBody: checkoutErrorBody,
       beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
+      // The checkout API's budget, as at checkout-api's edge (decision 142); SOAP has its own (SOAP_REQUEST_BUDGET_MS).
+      requestBudgetMs: config.REQUEST_BUDGET_MS,
+      requestBudgetPaths: (path) => path.startsWith(CHECKOUT_PREFIX),
       ...checkoutCors(config),
       metricsRegistries: [catalogRetention.registry, catalog.searchQueries.registry],
       // Not the bus: events go through the outboxes, which hold them while Kafka is away (decision 133).

@@ -32,6 +32,7 @@ runService('backoffice-soap', async () => {
       },
       trustProxy: config.SOAP_TRUST_PROXY,
       streamPartSize: config.SOAP_STREAM_PART_SIZE,
+      budget: { baseMs: config.SOAP_REQUEST_BUDGET_MS, perMbMs: config.SOAP_REQUEST_BUDGET_MS_PER_MB },
       buyerPasswords: argon2Params(config),
       outboxPollMs: config.OUTBOX_POLL_MS,
     });

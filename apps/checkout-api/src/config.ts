@@ -20,9 +20,6 @@ export const ConfigSchema = z.object({
   ACCOUNT_URL: env.url.describe("The account service's internal address (customers, logins, password resets)."),
   ORDER_URL: env.url.describe("The order service's internal address (orders placed and read)."),
   PAYMENT_URL: env.url.describe("The payment service's internal address (payment attempts)."),
-  REQUEST_BUDGET_MS: boundedInt(100, 120_000, 2000).describe(
-    'The time a request is given, in ms: past it the answer is 503 `{errors: {server: "temporarily unavailable"}}` with `Retry-After`, whatever it waited on (a stalled Redis, Postgres, service or Meilisearch), and every internal call made for it is told the time left (`x-request-deadline`), so no service works on for an answer nobody waits for (decision 132).',
-  ),
   ...paymentHoldEnv(),
   ...loginGuardEnv(),
   ...geoipEnv(),

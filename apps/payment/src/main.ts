@@ -25,6 +25,7 @@ runService('payment', async () => {
       store,
       outboxPollMs: config.OUTBOX_POLL_MS,
       testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
+      attemptExpiryMinutes: config.PAYMENT_ATTEMPT_EXPIRY_MINUTES,
     });
     await payment.start();
     closers.add(() => payment.stop());

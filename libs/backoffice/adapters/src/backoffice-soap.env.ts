@@ -36,6 +36,12 @@ export const backofficeSoapEnv = () => ({
    * Entities of an `*_Update` handed to the store at a time as the request is parsed (decision 91); `0`: the
    * batch is parsed whole before anything is written.
    */
+  SOAP_REQUEST_BUDGET_MS: boundedInt(100, 120_000, 2000).describe(
+    'The time a SOAP request is given once its body is read, besides `SOAP_REQUEST_BUDGET_MS_PER_MB` for each MB of its XML (ms): past it the answer is a `Server` Fault (`BACKOFFICE.UNAVAILABLE`) with `Retry-After`, and the statements it waits on give up (decision 142).',
+  ),
+  SOAP_REQUEST_BUDGET_MS_PER_MB: boundedInt(0, 120_000, 1000).describe(
+    "What each MB of a SOAP request's XML adds to `SOAP_REQUEST_BUDGET_MS` (ms): a batch's parse and store grow with it (a 1,000-product batch of 6.6 MB takes about 0.6 s here; its budget is 8.6 s).",
+  ),
   SOAP_STREAM_PART_SIZE: boundedInt(0, 100_000, 100).describe(
     "Entities of an `*_Update` handed to the store at a time while the request is parsed, written in the batch's one transaction as the parse goes on (decision 91); `0`: the batch is parsed whole before anything is written.",
   ),

@@ -48,6 +48,8 @@ export interface BackofficeServiceDeps {
    * case's RECEIVE_CHUNK); 0: none, the batch is parsed whole first (what tests compare against).
    */
   streamPartSize?: number;
+  /** SOAP_REQUEST_BUDGET_MS and SOAP_REQUEST_BUDGET_MS_PER_MB (decision 142); absent: no budget. */
+  budget?: { baseMs: number; perMbMs: number };
 }
 
 export interface BackofficeService {
@@ -112,6 +114,7 @@ export async function buildBackofficeService(deps: BackofficeServiceDeps): Promi
     hasher,
     ...(deps.loginThrottle ? { loginThrottle: deps.loginThrottle } : {}),
     ...(deps.trustProxy ? { trustProxy: true } : {}),
+    ...(deps.budget ? { budget: deps.budget } : {}),
   });
   return {
     router,

@@ -3,6 +3,9 @@ import { boundedInt } from '@commerce/shared-config';
 
 /** The edge's own variables of the visitor's country and product reads, for the checkout-api and all-in-one config schemas. */
 export const checkoutEdgeEnv = () => ({
+  REQUEST_BUDGET_MS: boundedInt(100, 120_000, 2000).describe(
+    'The time a checkout API request is given, in ms: past it the answer is 503 `{errors: {server: "temporarily unavailable"}}` with `Retry-After`, whatever it waited on (a stalled Redis, Postgres, service or Meilisearch), and every internal call made for it is told the time left (`x-request-deadline`), so no service works on for an answer nobody waits for (decision 132; in the all-in-one too, decision 142).',
+  ),
   COUNTRY_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')

@@ -152,6 +152,8 @@ export function createAttemptRepository(db: Db): AttemptRepository {
               ? { customer_address: patch.customerAddress ? JSON.stringify(patch.customerAddress) : null }
               : {}),
             ...(patch.providerData ? { provider_data: JSON.stringify({ ...current.providerData, ...patch.providerData }) } : {}),
+            // Voided at the provider: nothing left due there.
+            ...(to === 'voided' ? { provider_void_due: false } : {}),
             updated_at: db.knex.fn.now(),
           });
         const next = (await find(id, trx))!;
@@ -174,6 +176,35 @@ export function createAttemptRepository(db: Db): AttemptRepository {
       const row = (await db.table('attempts').where({ selection_id: selectionId }).whereIn('status', LIVE).first()) as
         AttemptRow | undefined;
       return row ? toAttempt(row) : null;
+    },
+    async expireStarted(before, limit, cancelled) {
+      return retryContended(() =>
+        db.transaction(async (trx) => {
+          const rows = (await db
+            .table('attempts', trx)
+            .where({ status: 'started' })
+            .andWhere('created_at', '<', before)
+            .orderBy('created_at')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked()) as AttemptRow[];
+          if (rows.length === 0) return [];
+          await db
+            .table('attempts', trx)
+            .whereIn(
+              'id',
+              rows.map((r) => r.id),
+            )
+            .update({ status: 'cancelled', replaced: true, updated_at: db.knex.fn.now() });
+          const expired = rows.map((r) => ({ ...toAttempt(r), status: 'cancelled' as const, replaced: true }));
+          await enqueue(db, trx, expired.flatMap(cancelled));
+          return expired;
+        }),
+      );
+    },
+    async voidsDue(limit) {
+      const rows = (await db.table('attempts').where({ provider_void_due: true }).orderBy('created_at').limit(limit)) as AttemptRow[];
+      return rows.map(toAttempt);
     },
   };
 }

@@ -298,5 +298,46 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect(await payment.client.getAttempt(second.attempt.attemptId)).not.toBeNull();
       expect((await database.table('attempts').where({ selection_id: started.attempt.selectionId })).length).toBe(1);
     });
+
+    it('the sweep expires an abandoned started attempt (cancelled at the provider too); an authorization arriving for it later is voided', async () => {
+      const abandoned = await payment.client.startAttempt(command());
+      // The sweep of a replica whose clock stands a day and a minute later: the attempt is past the expiry.
+      const later = await buildPaymentService({
+        db: database,
+        bus: createMemoryBus(),
+        logger,
+        store,
+        testProviders: settings,
+        now: () => new Date(Date.now() + 24 * 3600_000 + 60_000),
+      });
+      const fresh = await later.client.startAttempt(command());
+      let expired = 0;
+      for (let run = 0; run < 20; run++) {
+        const outcome = await later.sweep();
+        expect(outcome.failures).toEqual([]);
+        expired += outcome.expired;
+        if (outcome.expired === 0) break;
+      }
+      expect(expired).toBeGreaterThanOrEqual(1);
+      expect(await payment.client.getAttempt(abandoned.attempt.attemptId)).toMatchObject({ status: 'cancelled', replaced: true });
+      expect(await events(abandoned.attempt.attemptId, 'PaymentCancelled')).toBe(1);
+      const row = await database.table('attempts').where({ id: abandoned.attempt.attemptId }).first();
+      const data = typeof row.provider_data === 'string' ? JSON.parse(row.provider_data) : row.provider_data;
+      expect(data.cancelled).toEqual({ cancelReference: expect.stringMatching(/^TC/) });
+      // An attempt younger than the expiry is left alone.
+      expect((await payment.client.getAttempt(fresh.attempt.attemptId))?.status).toBe('started');
+      // The PSP authorizes the abandoned payment after all (its webhook, then the visitor's return): voided, never kept.
+      const post = await fetch(`${base}/payment/notifications/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(notificationOf(settings, abandoned.attempt, true)),
+      });
+      expect(post.status).toBe(200);
+      expect((await payment.client.verifyResult(returnParams(settings, abandoned.attempt, true))).outcome).toBe('voided');
+      expect(await payment.client.getAttempt(abandoned.attempt.attemptId)).toMatchObject({ status: 'voided', replaced: true });
+      expect(await events(abandoned.attempt.attemptId, PaymentAuthorized.type)).toBe(0);
+      expect(await events(abandoned.attempt.attemptId, 'PaymentVoided')).toBe(1);
+      expect(await payment.client.liveAttemptOf(abandoned.attempt.selectionId)).toBeNull();
+    });
   });
 }

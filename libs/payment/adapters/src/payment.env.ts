@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { boundedInt } from '@commerce/shared-config';
 import type { TestProviderSettings } from './providers/test-provider.settings';
 
 /**
@@ -24,6 +25,9 @@ export const paymentEnv = () => ({
       "Hex key (32–128 hex digits) signing the test providers' return parameters and notifications; set it (from a Secret) when the payment service restarts or runs more than one replica, or returns signed before a restart fail.",
     ),
   PAYMENT_TEST_MERCHANT_ACCOUNT: z.string().min(1).default('TestMerchant').describe("The test provider's merchant account name."),
+  PAYMENT_ATTEMPT_EXPIRY_MINUTES: boundedInt(30, 30 * 24 * 60, 24 * 60).describe(
+    "How long a started payment attempt may wait for its provider's verdict (minutes): older ones are expired by the sweep (cancelled, at the provider too), and an authorization arriving for one later is voided. Keep it above the stock hold (`PAYMENT_HOLD_SECONDS` of the edge) and the providers' payment sessions.",
+  ),
 });
 
 export const testProviderSettings = (

@@ -1,6 +1,7 @@
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { paymentContract } from './payment.contract';
+import { paymentMigrationsContract } from './payment-migrations.contract';
 
 describeWithEngines('payment on Postgres', ['postgres'], ({ url }) => {
   let engine: DbEngine;
@@ -9,4 +10,5 @@ describeWithEngines('payment on Postgres', ['postgres'], ({ url }) => {
     engine = await createDbEngine(url('postgres'));
     return engine.forSchema(uniqueName('payment'));
   });
+  paymentMigrationsContract('Postgres', async () => engine.forSchema(uniqueName('payment')));
 });

@@ -1,4 +1,4 @@
-import type { Migration } from '@commerce/shared-db';
+import type { Knex, Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
 
 const attempts: Migration = {
@@ -33,17 +33,30 @@ const attempts: Migration = {
   },
 };
 
+/** Set on a replaced attempt whose authorization is still to be voided at the provider (the payment sweep does it). */
+const addProviderVoidDue = (knex: Knex, schema: string) =>
+  knex.raw(`alter table ??.attempts add column if not exists provider_void_due boolean not null default false`, [schema]);
+
 /**
  * One live attempt per selection (DESIGN §8; decision 131): started or authorized, at most one, so a selection
  * is never charged twice whatever the edge does. Started attempts of a selection that has an authorized or a
  * newer started one are cancelled first, as starting the newer one should have done (no event: they were
- * replaced long ago). A selection with two authorized attempts (the double charge of issue 22) stops the
- * migration: void one by hand (`POST /internal/payment/attempts/{id}/void`) after checking its order, then
- * migrate again.
+ * replaced long ago). A selection with two or more authorized attempts (the double charge of issue 22) keeps its
+ * first authorized attempt; the later ones are replaced (`cancelled`, `replaced`) with their void at the provider
+ * due (`provider_void_due`), which the payment service's sweep carries out (a migration calls no provider), as
+ * for any authorization arriving for a replaced attempt; their orders, if any, are for an operator (decision 141).
  */
 const oneLiveAttemptPerSelection: Migration = {
   name: 'payment_002_one_live_attempt_per_selection',
   async up(knex, schema) {
+    await addProviderVoidDue(knex, schema);
+    await knex.raw(
+      `update ??.attempts a set status = 'cancelled', provider_void_due = true, updated_at = now()
+        where a.status = 'authorized'
+          and exists (select 1 from ??.attempts b where b.selection_id = a.selection_id and b.id <> a.id
+                      and b.status = 'authorized' and (b.created_at, b.id) < (a.created_at, a.id))`,
+      [schema, schema],
+    );
     await knex.raw(
       `update ??.attempts a set status = 'cancelled', updated_at = now()
         where a.status = 'started'
@@ -63,5 +76,18 @@ const oneLiveAttemptPerSelection: Migration = {
   },
 };
 
+/**
+ * What the payment sweep reads: the void due on a replaced attempt (already there where the migration before ran in
+ * its present form), and the started attempts by age (the expiry of abandoned ones).
+ */
+const paymentSweep: Migration = {
+  name: 'payment_003_sweep',
+  async up(knex, schema) {
+    await addProviderVoidDue(knex, schema);
+    await knex.raw(`create index if not exists attempts_started_by_age on ??.attempts (created_at) where status = 'started'`, [schema]);
+    await knex.raw(`create index if not exists attempts_void_due on ??.attempts (created_at) where provider_void_due`, [schema]);
+  },
+};
+
 /** The payment service's schema: attempts plus the shared outbox and processed-events tables. */
-export const paymentMigrations: Migration[] = [...outboxMigrations, attempts, oneLiveAttemptPerSelection];
+export const paymentMigrations: Migration[] = [...outboxMigrations, attempts, oneLiveAttemptPerSelection, paymentSweep];

@@ -50,4 +50,16 @@ export interface AttemptRepository {
   mergeProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;
   /** The live attempt of a selection (started or authorized; at most one, a unique index says so), or null. */
   liveOfSelection(selectionId: string): Promise<StoredAttempt | null>;
+  /**
+   * Expires abandoned attempts: at most `limit` started before `before` move to `cancelled` (`replaced`: never kept,
+   * an authorization arriving later is voided), each with its events in the same transaction. Each attempt once,
+   * whichever replica sweeps (rows another has locked are skipped).
+   */
+  expireStarted(before: Date, limit: number, cancelled: (expired: StoredAttempt) => EventEnvelope[]): Promise<StoredAttempt[]>;
+  /**
+   * Replaced attempts whose authorization is still to be voided at the provider (`provider_void_due`: a second
+   * authorization of a selection that the one-live-attempt migration found), at most `limit`. `transition` to
+   * `voided` clears the mark.
+   */
+  voidsDue(limit: number): Promise<StoredAttempt[]>;
 }

@@ -33,8 +33,25 @@ export interface PaymentDeps {
   methods: PaymentMethodSetting[];
   /** The provider plugins by name (`provider` of a method). */
   providers: Map<string, PaymentProvider>;
+  /** How long a started attempt may wait for its provider's verdict before the sweep expires it (default a day). */
+  attemptExpiryMs?: number;
   now?: () => Date;
 }
+
+/** What one run of the sweep did. */
+export interface SweepOutcome {
+  /** Started attempts expired (cancelled, and at the provider where it can be told). */
+  expired: number;
+  /** Replaced attempts whose due void the provider carried out. */
+  voided: number;
+  /** Provider calls that failed: a due void is tried again at the next run; an expired attempt stays cancelled. */
+  failures: Array<{ attemptId: string; error: unknown }>;
+}
+
+/** A day: well past the stock hold (20 minutes by default) and the providers' own payment sessions. */
+export const DEFAULT_ATTEMPT_EXPIRY_MS = 24 * 3600 * 1000;
+/** Attempts a sweep run takes on at most, per kind. */
+const SWEEP_BATCH = 100;
 
 export interface PaymentUseCases extends PaymentClient {
   /** A provider's webhook: verified, applied (idempotently), answered as the provider expects. */
@@ -43,6 +60,12 @@ export interface PaymentUseCases extends PaymentClient {
   attemptByReference(provider: string, providerReference: string): Promise<StoredAttempt | null>;
   /** The test pages' record of the visitor's choice (the provider's own side of the payment). */
   recordProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;
+  /**
+   * The periodic sweep (DESIGN §8): started attempts older than the expiry are abandoned, so they are expired
+   * (cancelled, never kept: an authorization arriving for one later is voided) and cancelled at the provider; and
+   * the voids due on replaced attempts (a second authorization the migration found) are carried out.
+   */
+  sweep(): Promise<SweepOutcome>;
 }
 
 const publicAttempt = (a: StoredAttempt): AttemptDto => {
@@ -257,6 +280,23 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
         });
       }
       return provider.notificationAnswer ?? 'ok';
+    },
+
+    async sweep() {
+      const outcome: SweepOutcome = { expired: 0, voided: 0, failures: [] };
+      const before = new Date(now().getTime() - (deps.attemptExpiryMs ?? DEFAULT_ATTEMPT_EXPIRY_MS));
+      const expired = await deps.attempts.expireStarted(before, SWEEP_BATCH, (a) => eventOf('cancelled', a));
+      outcome.expired = expired.length;
+      for (const attempt of expired)
+        await cancelAtProvider([attempt]).catch((error: unknown) => outcome.failures.push({ attemptId: attempt.attemptId, error }));
+      for (const attempt of await deps.attempts.voidsDue(SWEEP_BATCH)) {
+        try {
+          if ((await voidReplaced(attempt)).status === 'voided') outcome.voided++;
+        } catch (error) {
+          outcome.failures.push({ attemptId: attempt.attemptId, error });
+        }
+      }
+      return outcome;
     },
 
     attemptByReference: (provider, reference) => deps.attempts.findByReference(provider, reference),

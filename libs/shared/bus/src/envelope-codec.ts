@@ -67,8 +67,14 @@ export const DEFAULT_MAX_BATCH = 1000;
 /**
  * The batch `handleBatch` gets at the start of a partition's pending messages: the envelopes that decode
  * and carry the first one's request id, consecutive, at most `max`. One that does not decode ends it.
+ * `acrossRequests` (SubscribeOptions' `batchAcrossRequests`): whatever their request ids.
  */
-export function requestBatch<M>(messages: M[], valueOf: (m: M) => string | null | undefined, max: number): EventEnvelope[] {
+export function requestBatch<M>(
+  messages: M[],
+  valueOf: (m: M) => string | null | undefined,
+  max: number,
+  acrossRequests = false,
+): EventEnvelope[] {
   const batch: EventEnvelope[] = [];
   for (const message of messages.slice(0, max)) {
     let envelope: EventEnvelope;
@@ -76,6 +82,10 @@ export function requestBatch<M>(messages: M[], valueOf: (m: M) => string | null 
       envelope = decodeEnvelope(valueOf(message));
     } catch {
       break;
+    }
+    if (acrossRequests) {
+      batch.push(envelope);
+      continue;
     }
     if (!envelope.requestId || envelope.requestId !== (batch[0]?.requestId ?? envelope.requestId)) break;
     batch.push(envelope);

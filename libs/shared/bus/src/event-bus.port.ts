@@ -17,6 +17,14 @@ export interface SubscribeOptions {
    */
   handleBatch?(events: EventEnvelope[]): Promise<void>;
   maxBatch?: number;
+  /**
+   * Kafka only (the memory bus hands nothing over late, so it has no backlog to speak of): with `handleBatch`,
+   * consecutive messages of a partition are handed over together whatever their request ids
+   * (still at most `maxBatch`). For an idempotent consumer whose cost is per run, not per event: a backlog of many
+   * small requests (a consumer catching up after a Kafka outage, one SOAP call a request) is applied in a few runs
+   * instead of one a request (decision 140). The batch's request id is its first event's.
+   */
+  batchAcrossRequests?: boolean;
   maxAttempts?: number;
   /** Start from the oldest retained message when the group has no committed offset (default true). */
   fromBeginning?: boolean;

@@ -202,6 +202,42 @@ describeWithEngines('Kafka bus: a handler longer than the session timeout keeps 
   }, 120_000);
 });
 
+describeWithEngines('Kafka bus: a backlog of many requests (batchAcrossRequests)', ['kafka'], (engines) => {
+  /** The runs `handleBatch` got for six events of six requests on one key, published before the group subscribed. */
+  const runsOfBacklog = async (batchAcrossRequests: boolean): Promise<number[]> => {
+    const logger = pino({ level: 'silent' });
+    const runs: number[] = [];
+    await withGroup(engines.url('kafka'), 'backlog', logger, async ({ bus, topic, groupId }) => {
+      const published = Array.from({ length: 6 }, (_, i) => envelope(topic, 'k', {}, { requestId: `request-${i}` }));
+      await bus.publish(published);
+      const handled: string[] = [];
+      await bus.subscribe({
+        groupId,
+        topics: [topic],
+        batchAcrossRequests,
+        handle: async (e) => void handled.push(e.id),
+        handleBatch: async (events) => {
+          runs.push(events.length);
+          handled.push(...events.map((e) => e.id));
+        },
+      });
+      await eventually(() => expect(handled).toEqual(published.map((e) => e.id)), 30_000);
+    });
+    return runs;
+  };
+
+  it('hands a waiting backlog over in runs of many requests, in order, each event once', async () => {
+    const runs = await runsOfBacklog(true);
+    // One fetch brings the six; at most a fetch boundary splits them.
+    expect(runs.length).toBeLessThanOrEqual(2);
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(6);
+  }, 60_000);
+
+  it('without it, one request a run (a lone event goes to handle)', async () => {
+    expect(await runsOfBacklog(false)).toEqual([]);
+  }, 60_000);
+});
+
 describeWithEngines('Kafka bus: a handler past its time limit gives its partitions up', ['kafka'], (engines) => {
   // A handler that never settles the first time it is called: heartbeats keep its membership (decision 75),
   // so only the time limit gets the event handled again (decision 76).

@@ -240,8 +240,8 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       maxBytes: Math.max(MIN_MAX_BYTES, 4 * maxBytesPerPartition),
       allowAutoTopicCreation: false,
     };
-    // Replaced by a new one when a handler times out (see restart).
-    let consumer: Consumer = kafka.consumer(consumerConfig);
+    // Started again after kafkajs gave it up (see restart): the same consumer, so that it rejoins as the member it was.
+    const consumer: Consumer = kafka.consumer(consumerConfig);
     let stopping = false;
     // A restart's pause, cut short when the subscription stops.
     let wakeUp = (): void => undefined;
@@ -272,6 +272,13 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         resolve();
       });
     });
+    // Every join told (a rebalance, a rejoin after an outage): how long it took says whether the group waited for a member.
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+      logger.info(
+        { groupId: options.groupId, memberId: payload.memberId, durationMs: payload.duration, partitions: payload.memberAssignment },
+        'event bus: the consumer joined its group',
+      ),
+    );
 
     const commitAfter = async (topic: string, partition: number, message: KafkaMessage) => {
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
@@ -383,8 +390,11 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     /**
      * A handler timed out, or kafkajs gave the consumer up on an error it does not retry (a broker that went away
      * mid-rejoin: "Failed to find group coordinator"): kafkajs stopped the consumer (its partitions go to the other
-     * members, or to the new one); a new consumer joins in its place, until one starts or the subscription stops.
-     * Without it a consumer stayed stopped for good after a Kafka outage (decision 133).
+     * members, or to the new one); it is started again, until it starts or the subscription stops. Without it a
+     * consumer stayed stopped for good after a Kafka outage (decision 133). The same consumer, not a new one: one
+     * that could not leave its group (the broker away) rejoins as the member it was (patched kafkajs), so the group
+     * does not wait out the old member's session for a new one when the broker returns (decision 140); one that left
+     * (a handler's time-out, the broker there) joins as a new member.
      */
     let restarting = Promise.resolve();
     const restart = async (cause: unknown): Promise<void> => {
@@ -394,39 +404,38 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         const delayMs = hangs.nextRestartDelayMs();
         logger.warn(
           { groupId: options.groupId, topics: options.topics, delayMs },
-          'event bus: a handler timed out; a new consumer joins the group',
+          'event bus: a handler timed out; the consumer joins the group again',
         );
         await pause(delayMs);
       } else {
         logger.warn(
           { groupId: options.groupId, topics: options.topics, err: cause, delayMs: CRASH_RESTART_DELAY_MS },
-          'event bus: the consumer stopped on an error kafkajs does not retry; a new consumer joins the group',
+          'event bus: the consumer stopped on an error kafkajs does not retry; it joins the group again',
         );
         await pause(CRASH_RESTART_DELAY_MS);
       }
       for (let attempt = 1; !stopping; attempt++) {
-        const member = (consumer = kafka.consumer(consumerConfig));
         try {
-          await start(member);
+          await start();
           return;
         } catch (error) {
-          logger.error({ groupId: options.groupId, err: error }, 'event bus: the new consumer did not start');
-          await member.disconnect().catch(() => undefined);
+          logger.error({ groupId: options.groupId, err: error }, 'event bus: the consumer did not start again');
+          await consumer.disconnect().catch(() => undefined);
           // After a crash (a broker away), tried again every few seconds: it is back as soon as the broker is.
           await pause(retryDelayMs(attempt, 1000, timedOut ? 30_000 : CRASH_RESTART_DELAY_MS * 2));
         }
       }
     };
-    const start = async (member: Consumer): Promise<void> => {
-      member.on(member.events.CRASH, ({ payload }) => {
-        if (!stopping && member === consumer && !payload.restart) void restarting.then(() => (restarting = restart(payload.error)));
-      });
-      await member.connect();
-      await member.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
-      await consume(member);
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!stopping && !payload.restart) void restarting.then(() => (restarting = restart(payload.error)));
+    });
+    const start = async (): Promise<void> => {
+      await consumer.connect();
+      await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+      await consume();
     };
-    const consume = (member: Consumer) =>
-      member.run({
+    const consume = () =>
+      consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: partitions,
         ...(handleBatch
@@ -437,7 +446,12 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
                 let waits = 0;
                 for (let i = 0; i < messages.length;) {
                   if (stopping || !isRunning() || isStale()) return;
-                  const run = requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch);
+                  const run = requestBatch(
+                    messages.slice(i, i + maxBatch),
+                    (m) => m.value?.toString('utf8'),
+                    maxBatch,
+                    options.batchAcrossRequests,
+                  );
                   const last = messages[i + run.length - 1];
                   const first = eventKey(topic, partition, messages[i]?.offset ?? '');
                   // A run that timed out before is handled one by one: the event that hangs is counted on its own.
@@ -487,7 +501,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
             }),
       });
 
-    await start(consumer);
+    await start();
     // Resolve once partitions are assigned, so that `fromBeginning: false` means "from now on".
     await withTimeout(joined, 20_000, 'no group join').catch(() =>
       logger.warn({ groupId: options.groupId }, 'event bus: consumer has not joined its group yet'),

@@ -39,3 +39,32 @@ describe('kafkajs as patched', () => {
     expect(result.idleTimer).toBe(false);
   });
 });
+
+describe('kafkajs as patched: a consumer restarted after a crash rejoins as the member it was (decision 140)', () => {
+  // The consumer keeps the member id of a group it could not leave (the broker away) and starts its next
+  // ConsumerGroup with it; the fault suite proves the effect (the last SOAP change searchable within 10 s of
+  // Kafka's return). Here: the patch is there.
+  it('starts a consumer group with the member id it is given, and the consumer passes the one it kept', async () => {
+    const { readFileSync } = await import('node:fs');
+    const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup') as new (options: Record<string, unknown>) => {
+      memberId: string | null;
+    };
+    const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const logger = { ...quiet, namespace: () => logger };
+    const options = {
+      retry: {},
+      cluster: {},
+      groupId: 'g',
+      topics: [],
+      topicConfigurations: {},
+      logger,
+      instrumentationEmitter: {},
+      assigners: [],
+    };
+    expect(new ConsumerGroup({ ...options, memberId: 'catalog-1' }).memberId).toBe('catalog-1');
+    expect(new ConsumerGroup(options).memberId).toBeNull();
+    const consumer = readFileSync(require.resolve('kafkajs/src/consumer/index.js'), 'utf8');
+    expect(consumer).toContain('memberId: rejoinAs,');
+    expect(consumer).toContain('if (crashed) rejoinAs = crashed.memberId');
+  });
+});

@@ -31,6 +31,8 @@ export interface HttpAppOptions {
    * (`x-request-deadline`). Without it a service still honours the deadline its caller names.
    */
   requestBudgetMs?: number;
+  /** The paths the budget applies to (default every path but the probes'): the all-in-one's checkout API, not its SOAP endpoint. */
+  requestBudgetPaths?: (path: string) => boolean;
   /** Cross-origin requests allowed (decision 118); unset: no CORS headers. The lean routes take the same policy. */
   cors?: CorsPolicy;
 }
@@ -51,13 +53,14 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     beforeBody = [],
     cors,
     requestBudgetMs,
+    requestBudgetPaths,
   } = options;
   const app = new Koa();
   // The error middleware answers every error; Koa's default handler would only print to stderr.
   app.silent = true;
   app.on('error', (err: unknown) => logger.error({ err }, 'koa error'));
 
-  app.use(requestContextMiddleware(app, logger, requestBudgetMs));
+  app.use(requestContextMiddleware(app, logger, requestBudgetMs, requestBudgetPaths));
   // First of the rest: a preflight is answered before anything else, and every answer (errors too) carries the headers.
   if (cors) app.use(cors.middleware);
   if (metrics) {

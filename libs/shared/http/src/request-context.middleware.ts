@@ -9,14 +9,21 @@ const quietPaths = PROBE_PATHS;
 const acceptableId = /^[\w.:@/+=-]{1,128}$/;
 
 /**
- * Gives every request an id (the caller's or a new one) and its deadline (`budgetMs` from now, no later than the
- * caller's `x-request-deadline`; none for probes), and writes one access log line.
+ * Gives every request an id (the caller's or a new one) and its deadline (`budgetMs` from now on the paths
+ * `budgeted` names, no later than the caller's `x-request-deadline`; none for probes), and writes one access log line.
  */
-export function requestContextMiddleware(app: Koa, logger: Logger, budgetMs?: number): Koa.Middleware {
+export function requestContextMiddleware(
+  app: Koa,
+  logger: Logger,
+  budgetMs?: number,
+  budgeted: (path: string) => boolean = () => true,
+): Koa.Middleware {
   return async (ctx, next) => {
     const given = ctx.get(REQUEST_ID_HEADER);
     const requestId = acceptableId.test(given) ? given : newRequestId();
-    const deadline = quietPaths.has(ctx.path) ? undefined : deadlineOf(ctx.req.headers[DEADLINE_HEADER], budgetMs);
+    const deadline = quietPaths.has(ctx.path)
+      ? undefined
+      : deadlineOf(ctx.req.headers[DEADLINE_HEADER], budgeted(ctx.path) ? budgetMs : undefined);
     ctx.state['requestId'] = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
     const started = performance.now();

@@ -1,5 +1,5 @@
 import { isBackofficeError } from '@commerce/backoffice-core';
-import { unavailableCause } from '@commerce/shared-errors';
+import { DeadlineExceededError, unavailableCause } from '@commerce/shared-errors';
 import { SOAP11_ENVELOPE_NS } from './soap-envelope';
 
 export const escapeXml = (text: string): string =>
@@ -43,6 +43,14 @@ export function soapFault(fault: SoapFault, namespace: string): string {
 /** Maps what a request ended with to a fault: the reason of a backoffice error, or nothing internal at all. */
 export function faultOf(error: unknown): SoapFault {
   if (isBackofficeError(error)) return { faultcode: 'Client', faultstring: error.reason, code: error.code, fields: error.fields };
+  // Past the request's budget (decision 142): what it waited on may still finish, so it may have been applied; an
+  // upsert is idempotent, so the same call is safe to send again.
+  if (error instanceof DeadlineExceededError)
+    return {
+      faultcode: 'Server',
+      faultstring: 'temporarily unavailable: no answer in time; send the request again',
+      code: 'BACKOFFICE.UNAVAILABLE',
+    };
   // An engine that did not answer in time (decision 132): nothing was applied, the same call succeeds later.
   if (unavailableCause(error))
     return {

@@ -18,7 +18,7 @@ const body = soapRequest('products_Update', '<ns1:products><ns1:product><ns1:id>
 
 async function serve(
   receiveProducts: (products: unknown[]) => Promise<unknown>,
-  options: { bodyLimit?: number; withBodyParser?: boolean } = {},
+  options: { bodyLimit?: number; withBodyParser?: boolean; budget?: { baseMs: number; perMbMs: number } } = {},
 ) {
   const router = createSoapRouter({
     receiveEntities: (entity, entities) => (entity === 'product' ? receiveProducts(entities) : Promise.reject(new Error(entity))),
@@ -27,6 +27,7 @@ async function serve(
     logger: pino({ level: 'silent' }),
     hasher,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   const app = new Koa();
   if (options.withBodyParser) app.use(bodyParser({ enableTypes: ['json', 'xml'] }));
@@ -58,6 +59,28 @@ describe('the SOAP transport', () => {
     expect(answered).toBe(false);
     release();
     expect((await pending).status).toBe(200);
+    await s.close();
+  });
+
+  it('answers a Server fault with Retry-After at its budget when what it waits on does not answer (decision 142)', async () => {
+    // A store that never answers (a stalled database holds the batch's transaction): without a budget, a hang.
+    const s = await serve(() => new Promise(() => undefined), { budget: { baseMs: 300, perMbMs: 0 } });
+    const started = performance.now();
+    const res = await fetch(s.url, { method: 'POST', headers: soapHeaders('products_Update'), body });
+    const ms = performance.now() - started;
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(300 + 500);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(text).toContain('<faultcode>SOAP-ENV:Server</faultcode>');
+    expect(text).toContain('<code>BACKOFFICE.UNAVAILABLE</code>');
+    expect(text).toContain('temporarily unavailable');
+    // The budget grows with the XML: with a large allowance per MB the same (small) request has time enough.
+    const quick = await serve(async () => new Promise((r) => setTimeout(r, 400)), { budget: { baseMs: 300, perMbMs: 2_000_000_000 } });
+    const slower = await fetch(quick.url, { method: 'POST', headers: soapHeaders('products_Update'), body });
+    expect(slower.status).toBe(200);
+    await quick.close();
     await s.close();
   });
 

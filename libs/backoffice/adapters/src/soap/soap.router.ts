@@ -15,7 +15,8 @@ import {
   type SoapUser,
 } from '@commerce/backoffice-core';
 import { newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
-import { RETRY_AFTER_SECONDS, unavailableCause } from '@commerce/shared-errors';
+import { raceDeadline } from '@commerce/shared-http';
+import { DeadlineExceededError, RETRY_AFTER_SECONDS, unavailableCause } from '@commerce/shared-errors';
 import { buildWsdl } from './backoffice.wsdl';
 import { parseSoapEnvelope } from './soap-envelope';
 import { checkSoapText, DEFAULT_BODY_LIMITS, discardRest, readSoapBody, type SoapBody, type SoapBodyLimits } from './soap-body.reader';
@@ -71,6 +72,12 @@ export interface SoapRouterDeps {
   bodyLimit?: number;
   /** Caps on the XML's depth, element count, attributes per element and name length (DEFAULT_XML_LIMITS). */
   xmlLimits?: Partial<XmlLimits>;
+  /**
+   * The time a request is given once its body is read (decision 142): `baseMs` and `perMbMs` for each MB of the XML
+   * (a batch's parse and store grow with it). Past it the answer is a `Server` Fault with `Retry-After`, and what the
+   * request waits on is told the time left (a `Db.query` statement gives up then). Absent: no budget.
+   */
+  budget?: { baseMs: number; perMbMs: number };
 }
 
 export const DEFAULT_CORRELATION_PREFIX = 'backoffice-soap-';
@@ -226,47 +233,64 @@ export function createSoapRouter(deps: SoapRouterDeps): Router {
         const body = await readBody(ctx, limits);
         bodyRead = true;
         const read = performance.now();
-        // A login the pre-scan could read is checked before the document is parsed: a stranger's large
-        // document costs no parse.
-        const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
-        const parseStarted = performance.now();
-        if (early && deps.receiveEntityParts)
-          streamed = new StreamedUpdate(streamStart(ctx, requestId), deps.streamPartSize ?? RECEIVE_CHUNK);
-        const { operation: element, payload } = streamed
-          ? await streamed.parse(body.text, limits.xml)
-          : parseSoapEnvelope(body.text, limits.xml, updateListOf);
-        const parsed = performance.now();
-        const operation = operationOfElement(element);
-        operationName = operation.name;
-        checkSoapAction(ctx.get('soapaction') || undefined, operation);
-        const user = await login(ctx, payload, early);
-        const handler = handlerFor(operation, handlers);
-        if (!isElementObject(payload))
-          throw new MalformedRequestError(`${operation.request} must hold login and the operation's parameters`);
-        const { login: _login, ...parameters } = payload;
-        const answer = await handler(parameters, { requestId, username: user.username, ...(streamed ? { streamed } : {}) });
-        ctx.status = 200;
-        ctx.body =
-          typeof answer === 'string'
-            ? soapSuccess(operation.response, deps.namespace, answer)
-            : soapSuccessXml(operation.response, deps.namespace, answer.xml);
-        deps.logger.info(
-          {
-            operation: operation.name,
-            user: user.username,
-            ms: Math.round(performance.now() - started),
-            // Where the time went: reading the body (with its streaming checks), the parse, the operation itself.
-            readMs: Math.round(read - started),
-            parseMs: Math.round(parsed - parseStarted),
-            handleMs: Math.round(performance.now() - parsed),
-          },
-          'soap operation done',
-        );
+        // The budget counts from here: the upload's time is the ERP's network's, the rest grows with the XML.
+        const deadline = deps.budget ? Date.now() + deps.budget.baseMs + (deps.budget.perMbMs * body.text.length) / 1_000_000 : undefined;
+        let givenUp = false;
+        const work = async () => {
+          // A login the pre-scan could read is checked before the document is parsed: a stranger's large
+          // document costs no parse.
+          const early = body.login && { ...body.login, user: await authenticate(ctx, body.login.username, body.login.password) };
+          const parseStarted = performance.now();
+          if (early && deps.receiveEntityParts)
+            streamed = new StreamedUpdate(streamStart(ctx, requestId), deps.streamPartSize ?? RECEIVE_CHUNK);
+          const { operation: element, payload } = streamed
+            ? await streamed.parse(body.text, limits.xml)
+            : parseSoapEnvelope(body.text, limits.xml, updateListOf);
+          const parsed = performance.now();
+          const operation = operationOfElement(element);
+          operationName = operation.name;
+          checkSoapAction(ctx.get('soapaction') || undefined, operation);
+          const user = await login(ctx, payload, early);
+          const handler = handlerFor(operation, handlers);
+          if (!isElementObject(payload))
+            throw new MalformedRequestError(`${operation.request} must hold login and the operation's parameters`);
+          const { login: _login, ...parameters } = payload;
+          const answer = await handler(parameters, { requestId, username: user.username, ...(streamed ? { streamed } : {}) });
+          // Answered with a Fault at the budget already: this late outcome goes to nobody.
+          if (givenUp) return;
+          ctx.status = 200;
+          ctx.body =
+            typeof answer === 'string'
+              ? soapSuccess(operation.response, deps.namespace, answer)
+              : soapSuccessXml(operation.response, deps.namespace, answer.xml);
+          deps.logger.info(
+            {
+              operation: operation.name,
+              user: user.username,
+              ms: Math.round(performance.now() - started),
+              // Where the time went: reading the body (with its streaming checks), the parse, the operation itself.
+              readMs: Math.round(read - started),
+              parseMs: Math.round(parsed - parseStarted),
+              handleMs: Math.round(performance.now() - parsed),
+            },
+            'soap operation done',
+          );
+        };
+        if (deadline === undefined) await work();
+        else
+          await raceDeadline(withRequestContext({ requestId, deadline }, work), deadline, 'soap request').catch((error: unknown) => {
+            givenUp = error instanceof DeadlineExceededError;
+            throw error;
+          });
       } catch (error) {
-        // A batch handed over while parsing and not taken by the handler: rolled back before the answer.
-        await streamed?.cancel();
+        // A batch handed over while parsing and not taken by the handler: rolled back before the answer; past the
+        // budget, without waiting for it (the database may be what does not answer).
+        if (error instanceof DeadlineExceededError) void streamed?.cancel().catch(() => undefined);
+        else await streamed?.cancel();
         const fault = faultOf(error);
-        const unavailable = unavailableCause(error);
+        const unavailable =
+          unavailableCause(error) ??
+          (error instanceof DeadlineExceededError ? { dependency: error.dependency, reason: error.message } : undefined);
         if (unavailable)
           deps.logger.warn(
             { operation: operationName, ...unavailable },

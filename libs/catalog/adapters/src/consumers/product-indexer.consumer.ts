@@ -71,5 +71,7 @@ export function productIndexerConsumer(deps: IndexerDeps): SubscribeOptions {
     fromBeginning: deps.search.kind !== 'embedded',
     handle: (envelope) => (group ? group.run(() => handle([envelope])) : handle([envelope])),
     handleBatch: (envelopes) => (group ? group.run(() => handle(envelopes)) : handle(envelopes)),
+    // Indexing is idempotent and costs a search write a run: a backlog is indexed in a few (decision 140).
+    batchAcrossRequests: true,
   };
 }

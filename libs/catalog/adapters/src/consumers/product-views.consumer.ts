@@ -31,5 +31,6 @@ export function productViewsConsumer(forget: (productIds: number[]) => void): Su
     fromBeginning: false,
     handle: (envelope) => handle([envelope]),
     handleBatch: handle,
+    batchAcrossRequests: true,
   };
 }

@@ -206,6 +206,8 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
     topics: [BackofficeTopics.UPSERT],
     handle: (envelope) => inTurn([envelope]),
     handleBatch: inTurn,
+    // A backlog of many SOAP requests (after a Kafka outage) in a few transactions, not one a request (decision 140).
+    batchAcrossRequests: true,
     // A SOAP batch's ~1.5 MB share of a partition in one fetch, so one run, one transaction (decisions 64, 75).
     maxBytesPerPartition: 4 * 1024 * 1024,
   };

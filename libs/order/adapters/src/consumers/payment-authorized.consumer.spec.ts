@@ -1,4 +1,4 @@
-import { PaymentAuthorized, PaymentDeclined } from '@commerce/payment-contracts';
+import { PaymentAuthorized, PaymentCancelled, PaymentDeclined } from '@commerce/payment-contracts';
 import type { OrderClient, OrderDto, PaidAttemptCompletion } from '@commerce/order-contracts';
 import { createDbEngine, migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
@@ -126,16 +126,41 @@ describe('the PaymentAuthorized consumer', () => {
 
   it('records the event as consumed either way, and ignores the topic’s other events', async () => {
     const skipped = uniqueName('a');
-    const declined = uniqueName('a');
+    const cancelled = uniqueName('a');
     const { consumer, completed, waits } = harness({ at: T0, graceMs: 1000, edgePlacesAt: T0 });
     const event = authorized(skipped, T0);
     await consumer.handle(event);
     await consumer.handle({
-      ...PaymentDeclined.create(declined, { attemptId: declined, selectionId: 's', paymentMethod: 'm', amountMinor: 1, currency: 'SEK' }),
+      ...PaymentCancelled.create(cancelled, {
+        attemptId: cancelled,
+        selectionId: 's',
+        paymentMethod: 'm',
+        amountMinor: 1,
+        currency: 'SEK',
+      }),
     });
 
     expect(completed).toEqual([]);
     expect(waits).toEqual([1000]);
+    const recorded = await db.table('processed_events').where({ event_id: event.id }).select('consumer');
+    expect(recorded).toEqual([{ consumer: 'order-payments' }]);
+  });
+
+  it('applies a PaymentDeclined (a webhook the visitor never followed) at once: the saga releases its stock hold', async () => {
+    const declined = uniqueName('a');
+    const { consumer, completed, waits } = harness({ at: T0, graceMs: 3000 });
+    const event = PaymentDeclined.create(declined, {
+      attemptId: declined,
+      selectionId: 's',
+      paymentMethod: 'm',
+      amountMinor: 1,
+      currency: 'SEK',
+    });
+
+    await consumer.handle(event);
+
+    expect(completed).toEqual([declined]);
+    expect(waits).toEqual([]);
     const recorded = await db.table('processed_events').where({ event_id: event.id }).select('consumer');
     expect(recorded).toEqual([{ consumer: 'order-payments' }]);
   });

@@ -1,4 +1,4 @@
-import { PaymentAuthorized, PaymentTopics } from '@commerce/payment-contracts';
+import { PaymentAuthorized, PaymentDeclined, PaymentTopics } from '@commerce/payment-contracts';
 import { consumeOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
@@ -44,7 +44,12 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * events is not slowed. The completion calls the payment, catalog and cart services, so it runs before
  * the dedupe record rather than inside its transaction (the all-in-one's PGlite is one connection); a
  * redelivery meets the attempt's order. A failure (a service down) throws: the bus retries, then moves
- * the event to `payment.payment.v1.dlq`. The topic's other events are not ours.
+ * the event to `payment.payment.v1.dlq`.
+ *
+ * A `PaymentDeclined` (the provider's webhook, or the visitor's result) is applied at once the same way: the saga
+ * releases the declined attempt's stock hold, so the items are back on sale now rather than when the hold expires
+ * (a visitor who closed the provider's page after a decline never posts the result). The topic's other events
+ * are not ours.
  */
 export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): SubscribeOptions {
   const graceMs = Math.min(Math.max(deps.graceMs ?? DEFAULT_WEBHOOK_COMPLETION_GRACE_MS, 0), MAX_WEBHOOK_COMPLETION_GRACE_MS);
@@ -56,6 +61,14 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
     // The retries span a service's restart (backoff), before the event goes to the dead-letter topic.
     maxAttempts: 10,
     handle: async (envelope: EventEnvelope) => {
+      if (envelope.type === PaymentDeclined.type) {
+        const { attemptId } = PaymentDeclined.parse(envelope).payload;
+        // Idempotent: a declined attempt's completion releases its hold (again), places nothing.
+        await deps.orders.completePaidAttempt(attemptId);
+        await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
+        deps.logger.debug({ eventId: envelope.id, attemptId }, 'order: declined attempt, its stock hold released');
+        return;
+      }
       if (envelope.type !== PaymentAuthorized.type) return;
       const { attemptId, selectionId } = PaymentAuthorized.parse(envelope).payload;
       if (graceMs > 0) {
