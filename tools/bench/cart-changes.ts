@@ -33,7 +33,7 @@ const item = (n: number) => ({
   ean: '',
   productName: `Product ${n}`,
   brandName: 'Brand',
-  priceEachAsNumber: 100 + n,
+  priceEachMinor: (100 + n) * 100,
   quantity: 1,
 });
 
@@ -48,7 +48,8 @@ async function main() {
   try {
     const cart = await buildCartService({ db, currencyFormat: currencyFormats(store) });
     const ids: string[] = [];
-    for (let i = 0; i < selectionCount; i++) ids.push((await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' })).id);
+    for (let i = 0; i < selectionCount; i++)
+      ids.push((await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' })).id);
     const run = async (label: string, runSeconds: number) => {
       let changes = 0;
       let latency = 0;

@@ -10,6 +10,7 @@ import { startEmbeddedAllInOne } from './embedded-all-in-one';
 import { runLoginScenario } from './login-api.contract';
 import { runOneTokenScenario } from './one-token.scenario';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
+import { runPriceChangeScenario } from './price-change.scenario';
 
 // The walking skeleton on the embedded adapters (PGlite in memory, in-memory bus and sessions,
 // embedded search), through the public HTTP and SOAP interfaces of the all-in-one.
@@ -87,6 +88,10 @@ describe('all-in-one on embedded adapters', () => {
   it("prices a logged-in buyer in the buyer's market and pricelist; PUT countries keeps them, logout drops them", async () => {
     await runBuyerPricingScenario(endpoints);
   }, 90_000);
+
+  it("keeps a line's price through a SOAP price change until its item is added again or the selection changes market", async () => {
+    await runPriceChangeScenario(endpoints);
+  }, 60_000);
 
   it('answers bad input with the error envelope and writes nothing', async () => {
     await runBadInputScenario(endpoints);

@@ -6,6 +6,7 @@ import { checkoutCall, runBadInputScenario, runSkeletonScenario, type Endpoints 
 import { runLoginScenario } from './login-api.contract';
 import { runOneTokenScenario } from './one-token.scenario';
 import { runBuyerPricingScenario } from './buyer-pricing.scenario';
+import { runPriceChangeScenario } from './price-change.scenario';
 import { stopApp, stopAppsAndDropSchemas, type ServiceProcess } from './processes';
 import { DEMO_CATALOG, seedDemoCatalog, startShop } from '../services/shop';
 import { startEmbeddedAllInOne } from './embedded-all-in-one';
@@ -211,6 +212,10 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
   it("prices a logged-in buyer in the buyer's market and pricelist (the catalog's pricelist over HTTP); logout drops them", async () => {
     await runBuyerPricingScenario(endpoints);
   }, 120_000);
+
+  it("keeps a line's price through a SOAP price change (Kafka, the catalog) until its item is added again or the market changes", async () => {
+    await runPriceChangeScenario(endpoints);
+  }, 60_000);
 
   it('answers the order history through the order service over HTTP: 403 anonymous, the (empty) history when logged in', async () => {
     const anonymous = await checkoutCall(endpoints, 'POST', '/orders');

@@ -30,7 +30,7 @@ const unknownSelection = '00000000-0000-4000-8000-000000000000';
 const outcomes = (settled: PromiseSettledResult<Awaited<ReturnType<CartClient['changeSelection']>>>[]) =>
   settled.map((s) =>
     s.status === 'fulfilled'
-      ? { lines: s.value.items.map((i) => [i.item, i.quantity]), total: s.value.totals.itemsTotalPrice }
+      ? { lines: s.value.items.map((i) => [i.item, i.quantity]) }
       : { error: { ...(s.reason as object) }, code: (s.reason as { code?: string }).code },
   );
 

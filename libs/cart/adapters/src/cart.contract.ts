@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { currencyFormats, parseStoreConfig } from '@commerce/shared-config';
-import type { Db } from '@commerce/shared-db';
+import { migrate, type Db } from '@commerce/shared-db';
 import type { AddItemCommand } from '@commerce/cart-contracts';
 import { itemIdParts } from '@commerce/catalog-contracts';
 import { buildCartService, type CartService } from './cart.service';
+import { cartMigrations } from './cart.migrations';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
 
-/** An item to add, as the edge sends it (the product and size from its id `product-size`). */
+/** An item to add, as the edge sends it (the product and size from its id `product-size`; `price` in hundredths). */
 export const item = (id: string, price: number, quantity = 1): AddItemCommand => ({
   item: id,
   ...itemIdParts(id),
@@ -15,11 +16,11 @@ export const item = (id: string, price: number, quantity = 1): AddItemCommand =>
   ean: '',
   productName: `Product ${id}`,
   brandName: 'Brand',
-  priceEachAsNumber: price,
+  priceEachMinor: Math.round(price * 100),
   quantity,
 });
 
-/** The cart's behaviour through its client, run on PGlite (unit) and on Postgres (int). */
+/** The cart's behaviour through its client, run on PGlite (unit) and on Postgres (int); `db()` gives a new schema each call. */
 export function cartContract(name: string, db: () => Promise<Db>) {
   describe(`cart service on ${name}`, () => {
     let cart: CartService;
@@ -37,7 +38,6 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         currency: 'EUR',
         country: 'DE',
         items: [],
-        totals: { itemsTotalPrice: '€0.00', totalQuantity: 0 },
       });
     });
 
@@ -67,16 +67,18 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         ['1-1', 3],
         ['2-1', 1],
       ]);
-      expect(after.items[0]).toMatchObject({ priceEach: '100.00 SEK', totalPrice: '300.00 SEK', totalPriceAsNumber: 300 });
-      expect(after.totals).toMatchObject({ itemsTotalPrice: '350.00 SEK', itemsTotalPriceAsNumber: 350, totalQuantity: 4 });
+      expect(after.items[0]).toMatchObject({ priceEachMinor: 10000, priceEachBeforeDiscountMinor: 10000 });
+      // The cart adds nothing up: a selection's totals are the checkout's pricing (docs/pricing.md).
+      expect(after).not.toHaveProperty('totals');
     });
 
-    it('adds money in minor units, so 0.10 + 0.20 is 0.30', async () => {
+    it('keeps prices in integer minor units as given, a cent as 1', async () => {
       const { id } = await cart.client.createSelection({ currency: 'EUR', country: 'DE', language: 'de' });
-      await cart.client.addItem(id, item('3-1', 0.1));
-      const after = await cart.client.addItem(id, item('4-1', 0.2));
-      expect(after.totals.itemsTotalPriceAsNumber).toBe(0.3);
-      expect(after.totals.itemsTotalPrice).toBe('€0.30');
+      await cart.client.addItem(id, item('3-1', 0.01));
+      // The largest price the decimal copy of the release before holds (numeric(14,4)): 9,999,999,999.99.
+      const after = await cart.client.addItem(id, { ...item('4-1', 0.2), priceEachMinor: 999_999_999_999 });
+      expect(after.items.map((i) => i.priceEachMinor)).toEqual([1, 999_999_999_999]);
+      expect((await cart.client.getSelection(id))?.items.map((i) => i.priceEachMinor)).toEqual([1, 999_999_999_999]);
     });
 
     it('loses no quantity when the same item is added concurrently', async () => {
@@ -166,7 +168,7 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       it('keeps the selection fields, sale prices and new prices it is given', async () => {
         const { id } = await newSelection();
         const added = await cart.client.changeSelection(id, {
-          lines: [{ op: 'addItem', item: { ...jacket, priceEachBeforeDiscountAsNumber: 150 }, quantity: 1 }],
+          lines: [{ op: 'addItem', item: { ...jacket, priceEachBeforeDiscountMinor: 15000 }, quantity: 1 }],
           set: { shippingMethod: 'post', paymentMethod: 'card', vouchers: ['SAVE10'], paymentFields: { email: 'a@b.se' } },
         });
         expect(added).toMatchObject({
@@ -175,13 +177,14 @@ export function cartContract(name: string, db: () => Promise<Db>) {
           vouchers: ['SAVE10'],
           paymentFields: { email: 'a@b.se' },
         });
-        expect(added.items[0]).toMatchObject({ priceEachBeforeDiscountAsNumber: 150, anyDiscount: true });
+        expect(added.items[0]).toMatchObject({ priceEachMinor: 10000, priceEachBeforeDiscountMinor: 15000 });
         const repriced = await cart.client.changeSelection(id, {
           set: { currency: 'EUR', country: 'DE', language: 'de' },
-          prices: [{ line: added.items[0]!.line, priceEachAsNumber: 9.5 }],
+          prices: [{ line: added.items[0]!.line, priceEachMinor: 950 }],
         });
-        expect(repriced).toMatchObject({ currency: 'EUR', country: 'DE', totals: { itemsTotalPrice: '€9.50' } });
-        expect(repriced.items[0]).toMatchObject({ priceEachAsNumber: 9.5, anyDiscount: false });
+        expect(repriced).toMatchObject({ currency: 'EUR', country: 'DE' });
+        // No sale price given: the line is no longer on sale.
+        expect(repriced.items[0]).toMatchObject({ priceEachMinor: 950, priceEachBeforeDiscountMinor: 950 });
         expect((await cart.client.changeSelection(id, { removeLines: [added.items[0]!.line] })).items).toEqual([]);
       });
 
@@ -373,7 +376,7 @@ export function cartContract(name: string, db: () => Promise<Db>) {
           ],
         });
         expect(after.items).toHaveLength(1);
-        expect(after.items[0]).toMatchObject({ item: '8-1', quantity: 3, priceEachAsNumber: 12 });
+        expect(after.items[0]).toMatchObject({ item: '8-1', quantity: 3, priceEachMinor: 1200 });
         expect(after.items[0]!.line).not.toBe(added.items[0]!.line);
         expect(await cart.client.getSelection(id)).toEqual(after);
       });
@@ -421,10 +424,10 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         await cart.client.addItem(anonymous.id, item('3-1', 10));
         const merged = await cart.client.claimSelection(c, anonymous.id);
         expect(merged?.id).toBe(saved.id);
-        expect(merged?.items.map((i) => [i.item, i.quantity, i.priceEachAsNumber])).toEqual([
-          ['1-1', 2, 100],
-          ['2-1', 4, 55],
-          ['3-1', 1, 10],
+        expect(merged?.items.map((i) => [i.item, i.quantity, i.priceEachMinor])).toEqual([
+          ['1-1', 2, 10000],
+          ['2-1', 4, 5500],
+          ['3-1', 1, 1000],
         ]);
         expect(await cart.client.getSelection(anonymous.id)).toBeNull();
         expect(await cart.client.getSelection(saved.id)).toEqual(merged);
@@ -455,6 +458,59 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         const saved = await cart.client.savedSelection(c);
         expect(saved?.items.map((i) => i.item).sort()).toEqual(['1-1', '2-1']);
         expect([cx?.id, cy?.id]).toContain(saved?.id);
+      });
+    });
+
+    describe('migration 006_line_price_minor', () => {
+      // SEK with 2 decimals as the demo store has it, and a currency with none.
+      const format = (currency: string) => ({ ...currencyFormats(store)('SEK'), currency, decimalDigits: currency === 'JPY' ? 0 : 2 });
+      const sek = '00000000-0000-4000-8000-000000000601';
+      const yen = '00000000-0000-4000-8000-000000000602';
+      const line = (selection: string, id: string, price: string, before?: string) => ({
+        selection_id: selection,
+        line: id,
+        item: `${id.length}-1`,
+        product: String(id.length),
+        size: 'M',
+        quantity: 1,
+        price_each: price,
+        ...(before ? { price_each_before_discount: before } : {}),
+      });
+      const prices = async (service: CartService, id: string) =>
+        (await service.client.getSelection(id))?.items.map((i) => [i.line, i.priceEachMinor, i.priceEachBeforeDiscountMinor]);
+
+      it("converts the decimal prices of lines before it to minor units of their selection's currency, and reads what an older replica writes", async () => {
+        const old = await db();
+        await migrate(
+          old,
+          cartMigrations((c) => format(c).decimalDigits).filter((m) => m.name < '006'),
+        );
+        await old.table('selections').insert([
+          { id: sek, currency: 'SEK', country: 'SE', language: 'sv' },
+          { id: yen, currency: 'JPY', country: 'SE', language: 'sv' },
+        ]);
+        await old
+          .table('selection_lines')
+          .insert([line(sek, 'a1', '199.9000', '249.9000'), line(sek, 'a22', '0.1000'), line(yen, 'b1', '1500.0000')]);
+
+        const migrated = await buildCartService({ db: old, currencyFormat: format });
+        expect(await prices(migrated, sek)).toEqual([
+          ['a1', 19990, 24990],
+          ['a22', 10, 10],
+        ]);
+        expect(await prices(migrated, yen)).toEqual([['b1', 1500, 1500]]);
+
+        // A replica of the release before, during a rolling update: it writes the decimal only, and reads it.
+        await old.table('selection_lines').insert(line(sek, 'a333', '5.5000'));
+        const next = await buildCartService({ db: old, currencyFormat: format });
+        expect(await prices(next, sek)).toEqual([
+          ['a1', 19990, 24990],
+          ['a22', 10, 10],
+          ['a333', 550, 550],
+        ]);
+        const added = await next.client.changeSelection(sek, { lines: [{ op: 'addItem', item: item('9-1', 12.34), quantity: 1 }] });
+        const written = await old.table('selection_lines').where({ line: added.items[3]!.line }).first('price_each', 'price_each_minor');
+        expect([Number(written.price_each), Number(written.price_each_minor)]).toEqual([12.34, 1234]);
       });
     });
   });

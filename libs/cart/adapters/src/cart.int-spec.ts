@@ -3,10 +3,11 @@ import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { cartContract } from './cart.contract';
 
 describeWithEngines('cart on Postgres', ['postgres'], ({ url }) => {
-  let engine: DbEngine;
+  let engine: DbEngine | undefined;
   afterAll(() => engine?.close());
+  // One pool; each call a schema of its own.
   cartContract('Postgres', async () => {
-    engine = await createDbEngine(url('postgres'));
+    engine ??= await createDbEngine(url('postgres'));
     return engine.forSchema(uniqueName('cart'));
   });
 });

@@ -15,6 +15,9 @@ const NewSelection = z.object({
   customerId: z.string().min(1).max(64).optional(),
 });
 
+/** An amount in integer minor units of the selection's currency. */
+const Minor = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 const LineItem = z.object({
   item: z.string().min(1),
   product: z.string(),
@@ -23,8 +26,8 @@ const LineItem = z.object({
   ean: z.string(),
   productName: z.string(),
   brandName: z.string(),
-  priceEachAsNumber: z.number().min(0),
-  priceEachBeforeDiscountAsNumber: z.number().min(0).optional(),
+  priceEachMinor: Minor,
+  priceEachBeforeDiscountMinor: Minor.optional(),
   quantityMinimum: z.number().int().min(1).optional(),
   quantityMultipleOf: z.number().int().min(1).optional(),
 });
@@ -62,11 +65,7 @@ const Change = z.object({
       paymentFields: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
-  prices: z
-    .array(
-      z.object({ line: z.string(), priceEachAsNumber: z.number().min(0), priceEachBeforeDiscountAsNumber: z.number().min(0).optional() }),
-    )
-    .optional(),
+  prices: z.array(z.object({ line: z.string(), priceEachMinor: Minor, priceEachBeforeDiscountMinor: Minor.optional() })).optional(),
   removeLines: z.array(z.string()).optional(),
   addVoucher: z.string().min(1).optional(),
   removeVoucher: z.string().min(1).optional(),

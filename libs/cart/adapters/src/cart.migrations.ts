@@ -1,6 +1,7 @@
 import type { Migration } from '@commerce/shared-db';
 
-export const cartMigrations: Migration[] = [
+/** The cart's migrations; `digitsOf` (the store's minor digits of a currency) converts the decimal prices of `006`. */
+export const cartMigrations = (digitsOf: (currency: string) => number): Migration[] => [
   {
     name: '001_selections',
     async up(knex, schema) {
@@ -76,6 +77,30 @@ export const cartMigrations: Migration[] = [
       await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
         t.text('size').notNullable().alter();
       });
+    },
+  },
+  {
+    // A line's prices in integer minor units of its selection's currency (docs/pricing.md): the cart stores and answers
+    // them so, the checkout's pricing sums them. Expand only: the decimal columns stay, filled by this release too,
+    // so a replica of the release before (during a rolling update) still reads and writes its prices; a row such a
+    // replica writes has no minor units, and is read from its decimal. A later release may drop the decimals.
+    name: '006_line_price_minor',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.bigInteger('price_each_minor').nullable();
+        t.bigInteger('price_each_before_discount_minor').nullable();
+      });
+      const currencies = (await knex.withSchema(schema).table('selections').distinct('currency')) as Array<{ currency: string }>;
+      for (const { currency } of currencies) {
+        const scale = 10 ** digitsOf(currency);
+        // numeric arithmetic in the database: exact, rounded half away from zero as Math.round rounds a price.
+        await knex.raw(
+          `update ??.selection_lines l set price_each_minor = round(l.price_each * ?::numeric),
+             price_each_before_discount_minor = round(coalesce(l.price_each_before_discount, l.price_each) * ?::numeric)
+           from ??.selections s where s.id = l.selection_id and s.currency = ? and l.price_each_minor is null`,
+          [schema, scale, scale, schema, currency],
+        );
+      }
     },
   },
 ];

@@ -24,7 +24,15 @@ export async function buildCartService(deps: {
   /** Where a batched change's unexpected error is logged (the router's and lean routes' own errors log as their app's). */
   logger?: Logger;
 }): Promise<CartService> {
-  await migrate(deps.db, cartMigrations);
-  const client = cartUseCases({ selections: createSelectionRepository(deps.db), currencyFormat: deps.currencyFormat });
+  // A currency the store does not configure (a selection older than a configuration change) keeps ISO's usual 2.
+  const digitsOf = (currency: string) => {
+    try {
+      return deps.currencyFormat(currency).decimalDigits;
+    } catch {
+      return 2;
+    }
+  };
+  await migrate(deps.db, cartMigrations(digitsOf));
+  const client = cartUseCases({ selections: createSelectionRepository(deps.db, digitsOf) });
   return { client, router: createCartInternalRouter(client, deps.logger), leanRoutes: createCartLeanRoutes(client, deps.logger) };
 }

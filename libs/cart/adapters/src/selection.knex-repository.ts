@@ -24,7 +24,10 @@ interface LineRow {
   product_name: string;
   brand_name: string;
   quantity: number;
-  price_each: string;
+  /** Minor units (bigint, read as text); null on a row an older replica wrote (decimal only). */
+  price_each_minor: string | number | null;
+  price_each_before_discount_minor: string | number | null;
+  price_each: string | null;
   price_each_before_discount: string | null;
   quantity_minimum: number;
   quantity_multiple_of: number;
@@ -52,6 +55,8 @@ const LINE_COLUMNS = [
   'product_name',
   'brand_name',
   'quantity',
+  'price_each_minor',
+  'price_each_before_discount_minor',
   'price_each',
   'price_each_before_discount',
   'quantity_minimum',
@@ -60,7 +65,21 @@ const LINE_COLUMNS = [
 
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
-function toSelection(row: SelectionRow, lines: LineRow[]): Selection {
+/** The currency's minor digits as the store configures it (the cart's money is in them: docs/pricing.md). */
+export type DigitsOf = (currency: string) => number;
+
+/** A decimal column's text (`"199.9000"`) in minor units; what older replicas wrote before `006_line_price_minor`. */
+const minorOfDecimal = (decimal: string, digits: number): number => Math.round(Number(decimal) * 10 ** digits);
+/** Minor units as the decimal text the older replicas read (`19990`, 2 → `"199.90"`), exact, never through a float. */
+export const decimalOfMinor = (minor: number, digits: number): string => {
+  if (digits === 0) return String(minor);
+  const text = String(minor).padStart(digits + 1, '0');
+  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+};
+
+function toSelection(row: SelectionRow, lines: LineRow[], digitsOf: DigitsOf): Selection {
+  const minor = (value: string | number | null, decimal: string | null): number =>
+    value !== null ? Number(value) : minorOfDecimal(decimal ?? '0', digitsOf(row.currency));
   return {
     id: row.id,
     status: row.status,
@@ -82,15 +101,19 @@ function toSelection(row: SelectionRow, lines: LineRow[]): Selection {
       productName: l.product_name,
       brandName: l.brand_name,
       quantity: Number(l.quantity),
-      priceEach: Number(l.price_each),
-      priceEachBeforeDiscount: Number(l.price_each_before_discount ?? l.price_each),
+      priceEachMinor: minor(l.price_each_minor, l.price_each),
+      priceEachBeforeDiscountMinor: minor(
+        l.price_each_before_discount_minor ?? l.price_each_minor,
+        l.price_each_before_discount ?? l.price_each,
+      ),
       quantityMinimum: Number(l.quantity_minimum),
       quantityMultipleOf: Number(l.quantity_multiple_of),
     })),
   };
 }
 
-const lineRow = (selectionId: string, l: SelectionLine) => ({
+/** A line's row; `digits` of the selection's currency, for the decimal copy older replicas read during a rolling update. */
+const lineRow = (selectionId: string, l: SelectionLine, digits: number) => ({
   selection_id: selectionId,
   line: l.line,
   item: l.item,
@@ -101,8 +124,10 @@ const lineRow = (selectionId: string, l: SelectionLine) => ({
   product_name: l.productName,
   brand_name: l.brandName,
   quantity: l.quantity,
-  price_each: l.priceEach,
-  price_each_before_discount: l.priceEachBeforeDiscount,
+  price_each_minor: l.priceEachMinor,
+  price_each_before_discount_minor: l.priceEachBeforeDiscountMinor,
+  price_each: decimalOfMinor(l.priceEachMinor, digits),
+  price_each_before_discount: decimalOfMinor(l.priceEachBeforeDiscountMinor, digits),
   quantity_minimum: l.quantityMinimum,
   quantity_multiple_of: l.quantityMultipleOf,
 });
@@ -117,6 +142,8 @@ const KEPT_SELECTIONS = 10_000;
 /** A line column's SQL type, for the typed placeholders of the one-statement write. */
 const LINE_CASTS: Record<string, string> = {
   quantity: 'integer',
+  price_each_minor: 'bigint',
+  price_each_before_discount_minor: 'bigint',
   price_each: 'numeric',
   price_each_before_discount: 'numeric',
   quantity_minimum: 'integer',
@@ -125,7 +152,7 @@ const LINE_CASTS: Record<string, string> = {
 
 const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
 
-export function createSelectionRepository(db: Db): SelectionRepository {
+export function createSelectionRepository(db: Db, digitsOf: DigitsOf): SelectionRepository {
   // Each selection as this process last read or wrote it, with its version then (decision 62): a change starts
   // from it instead of reading, and its conditional write (on that version) proves it current or sends the
   // change back to a read. The entries are never changed (a change makes new objects); oldest out.
@@ -175,16 +202,17 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       .where({ selection_id: row.id })
       .orderBy('seq')
       .select(...LINE_COLUMNS)) as LineRow[];
-    return toSelection(row, lines);
+    return toSelection(row, lines, digitsOf);
   };
 
   const write = async (trx: Knex.Transaction, before: Selection, after: Selection) => {
     const id = before.id;
     const { gone, added, changed } = linesChanged(before, after);
     if (gone.length) await db.table('selection_lines', trx).where({ selection_id: id }).whereIn('line', gone).delete();
-    for (const line of added) await db.table('selection_lines', trx).insert(lineRow(id, line));
+    const digits = digitsOf(after.currency);
+    for (const line of added) await db.table('selection_lines', trx).insert(lineRow(id, line, digits));
     for (const line of changed) {
-      const { selection_id: _s, line: _l, ...fields } = lineRow(id, line);
+      const { selection_id: _s, line: _l, ...fields } = lineRow(id, line, digits);
       await db.table('selection_lines', trx).where({ selection_id: id, line: line.line }).update(fields);
     }
     await db
@@ -277,7 +305,7 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     }
     bindings.push(before.id, version, ...gone);
     for (const line of [...added, ...changed]) {
-      const r = lineRow(before.id, line) as Record<string, unknown>;
+      const r = lineRow(before.id, line, digitsOf(after.currency)) as Record<string, unknown>;
       for (const c of LINE_COLUMNS) bindings.push(r[c] ?? null);
     }
     const rows = await db.query<{ n: number }>(writeSql(fieldsChanged, gone.length, added.length, changed.length), bindings);
@@ -296,6 +324,7 @@ export function createSelectionRepository(db: Db): SelectionRepository {
       selection: toSelection(
         row,
         rows.filter((l) => l.line !== null),
+        digitsOf,
       ),
       version: Number(row.selection_version),
     };
@@ -414,8 +443,8 @@ export function createSelectionRepository(db: Db): SelectionRepository {
     const gone = columns(2);
     const added = columns(1 + LINE_COLUMNS.length);
     const changed = columns(1 + LINE_COLUMNS.length);
-    const push = (into: unknown[][], id: string, line: SelectionLine) => {
-      const r = lineRow(id, line) as Record<string, unknown>;
+    const push = (into: unknown[][], id: string, line: SelectionLine, digits: number) => {
+      const r = lineRow(id, line, digits) as Record<string, unknown>;
       into[0]!.push(id);
       LINE_COLUMNS.forEach((c, k) => into[k + 1]!.push(r[c] ?? null));
     };
@@ -427,8 +456,8 @@ export function createSelectionRepository(db: Db): SelectionRepository {
         gone[0]!.push(id);
         gone[1]!.push(line);
       }
-      for (const line of lines.added) push(added, id, line);
-      for (const line of lines.changed) push(changed, id, line);
+      for (const line of lines.added) push(added, id, line, digitsOf(after.currency));
+      for (const line of lines.changed) push(changed, id, line, digitsOf(after.currency));
     }
     const rows = await db.query<{ id: string }>(updateManySql, [ids, versions, ...gone, ...added, ...changed]);
     return new Set(rows.map((r) => r.id));

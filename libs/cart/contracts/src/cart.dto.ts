@@ -1,4 +1,8 @@
-/** One line of a selection as the cart keeps it (DESIGN §6: like an order item). Amounts in major units. */
+/**
+ * One line of a selection as the cart keeps it (DESIGN §6: like an order item): the item, its quantity and its
+ * unit prices as of the line's last add, in integer minor units (öre, cents) of the selection's currency. The cart
+ * sums nothing: the checkout's pricing module (`libs/checkout/core/src/pricing.ts`) prices and totals a selection.
+ */
 export interface SelectionItemDto {
   line: string;
   item: string;
@@ -9,21 +13,9 @@ export interface SelectionItemDto {
   productName: string;
   brandName: string;
   quantity: number;
-  priceEach: string;
-  priceEachAsNumber: number;
-  totalPrice: string;
-  totalPriceAsNumber: number;
-  priceEachBeforeDiscount: string;
-  priceEachBeforeDiscountAsNumber: number;
-  anyDiscount: boolean;
-}
-
-export interface SelectionTotalsDto {
-  itemsTotalPrice: string;
-  itemsTotalPriceAsNumber: number;
-  grandTotalPrice: string;
-  grandTotalPriceAsNumber: number;
-  totalQuantity: number;
+  priceEachMinor: number;
+  /** The price before a sale; equal to priceEachMinor when the item is not on sale. */
+  priceEachBeforeDiscountMinor: number;
 }
 
 /** The selection as the cart keeps it, plus the internal id the edge keeps in the session. */
@@ -41,7 +33,6 @@ export interface SelectionDto {
   /** What an embedded payment form reported back (`PUT payment-fields`). */
   paymentFields: Record<string, string>;
   items: SelectionItemDto[];
-  totals: SelectionTotalsDto;
 }
 
 /** What the cart stores of an item on its line: the edge asks the catalog and passes it on. */
@@ -54,9 +45,10 @@ export interface LineItemData {
   ean: string;
   productName: string;
   brandName: string;
-  priceEachAsNumber: number;
+  /** Minor units of the selection's currency, as the catalog prices the item in the session's pricelist. */
+  priceEachMinor: number;
   /** The price before a sale; absent or not higher than the price: no sale. */
-  priceEachBeforeDiscountAsNumber?: number;
+  priceEachBeforeDiscountMinor?: number;
   /** The product's `itemQuantityMinimum` and `itemQuantityMultipleOf`; 1 when absent. */
   quantityMinimum?: number;
   quantityMultipleOf?: number;
@@ -91,11 +83,11 @@ export interface SelectionFields {
   paymentFields?: Record<string, string>;
 }
 
-/** New unit prices of lines (a change of market or pricelist), and lines no longer for sale. */
+/** New unit prices of lines (a change of market or pricelist), in minor units of the selection's currency. */
 export interface LinePrice {
   line: string;
-  priceEachAsNumber: number;
-  priceEachBeforeDiscountAsNumber?: number;
+  priceEachMinor: number;
+  priceEachBeforeDiscountMinor?: number;
 }
 
 /** One atomic change of a selection: under the selection's row lock, so concurrent changes never lose one. */

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { CurrencyFormat } from '@commerce/shared-config';
 import type {
   AddItemCommand,
   CartClient,
@@ -15,7 +14,6 @@ import type { SelectionRepository } from './selection.repository';
 
 export interface CartDeps {
   selections: SelectionRepository;
-  currencyFormat(currency: string): CurrencyFormat;
 }
 
 export const MAX_LINE_QUANTITY = 10_000;
@@ -40,12 +38,12 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     if (saved) return saved;
     throw new SelectionNotFoundError();
   }
-  return toSelectionDto(selection, deps.currencyFormat);
+  return toSelectionDto(selection);
 }
 
 export async function getSelection(deps: CartDeps, selectionId: string): Promise<SelectionDto | null> {
   const selection = await deps.selections.findOpen(selectionId);
-  return selection ? toSelectionDto(selection, deps.currencyFormat) : null;
+  return selection ? toSelectionDto(selection) : null;
 }
 
 const assertWhole = (n: number, min: number) => {
@@ -74,8 +72,8 @@ const lineOf = (item: LineItemData, quantity: number): SelectionLine => ({
   productName: item.productName,
   brandName: item.brandName,
   quantity,
-  priceEach: item.priceEachAsNumber,
-  priceEachBeforeDiscount: Math.max(item.priceEachBeforeDiscountAsNumber ?? item.priceEachAsNumber, item.priceEachAsNumber),
+  priceEachMinor: item.priceEachMinor,
+  priceEachBeforeDiscountMinor: Math.max(item.priceEachBeforeDiscountMinor ?? item.priceEachMinor, item.priceEachMinor),
   quantityMinimum: Math.max(1, item.quantityMinimum ?? 1),
   quantityMultipleOf: Math.max(1, item.quantityMultipleOf ?? 1),
 });
@@ -139,8 +137,8 @@ export function applyChange(selection: Selection, change: SelectionChange): Sele
     .map((l) => {
       const price = prices.get(l.line);
       if (!price) return l;
-      const before = Math.max(price.priceEachBeforeDiscountAsNumber ?? price.priceEachAsNumber, price.priceEachAsNumber);
-      return { ...l, priceEach: price.priceEachAsNumber, priceEachBeforeDiscount: before };
+      const before = Math.max(price.priceEachBeforeDiscountMinor ?? price.priceEachMinor, price.priceEachMinor);
+      return { ...l, priceEachMinor: price.priceEachMinor, priceEachBeforeDiscountMinor: before };
     });
   const set = Object.fromEntries(Object.entries(change.set ?? {}).filter(([, v]) => v !== undefined));
   const next: Selection = { ...selection, ...set, lines };
@@ -155,7 +153,7 @@ export function applyChange(selection: Selection, change: SelectionChange): Sele
 export async function changeSelection(deps: CartDeps, selectionId: string, change: SelectionChange): Promise<SelectionDto> {
   const changed = await deps.selections.update(selectionId, (selection) => applyChange(selection, change));
   if (!changed) throw new SelectionNotFoundError();
-  return toSelectionDto(changed, deps.currencyFormat);
+  return toSelectionDto(changed);
 }
 
 /** Several changes, each its own outcome (decision 78): an unknown selection's is SelectionNotFoundError. */
@@ -169,7 +167,7 @@ export async function changeSelections(
   return settled.map((outcome): PromiseSettledResult<SelectionDto> => {
     if (outcome.status === 'rejected') return outcome;
     if (!outcome.value) return { status: 'rejected', reason: new SelectionNotFoundError() };
-    return { status: 'fulfilled', value: toSelectionDto(outcome.value, deps.currencyFormat) };
+    return { status: 'fulfilled', value: toSelectionDto(outcome.value) };
   });
 }
 
@@ -204,7 +202,7 @@ export function mergeLines(saved: Selection, anonymous: Selection): Selection {
 
 export async function claimSelection(deps: CartDeps, customerId: string, anonymousId: string | null): Promise<SelectionDto | null> {
   const claimed = await deps.selections.claim(customerId, anonymousId, mergeLines);
-  return claimed ? toSelectionDto(claimed, deps.currencyFormat) : null;
+  return claimed ? toSelectionDto(claimed) : null;
 }
 
 /** The cart's use cases as the typed client the edge calls in the all-in-one. */

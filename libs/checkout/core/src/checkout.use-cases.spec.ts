@@ -6,7 +6,7 @@ import type { PaymentClient } from '@commerce/payment-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
-import { StoreView } from './envelope';
+import { StoreView } from './store-view';
 import { openSession, type CheckoutDeps } from './checkout.use-cases';
 import { resolveUri, searchProducts } from './product.use-cases';
 import { RawJson } from './raw-json';
@@ -78,7 +78,6 @@ function fakes() {
         state: null,
         language: c.language,
         items: [],
-        totals: { itemsTotalPrice: '', itemsTotalPriceAsNumber: 0, grandTotalPrice: '', grandTotalPriceAsNumber: 0, totalQuantity: 0 },
       };
       selections.set(s.id, s);
       return s;
@@ -96,13 +95,8 @@ function fakes() {
         productName: c.productName,
         brandName: c.brandName,
         quantity: c.quantity,
-        priceEach: '',
-        priceEachAsNumber: c.priceEachAsNumber,
-        totalPrice: '',
-        totalPriceAsNumber: 0,
-        priceEachBeforeDiscount: '',
-        priceEachBeforeDiscountAsNumber: 0,
-        anyDiscount: false,
+        priceEachMinor: c.priceEachMinor,
+        priceEachBeforeDiscountMinor: c.priceEachMinor,
       });
       return s;
     },

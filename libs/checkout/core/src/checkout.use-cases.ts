@@ -3,7 +3,7 @@ import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
-import type { StoreView } from './envelope';
+import type { StoreView } from './store-view';
 import type { CheckoutSession, SessionPort } from './session';
 import type { LoginGuard } from './login-guard';
 import { TooManySessionsError, type NewSessionLimit } from './session-limit';

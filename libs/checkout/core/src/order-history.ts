@@ -2,9 +2,9 @@ import { formatMoney } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import type { CatalogClient, ItemExternalIds } from '@commerce/catalog-contracts';
 import type { OrderAddress, OrderDto, PlaceOrderCommand } from '@commerce/order-contracts';
-import { currencyFormatAnswer, type StoreView } from './envelope';
+import { currencyFormatAnswer, type StoreView } from './store-view';
 import type { CheckoutSession } from './session';
-import { priceSelection } from './selection-pricing';
+import { majorOf, priceSelection } from './pricing';
 
 /*
  * An order as the checkout API shows it: the spec's Order (order history entry), Order item and Totals.
@@ -14,20 +14,24 @@ import { priceSelection } from './selection-pricing';
 
 type Format = OrderDto['currencyFormat'];
 
-const majorOf = (minor: number, format: Format) => minor / 10 ** format.decimalDigits;
+const major = (minor: number, format: Format) => majorOf(minor, format.decimalDigits);
 /** prefix + number + suffix, from minor units. */
-export const formatMinor = (minor: number, format: Format): string => formatMoney(majorOf(minor, format), format);
+export const formatMinor = (minor: number, format: Format): string => formatMoney(major(minor, format), format);
 
 /** `name` and `nameAsNumber`; both `false` when the amount does not apply. */
 function money<K extends string>(name: K, minor: number | null, format: Format) {
   return {
     [name]: minor === null ? false : formatMinor(minor, format),
-    [`${name}AsNumber`]: minor === null ? false : majorOf(minor, format),
+    [`${name}AsNumber`]: minor === null ? false : major(minor, format),
   } as Record<K | `${K}AsNumber`, string | number | false>;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC (decision 40). */
-export const orderDate = (iso: string): string => new Date(iso).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, '');
+export const orderDate = (iso: string): string =>
+  new Date(iso)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, '');
 
 const address = (a: OrderAddress) => ({
   email: a.email,
@@ -79,18 +83,18 @@ export function orderToHistoryEntry(order: OrderDto) {
     discounts: {
       anyDiscount: order.discounts.discount > 0,
       discount: formatMinor(order.discounts.discount, format),
-      discountAsNumber: majorOf(order.discounts.discount, format),
+      discountAsNumber: major(order.discounts.discount, format),
       automaticDiscounts: order.discounts.automaticDiscounts.map((d) => ({
         name: d.name,
         discount: formatMinor(d.discount, format),
-        discountAsNumber: majorOf(d.discount, format),
+        discountAsNumber: major(d.discount, format),
       })),
       vouchers: order.discounts.vouchers.map((v) => ({
         voucher: v.voucher,
         name: v.name,
         type: v.type,
         discount: formatMinor(v.discount, format),
-        discountAsNumber: majorOf(v.discount, format),
+        discountAsNumber: major(v.discount, format),
       })),
     },
     totals: {
@@ -138,7 +142,10 @@ export interface OrderPlacing {
 }
 
 /** The ERP's ids of a selection's items, as the catalog has them now; an item it no longer has is left out. */
-export async function externalIdsOf(catalog: Pick<CatalogClient, 'getItem'>, selection: SelectionDto): Promise<Map<string, ItemExternalIds>> {
+export async function externalIdsOf(
+  catalog: Pick<CatalogClient, 'getItem'>,
+  selection: SelectionDto,
+): Promise<Map<string, ItemExternalIds>> {
   const items = [...new Set(selection.items.map((i) => i.item))];
   // No context: the ids of an item, whatever the market (the line was for sale when added and priced).
   const infos = await Promise.all(items.map((item) => catalog.getItem(item, {})));
@@ -146,8 +153,8 @@ export async function externalIdsOf(catalog: Pick<CatalogClient, 'getItem'>, sel
 }
 
 /**
- * The `placeOrder` command of a selection: priced exactly as the visitor sees it in the envelope
- * (`priceSelection`), converted to minor units, with the names of the methods and countries.
+ * The `placeOrder` command of a selection: priced exactly as the visitor sees it in the envelope (the same
+ * `priceSelection`, its minor units as they are), with the names of the methods and countries.
  */
 export function placeOrderCommandOf(
   view: StoreView,
@@ -156,19 +163,17 @@ export function placeOrderCommandOf(
   placing: OrderPlacing,
   now: Date,
 ): PlaceOrderCommand {
-  const priced = priceSelection(view, session, selection, now).selection;
+  const price = priceSelection(view, session, selection, now);
   const format = view.currencyFormat(selection.currency);
-  const minor = (major: number) => Math.round(major * 10 ** format.decimalDigits);
-  const orNull = (v: string | number | false | undefined) => (typeof v === 'number' ? minor(v) : null);
-  const t = priced.totals;
+  const orNull = (minor: number) => (minor === 0 ? null : minor);
   const context = view.priceContext(session);
   const withCountry = (a: OrderPlacing['address']): OrderAddress => ({
     ...a,
     company: a.company ?? '',
     countryName: view.country(a.country)?.name ?? '',
   });
-  const payment = view.store.paymentMethods.find((m) => m.paymentMethod === priced.paymentMethod);
-  const shipping = view.store.shippingMethods.find((m) => m.shippingMethod === priced.shippingMethod);
+  const payment = view.store.paymentMethods.find((m) => m.paymentMethod === price.paymentMethod);
+  const shipping = view.store.shippingMethods.find((m) => m.shippingMethod === price.shippingMethod);
   return {
     paymentAttemptId: placing.paymentAttemptId,
     store: placing.store ?? 'default',
@@ -182,10 +187,10 @@ export function placeOrderCommandOf(
     language: session.language,
     market: context.market ?? '',
     pricelist: context.pricelist ?? '',
-    paymentMethod: { id: priced.paymentMethod, name: payment?.name ?? priced.paymentMethod },
+    paymentMethod: { id: price.paymentMethod, name: payment?.name ?? price.paymentMethod },
     paymentReference: placing.paymentReference ?? null,
-    shippingMethod: { id: priced.shippingMethod, name: shipping?.name ?? priced.shippingMethod },
-    lines: priced.items.map((i) => ({
+    shippingMethod: { id: price.shippingMethod, name: shipping?.name ?? price.shippingMethod },
+    lines: price.lines.map(({ line: i, ...amounts }) => ({
       line: i.line,
       item: i.item,
       product: i.product,
@@ -195,32 +200,32 @@ export function placeOrderCommandOf(
       productName: i.productName,
       brandName: i.brandName,
       quantity: i.quantity,
-      priceEach: minor(i.priceEachAsNumber),
-      priceEachBeforeDiscount: minor(i.priceEachBeforeDiscountAsNumber),
-      priceEachWithoutTax: minor(i.priceEachWithoutTaxAsNumber),
-      totalPrice: minor(i.totalPriceAsNumber),
-      taxPercent: i.taxPercent,
-      storePickup: i.storePickup,
+      priceEach: amounts.priceEach,
+      priceEachBeforeDiscount: amounts.priceEachBeforeDiscount,
+      priceEachWithoutTax: amounts.priceEachWithoutTax,
+      totalPrice: amounts.totalPrice,
+      taxPercent: amounts.taxPercent,
+      storePickup: false,
       ...(placing.external?.has(i.item) ? { external: placing.external.get(i.item)! } : {}),
     })),
     discounts: {
-      discount: minor(priced.discounts.discountAsNumber),
+      discount: price.discount,
       automaticDiscounts: [],
-      vouchers: priced.discounts.vouchers.map((v) => ({ voucher: v.voucher, name: v.name, type: v.type, discount: minor(v.discountAsNumber) })),
+      vouchers: price.vouchers.map((v) => ({ voucher: v.voucher, name: v.name, type: v.type, discount: v.discount })),
     },
     totals: {
-      itemsTotal: minor(t.itemsTotalPriceAsNumber as number),
-      totalDiscount: orNull(t.totalDiscountPriceAsNumber),
-      shipping: orNull(t.shippingPriceAsNumber),
-      handlingCost: orNull(t.handlingCostPriceAsNumber),
-      taxDeducted: orNull(t.taxDeductedAsNumber),
-      taxAdded: orNull(t.taxAddedAsNumber),
-      grandTotal: minor(t.grandTotalPriceAsNumber as number),
-      grandTotalTax: orNull(t.grandTotalPriceTaxAsNumber),
-      totalQuantity: t.totalQuantity,
-      taxPercent: t.taxPercent,
+      itemsTotal: price.itemsTotal,
+      totalDiscount: orNull(price.discount),
+      shipping: price.shipping === false ? null : price.shipping,
+      handlingCost: orNull(price.handlingCost),
+      taxDeducted: orNull(price.taxDeducted),
+      taxAdded: orNull(price.taxAdded),
+      grandTotal: price.grandTotal,
+      grandTotalTax: orNull(price.grandTotalTax),
+      totalQuantity: price.totalQuantity,
+      taxPercent: price.taxPercent,
     },
-    vatExempt: priced.vatExempt,
+    vatExempt: price.vatExempt,
     address: withCountry(placing.address),
     shippingAddress: withCountry(placing.shippingAddress ?? placing.address),
     message: placing.message ?? '',

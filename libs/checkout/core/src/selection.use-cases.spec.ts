@@ -6,7 +6,7 @@ import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
-import { StoreView } from './envelope';
+import { StoreView } from './store-view';
 import { getSelection } from './selection.use-cases';
 import { oneLineSelection } from './testing/selection.fixture';
 import type { CheckoutDeps } from './checkout.use-cases';

@@ -13,7 +13,7 @@ import {
   quantityOf,
 } from '@commerce/checkout-contracts';
 import { emptySelection, selectionEnvelope } from './envelope';
-import { voucherProblem } from './selection-pricing';
+import { minorOf, voucherProblem } from './pricing';
 import { admitSession, storeSession, type CheckoutDeps, type SessionHandle } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
 
@@ -122,10 +122,14 @@ async function itemForSale(deps: CheckoutDeps, handle: SessionHandle, itemId: st
   const item = product?.items.find((i) => i.item === itemId);
   if (!product || !item) throw new ItemNotFoundError();
   known.set(product.product, product);
-  return lineItemOf(product, item);
+  return lineItemOf(product, item, deps.view.currencyFormat(deps.view.sessionCurrency(handle.session)).decimalDigits);
 }
 
-const lineItemOf = (product: ProductDto, item: ProductDto['items'][number]): LineItemData => ({
+/**
+ * What the cart keeps of an item on its line: the catalog's price in the session's pricelist, in minor units of
+ * the session's currency (`digits`; the line keeps it until its item is added again or the selection is repriced).
+ */
+const lineItemOf = (product: ProductDto, item: ProductDto['items'][number], digits: number): LineItemData => ({
   item: item.item,
   product: product.product,
   // What the shopper chose (the size's name, e.g. `M`); the size's id stays in `item` (decision 112).
@@ -134,9 +138,9 @@ const lineItemOf = (product: ProductDto, item: ProductDto['items'][number]): Lin
   ean: item.ean,
   productName: product.name,
   brandName: product.brandName,
-  priceEachAsNumber: product.priceAsNumber,
+  priceEachMinor: minorOf(product.priceAsNumber, digits),
   ...(product.priceBeforeDiscountAsNumber > product.priceAsNumber
-    ? { priceEachBeforeDiscountAsNumber: product.priceBeforeDiscountAsNumber }
+    ? { priceEachBeforeDiscountMinor: minorOf(product.priceBeforeDiscountAsNumber, digits) }
     : {}),
   quantityMinimum: product.itemQuantityMinimum || 1,
   quantityMultipleOf: product.itemQuantityMultipleOf || 1,
@@ -224,13 +228,14 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
   };
   const { prices, removed } =
     before.market !== after.market || before.pricelist !== after.pricelist
-      ? await repriced(deps, selection, after)
+      ? await repriced(deps, selection, after, set.currency)
       : { prices: [], removed: [] };
   return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
 }
 
-/** New prices of the selection's lines in a context, and the lines not for sale there. */
-async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: PriceContext) {
+/** New prices of the selection's lines in a context and its currency, and the lines not for sale there. */
+async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: PriceContext, currency: string) {
+  const digits = deps.view.currencyFormat(currency).decimalDigits;
   const removed: SelectionDto['items'] = [];
   const prices: NonNullable<SelectionChange['prices']> = [];
   const products = new Map(
@@ -243,12 +248,8 @@ async function repriced(deps: CheckoutDeps, selection: SelectionDto, context: Pr
     const item = product?.items.find((i) => i.item === line.item);
     if (!product || !item) removed.push(line);
     else {
-      const { priceEachAsNumber, priceEachBeforeDiscountAsNumber } = lineItemOf(product, item);
-      prices.push({
-        line: line.line,
-        priceEachAsNumber,
-        ...(priceEachBeforeDiscountAsNumber ? { priceEachBeforeDiscountAsNumber } : {}),
-      });
+      const { priceEachMinor, priceEachBeforeDiscountMinor } = lineItemOf(product, item, digits);
+      prices.push({ line: line.line, priceEachMinor, ...(priceEachBeforeDiscountMinor ? { priceEachBeforeDiscountMinor } : {}) });
     }
   }
   return { prices, removed };
@@ -277,7 +278,9 @@ export async function selectionInSession(deps: CheckoutDeps, handle: SessionHand
     selection.currency === set.currency
   )
     return envelope(deps, handle, selection);
-  const { prices, removed } = sameMarket ? { prices: [], removed: [] } : await repriced(deps, selection, deps.view.priceContext(session));
+  const { prices, removed } = sameMarket
+    ? { prices: [], removed: [] }
+    : await repriced(deps, selection, deps.view.priceContext(session), set.currency);
   return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
 }
 

@@ -5,7 +5,7 @@ import type { PaymentClient } from '@commerce/payment-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
 import type { CatalogClient } from '@commerce/catalog-contracts';
-import { StoreView } from './envelope';
+import { StoreView } from './store-view';
 import { openSession, renewSession, storeSession, type CheckoutDeps } from './checkout.use-cases';
 import type { CheckoutSession } from './session';
 
