@@ -9,7 +9,7 @@ import { AppliedProducts, catalogUseCases, defaultCatalogSettings, type CatalogR
 import { OutboxRelay } from '@commerce/shared-bus';
 import { migrate } from '@commerce/shared-db';
 import { catalogMigrations } from './catalog.migrations';
-import { createCatalogRepository } from './catalog.repository.knex';
+import { createCatalogRepository } from './catalog.knex-repository';
 import { buildCatalogService, type CatalogService } from './catalog.service';
 import { productIndexerConsumer } from './consumers/product-indexer.consumer';
 import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';

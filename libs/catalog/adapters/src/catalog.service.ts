@@ -17,7 +17,7 @@ import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import { createInProcessCatalogClient } from './catalog.client.in-process';
 import { catalogMigrations } from './catalog.migrations';
-import { createCatalogRepository } from './catalog.repository.knex';
+import { createCatalogRepository } from './catalog.knex-repository';
 import { productIndexerConsumer } from './consumers/product-indexer.consumer';
 import { productViewsConsumer, upsertedProductIds } from './consumers/product-views.consumer';
 import { upsertReceivedConsumer } from './consumers/upsert-received.consumer';

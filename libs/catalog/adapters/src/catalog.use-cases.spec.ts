@@ -10,7 +10,7 @@ import {
 } from '@commerce/catalog-core';
 import { parseStoreConfig } from '@commerce/shared-config';
 import { createDbEngine, type Db, type DbEngine } from '@commerce/shared-db';
-import { createCatalogRepository } from './catalog.repository.knex';
+import { createCatalogRepository } from './catalog.knex-repository';
 import { parseDemoCatalog } from './demo-catalog';
 import { catalogHarness, soapPricelist } from './testing/catalog-harness';
 import { soapProduct } from './testing/soap-product.fixture';
@@ -320,9 +320,12 @@ describe('applying a product upsert from the ERP', () => {
         repository.transaction((uow) =>
           work({
             ...uow,
-            saveProducts: async (products) => {
-              if (++writes === 3) throw new Error('the third part fails');
-              await uow.saveProducts(products);
+            products: {
+              ...uow.products,
+              save: async (products) => {
+                if (++writes === 3) throw new Error('the third part fails');
+                await uow.products.save(products);
+              },
             },
           }),
         ),

@@ -1,5 +1,5 @@
 export * from './catalog.migrations';
-export * from './catalog.repository.knex';
+export * from './catalog.knex-repository';
 export * from './catalog.client.in-process';
 export * from './catalog.service';
 export * from './catalog.env';

@@ -1,6 +1,6 @@
 import { reindexAll as reindexFromStore, type ReindexProgress, type SearchIndex } from '@commerce/catalog-core';
 import type { Db } from '@commerce/shared-db';
-import { createCatalogRepository } from './catalog.repository.knex';
+import { createCatalogRepository } from './catalog.knex-repository';
 
 export type { ReindexProgress } from '@commerce/catalog-core';
 

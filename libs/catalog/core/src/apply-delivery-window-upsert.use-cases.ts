@@ -24,7 +24,7 @@ export async function applyDeliveryWindowUpsert(
   const externalId = soap.id.trim();
 
   return deps.catalog.transaction(async (uow) => {
-    const before = await uow.findDeliveryWindow(externalId);
+    const before = await uow.deliveryWindows.find(externalId);
     const variations = new Map((before?.variations ?? []).map((v) => [v.variationExternalId, v]));
     const touched = new Set<string>();
     for (const v of soap.variations ?? []) {
@@ -54,14 +54,14 @@ export async function applyDeliveryWindowUpsert(
     };
     window.activeIndexed = isWindowActive(window, now);
     if (before && deepEqual(before, window)) return { changed: false, affectedProducts: 0 };
-    await uow.saveDeliveryWindow(window);
+    await uow.deliveryWindows.save(window);
 
     const timing = (w: DeliveryWindow) => ({ status: w.status, startsAt: w.startsAt, stopsAt: w.stopsAt, active: w.activeIndexed });
     if (before && !deepEqual(timing(before), timing(window))) {
       for (const v of [...before.variations, ...window.variations]) touched.add(v.variationExternalId);
     }
-    const events = productUpsertedEvents(await uow.productsWithVariations([...touched]));
-    await uow.publish(events);
+    const events = productUpsertedEvents(await uow.products.keysWithVariations([...touched]));
+    await uow.outbox.publish(events);
     return { changed: true, affectedProducts: events.length };
   });
 }
@@ -77,13 +77,13 @@ export async function refreshDeliveryWindows(deps: {
 }): Promise<{ windows: number; affectedProducts: number }> {
   const now = (deps.clock ?? systemClock).now();
   return deps.catalog.transaction(async (uow) => {
-    const flipped = (await uow.listDeliveryWindows()).filter((w) => isWindowActive(w, now) !== w.activeIndexed);
+    const flipped = (await uow.deliveryWindows.list()).filter((w) => isWindowActive(w, now) !== w.activeIndexed);
     if (flipped.length === 0) return { windows: 0, affectedProducts: 0 };
-    for (const w of flipped) await uow.setDeliveryWindowActiveIndexed(w.externalId, !w.activeIndexed);
+    for (const w of flipped) await uow.deliveryWindows.setActiveIndexed(w.externalId, !w.activeIndexed);
     const events = productUpsertedEvents(
-      await uow.productsWithVariations(flipped.flatMap((w) => w.variations.map((v) => v.variationExternalId))),
+      await uow.products.keysWithVariations(flipped.flatMap((w) => w.variations.map((v) => v.variationExternalId))),
     );
-    await uow.publish(events);
+    await uow.outbox.publish(events);
     return { windows: flipped.length, affectedProducts: events.length };
   });
 }

@@ -10,7 +10,7 @@ import { deepEqual, pick, type ApplyEntityResult } from './upsert.helpers';
  */
 export async function applyMarketUpsert(deps: { catalog: CatalogRepository }, soap: SoapMarket): Promise<ApplyEntityResult> {
   return deps.catalog.transaction(async (uow) => {
-    const before = await uow.findMarket(soap.id.trim());
+    const before = await uow.marketsAndWarehouses.findMarket(soap.id.trim());
     const market: Market = {
       externalId: soap.id.trim(),
       store: pick(soap.store, before?.store, ''),
@@ -18,7 +18,7 @@ export async function applyMarketUpsert(deps: { catalog: CatalogRepository }, so
       description: pick(soap.description, before?.description, ''),
     };
     if (before && deepEqual(before, market)) return { changed: false, affectedProducts: 0 };
-    await uow.saveMarket(market);
+    await uow.marketsAndWarehouses.saveMarket(market);
     return { changed: true, affectedProducts: 0 };
   });
 }

@@ -25,7 +25,7 @@ const keyOf = (row: { productExternalId: string; variationExternalId: string }) 
 export async function applyPricelistUpsert(deps: { catalog: CatalogRepository }, soap: SoapPricelist): Promise<ApplyEntityResult> {
   const externalId = soap.id.trim();
   return deps.catalog.transaction(async (uow) => {
-    const before = await uow.findPricelist(externalId);
+    const before = await uow.prices.findPricelist(externalId);
     const pricelist: Pricelist = {
       externalId,
       store: pick(soap.store, before?.store, ''),
@@ -38,10 +38,10 @@ export async function applyPricelistUpsert(deps: { catalog: CatalogRepository },
     let current: PricelistItem[];
     if (before && before.currency !== pricelist.currency) {
       // Stored amounts are minor units of the old currency: restate them all in the new one's.
-      current = rescale(await uow.pricelistItems(externalId), minorDigits(before.currency), minorDigits(pricelist.currency));
+      current = rescale(await uow.prices.items(externalId), minorDigits(before.currency), minorDigits(pricelist.currency));
       for (const row of current) toSave.set(keyOf(row), row);
     } else {
-      current = await uow.pricelistItems(externalId, [...new Set(given.map((g) => g.productExternalId))]);
+      current = await uow.prices.items(externalId, [...new Set(given.map((g) => g.productExternalId))]);
     }
     const rowsByKey = new Map(current.map((r) => [keyOf(r), r]));
     for (const g of given) {
@@ -62,11 +62,11 @@ export async function applyPricelistUpsert(deps: { catalog: CatalogRepository },
 
     const headerChanged = !before || !deepEqual(before, pricelist);
     if (!headerChanged && toSave.size === 0) return { changed: false, affectedProducts: 0 };
-    if (headerChanged) await uow.savePricelist(pricelist);
-    if (toSave.size > 0) await uow.savePricelistItems([...toSave.values()]);
+    if (headerChanged) await uow.prices.savePricelist(pricelist);
+    if (toSave.size > 0) await uow.prices.saveItems([...toSave.values()]);
     const affected = new Set([...toSave.values()].map((r) => r.productExternalId));
-    const events = productUpsertedEvents(await uow.productsByExternalIds([...affected]));
-    await uow.publish(events);
+    const events = productUpsertedEvents(await uow.products.keysOf([...affected]));
+    await uow.outbox.publish(events);
     return { changed: true, affectedProducts: events.length };
   });
 }

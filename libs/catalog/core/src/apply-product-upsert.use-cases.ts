@@ -2,7 +2,8 @@ import type { Ref, SoapProduct } from '@commerce/erp-contracts';
 import { itemIdOf, StockChanged } from '@commerce/catalog-contracts';
 import type { AppliedProduct } from './applied-products';
 import { InvalidProductError } from './catalog.errors';
-import { systemClock, type CatalogRepository, type Clock, type ProductKey } from './catalog.repository';
+import { systemClock, type CatalogRepository, type Clock } from './catalog.repository';
+import type { ProductKey } from './products.repository';
 import { readProductBatch, type ProductBatch } from './product-batch';
 import {
   isVisibleStatus,
@@ -330,12 +331,12 @@ async function resolveRefId(
   const uri = await uniqueSlug(
     slugify(name),
     existing && slugify(existing.name) === slugify(name) ? existing.uri : null,
-    (u) => batch.uow.refUriTaken(kind, u, existing?.id ?? null),
-    (root) => batch.uow.refUriHighestSuffix(kind, root),
+    (u) => batch.uow.brandsAndCollections.uriTaken(kind, u, existing?.id ?? null),
+    (root) => batch.uow.brandsAndCollections.uriHighestSuffix(kind, root),
   );
   const saved: CatalogRef = await batch.saveRef(kind, { id: existing?.id ?? null, externalId: ref.id, name, uri });
   effects.changed = true;
-  if (existing) effects.alsoAffected.push(...(await batch.uow.productsWithRef(kind, existing.id)));
+  if (existing) effects.alsoAffected.push(...(await batch.uow.products.keysWithRef(kind, existing.id)));
   return saved.id;
 }
 
@@ -359,14 +360,14 @@ async function resolveCategoryId(
   const uri = await uniqueSlug(
     slugify(name),
     existing && slugify(existing.name) === slugify(name) ? existing.uri : null,
-    (u) => batch.uow.categoryUriTaken(u, existing?.id ?? null),
-    (root) => batch.uow.categoryUriHighestSuffix(root),
+    (u) => batch.uow.categories.uriTaken(u, existing?.id ?? null),
+    (root) => batch.uow.categories.uriHighestSuffix(root),
   );
-  const id = existing?.id ?? (await batch.uow.nextCategoryId());
-  const position = existing?.position ?? (await batch.uow.nextTopCategoryPosition());
+  const id = existing?.id ?? (await batch.uow.categories.nextId());
+  const position = existing?.position ?? (await batch.uow.categories.nextTopPosition());
   await batch.saveCategory({ id, externalId: ref.id, name, uri, parentId: null, position, configured: false, namePath: [name] });
   effects.changed = true;
-  if (existing) effects.alsoAffected.push(...(await batch.uow.productsInCategories([existing.id])));
+  if (existing) effects.alsoAffected.push(...(await batch.uow.products.keysInCategories([existing.id])));
   return id;
 }
 
@@ -386,7 +387,7 @@ async function resolveSize(batch: ProductBatch, externalId: string, description:
   });
   if (existing) {
     effects.changed = true;
-    effects.alsoAffected.push(...(await batch.uow.productsWithSizes([existing.id])));
+    effects.alsoAffected.push(...(await batch.uow.products.keysWithSizes([existing.id])));
   }
   return saved;
 }

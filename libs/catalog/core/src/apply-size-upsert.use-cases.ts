@@ -1,6 +1,7 @@
 import type { SoapSize } from '@commerce/erp-contracts';
 import { InvalidUpsertError } from './catalog.errors';
-import type { CatalogRepository, ProductKey } from './catalog.repository';
+import type { CatalogRepository } from './catalog.repository';
+import type { ProductKey } from './products.repository';
 import type { Size, SizeTable } from './product';
 import { deepEqual, FieldErrors, pick, productUpsertedEvents, type ApplyEntityResult } from './upsert.helpers';
 
@@ -22,7 +23,7 @@ export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap
     let tableExternalId: string | null | undefined;
     if (soap.sizetable) {
       tableExternalId = soap.sizetable.id.trim();
-      const before = await uow.findSizeTable(tableExternalId);
+      const before = await uow.sizes.findTable(tableExternalId);
       const table: SizeTable = {
         externalId: tableExternalId,
         description: pick(soap.sizetable.description, before?.description, ''),
@@ -30,15 +31,15 @@ export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap
         stockUnit: pick(soap.sizetable.stockunit, before?.stockUnit, ''),
       };
       if (!before || !deepEqual(before, table)) {
-        await uow.saveSizeTable(table);
+        await uow.sizes.saveTable(table);
         changed = true;
         // The unit is their `stockUnit`; the divisor is how many items their stock makes (`stock`, `inStock`).
         if (before && (before.stockUnit !== table.stockUnit || before.stockDivisor !== table.stockDivisor))
-          affected.push(...(await uow.productsWithSizeTable(table.externalId)));
+          affected.push(...(await uow.products.keysWithSizeTable(table.externalId)));
       }
     }
 
-    const [before] = await uow.findSizesByExternalIds([externalId]);
+    const [before] = await uow.sizes.findByExternalIds([externalId]);
     const size: Omit<Size, 'id'> & { id: number | null } = {
       id: before?.id ?? null,
       externalId,
@@ -49,15 +50,15 @@ export async function applySizeUpsert(deps: { catalog: CatalogRepository }, soap
       sizeTableExternalId: tableExternalId !== undefined ? tableExternalId : (before?.sizeTableExternalId ?? null),
     };
     if (!before || !deepEqual(before, size)) {
-      await uow.saveSize(size);
+      await uow.sizes.save(size);
       changed = true;
       if (before && (before.name !== size.name || before.sizeTableExternalId !== size.sizeTableExternalId)) {
-        affected.push(...(await uow.productsWithSizes([before.id])));
+        affected.push(...(await uow.products.keysWithSizes([before.id])));
       }
     }
 
     const events = productUpsertedEvents(affected);
-    await uow.publish(events);
+    await uow.outbox.publish(events);
     return { changed, affectedProducts: events.length };
   });
 }

@@ -10,10 +10,10 @@ import { deepEqual, pick, type ApplyEntityResult } from './upsert.helpers';
  */
 export async function applyWarehouseUpsert(deps: { catalog: CatalogRepository }, soap: SoapWarehouse): Promise<ApplyEntityResult> {
   return deps.catalog.transaction(async (uow) => {
-    const before = await uow.findWarehouse(soap.id.trim());
+    const before = await uow.marketsAndWarehouses.findWarehouse(soap.id.trim());
     const warehouse: Warehouse = { externalId: soap.id.trim(), description: pick(soap.description, before?.description, '') };
     if (before && deepEqual(before, warehouse)) return { changed: false, affectedProducts: 0 };
-    await uow.saveWarehouse(warehouse);
+    await uow.marketsAndWarehouses.saveWarehouse(warehouse);
     return { changed: true, affectedProducts: 0 };
   });
 }

@@ -71,17 +71,22 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
   };
   // What the batch reads and writes besides its products goes after the parts in flight: it sees them,
   // and the connection is never asked for two statements at once.
-  const uow = new Proxy(store, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        await writes;
-        throwFailed();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+  const afterWrites = <R extends object>(repository: R): R =>
+    new Proxy(repository, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await writes;
+          throwFailed();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  // Every repository of the unit of work (and its outbox), each method behind the writes.
+  const uow = Object.fromEntries(
+    Object.entries(store).map(([name, repository]) => [name, afterWrites(repository as object)]),
+  ) as unknown as CatalogUnitOfWork;
   const variations = soaps.flatMap((s): Variation[] => s.variations ?? []);
   const displays = variations.flatMap((v) => v.displays ?? []);
   const refIds = (kind: RefKind) => soaps.flatMap((s) => (s[kind] ? [s[kind].id] : []));
@@ -91,18 +96,21 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
   ];
   const sizeIds = variations.flatMap((v) => (v.sizes ?? []).map((s) => s.id));
 
-  const products = new Map<string, Product>((await uow.findProductsByExternalIds(soaps.map((s) => s.id))).map((p) => [p.externalId, p]));
+  const products = new Map<string, Product>((await uow.products.findByExternalIds(soaps.map((s) => s.id))).map((p) => [p.externalId, p]));
   const refs: Record<RefKind, Map<string, CatalogRef>> = {
-    brand: byExternalId(await uow.findRefsByExternalIds('brand', refIds('brand'))),
-    collection: byExternalId(await uow.findRefsByExternalIds('collection', refIds('collection'))),
+    brand: byExternalId(await uow.brandsAndCollections.findByExternalIds('brand', refIds('brand'))),
+    collection: byExternalId(await uow.brandsAndCollections.findByExternalIds('collection', refIds('collection'))),
   };
-  const categories = byExternalId(await uow.findCategoriesByExternalIds(categoryIds));
-  const sizes = byExternalId(await uow.findSizesByExternalIds(sizeIds));
+  const categories = byExternalId(await uow.categories.findByExternalIds(categoryIds));
+  const sizes = byExternalId(await uow.sizes.findByExternalIds(sizeIds));
 
   // New ids, as many as the batch's unknown products and variations need (no gaps in the sequences).
   const knownVariations = new Set([...products.values()].flatMap((p) => p.variants.map((v) => v.externalId)));
-  const productIds = await uow.nextIds('product', new Set(soaps.map((s) => s.id).filter((id) => !products.has(id))).size);
-  const variantIds = await uow.nextIds('variant', new Set(variations.map((v) => v.id).filter((id) => !knownVariations.has(id))).size);
+  const productIds = await uow.products.nextIds('product', new Set(soaps.map((s) => s.id).filter((id) => !products.has(id))).size);
+  const variantIds = await uow.products.nextIds(
+    'variant',
+    new Set(variations.map((v) => v.id).filter((id) => !knownVariations.has(id))).size,
+  );
 
   // Variant URIs: the stored ones the batch's names may lead to, then the batch's own as it writes them.
   const loadedBases = new Set<string>();
@@ -115,7 +123,7 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
     const missing = [...new Set(bases.map((b) => b || 'item'))].filter((b) => !loadedBases.has(b));
     if (missing.length === 0) return;
     for (const b of missing) loadedBases.add(b);
-    for (const { id, uri } of await uow.variantUris(missing)) {
+    for (const { id, uri } of await uow.products.variantUris(missing)) {
       storedOwners.set(uri, [...(storedOwners.get(uri) ?? []), id]);
       noteSuffix(uri);
     }
@@ -144,7 +152,7 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
     staged.clear();
     writing += 1;
     writes = writes
-      .then(() => (failed ? undefined : store.saveProducts(part)))
+      .then(() => (failed ? undefined : store.products.save(part)))
       .catch((error: unknown) => {
         failed ??= { error };
       })
@@ -154,7 +162,8 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
     await nextTurn();
   };
 
-  const take = async (pool: number[], kind: 'product' | 'variant'): Promise<number> => pool.shift() ?? (await uow.nextIds(kind, 1))[0]!;
+  const take = async (pool: number[], kind: 'product' | 'variant'): Promise<number> =>
+    pool.shift() ?? (await uow.products.nextIds(kind, 1))[0]!;
 
   return {
     uow,
@@ -163,22 +172,22 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
     nextVariantId: () => take(variantIds, 'variant'),
     findRef: (kind, externalId) => refs[kind].get(externalId) ?? null,
     async saveRef(kind, ref) {
-      const saved = await uow.saveRef(kind, ref);
+      const saved = await uow.brandsAndCollections.save(kind, ref);
       refs[kind].set(saved.externalId, saved);
       return saved;
     },
     findCategory: (externalId) => categories.get(externalId) ?? null,
     async saveCategory(category) {
-      await uow.saveCategories([category]);
+      await uow.categories.save([category]);
       categories.set(category.externalId, category);
     },
     findSize: (externalId) => sizes.get(externalId) ?? null,
     async saveSize(size) {
-      const saved = await uow.saveSize(size);
+      const saved = await uow.sizes.save(size);
       sizes.set(saved.externalId, saved);
       return saved;
     },
-    listMarketIds: () => (marketIds ??= uow.listMarketIds()),
+    listMarketIds: () => (marketIds ??= uow.marketsAndWarehouses.listMarketIds()),
     async variantUriTaken(uri, exceptVariantId) {
       const owner = stagedOwner.get(uri);
       if (owner !== undefined && owner !== exceptVariantId) return true;
@@ -226,7 +235,10 @@ export async function readProductBatch(store: CatalogUnitOfWork, soaps: SoapProd
       // relay publishes in rounds, and what makes the batch searchable leaves in the first ones, the
       // change feed's stock events after them.
       const recorded = [...events.values()];
-      await uow.publish([...recorded.filter((e) => e.type !== 'StockChanged'), ...recorded.filter((e) => e.type === 'StockChanged')]);
+      await uow.outbox.publish([
+        ...recorded.filter((e) => e.type !== 'StockChanged'),
+        ...recorded.filter((e) => e.type === 'StockChanged'),
+      ]);
       const applied: AppliedProduct[] = [];
       for (const product of written.values()) {
         const event = events.get(`ProductUpserted:${product.id}`);

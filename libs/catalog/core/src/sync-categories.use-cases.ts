@@ -17,7 +17,7 @@ export async function syncCategories(
   tree: CategoryNode[],
 ): Promise<{ changed: number; affectedProducts: number }> {
   return deps.catalog.transaction(async (uow) => {
-    const existing = await uow.listCategories();
+    const existing = await uow.categories.list();
     const byExternalId = new Map(existing.map((c) => [c.externalId, c]));
     const desired: Category[] = [];
 
@@ -29,7 +29,7 @@ export async function syncCategories(
         const slug = await uniqueSlug(slugify(node.name), current && !siblings.has(current) ? current : null, async (s) => siblings.has(s));
         siblings.add(slug);
         const category: Category = {
-          id: before?.id ?? (await uow.nextCategoryId()),
+          id: before?.id ?? (await uow.categories.nextId()),
           externalId: node.category,
           name: node.name,
           uri: parent ? `${parent.uri}/${slug}` : slug,
@@ -59,7 +59,7 @@ export async function syncCategories(
     const byId = new Map(existing.map((c) => [c.id, c]));
     const changed = desired.filter((c) => !deepEqual(byId.get(c.id), c));
     if (changed.length === 0) return { changed: 0, affectedProducts: 0 };
-    await uow.saveCategories(changed);
+    await uow.categories.save(changed);
     const shown = (c: Category) => ({ uri: c.uri, namePath: c.namePath, parentId: c.parentId });
     const renamed = changed
       .filter((c) => {
@@ -67,8 +67,8 @@ export async function syncCategories(
         return before !== undefined && !deepEqual(shown(before), shown(c));
       })
       .map((c) => c.id);
-    const events = productUpsertedEvents(renamed.length > 0 ? await uow.productsInCategories(renamed) : []);
-    await uow.publish(events);
+    const events = productUpsertedEvents(renamed.length > 0 ? await uow.products.keysInCategories(renamed) : []);
+    await uow.outbox.publish(events);
     return { changed: changed.length, affectedProducts: events.length };
   });
 }

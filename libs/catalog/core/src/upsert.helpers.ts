@@ -1,5 +1,6 @@
 import { ProductUpserted } from '@commerce/catalog-contracts';
-import type { CatalogEvent, ProductKey } from './catalog.repository';
+import type { CatalogEvent } from './catalog.repository';
+import type { ProductKey } from './products.repository';
 
 /** The outcome of applying a size, pricelist, market, warehouse or delivery window. */
 export interface ApplyEntityResult {

@@ -22,7 +22,7 @@ import {
 import { consumeBatchOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import { currentRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
-import { createCatalogRepository } from '../catalog.repository.knex';
+import { createCatalogRepository } from '../catalog.knex-repository';
 
 export const CATALOG_UPSERTS_GROUP = 'catalog-upserts';
 

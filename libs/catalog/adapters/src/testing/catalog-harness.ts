@@ -4,7 +4,7 @@ import { catalogUseCases, defaultCatalogSettings, type CatalogSettings, type Cat
 import { migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { catalogMigrations } from '../catalog.migrations';
-import { createCatalogRepository } from '../catalog.repository.knex';
+import { createCatalogRepository } from '../catalog.knex-repository';
 import { MiniSearchIndex } from '../search/minisearch.search-index';
 
 /** A clock a test moves by hand. */
@@ -71,4 +71,26 @@ export function soapPricelist(id: string, prices: Record<string, string>, overri
     items: Object.entries(prices).map(([product, price]) => ({ id: product, price })),
     ...overrides,
   };
+}
+
+/** The number of rows of a table of the harness's schema. */
+export const countRows = async (db: Db, table: string): Promise<number> => Number((await db.table(table).count({ n: '*' }))[0]!['n']);
+
+/** The id of a variant (the checkout API's product id), by the ERP's variation id. */
+export async function variationId(db: Db, variationExternalId: string): Promise<string> {
+  const row = await db.table('variants').where({ external_id: variationExternalId }).first('id');
+  if (!row) throw new Error(`no variant ${variationExternalId}`);
+  return String(row.id);
+}
+
+/** The id of a product's first variant (the checkout API's product id), by the ERP's product id. */
+export async function variantId(db: Db, productExternalId: string): Promise<string> {
+  const row = await db
+    .table('variants')
+    .join(`${db.schema}.products as p`, 'p.id', `${db.schema}.variants.product_id`)
+    .where('p.external_id', productExternalId)
+    .orderBy(`${db.schema}.variants.position`)
+    .first(`${db.schema}.variants.id`);
+  if (!row) throw new Error(`no variant of ${productExternalId}`);
+  return String(row.id);
 }

@@ -1,0 +1,157 @@
+import { productUpsertedEvents, type Category, type ProductKey } from '@commerce/catalog-core';
+import type { DbEngine } from '@commerce/shared-db';
+import { createCatalogRepository } from './catalog.knex-repository';
+import { catalogHarness, countRows } from './testing/catalog-harness';
+import { soapProduct } from './testing/soap-product.fixture';
+
+const keys = (list: ProductKey[]) => list.map((k) => k.externalId).sort();
+
+/**
+ * The products repository (products.knex-repository.ts) and the unit of work it writes in: a slice of the
+ * catalog store's contract (`catalog-entities.contract.ts`), run on PGlite and on Postgres.
+ */
+export function productsContract(openEngine: () => DbEngine): void {
+  const harness = () => catalogHarness(openEngine());
+
+  describe('the products repository', () => {
+    it('reads back the products, variants, items and per-warehouse stock it wrote', async () => {
+      const { db, catalog } = await harness();
+      await catalog.applyProductUpsert(soapProduct());
+      const repo = createCatalogRepository(db);
+      const [stored] = await repo.transaction((uow) => uow.products.findByExternalIds(['P-1', 'P-404']));
+      expect(stored!.variants.map((v) => v.items.map((i) => [i.sizeName, i.warehouseStock]))).toEqual([
+        [
+          ['S', {}],
+          ['M', { W1: 2, W2: 3 }],
+          ['L', {}],
+        ],
+        [
+          ['S', {}],
+          ['M', {}],
+        ],
+      ]);
+
+      const renamed = {
+        ...stored!,
+        name: 'Renamed',
+        variants: stored!.variants.map((v, i) =>
+          i === 0
+            ? { ...v, items: v.items.map((item) => ({ ...item, qty: item.qty + 1, warehouseStock: { ...item.warehouseStock, W3: 7 } })) }
+            : v,
+        ),
+      };
+      await repo.transaction((uow) => uow.products.save([renamed]));
+      expect((await repo.loadProducts([stored!.id])).map((v) => v.product)).toEqual([renamed]);
+      expect(await repo.transaction((uow) => uow.products.findByExternalIds(['P-1']))).toEqual([renamed]);
+    });
+
+    it('finds the products a change of a size, size table, variation, brand, collection or category touches', async () => {
+      const { db, catalog } = await harness();
+      await catalog.applyProductUpsert(soapProduct());
+      await catalog.applyProductUpsert(
+        soapProduct({
+          id: 'P-2',
+          brand: { id: 'B-2' },
+          folder: { id: 'F-2' },
+          variations: [{ id: 'V-X', sizes: [{ id: 'S-XL', qty: '1' }] }],
+        }),
+      );
+      await catalog.applySizeUpsert({ id: 'S-XL', sizetable: { id: 'ST-1' } });
+      const repo = createCatalogRepository(db);
+      const found = await repo.transaction(async (uow) => {
+        const [xl] = await uow.sizes.findByExternalIds(['S-XL']);
+        const [nordwear] = await uow.brandsAndCollections.findByExternalIds('brand', ['B-NW']);
+        const [autumn] = await uow.brandsAndCollections.findByExternalIds('collection', ['C-AW']);
+        const categories = await uow.categories.findByExternalIds(['F-NEW', 'F-2']);
+        const id = (externalId: string) => categories.find((c: Category) => c.externalId === externalId)!.id;
+        return {
+          of: keys(await uow.products.keysOf(['P-2', 'P-404', 'P-1', 'P-2'])),
+          sizes: keys(await uow.products.keysWithSizes([xl!.id])),
+          noSizes: await uow.products.keysWithSizes([]),
+          table: keys(await uow.products.keysWithSizeTable('ST-1')),
+          variations: keys(await uow.products.keysWithVariations(['V-OAT', 'V-X'])),
+          brand: keys(await uow.products.keysWithRef('brand', nordwear!.id)),
+          collection: keys(await uow.products.keysWithRef('collection', autumn!.id)),
+          // A variant's display category (F-NEW) and a product's folder (F-2).
+          newArrivals: keys(await uow.products.keysInCategories([id('F-NEW')])),
+          folder: keys(await uow.products.keysInCategories([id('F-2')])),
+        };
+      });
+      expect(found).toEqual({
+        of: ['P-1', 'P-2'],
+        sizes: ['P-2'],
+        noSizes: [],
+        table: ['P-2'],
+        variations: ['P-1', 'P-2'],
+        brand: ['P-1'],
+        collection: ['P-1', 'P-2'],
+        newArrivals: ['P-1'],
+        folder: ['P-2'],
+      });
+    });
+  });
+
+  describe('the unit of work', () => {
+    it('writes every aggregate and the outbox in one transaction: a failure keeps none of them', async () => {
+      const { db, catalog } = await harness();
+      await catalog.applyProductUpsert(soapProduct());
+      const repo = createCatalogRepository(db);
+      const outboxBefore = await countRows(db, 'outbox');
+      const failed = await repo
+        .transaction(async (uow) => {
+          const [product] = await uow.products.findByExternalIds(['P-1']);
+          await uow.products.save([{ ...product!, name: 'Never' }]);
+          await uow.categories.save([
+            {
+              id: await uow.categories.nextId(),
+              externalId: 'F-NEVER',
+              name: 'Never',
+              uri: 'never',
+              parentId: null,
+              position: 9,
+              configured: false,
+              namePath: ['Never'],
+            },
+          ]);
+          await uow.marketsAndWarehouses.saveWarehouse({ externalId: 'W-NEVER', description: 'Never' });
+          await uow.outbox.publish(productUpsertedEvents([product!]));
+          // Read inside, the writes are there (one transaction, one connection).
+          expect((await uow.products.findByExternalIds(['P-1']))[0]!.name).toBe('Never');
+          throw new Error('the change fails after its writes');
+        })
+        .catch((e: unknown) => e);
+      expect(failed).toEqual(new Error('the change fails after its writes'));
+      const [view] = await repo.loadProducts([(await repo.listProductIds(0, 1))[0]!]);
+      expect(view!.product.name).toBe('Café Sweater');
+      expect(await repo.transaction((uow) => uow.categories.findByExternalIds(['F-NEVER']))).toEqual([]);
+      expect(await repo.transaction((uow) => uow.marketsAndWarehouses.findWarehouse('W-NEVER'))).toBeNull();
+      expect(await countRows(db, 'outbox')).toBe(outboxBefore);
+    });
+
+    it('joins the transaction it is bound to instead of opening one: the caller’s rollback takes its writes too', async () => {
+      const { db, catalog } = await harness();
+      await catalog.applyProductUpsert(soapProduct());
+      const outboxBefore = await countRows(db, 'outbox');
+      await db
+        .transaction(async (trx) => {
+          const bound = createCatalogRepository(db, trx);
+          await bound.transaction(async (uow) => {
+            await uow.marketsAndWarehouses.saveMarket({ externalId: 'M-1', store: '1', type: 'b2c', description: 'Sweden' });
+            await uow.outbox.publish(productUpsertedEvents(await uow.products.keysOf(['P-1'])));
+          });
+          // Committed by nothing yet: the unit of work did not open a transaction of its own.
+          expect(await bound.transaction((uow) => uow.marketsAndWarehouses.findMarket('M-1'))).toEqual({
+            externalId: 'M-1',
+            store: '1',
+            type: 'b2c',
+            description: 'Sweden',
+          });
+          throw new Error('the caller rolls back');
+        })
+        .catch(() => undefined);
+      const repo = createCatalogRepository(db);
+      expect(await repo.transaction((uow) => uow.marketsAndWarehouses.findMarket('M-1'))).toBeNull();
+      expect(await countRows(db, 'outbox')).toBe(outboxBefore);
+    });
+  });
+}
