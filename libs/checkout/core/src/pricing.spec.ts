@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
 import { StoreView } from './store-view';
@@ -65,5 +66,35 @@ describe('the pricing of a selection (docs/pricing.md)', () => {
     const answer = selectionEnvelope(view, 't', germany, s, [], now).selection;
     expect(answer.totals.grandTotalPriceAsNumber).toBe(price.grandTotal / 100);
     expect(answer.discounts.discountAsNumber).toBe(price.discount / 100);
+  });
+});
+
+describe('the pricing module in its library', () => {
+  /** The cycles among a folder's modules through their relative imports (`from './x'`). */
+  const cyclesIn = (dir: string) => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
+    const imports = new Map(
+      files.map((f) => [
+        f,
+        [...readFileSync(join(dir, f), 'utf8').matchAll(/from '\.\/([^']+)'/g)].map((m) => `${m[1]}.ts`).filter((t) => files.includes(t)),
+      ]),
+    );
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const walk = (file: string, path: string[]) => {
+      state.set(file, 'open');
+      for (const next of imports.get(file) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), file, next].join(' -> '));
+        else if (!state.has(next)) walk(next, [...path, file]);
+      }
+      state.set(file, 'done');
+    };
+    for (const f of files) if (!state.has(f)) walk(f, []);
+    return cycles;
+  };
+
+  it('sits in no import circle: pricing, its rendering, the store view and the envelope import nothing that imports them back', () => {
+    expect(cyclesIn('libs/checkout/core/src')).toEqual([]);
+    expect(cyclesIn('libs/cart/core/src')).toEqual([]);
   });
 });
