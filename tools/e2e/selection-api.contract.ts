@@ -166,6 +166,8 @@ const product = (id: string, context: PriceContext): ProductDto | null => {
 };
 const catalog = {
   getItem: async (id: string, context: PriceContext) => item(id, context),
+  getItems: async (ids: readonly string[], context: PriceContext) =>
+    (await Promise.all(ids.map((id) => item(id, context)))).filter(Boolean),
   getProduct: async (id: string, context: PriceContext) => product(id, context),
   searchProducts: async () => ({ products: [], productCount: 0, filter: [] }),
 } as unknown as CatalogClient;

@@ -6,6 +6,7 @@ export function createInProcessCatalogClient(useCases: CatalogClient): CatalogCl
     searchProducts: (query, context) => useCases.searchProducts(query, context),
     getProduct: (id, context) => useCases.getProduct(id, context),
     getItem: (id, context) => useCases.getItem(id, context),
+    getItems: (ids, context) => useCases.getItems(ids, context),
     listCategories: () => useCases.listCategories(),
     resolveUri: (query, context) => useCases.resolveUri(query, context),
     getPricelist: (id) => useCases.getPricelist(id),

@@ -165,6 +165,8 @@ export interface CatalogClient {
   searchProducts(query: ProductQuery, context: PriceContext): Promise<ProductListDto>;
   getProduct(productId: string, context: PriceContext): Promise<ProductDto | null>;
   getItem(itemId: string, context: PriceContext): Promise<ItemInfoDto | null>;
+  /** Many items in one question (issue 28: a checkout's lines): those the catalog has, in no set order; the others left out. */
+  getItems(itemIds: readonly string[], context: PriceContext): Promise<ItemInfoDto[]>;
   /** `GET categories`: the tree in the configured order, each category followed by its children. */
   listCategories(): Promise<CategoryDto[]>;
   /** `POST uri`: only the kinds named in `for`, in that order of preference; null when none is found. */

@@ -34,6 +34,12 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
     },
     getProduct: (id, context) => call<ProductDto>('GET', `/internal/catalog/products/${encodeURIComponent(id)}${contextQuery(context)}`),
     getItem: (id, context) => call<ItemInfoDto>('GET', `/internal/catalog/items/${encodeURIComponent(id)}${contextQuery(context)}`),
+    getItems: async (ids, context) => {
+      if (ids.length === 0) return [];
+      const found = await call<{ items: ItemInfoDto[] }>('POST', '/internal/catalog/items', { items: ids, context });
+      if (!found) throw unavailable();
+      return found.items;
+    },
     listCategories: async () => {
       const list = await call<{ categories: CategoryDto[] }>('GET', '/internal/catalog/categories');
       if (!list) throw unavailable();

@@ -11,7 +11,7 @@ import { listingKey, type CatalogReadCache } from './catalog-read-cache';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository, Clock } from './catalog.repository';
 import { indexProduct, indexProducts, reindexAll, type ReindexProgress } from './index-product.use-cases';
-import { getItem, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-cases';
+import { getItem, getItems, getProduct, listCategories, resolveUri, searchProducts } from './product-queries.use-cases';
 import type { SearchIndex } from './search-index.port';
 import type { SearchQueryLog } from './search-queries';
 import { syncCategories } from './sync-categories.use-cases';
@@ -66,6 +66,7 @@ export function catalogUseCases(deps: CatalogDeps): CatalogUseCases {
     },
     getProduct: (id, context) => getProduct(deps, id, context),
     getItem: (id, context) => getItem(deps, id, context),
+    getItems: (ids, context) => getItems(deps, ids, context),
     listCategories: () => listCategories(deps),
     resolveUri: (query, context) => answered(deps, listingKey('uri', query, context), () => resolveUri(deps, query, context)),
     getPricelist: async (id) => {

@@ -245,6 +245,26 @@ export async function getItem(
   return toItemInfoDto(hit.view, hit.variant, item, projectionOf(deps, context));
 }
 
+/** `getItem` of many items with one read of their variants: those found, in no set order. */
+export async function getItems(
+  deps: Pick<CatalogReadDeps, 'catalog' | 'settings' | 'clock'>,
+  itemIds: readonly string[],
+  context: PriceContext,
+): Promise<ItemInfoDto[]> {
+  const wanted = [...new Set(itemIds)].flatMap((id) => {
+    const parsed = parseItemId(id);
+    return parsed ? [{ id, variantId: parsed.variantId }] : [];
+  });
+  if (wanted.length === 0) return [];
+  const hits = await loadVisibleVariants(deps.catalog, [...new Set(wanted.map((w) => w.variantId))], context);
+  const projection = projectionOf(deps, context);
+  return wanted.flatMap(({ id, variantId }) => {
+    const hit = hits.get(variantId);
+    const item = hit?.variant.items.find((i) => i.id === id);
+    return hit && item ? [toItemInfoDto(hit.view, hit.variant, item, projection)] : [];
+  });
+}
+
 /** `GET categories`: the tree in the configured order, each followed by its children. */
 export async function listCategories(deps: Pick<CatalogReadDeps, 'catalog'>): Promise<CategoryDto[]> {
   return (await deps.catalog.listCategories()).map(categoryDto);

@@ -11,6 +11,7 @@ function fake() {
       return { product: id, name: `v${calls.length}` } as unknown as ProductDto;
     },
     getItem: async () => null,
+    getItems: async () => [],
   } as unknown as CatalogClient;
   return { catalog, calls, failNext: (f: boolean) => (fail = f) };
 }

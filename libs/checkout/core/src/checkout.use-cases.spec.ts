@@ -36,6 +36,7 @@ function fakes() {
   let tokens = 0;
   const catalog: CatalogClient = {
     getItem: async (id, context) => (catalogCalls.push(context), id === jacket.item ? jacket : null),
+    getItems: async (ids, context) => (catalogCalls.push(context), ids.includes(jacket.item) ? [jacket] : []),
     getProduct: async (id, context) => {
       catalogCalls.push(context);
       if (id !== jacket.product) return null;

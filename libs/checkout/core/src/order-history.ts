@@ -143,13 +143,13 @@ export interface OrderPlacing {
 
 /** The ERP's ids of a selection's items, as the catalog has them now; an item it no longer has is left out. */
 export async function externalIdsOf(
-  catalog: Pick<CatalogClient, 'getItem'>,
+  catalog: Pick<CatalogClient, 'getItems'>,
   selection: SelectionDto,
 ): Promise<Map<string, ItemExternalIds>> {
-  const items = [...new Set(selection.items.map((i) => i.item))];
-  // No context: the ids of an item, whatever the market (the line was for sale when added and priced).
-  const infos = await Promise.all(items.map((item) => catalog.getItem(item, {})));
-  return new Map(infos.flatMap((info) => (info ? [[info.item, info.external] as const] : [])));
+  // One question for every line (issue 28; one a distinct item before). No context: the ids of an item, whatever
+  // the market (the line was for sale when added and priced).
+  const infos = await catalog.getItems([...new Set(selection.items.map((i) => i.item))], {});
+  return new Map(infos.map((info) => [info.item, info.external] as const));
 }
 
 /**

@@ -104,6 +104,22 @@ describe('catalog internal HTTP API and its client', () => {
     expect(await client.getProduct(product!.product, { market: '1', pricelist: 'US' })).toBeNull();
   });
 
+  it('gets many items in one call, as getItem each, leaving out the unknown and the malformed (issue 28)', async () => {
+    const context = { market: '1', pricelist: 'SE' };
+    const items = (await client.searchProducts({}, context)).products.flatMap((p) => p.items.map((i) => i.item));
+    expect(items.length).toBeGreaterThan(1);
+    const many = await client.getItems([...items, items[0]!, '999-1', 'not-an-item'], context);
+    const each = await Promise.all(items.map((item) => client.getItem(item, context)));
+    expect([...many].sort((a, b) => a.item.localeCompare(b.item))).toEqual([...each].sort((a, b) => a!.item.localeCompare(b!.item)));
+    expect(await client.getItems([], context)).toEqual([]);
+    const refused = await request(`${baseUrl}/internal/catalog/items`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: 'x' }),
+    });
+    expect(refused.statusCode).toBe(400);
+  });
+
   it('answers null for an unknown product or item (404 on the wire, with the spec errors)', async () => {
     expect(await client.getProduct('999999', {})).toBeNull();
     expect(await client.getItem('999-1', {})).toBeNull();

@@ -15,6 +15,8 @@ const SearchQueriesQuerySchema = z.object({
   language: z.string().optional(),
 });
 const UriBodySchema = z.object({ query: UriQuerySchema, context: PriceContextSchema.default({}) });
+/** A checkout's items (a selection has at most a few hundred lines). */
+const ItemsBodySchema = z.object({ items: z.array(z.string().min(1).max(64)).max(1000), context: PriceContextSchema.default({}) });
 
 /** `?market=…&pricelist=…&language=…` of the GET routes. */
 const contextOf = (query: Record<string, unknown>) => {
@@ -102,6 +104,12 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
     const item = await catalog.getItem(ctx.params['item']!, contextOf(ctx.query));
     if (!item) return notFound(ctx, new ItemNotFoundError());
     ctx.body = item;
+  });
+
+  router.post('/items', async (ctx) => {
+    const parsed = ItemsBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
+    if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
+    ctx.body = { items: await catalog.getItems(parsed.data.items, parsed.data.context) };
   });
 
   router.get('/pricelists/:id', async (ctx) => {
