@@ -227,6 +227,20 @@ describe('fault injection: the shop as separate processes on engines that stall,
     }
   }, 300_000);
 
+  it('serves the outbox backlog gauges on /metrics of every service with an outbox', async () => {
+    for (const service of [shop.catalog, shop.soap, shop.order, shop.payment, shop.account]) {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      expect({ service: service.name, age: /^outbox_oldest_pending_age_seconds\{schema="[^"]+"\} \d/m.test(text) }).toEqual({
+        service: service.name,
+        age: true,
+      });
+      expect({ service: service.name, pending: /^outbox_pending_events\{schema="[^"]+"\} \d/m.test(text) }).toEqual({
+        service: service.name,
+        pending: true,
+      });
+    }
+  });
+
   it('answers within the budget while Redis is paused 10 s: 503 with Retry-After, the first request after it succeeds, no add lost', async () => {
     await stall('redis', 'Redis paused 10 s (SIGSTOP)');
   }, 120_000);

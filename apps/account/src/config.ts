@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dbServiceEnv, env, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
+import { dbServiceEnv, env, kafkaNamingEnv, outboxEnv, retentionEnv } from '@commerce/shared-config';
 import { accountEnv } from '@commerce/account-adapters';
 
 /** Every variable of the account service (docs/configuration.md is generated from it: `npm run docs:config`). */
@@ -7,6 +7,7 @@ export const ConfigSchema = z.object({
   ...dbServiceEnv('account', 8083),
   ...accountEnv(),
   ...outboxEnv(),
+  ...retentionEnv(),
   STORE_CONFIG: z
     .string()
     .min(1)

@@ -1,5 +1,5 @@
-import { loadConfig, loadStoreConfig } from '@commerce/shared-config';
-import { createEventBus, busNaming } from '@commerce/shared-bus';
+import { loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startDbService } from '@commerce/shared-http';
 import { createCatalogHttpClient } from '@commerce/catalog-contracts';
 import { argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
@@ -24,9 +24,13 @@ runService('account', async () => {
       catalog: createCatalogHttpClient(config.CATALOG_URL),
     });
     await account.start();
+    // Its outbox's sent rows and dedupe records pruned, and its backlog on /metrics like every service with an outbox.
+    const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });
     return {
       routers: [account.router],
+      metricsRegistries: [retention.registry],
       close: async () => {
+        await retention.stop();
         await account.stop();
         await bus.close();
         mailer.close();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseEnv, env, httpServiceEnv, kafkaNamingEnv, outboxEnv } from '@commerce/shared-config';
+import { databaseEnv, env, httpServiceEnv, kafkaNamingEnv, outboxEnv, retentionEnv } from '@commerce/shared-config';
 import { paymentEnv } from '@commerce/payment-adapters';
 
 /** Every variable of the payment service (docs/configuration.md is generated from it: `npm run docs:config`). */
@@ -7,6 +7,7 @@ export const ConfigSchema = z.object({
   ...httpServiceEnv(8084),
   ...databaseEnv('payment'),
   ...outboxEnv(),
+  ...retentionEnv(),
   KAFKA_BROKERS: env.kafkaBrokers,
   ...kafkaNamingEnv(),
   // Required, as in the cart.

@@ -1,6 +1,6 @@
-import { loadConfig, loadStoreConfig } from '@commerce/shared-config';
+import { loadConfig, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import { createDbEngineFromConfig } from '@commerce/shared-db';
-import { createEventBus, busNaming } from '@commerce/shared-bus';
+import { createEventBus, startRetentionPruner, busNaming } from '@commerce/shared-bus';
 import { runService, startHttpService, startWithClosers } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
 import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
@@ -29,6 +29,9 @@ runService('payment', async () => {
     });
     await payment.start();
     closers.add(() => payment.stop());
+    // Its outbox's sent rows and dedupe records pruned, and its backlog on /metrics like every service with an outbox.
+    const retention = startRetentionPruner(db, { ...retentionSettings(config), logger });
+    closers.add(retention.stop);
     return startHttpService({
       service: 'payment',
       logger,
@@ -38,6 +41,7 @@ runService('payment', async () => {
       reusePort: config.REUSE_PORT,
       // Not the bus: events go through the outbox, which holds them while Kafka is away (decision 133).
       readiness: [{ name: 'database', check: () => db.ping() }],
+      metricsRegistries: [retention.registry],
       onShutdown: closers.all,
     });
   });

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { dbServiceEnv, loadConfig } from '@commerce/shared-config';
 import { createDbEngineFromConfig, type Db } from '@commerce/shared-db';
@@ -15,7 +16,10 @@ import type { LeanRoute } from './lean-route';
 export async function startDbService(
   name: string,
   defaultPort: number,
-  build: (deps: { db: Db; logger: Logger }) => Promise<{ routers: Router[]; leanRoutes?: LeanRoute[]; close?: () => Promise<void> }>,
+  build: (deps: {
+    db: Db;
+    logger: Logger;
+  }) => Promise<{ routers: Router[]; leanRoutes?: LeanRoute[]; metricsRegistries?: Registry[]; close?: () => Promise<void> }>,
 ): Promise<RunningServer> {
   const config = loadConfig(z.object(dbServiceEnv(name, defaultPort)));
   const logger = createLogger(name, config.LOG_LEVEL);
@@ -27,6 +31,7 @@ export async function startDbService(
     logger,
     routers: built.routers,
     ...(built.leanRoutes ? { leanRoutes: built.leanRoutes } : {}),
+    ...(built.metricsRegistries ? { metricsRegistries: built.metricsRegistries } : {}),
     port: config.PORT,
     host: config.HOST,
     reusePort: config.REUSE_PORT,
