@@ -180,17 +180,21 @@ async function countsOf(url: string): Promise<Counts> {
   };
 }
 
-/** Messages on the run's topics so far (the sum of their partitions' end offsets). */
-async function kafkaMessages(kafka: Running['kafka']): Promise<number> {
-  if (!kafka) return NaN;
+/** Messages on each of the run's topics so far (the sum of its partitions' end offsets), by the topic's name after the namespace. */
+async function kafkaMessages(kafka: Running['kafka']): Promise<Map<string, number>> {
+  if (!kafka) return new Map();
   const { Kafka, logLevel } = await import('kafkajs');
   const admin = new Kafka({ clientId: 'bench-flow', brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${kafka.namespace}.`));
-    let total = 0;
-    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high);
-    return total;
+    const counts = new Map<string, number>();
+    for (const topic of topics)
+      counts.set(
+        topic.slice(kafka.namespace.length + 1),
+        (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0),
+      );
+    return counts;
   } finally {
     await admin.disconnect();
   }
@@ -203,7 +207,7 @@ async function kafkaMessages(kafka: Running['kafka']): Promise<number> {
  */
 async function snapshot(running: Running): Promise<{ at: number; cpu: Map<string, number>; work: Map<string, number> }> {
   const counts = await Promise.all(running.processes.map((p) => countsOf(p.url)));
-  const work = new Map<string, number>([['kafka', await kafkaMessages(running.kafka)]]);
+  const work = new Map<string, number>([...(await kafkaMessages(running.kafka))].map(([topic, n]) => [`kafka ${topic}`, n]));
   running.processes.forEach((p, i) => {
     const { statements, redis, requests } = counts[i]!;
     work.set(`statements ${p.name}`, statements);
@@ -433,7 +437,8 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
       `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => !services.some(([s]) => s === name)))}`,
       `  internal HTTP calls ${workOf(row, 'call ')}`,
       `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
-      `  Redis commands ${workOf(row, 'redis ')}; Kafka messages ${fixed(row.work.get('kafka') ?? NaN, 2)}`,
+      `  Redis commands ${workOf(row, 'redis ')}`,
+      `  Kafka messages ${workOf(row, 'kafka ')}`,
     );
   }
   return { table, details };
