@@ -1,4 +1,5 @@
-import { firstInOrder, MiniSearchIndex } from './minisearch.search-index';
+import { firstInOrder } from './minisearch-ranking';
+import { MiniSearchIndex } from './minisearch.search-index';
 import { searchIndexContract } from './search-index.contract';
 import { parseSearchSettings } from './search-settings';
 

@@ -1,7 +1,6 @@
 import MiniSearch, { type Query } from 'minisearch';
 import {
   EVERY_MARKET,
-  FACET_FIELDS,
   SEARCHABLE_ATTRIBUTES,
   type FacetCounts,
   type FacetField,
@@ -13,29 +12,17 @@ import {
   type SearchScope,
   type SortKey,
 } from '@commerce/catalog-core';
-import { emptySearchSettings, MAX_SYNONYM_WORDS, type RankingRule, type SearchSettings } from './search-settings';
+import { emptySearchSettings, MAX_SYNONYM_WORDS, type SearchSettings } from './search-settings';
 import { matchKind, normalizeTerm, termsOf, tokenize } from './search-text';
+import { copyDoc, facetKey, FIELD_INDEX, SET_FIELDS, valuesOf, type Entry, type SetField } from './minisearch-documents';
+import { countBits, Posting } from './minisearch-postings';
+import { compareKeys, firstInOrder, ranking, sortValue, type Hit } from './minisearch-ranking';
 
 interface Token {
   term: string;
   /** Position: attribute index × 1000 + word index, so words of different attributes are far apart. */
   pos: number;
   attr: number;
-}
-
-/**
- * Fields kept as per-value document sets: the facets, then what the scope and the filters test. A
- * document's values of each are ordinals in the field's registry.
- */
-const SET_FIELDS = [...FACET_FIELDS, 'markets', 'pricelists', 'itemNames', 'availableItemNames', 'inStock'] as const;
-type SetField = (typeof SET_FIELDS)[number];
-const FIELD_INDEX = new Map<SetField, number>(SET_FIELDS.map((f, i) => [f, i]));
-
-/** A stored document, its dense slot and the ordinals of its values, by position in SET_FIELDS. */
-interface Entry {
-  doc: SearchDoc;
-  slot: number;
-  values: number[][];
 }
 
 type Kind = 'exact' | 'prefix' | 'typo';
@@ -49,135 +36,11 @@ interface QueryPart {
   alternatives: string[][];
 }
 
-interface Hit {
-  entry: Entry;
-  doc: SearchDoc;
-  score: number;
-  typos: number;
-  proximity: number;
-  attribute: number;
-  /** The document's values of the query's sort keys, read once. */
-  keys: SortValue[];
-}
-
-type SortValue = number | string | undefined;
-
 const MAX_PROXIMITY = 8;
 const searchableText = (doc: SearchDoc, field: string): string => {
   const value = doc[field as keyof SearchDoc];
   return Array.isArray(value) ? value.join(' \u2063 ') : String(value ?? '');
 };
-
-/**
- * A copy of a search document (plain data: strings, numbers, booleans, null, arrays, records), so the
- * index keeps its own; several times cheaper than structuredClone, which was a fifth of indexing.
- */
-function copyPlain<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyPlain) as T;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyPlain((value as Record<string, unknown>)[key]);
-  return out as T;
-}
-
-const isScalar = (value: unknown): boolean => typeof value !== 'object' || value === null;
-
-/**
- * `copyPlain` of a search document: its fields are scalars, lists of scalars (copied with one `slice`)
- * and records of numbers; anything deeper is copied by `copyPlain`.
- */
-function copyDoc(doc: SearchDoc): SearchDoc {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(doc)) {
-    const value = (doc as unknown as Record<string, unknown>)[key];
-    out[key] = isScalar(value) ? value : Array.isArray(value) && value.every(isScalar) ? value.slice() : copyPlain(value);
-  }
-  return out as unknown as SearchDoc;
-}
-
-/** Set bits of a 32-bit word. */
-function popcount(v: number): number {
-  v -= (v >>> 1) & 0x55555555;
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-/** A small posting stays a list of slots; past this many it becomes a bitset. */
-const SMALL_POSTING = 64;
-
-/**
- * The documents (dense slots) holding one value: a list while few, a bitset (one bit a slot) once many,
- * so that a rare value costs its documents and a common one a word per 32 documents.
- */
-class Posting {
-  size = 0;
-  private list: number[] | null = [];
-  private bits: Uint32Array | null = null;
-
-  add(slot: number): void {
-    if (this.list) {
-      this.list.push(slot);
-      if (this.list.length > SMALL_POSTING) {
-        const list = this.list;
-        this.list = null;
-        this.bits = new Uint32Array(0);
-        for (const s of list) this.setBit(s);
-      }
-    } else this.setBit(slot);
-    this.size++;
-  }
-
-  delete(slot: number): void {
-    if (this.list) {
-      const i = this.list.indexOf(slot);
-      if (i < 0) return;
-      this.list[i] = this.list[this.list.length - 1]!;
-      this.list.pop();
-    } else {
-      const bits = this.bits!;
-      const w = slot >>> 5;
-      if (w >= bits.length || (bits[w]! & (1 << (slot & 31))) === 0) return;
-      bits[w]! &= ~(1 << (slot & 31));
-    }
-    this.size--;
-  }
-
-  /** target |= this */
-  orInto(target: Uint32Array): void {
-    if (this.list) {
-      for (const s of this.list) target[s >>> 5]! |= 1 << (s & 31);
-      return;
-    }
-    const bits = this.bits!;
-    const n = Math.min(bits.length, target.length);
-    for (let w = 0; w < n; w++) target[w]! |= bits[w]!;
-  }
-
-  /** How many of its documents are in `match`; `words` lists the non-zero words of `match`. */
-  countIn(match: Uint32Array, words: Int32Array): number {
-    let n = 0;
-    if (this.list) {
-      for (const s of this.list) if ((match[s >>> 5]! & (1 << (s & 31))) !== 0) n++;
-      return n;
-    }
-    const bits = this.bits!;
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i]!;
-      if (w < bits.length) n += popcount(bits[w]! & match[w]!);
-    }
-    return n;
-  }
-
-  private setBit(slot: number): void {
-    const w = slot >>> 5;
-    if (w >= this.bits!.length) {
-      const grown = new Uint32Array(Math.max(w + 1, this.bits!.length * 2));
-      grown.set(this.bits!);
-      this.bits = grown;
-    }
-    this.bits![w]! |= 1 << (slot & 31);
-  }
-}
 
 /** A field's distinct values (by facet key), each with an ordinal, the value shown and its documents. */
 interface FieldValues {
@@ -708,135 +571,10 @@ export class MiniSearchIndex implements SearchIndex {
   }
 }
 
-/** A document's values of a set field, as strings (`inStock` as `true`/`false`). */
-function valuesOf(doc: SearchDoc, field: SetField): string[] {
-  const v = doc[field];
-  if (typeof v === 'string') return [v];
-  if (typeof v === 'boolean') return [String(v)];
-  return Array.isArray(v) ? v : [];
-}
-
 function setOf<K>(map: Map<K, Set<number>>, key: K): Set<number> {
   let set = map.get(key);
   if (!set) map.set(key, (set = new Set()));
   return set;
-}
-
-function countBits(bits: Uint32Array): number {
-  let n = 0;
-  for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) n += popcount(bits[w]!);
-  return n;
-}
-
-/** Filter and facet values compare as Meilisearch compares them: trimmed, whatever their case (accents count). */
-const facetKeys = new Map<string, string>();
-function facetKey(value: string): string {
-  let key = facetKeys.get(value);
-  if (key === undefined) {
-    // Remembered: the same few values (markets, brands, colours) come back in every query.
-    if (facetKeys.size > 200_000) facetKeys.clear();
-    key = value.trim().toLowerCase();
-    facetKeys.set(value, key);
-  }
-  return key;
-}
-
-function sortValue(doc: SearchDoc, key: SortKey): SortValue {
-  if (key.field === 'price') return doc.prices[key.pricelist];
-  const v = doc[key.field];
-  // Meilisearch sorts strings by their lower case and treats an empty one as no value.
-  return typeof v === 'string' ? v.toLowerCase() || undefined : v;
-}
-
-/**
- * The order of text hits by the settings' ranking rules: `words` ranks nothing (every word is required),
- * `sort` is the query's sort, `exactness` MiniSearch's score, `<field>:asc|desc` the document's value;
- * ties last by id, so that both engines' ties come out the same way.
- */
-function ranking(rules: RankingRule[]): (a: Hit, b: Hit, sort: SortKey[]) => number {
-  const steps = rules.flatMap((rule): Array<(a: Hit, b: Hit, sort: SortKey[]) => number> => {
-    if (typeof rule === 'object') {
-      const field = rule.field as keyof SearchDoc;
-      const key = [{ field, order: rule.order }] as unknown as SortKey[];
-      return [(a, b) => compareKeys([customValue(a.doc, field)], [customValue(b.doc, field)], key)];
-    }
-    switch (rule) {
-      case 'sort':
-        return [(a, b, sort) => compareKeys(a.keys, b.keys, sort)];
-      case 'typo':
-        return [(a, b) => a.typos - b.typos];
-      case 'proximity':
-        return [(a, b) => a.proximity - b.proximity];
-      case 'attribute':
-        return [(a, b) => a.attribute - b.attribute];
-      case 'exactness':
-        return [(a, b) => b.score - a.score];
-      default:
-        return [];
-    }
-  });
-  return (a, b, sort) => {
-    for (const step of steps) {
-      const c = step(a, b, sort);
-      if (c !== 0) return c;
-    }
-    return a.doc.productId - b.doc.productId;
-  };
-}
-
-function customValue(doc: SearchDoc, field: keyof SearchDoc): SortValue {
-  const v = doc[field];
-  return typeof v === 'number' ? v : typeof v === 'string' ? v.toLowerCase() || undefined : undefined;
-}
-
-/** Like Meilisearch, a document without the value comes after those with one, in either order. */
-function compareKeys(a: SortValue[], b: SortValue[], sort: SortKey[]): number {
-  for (let i = 0; i < sort.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === y) continue;
-    if (x === undefined) return 1;
-    if (y === undefined) return -1;
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : x < y ? -1 : 1;
-    return sort[i]!.order === 'asc' ? c : -c;
-  }
-  return 0;
-}
-
-/**
- * The first `k` items in order, without sorting them all: a page of 24 out of 30 000 matches costs a pass
- * with a bounded heap (n log k), not a sort of every match (n log n).
- */
-export function firstInOrder<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
-  if (k <= 0) return [];
-  if (k * 4 >= items.length) return [...items].sort(compare).slice(0, k);
-  // A max-heap of the k best so far: its root is the worst of them.
-  const heap: T[] = [];
-  const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j]!, heap[i]!]);
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (compare(heap[i]!, heap[parent]!) <= 0) break;
-        swap(i, parent);
-        i = parent;
-      }
-    } else if (compare(item, heap[0]!) < 0) {
-      heap[0] = item;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let largest = i;
-        if (l < k && compare(heap[l]!, heap[largest]!) > 0) largest = l;
-        if (r < k && compare(heap[r]!, heap[largest]!) > 0) largest = r;
-        if (largest === i) break;
-        swap(i, largest);
-        i = largest;
-      }
-    }
-  }
-  return heap.sort(compare);
 }
 
 export const createEmbeddedSearchIndex = (settings?: SearchSettings): SearchIndex => new MiniSearchIndex(settings);
