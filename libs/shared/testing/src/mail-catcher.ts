@@ -44,10 +44,11 @@ const waitFor = async <T>(find: () => Promise<T | undefined> | T | undefined, wh
 };
 
 /**
- * A real SMTP server on loopback that keeps every mail it receives: on a free port, or on `port` (a server
- * closed and started again on its port is an SMTP server that was down and is up again).
+ * A real SMTP server that keeps every mail it receives: on loopback unless `host` says otherwise (the SMTP sink
+ * image listens on every address), on a free port or on `port` (a server closed and started again on its port is
+ * an SMTP server that was down and is up again).
  */
-export async function startSmtpCatcher(options: { port?: number } = {}): Promise<{
+export async function startSmtpCatcher(options: { port?: number; host?: string } = {}): Promise<{
   url: string;
   port: number;
   mails: CaughtMail[];
@@ -70,10 +71,11 @@ export async function startSmtpCatcher(options: { port?: number } = {}): Promise
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host}:${port}`,
     port,
     mails,
     mailTo: (address, timeoutMs = 10_000) =>
