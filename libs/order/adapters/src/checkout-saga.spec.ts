@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AttemptDto, StartAttemptResult } from '@commerce/payment-contracts';
 import type { CommitStockResult } from '@commerce/catalog-contracts';
-import { beginCheckout, completePaidAttempt, type CheckoutSagaDeps } from '@commerce/order-core';
+import { beginCheckout, completePaidAttempt, orderUseCases, type CheckoutSagaDeps } from '@commerce/order-core';
 import { createDbEngine, migrate, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { orderMigrations } from './order.migrations';
@@ -122,6 +122,25 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
       expect(h.closed).toContain(selectionId);
     },
   );
+
+  it('50 concurrent completions of one attempt in the order service share one run: one walk of the saga, one order, one answer', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    let walks = 0;
+    const { orders, payment, stock, cart } = h.deps;
+    const counted = { ...payment, getAttempt: async (id: string) => (walks++, payment.getAttempt(id)) };
+    const client = orderUseCases({ orders }, { payment: counted, stock, cart });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => client.completePaidAttempt(begun.attemptId)));
+    expect(walks).toBe(1);
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toMatchObject({ placed: true });
+    expect(await h.ordersOf(selectionId)).toBe(1);
+    // Once settled, the next completion walks again (and finds the order).
+    expect(await client.completePaidAttempt(begun.attemptId)).toEqual(answers[0]);
+    expect(walks).toBe(2);
+  });
 
   it('POST payment killed after the hold or at the start: nothing started or a started attempt, the hold released; POST payment again starts one', async () => {
     const h = await harness();

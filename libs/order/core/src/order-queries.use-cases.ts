@@ -1,4 +1,4 @@
-import type { OrderClient, OrderPage } from '@commerce/order-contracts';
+import type { OrderClient, OrderPage, PaidAttemptCompletion } from '@commerce/order-contracts';
 import { InvalidPagingError } from './order.errors';
 import type { OrderRepository } from './order.repository';
 import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
@@ -32,10 +32,21 @@ export function orderUseCases(deps: PlaceOrderDeps, saga?: SagaClients): OrderCl
     if (!saga) throw new Error('order: the checkout saga needs the payment, stock and cart clients');
     return { ...deps, ...saga };
   };
+  // Concurrent completions of one attempt in this process share one run (the visitor's repeated payment-result, the
+  // webhook's consumer): 50 identical payment-results each walked the saga, queued on the hold's row locks and the
+  // pools, and every one answered 503 at the budget. Each caller gets the shared run's outcome (decision 141).
+  const completing = new Map<string, Promise<PaidAttemptCompletion>>();
+  const completeOnce = (attemptId: string): Promise<PaidAttemptCompletion> => {
+    const running = completing.get(attemptId);
+    if (running) return running;
+    const run = (async () => completePaidAttempt(sagaDeps(), attemptId))().finally(() => completing.delete(attemptId));
+    completing.set(attemptId, run);
+    return run;
+  };
   return {
     placeOrder: (command) => placeOrder(deps, command),
     beginCheckout: async (command) => beginCheckout(sagaDeps(), command),
-    completePaidAttempt: async (attemptId) => completePaidAttempt(sagaDeps(), attemptId),
+    completePaidAttempt: completeOnce,
     getOrder: (id) => deps.orders.findById(id),
     getOrderByPaymentAttempt: (attempt) => deps.orders.findByPaymentAttempt(attempt),
     listCustomerOrders: (customerId, from, size) => listCustomerOrders(deps, customerId, from, size),
