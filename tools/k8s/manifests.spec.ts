@@ -213,11 +213,16 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     });
 
     it("names in its pod's commerce.dev/readiness the checks its /readyz makes, never the bus (decision 133)", () => {
-      // What the service's main registers as readiness checks; a service started by startDbService has its database.
+      // What the service's process registers as readiness checks: startService checks the database of a config
+      // that has one, then those of the module its main starts (libs/<service>/adapters/src/<service>.module.ts).
       const main = readFileSync(join(__dirname, '..', '..', 'apps', app, 'src', 'main.ts'), 'utf8');
-      const registered = main.includes('startDbService(')
-        ? ['database']
-        : [...(/readiness: \[([\s\S]*?)\]/.exec(main)?.[1] ?? '').matchAll(/name: '([^']+)'/g)].map((m) => m[1]!);
+      const service = /startService\('[^']+', ConfigSchema, [\s\S]*?(\w+)Module\(/.exec(main)?.[1];
+      expect(service).toBeDefined();
+      const module = readFileSync(join(__dirname, '..', '..', 'libs', service!, 'adapters', 'src', `${service}.module.ts`), 'utf8');
+      const registered = [
+        ...(readBy(app).includes('DATABASE_URL') ? ['database'] : []),
+        ...[...(/readiness: \[([\s\S]*?)\]/.exec(module)?.[1] ?? '').matchAll(/name: '([^']+)'/g)].map((m) => m[1]!),
+      ];
       expect(registered.length).toBeGreaterThan(0);
       const annotated = String(one('Deployment', app).spec.template.metadata.annotations['commerce.dev/readiness']).split(',');
       expect(annotated).toEqual(registered);

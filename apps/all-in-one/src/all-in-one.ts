@@ -1,34 +1,28 @@
-import { daysToMs, loadStoreConfig, retentionSettings } from '@commerce/shared-config';
+import { existsSync } from 'node:fs';
+import { Registry } from 'prom-client';
+import { loadStoreConfig, retentionSettings } from '@commerce/shared-config';
 import type { SoapProduct } from '@commerce/erp-contracts';
 import { createDbEngineFromConfig, type Db, type DbEngine } from '@commerce/shared-db';
 import { createEventBus, startRetentionPruner, busNaming, type EventBus, type MemoryBus } from '@commerce/shared-bus';
-import { createSessionStore } from '@commerce/shared-sessions';
-import { existsSync } from 'node:fs';
-import { createHttpApp, mountRouters, serve, startWithClosers, staticFiles, type RunningServer } from '@commerce/shared-http';
+import {
+  createHttpApp,
+  mountRouters,
+  serve,
+  startWithClosers,
+  staticFiles,
+  type RunningServer,
+  type ServiceModule,
+} from '@commerce/shared-http';
 import type { Logger } from '@commerce/shared-logging';
-import { buildBackofficeService, receivedUpsertsRetention } from '@commerce/backoffice-adapters';
-import { buildCatalogService, createSearchIndex, searchQueriesRetention, type DemoCatalog } from '@commerce/catalog-adapters';
-import { catalogSettings } from '@commerce/catalog-core';
-import { buildCartService } from '@commerce/cart-adapters';
-import { argon2Params, buildAccountService, createMailer, mailerOptions } from '@commerce/account-adapters';
-import { buildOrderService } from '@commerce/order-adapters';
-import { buildPaymentService, testProviderSettings } from '@commerce/payment-adapters';
+import { backofficeModule } from '@commerce/backoffice-adapters';
+import { catalogModule, type DemoCatalog } from '@commerce/catalog-adapters';
+import { cartModule } from '@commerce/cart-adapters';
+import { accountModule } from '@commerce/account-adapters';
+import { orderModule } from '@commerce/order-adapters';
+import { paymentModule } from '@commerce/payment-adapters';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
-import { StoreView } from '@commerce/checkout-core';
-import {
-  checkoutErrorBody,
-  checkoutSessionMiddleware,
-  checkoutSessions,
-  CHECKOUT_PREFIX,
-  createCheckoutRouter,
-  createLoginGuard,
-  createSessionLimit,
-  loginLimits,
-  sessionLimits,
-  withGeoip,
-  checkoutCors,
-} from '@commerce/checkout-adapters';
+import { CHECKOUT_PREFIX, checkoutModule } from '@commerce/checkout-adapters';
 import type { AllInOneConfig } from './config';
 
 export interface AllInOne extends RunningServer {
@@ -94,176 +88,87 @@ export async function startAllInOne(
   faults: { orders?: (client: OrderClient) => OrderClient } = {},
 ): Promise<AllInOne> {
   const store = loadStoreConfig(config.STORE_CONFIG);
-  const view = new StoreView(store);
   return startWithClosers(async (closers) => {
     const engine = await createDbEngineFromConfig(config, logger);
     closers.add(() => engine.close());
-    const bus = await createEventBus(config.KAFKA_BROKERS, {
-      clientId: 'all-in-one',
-      logger,
-      ...busNaming(config),
-    });
+    const bus = await createEventBus(config.KAFKA_BROKERS, { clientId: 'all-in-one', logger, ...busNaming(config) });
     closers.add(() => bus.close());
-    const sessions = await createSessionStore(config.REDIS_URL, { ttlSeconds: config.SESSION_TTL_SECONDS, logger });
-    closers.add(() => sessions.close());
-    const search = await createSearchIndex(config.MEILI_URL, {
-      logger,
-      indexName: config.MEILI_INDEX,
-      ...(config.MEILI_API_KEY ? { apiKey: config.MEILI_API_KEY } : {}),
-    });
-
-    const catalog = await buildCatalogService({
-      db: engine.forSchema('catalog'),
+    // Each service's module, as its own process builds it, on its schema of the one engine and the one bus.
+    const context = (service: string, schema = service) => ({
+      db: engine.forSchema(schema),
       bus,
-      search,
-      logger: logger.child({ component: 'catalog' }),
-      settings: catalogSettings(store),
-      readCacheMs: config.READ_CACHE_MS,
-      applyPartProducts: config.APPLY_PART_PRODUCTS,
-      viewCacheMs: config.VIEW_CACHE_MS,
+      logger: logger.child({ component: service }),
       outboxPollMs: config.OUTBOX_POLL_MS,
-    });
-    const cart = await buildCartService({ db: engine.forSchema('cart'), currencyFormat: view.currencyFormat });
-    const accountLogger = logger.child({ component: 'account' });
-    const mailer = createMailer({ ...mailerOptions(config), logger: accountLogger });
-    closers.add(async () => mailer.close());
-    const account = await buildAccountService({
-      db: engine.forSchema('account'),
-      argon2: argon2Params(config),
-      mailer,
-      frontendUrl: store.frontendUrl,
-      resetTtlMinutes: config.PASSWORD_RESET_TTL_MINUTES,
-      logger: accountLogger,
-      bus,
-      catalog: catalog.client,
-      outboxPollMs: config.OUTBOX_POLL_MS,
-    });
-    const payment = await buildPaymentService({
-      db: engine.forSchema('payment'),
-      bus,
-      logger: logger.child({ component: 'payment' }),
       store,
-      testProviders: testProviderSettings(config, `http://localhost:${config.PORT}`),
-      attemptExpiryMinutes: config.PAYMENT_ATTEMPT_EXPIRY_MINUTES,
-      outboxPollMs: config.OUTBOX_POLL_MS,
+      closers,
     });
-    const order = await buildOrderService({
-      db: engine.forSchema('order'),
-      bus,
-      logger: logger.child({ component: 'order' }),
-      trackingUrls: store.trackingUrls,
+    const catalog = await catalogModule(config, context('catalog'));
+    const cart = await cartModule(context('cart'));
+    const account = await accountModule(config, { ...context('account'), catalog: catalog.client });
+    const payment = await paymentModule(config, context('payment'));
+    const order = await orderModule(config, {
+      ...context('order'),
       // The checkout saga (order core's checkout-saga.ts): the edge's payment and payment-result, and the PaymentAuthorized consumer.
       saga: { payment: payment.client, stock: catalog.stock, cart: cart.client },
-      webhookGraceMs: config.WEBHOOK_COMPLETION_GRACE_MS,
-      outboxPollMs: config.OUTBOX_POLL_MS,
       ...(faults.orders ? { wrapClient: faults.orders } : {}),
     });
-    const backoffice = await buildBackofficeService({
-      db: engine.forSchema('backoffice'),
-      bus,
-      logger: logger.child({ component: 'backoffice-soap' }),
-      namespace: store.soap.namespace,
-      users: store.soap.users,
-      correlationPrefix: store.soap.correlationPrefix,
-      events: {
-        echo: config.SOAP_ECHO_EVENTS,
-        pageSize: config.EVENTS_PAGE_SIZE,
-        retentionMs: daysToMs(config.CHANGE_EVENTS_RETENTION_DAYS),
-        pruneIntervalMs: config.RETENTION_INTERVAL_SECONDS * 1000,
-      },
-      trustProxy: config.SOAP_TRUST_PROXY,
-      streamPartSize: config.SOAP_STREAM_PART_SIZE,
-      budget: { baseMs: config.SOAP_REQUEST_BUDGET_MS, perMbMs: config.SOAP_REQUEST_BUDGET_MS_PER_MB },
-      // The account service's cost: a buyer who never logged in costs a login what anyone costs (decision 54).
-      buyerPasswords: argon2Params(config),
-      outboxPollMs: config.OUTBOX_POLL_MS,
-    });
+    const backoffice = await backofficeModule(config, context('backoffice-soap', 'backoffice'));
 
-    await catalog.start();
-    closers.add(() => catalog.stop());
-    await backoffice.start();
-    closers.add(() => backoffice.stop());
-    await order.start();
-    closers.add(() => order.stop());
-    await payment.start();
-    closers.add(() => payment.stop());
-    await account.start();
-    closers.add(() => account.stop());
-    // One pruner per schema with an outbox, reporting into one registry.
-    const catalogRetention = startRetentionPruner(engine.forSchema('catalog'), {
-      ...retentionSettings(config),
-      tables: [searchQueriesRetention(daysToMs(config.SEARCH_QUERIES_RETENTION_DAYS))],
-      logger,
-    });
-    closers.add(catalogRetention.stop);
-    const tables = [receivedUpsertsRetention(daysToMs(config.RECEIVED_UPSERTS_RETENTION_DAYS))];
-    const backofficeRetention = startRetentionPruner(engine.forSchema('backoffice'), {
-      ...retentionSettings(config),
-      tables,
-      logger,
-      registry: catalogRetention.registry,
-    });
-    closers.add(backofficeRetention.stop);
-    const orderRetention = startRetentionPruner(engine.forSchema('order'), {
-      ...retentionSettings(config),
-      logger,
-      registry: catalogRetention.registry,
-    });
-    closers.add(orderRetention.stop);
-    const paymentRetention = startRetentionPruner(engine.forSchema('payment'), {
-      ...retentionSettings(config),
-      logger,
-      registry: catalogRetention.registry,
-    });
-    closers.add(paymentRetention.stop);
-    const accountRetention = startRetentionPruner(engine.forSchema('account'), {
-      ...retentionSettings(config),
-      logger,
-      registry: catalogRetention.registry,
-    });
-    closers.add(accountRetention.stop);
+    // Started as their processes start them, their outboxes pruned by one pruner per schema into one registry.
+    const retention = new Registry();
+    const modules: Array<[string, ServiceModule]> = [
+      ['catalog', catalog],
+      ['backoffice', backoffice],
+      ['order', order],
+      ['payment', payment],
+      ['account', account],
+    ];
+    for (const [, module] of modules) {
+      await module.start?.();
+      if (module.stop) closers.add(module.stop);
+    }
+    for (const [schema, module] of modules) {
+      const pruner = startRetentionPruner(engine.forSchema(schema), {
+        ...retentionSettings(config),
+        tables: module.retention ?? [],
+        logger,
+        registry: retention,
+      });
+      closers.add(pruner.stop);
+    }
     if (demo && (!Array.isArray(demo) || demo.length > 0)) await catalog.seed(demo);
 
-    const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
-    closers.add(() => loginGuard.close());
-    const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config));
-    if (newSessions) closers.add(() => newSessions.close());
-    const checkoutDeps = {
-      sessions: checkoutSessions(sessions),
-      catalog: catalog.client,
-      cart: cart.client,
-      account: account.client,
-      orders: faults.orders ? faults.orders(order.client) : order.client,
-      payment: payment.client,
-      paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
-      loginGuard,
-      rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
-      ...(newSessions ? { newSessions } : {}),
-      trustProxy: config.LOGIN_TRUST_PROXY,
-      view,
-      productCacheMs: config.PRODUCT_CACHE_MS,
-      ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
-      ...withGeoip(config),
-    };
-    const checkout = createCheckoutRouter(checkoutDeps);
+    const checkout = await checkoutModule(config, {
+      logger,
+      store,
+      closers,
+      peers: {
+        catalog: catalog.client,
+        cart: cart.client,
+        account: account.client,
+        orders: faults.orders ? faults.orders(order.client) : order.client,
+        payment: payment.client,
+      },
+    });
     const app = createHttpApp({
       service: 'all-in-one',
       logger,
-      errorBody: checkoutErrorBody,
-      beforeBody: [checkoutSessionMiddleware(checkoutDeps)],
+      ...checkout.app,
       // The checkout API's budget, as at checkout-api's edge (decision 142); SOAP has its own (SOAP_REQUEST_BUDGET_MS).
-      requestBudgetMs: config.REQUEST_BUDGET_MS,
       requestBudgetPaths: (path) => path.startsWith(CHECKOUT_PREFIX),
-      ...checkoutCors(config),
-      metricsRegistries: [catalogRetention.registry, catalog.searchQueries.registry],
+      metricsRegistries: [retention, ...modules.flatMap(([, module]) => module.metricsRegistries ?? [])],
       // Not the bus: events go through the outboxes, which hold them while Kafka is away (decision 133).
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },
-        { name: 'sessions', check: () => sessions.ping() },
-        { name: 'search', check: () => search.ping() },
+        ...(checkout.readiness ?? []),
+        ...modules.flatMap(([, module]) => module.readiness ?? []),
       ],
     });
-    mountRouters(app, [checkout, backoffice.router, payment.pages]);
+    // The public interfaces only: the services' internal APIs are called in process.
+    mountRouters(
+      app,
+      [checkout, backoffice, payment].flatMap((module: ServiceModule) => module.publicRouters ?? []),
+    );
     // The demo shop at `/`: static files that call the checkout API like any storefront (decision 125).
     const storefront = config.STOREFRONT_DIR && existsSync(config.STOREFRONT_DIR) ? config.STOREFRONT_DIR : null;
     if (storefront) app.use(staticFiles(storefront));
@@ -274,7 +179,7 @@ export async function startAllInOne(
     const engines = [
       engine.engine === 'pglite' ? 'PGlite' : 'Postgres',
       bus.kind === 'memory' ? 'in-memory bus' : 'Kafka',
-      sessions.kind === 'memory' ? 'in-memory sessions' : 'Redis sessions',
+      checkout.sessions.kind === 'memory' ? 'in-memory sessions' : 'Redis sessions',
       config.MEILI_URL === 'embedded' ? 'embedded search' : 'Meilisearch',
     ].join(', ');
     return Object.assign(server, {

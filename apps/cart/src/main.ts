@@ -1,13 +1,6 @@
-import { currencyFormats, loadConfig, loadStoreConfig } from '@commerce/shared-config';
-import { runService, startDbService } from '@commerce/shared-http';
-import { buildCartService } from '@commerce/cart-adapters';
+import { runService, startService } from '@commerce/shared-http';
+import { cartModule } from '@commerce/cart-adapters';
 import { ConfigSchema } from './config';
 
-runService('cart', async () => {
-  const { STORE_CONFIG } = loadConfig(ConfigSchema);
-  const store = loadStoreConfig(STORE_CONFIG);
-  return startDbService('cart', 8081, async ({ db, logger }) => {
-    const cart = await buildCartService({ db, logger, currencyFormat: currencyFormats(store) });
-    return { routers: [cart.router], leanRoutes: cart.leanRoutes };
-  });
-});
+// Selections in the service's own schema; the edge changes and reads them over /internal/cart.
+runService('cart', () => startService('cart', ConfigSchema, (p) => cartModule(p)));

@@ -11,3 +11,4 @@ export * from './consumers/back-in-stock.consumer';
 export * from './backoffice.knex-repository';
 export * from './consumers/upsert-received.consumer';
 export * from './reset-mail.relay';
+export * from './account.module';

@@ -11,3 +11,4 @@ export { soapRequest as soapRequestXml, soapAction, soapHeaders, type SoapReques
 export * from './events/change-events.store';
 export * from './events/change-events.consumer';
 export * from './backoffice-soap.env';
+export * from './backoffice.module';

@@ -18,3 +18,4 @@ export * from './search/minisearch.search-index';
 export * from './search/meilisearch.search-index';
 export * from './search/search-index.factory';
 export * from './reindex.command';
+export * from './catalog.module';

@@ -10,3 +10,4 @@ export * from './checkout.env';
 export * from './payment.routes';
 export * from './selection-answer-cache';
 export * from './session-limit.adapter';
+export * from './checkout.module';

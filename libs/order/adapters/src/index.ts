@@ -5,3 +5,4 @@ export * from './order.service';
 export * from './consumers/upsert-received.consumer';
 export * from './consumers/payment-authorized.consumer';
 export * from './order.env';
+export * from './order.module';

@@ -6,3 +6,4 @@ export * from './providers/hosted-test.provider';
 export * from './providers/test-provider.settings';
 export * from './providers/invoice-test.provider';
 export * from './payment.env';
+export * from './payment.module';

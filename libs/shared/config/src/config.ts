@@ -150,7 +150,7 @@ export const databaseEnv = (defaultSchema: string) => ({
     .describe("The Postgres schema of the service's tables, migrated at start."),
 });
 
-/** What `startDbService` reads: `httpServiceEnv` and `databaseEnv`, for the schemas of the services it starts. */
+/** `httpServiceEnv` and `databaseEnv`: the least a service that owns a schema reads. */
 export const dbServiceEnv = (name: string, defaultPort: number) => ({ ...httpServiceEnv(defaultPort), ...databaseEnv(name) });
 
 const DAY_MS = 24 * 3600 * 1000;
