@@ -11,6 +11,7 @@ export {
 } from './envelope-codec';
 export * from './memory-bus';
 export * from './kafka-bus';
+export * from './kafka-heartbeats';
 export * from './create-event-bus';
 export * from './outbox';
 export * from './retention-pruner';

@@ -2,12 +2,10 @@ import {
   Kafka,
   Partitioners,
   logLevel,
-  type Admin,
   type Consumer,
   type ConsumerConfig,
   type IHeaders,
   type KafkaMessage,
-  type LogEntry,
   type Producer,
 } from 'kafkajs';
 import { isInfrastructureWait } from '@commerce/shared-errors';
@@ -27,6 +25,8 @@ import {
   sleep,
 } from './envelope-codec';
 import { HandlerHangs, eventKey } from './kafka-hangs';
+import { createTopics, causedBy, stringHeaders, pinoLogCreator, describeCause, withTimeout } from './kafka-support';
+import { HandlerTimeoutError, withHeartbeats, type Heartbeats } from './kafka-heartbeats';
 
 /** Kafka does not answer at start-up; one line, safe to log. */
 export class BusUnavailableError extends Error {
@@ -53,35 +53,12 @@ export interface KafkaBusOptions {
   maxHandlerTimeouts?: number;
 }
 
-/**
- * A handler ran past its subscription's `handlerTimeoutMs`. Thrown out of kafkajs's eachMessage/eachBatch,
- * where, not retriable, it crashes the consumer: kafkajs stops it and leaves the group, so the partitions go
- * to another member; the subscription then starts a new consumer in the group (decision 76).
- */
-export class HandlerTimeoutError extends Error {
-  /** kafkajs's retrier gives up on it at once instead of calling the handler again in the same member. */
-  readonly retriable = false;
-  /** With `times`, the reason of a dead letter: the event's handler timed out that many times (decision 85). */
-  constructor(
-    readonly timeoutMs: number,
-    readonly times?: number,
-  ) {
-    super(
-      times === undefined
-        ? `event handler still running after ${timeoutMs} ms: given up, its consumer leaves the group`
-        : `event handler timed out ${times} times on this event (${timeoutMs} ms each): dead-lettered`,
-    );
-    this.name = 'HandlerTimeoutError';
-  }
-}
-
 export interface KafkaBus extends EventBus {
   readonly kind: 'kafka';
   /** Sends a value as is, bypassing the envelope (tests of poison messages, replays from a DLQ). */
   publishRaw(topic: string, key: string, value: string, headers?: Record<string, string>): Promise<void>;
 }
 
-const TOPIC_DEFAULTS = { replicationFactor: 1 };
 /** A consumer's defaults (SubscribeOptions' sessionTimeout and maxBytesPerPartition). */
 const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 /** How long after kafkajs gave a consumer up (an error it does not retry) a new one joins in its place. */
@@ -545,169 +522,4 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       await admin.disconnect().catch(() => undefined);
     },
   };
-}
-
-/** Errors that mean the member must rejoin its group (kafkajs rejoins when one leaves eachBatch/eachMessage). */
-const MEMBERSHIP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID']);
-const isMembershipError = (error: unknown): boolean => MEMBERSHIP_ERRORS.has((error as { type?: string } | undefined)?.type ?? '');
-
-export interface Heartbeats {
-  /**
-   * Runs `work`, heartbeating meanwhile; the heartbeats stop when it settles (the last one awaited), or when
-   * it outlasts the time limit: then it is given up (whatever it settles to later is dropped) and
-   * `during` rejects with HandlerTimeoutError, which `throwIfLost` throws from then on.
-   */
-  during<T>(work: () => Promise<T>): Promise<T>;
-  /**
-   * Throws the membership error a heartbeat met, if any, else `error` if it is one itself (a commit of a
-   * member the group no longer counts); returns otherwise.
-   */
-  throwIfLost(error?: unknown): void;
-}
-
-/**
- * kafkajs heartbeats only when `heartbeat()` is called, between messages or runs: a handler that outlasts
- * the session timeout gets its member evicted, its partitions handed over and its work done again. So a
- * running handler calls it every `intervalMs` (cheap: kafkajs sends one only when due). A failure is
- * caught, never left unhandled: a membership error (a rebalance) stops the beats and is thrown by
- * `throwIfLost` once the handler is done; another (a timeout on a loaded broker) is told to `onFailure`
- * and the beats go on. So a handler that hangs would keep its partition instead of being evicted (decision
- * 75): past `timeoutMs` it is given up, as a lost membership is (decision 76).
- */
-export function withHeartbeats(
-  heartbeat: () => Promise<void>,
-  intervalMs: number,
-  stopping: () => boolean,
-  onFailure: (error: unknown) => void,
-  timeoutMs = Number.POSITIVE_INFINITY,
-): Heartbeats {
-  let lost: unknown;
-  return {
-    async during(work) {
-      let inFlight: Promise<void> | undefined;
-      let limit: NodeJS.Timeout | undefined;
-      const timer = setInterval(() => {
-        if (inFlight || lost !== undefined || stopping()) return;
-        inFlight = heartbeat()
-          .catch((error: unknown) => {
-            if (isMembershipError(error)) lost = error;
-            else onFailure(error);
-          })
-          .finally(() => (inFlight = undefined));
-      }, intervalMs);
-      try {
-        const running = work();
-        if (!Number.isFinite(timeoutMs)) return await running;
-        const expired = new Promise<never>((_, reject) => {
-          limit = setTimeout(() => reject((lost = new HandlerTimeoutError(timeoutMs))), timeoutMs);
-        });
-        // A given-up handler that fails later is not an unhandled rejection.
-        running.catch(() => undefined);
-        return await Promise.race([running, expired]);
-      } finally {
-        clearTimeout(limit);
-        clearInterval(timer);
-        await inFlight;
-      }
-    },
-    throwIfLost(error) {
-      if (lost !== undefined) throw lost;
-      if (error !== undefined && isMembershipError(error)) throw error;
-    },
-  };
-}
-
-async function createTopics(admin: Admin, topics: string[], numPartitions: number): Promise<void> {
-  // Asking to create a topic that exists is an error response, which kafkajs logs at error level
-  // before we can ignore it: at every restart, for every topic. So create only the missing ones.
-  const existing = new Set(await admin.listTopics());
-  const missing = topics.filter((topic) => !existing.has(topic));
-  if (missing.length === 0) return;
-  try {
-    await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions, ...TOPIC_DEFAULTS })) });
-  } catch (error) {
-    const type = (error as { type?: string })?.type;
-    // Another process created one of them in the meantime; or the topic is created but the broker's
-    // metadata does not list it yet, which kafkajs's wait for leaders does not retry (seen when the
-    // services of a new KAFKA_NAMESPACE start at once on a loaded machine).
-    if (
-      type !== 'TOPIC_ALREADY_EXISTS' &&
-      type !== 'UNKNOWN_TOPIC_OR_PARTITION' &&
-      !String((error as Error)?.message).includes('already exists')
-    )
-      throw error;
-    await untilListed(admin, missing);
-  }
-}
-
-/** Waits (up to ~10 s) until the broker's metadata lists the topics with their leaders. */
-async function untilListed(admin: Admin, topics: string[]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { topics: listed } = await admin.fetchTopicMetadata({ topics });
-      if (listed.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-    } catch (error) {
-      const type = (error as { type?: string })?.type;
-      if ((type !== 'UNKNOWN_TOPIC_OR_PARTITION' && type !== 'LEADER_NOT_AVAILABLE') || attempt >= 40) throw error;
-    }
-    if (attempt >= 40) return;
-    await sleep(250);
-  }
-}
-
-/** Whether `error` or one of its causes (kafkajs wraps what a handler threw) is a `type`. */
-function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
-  for (let e = error, depth = 0; e && depth < 5; depth++, e = (e as { cause?: unknown }).cause) if (e instanceof type) return true;
-  return false;
-}
-
-function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (value === undefined) continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) out[name] = first.toString();
-  }
-  return out;
-}
-
-// Said at every start about a choice we made: retries are bounded so that a dead broker fails a
-// publish (the outbox row stays unsent and is sent again) instead of hanging it, and consumers dedupe
-// by event id, so the duplicate a bounded retry can cause is harmless.
-const EXPECTED_WARNINGS = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
-
-/** kafkajs logs through pino, so every line stays JSON. */
-function pinoLogCreator(logger: Logger) {
-  return () =>
-    ({ namespace, level, log }: LogEntry): void => {
-      const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
-      const fields = { component: 'kafkajs', namespace, ...extra };
-      if (EXPECTED_WARNINGS.has(message)) logger.debug(fields, message);
-      else if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
-      else if (level === logLevel.WARN) logger.warn(fields, message);
-      else if (level === logLevel.INFO) logger.info(fields, message);
-      else logger.debug(fields, message);
-    };
-}
-
-function describeCause(error: unknown): string {
-  let e = error as { code?: unknown; message?: unknown; originalError?: unknown; cause?: unknown } | undefined;
-  let message: string | undefined;
-  for (let depth = 0; e && depth < 5; depth++) {
-    if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
-    const text = typeof e.message === 'string' ? e.message : undefined;
-    const code = text?.match(/\b(E[A-Z]{4,})\b/)?.[1];
-    if (code) return code;
-    message ??= text;
-    e = (e.originalError ?? e.cause) as typeof e;
-  }
-  return (message ?? String(error)).split('\n')[0] ?? '';
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, reason: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(reason)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,4 @@
-import { HandlerTimeoutError, withHeartbeats } from './kafka-bus';
+import { HandlerTimeoutError, withHeartbeats } from './kafka-heartbeats';
 
 /** A handler that runs until `finish` (or `fail`) is called. */
 function pendingWork() {
