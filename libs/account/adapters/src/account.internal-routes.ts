@@ -1,5 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
-import { withCodes as answerWithCodes } from '@commerce/shared-http';
+import { answerOrNotFound, withCodes as answerWithCodes } from '@commerce/shared-http';
 import type { AccountClient } from '@commerce/account-contracts';
 
 type Body = Record<string, unknown>;
@@ -22,15 +22,7 @@ export function createAccountInternalRouter(account: AccountClient): Router {
       customer: await account.verifyLogin(text(requestBody(ctx)['email']), text(requestBody(ctx)['password'])),
     })),
   );
-  router.get('/customers/:id', async (ctx) => {
-    const customer = await account.getCustomer(ctx.params['id']!);
-    if (!customer) {
-      ctx.status = 404;
-      ctx.body = { errors: { customer: 'not found' } };
-      return;
-    }
-    ctx.body = customer;
-  });
+  router.get('/customers/:id', async (ctx) => answerOrNotFound(ctx, await account.getCustomer(ctx.params['id']!), 'customer'));
   router.put(
     '/customers/:id/address',
     withCodes((ctx) => account.updateAddress(ctx.params['id']!, requestBody(ctx) as never)),

@@ -1,7 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
 import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
-import { withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
+import { answerOrNotFound, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import { withRequestContext, type Logger } from '@commerce/shared-logging';
 import { CART_CHANGES_PATH, type BatchedOutcome, type CartClient, type SelectionChange, type SelectionDto } from '@commerce/cart-contracts';
 
@@ -185,15 +185,8 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
     ctx.status = 201;
     ctx.body = await cart.createSelection(parse(NewSelection, requestBody(ctx)));
   });
-  router.get('/selections/:id', async (ctx) => {
-    const selection = await cart.getSelection(ctx.params['id']!);
-    if (!selection) {
-      ctx.status = 404;
-      ctx.body = { errors: { selection: 'not found' } };
-      return;
-    }
-    ctx.body = selection;
-  });
+  const answer = (ctx: RouterContext, selection: SelectionDto | null) => answerOrNotFound(ctx, selection, 'selection');
+  router.get('/selections/:id', async (ctx) => answer(ctx, await cart.getSelection(ctx.params['id']!)));
   // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
   // An unknown selection is left to the error middleware: a bare 404.
   const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => answerWithCodes(handler, { passes: selectionNotFound });
@@ -210,14 +203,7 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
     '/selections/:id/changes',
     withCodes((ctx) => changes.change(ctx.params['id']!, requestBody(ctx))),
   );
-  const answer = (ctx: RouterContext, selection: SelectionDto | null) => {
-    if (!selection) {
-      ctx.status = 404;
-      ctx.body = { errors: { selection: 'not found' } };
-      return;
-    }
-    ctx.body = selection;
-  };
+
   router.post('/selections/:id/closing', async (ctx) => {
     await cart.closeSelection(ctx.params['id']!);
     ctx.body = { closed: true };

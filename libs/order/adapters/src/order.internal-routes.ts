@@ -1,5 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
-import { withCodes } from '@commerce/shared-http';
+import { answerOrNotFound, withCodes } from '@commerce/shared-http';
 import type { OrderClient, OrderDto } from '@commerce/order-contracts';
 
 const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { body?: unknown }).body ?? {};
@@ -10,14 +10,7 @@ const numberParam = (value: unknown): number => (typeof value === 'string' && va
 export function createOrderInternalRouter(orders: OrderClient): Router {
   const router = new Router({ prefix: '/internal/order' });
   // Errors carry their code, so the client rebuilds the same DomainError; an unknown order is a bare 404.
-  const answer = (ctx: RouterContext, order: OrderDto | null) => {
-    if (!order) {
-      ctx.status = 404;
-      ctx.body = { errors: { order: 'not found' } };
-      return;
-    }
-    ctx.body = order;
-  };
+  const answer = (ctx: RouterContext, order: OrderDto | null) => answerOrNotFound(ctx, order, 'order');
   router.post(
     '/orders',
     withCodes((ctx) => orders.placeOrder(requestBody(ctx) as never)),

@@ -32,3 +32,16 @@ export const withCodes =
       ctx.body = { code: err.code, errors: err.fields };
     }
   };
+
+/**
+ * "Nothing there" on an internal route: the value as the body, or a 404 `{errors: {[what]: 'not found'}}` without a
+ * code, which the service's HTTP client reads as null (a 404 with a code is a domain error).
+ */
+export function answerOrNotFound(ctx: { status: number; body: unknown }, value: unknown, what: string): void {
+  if (value === null || value === undefined) {
+    ctx.status = 404;
+    ctx.body = { errors: { [what]: 'not found' } };
+    return;
+  }
+  ctx.body = value;
+}
