@@ -38,10 +38,12 @@ export const withCodes =
  * code, which the service's HTTP client reads as null (a 404 with a code is a domain error).
  */
 export function answerOrNotFound(ctx: { status: number; body: unknown }, value: unknown, what: string): void {
-  if (value === null || value === undefined) {
-    ctx.status = 404;
-    ctx.body = { errors: { [what]: 'not found' } };
-    return;
-  }
-  ctx.body = value;
+  if (value === null || value === undefined) answerNotFound(ctx, { [what]: 'not found' });
+  else ctx.body = value;
+}
+
+/** The bare 404 of an internal route, `{errors: fields}` without a code (see answerOrNotFound). */
+export function answerNotFound(ctx: { status: number; body: unknown }, fields: Record<string, string>): void {
+  ctx.status = 404;
+  ctx.body = { errors: fields };
 }

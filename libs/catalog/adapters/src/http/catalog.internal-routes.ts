@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import { ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
 import { ItemNotFoundError, listingJson, ProductNotFoundError } from '@commerce/catalog-core';
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
+import { answerNotFound } from '@commerce/shared-http';
 import { z } from 'zod';
 import type { SearchQueryStats } from '../search/search-queries.store';
 
@@ -23,15 +24,6 @@ const contextOf = (query: Record<string, unknown>) => {
   const parsed = PriceContextSchema.safeParse(query);
   return parsed.success ? parsed.data : {};
 };
-
-/**
- * "Nothing there" is an answer of the client (null), not an error: a 404 with the spec's fields and no
- * code, which the internal caller reads as null (a 404 with a code is a domain error).
- */
-function notFound(ctx: { status: number; body: unknown }, error: { fields: Record<string, string> }): void {
-  ctx.status = 404;
-  ctx.body = { errors: error.fields };
-}
 
 /**
  * The JSON of a listing answer, made once per answer object: a listing answer the catalog keeps (decision
@@ -77,7 +69,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
     const parsed = UriBodySchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
     if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
     const found = await catalog.resolveUri(parsed.data.query, parsed.data.context);
-    if (!found) return notFound(ctx, { fields: { uri: 'not found' } });
+    if (!found) return answerNotFound(ctx, { uri: 'not found' });
     sendJson(ctx, found);
   });
 
@@ -96,13 +88,13 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
 
   router.get('/products/:id', async (ctx) => {
     const product = await catalog.getProduct(ctx.params['id']!, contextOf(ctx.query));
-    if (!product) return notFound(ctx, new ProductNotFoundError());
+    if (!product) return answerNotFound(ctx, new ProductNotFoundError().fields);
     ctx.body = product;
   });
 
   router.get('/items/:item', async (ctx) => {
     const item = await catalog.getItem(ctx.params['item']!, contextOf(ctx.query));
-    if (!item) return notFound(ctx, new ItemNotFoundError());
+    if (!item) return answerNotFound(ctx, new ItemNotFoundError().fields);
     ctx.body = item;
   });
 
@@ -114,7 +106,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
 
   router.get('/pricelists/:id', async (ctx) => {
     const pricelist = await catalog.getPricelist(ctx.params['id']!);
-    if (!pricelist) return notFound(ctx, { fields: { pricelist: 'not found' } });
+    if (!pricelist) return answerNotFound(ctx, { pricelist: 'not found' });
     ctx.body = pricelist;
   });
 
