@@ -20,15 +20,15 @@ export const catalogEnv = () => ({
     "How long at most the product listing keeps a product view (the product with its variants, items, stock, prices, brand, collection, categories) and the brands, collections and category tree it read (ms); a product's change event drops its view at once in every catalog replica (each hears every `ProductUpserted` in a consumer group of its own), so the bound only matters for an event a replica missed; 0 reads the store for every listing (decision 58).",
   ),
   /**
-   * Products a SOAP batch's apply merges between two writes of a part (decision 110): Postgres writes a part
-   * while the next is merged. 0 writes the whole batch once it is merged (as before decision 110).
-   */
-  /**
    * How long the day-by-day counts of what shoppers searched for (`search_queries`) are kept (days; issue 26).
    */
   SEARCH_QUERIES_RETENTION_DAYS: boundedInt(1, 366, 30).describe(
     'How many days the counts of what shoppers searched for (`search_queries`, top and zero-result queries per day) are kept.',
   ),
+  /**
+   * Products a SOAP batch's apply merges between two writes of a part (decision 110): Postgres writes a part
+   * while the next is merged. 0 writes the whole batch once it is merged (as before decision 110).
+   */
   APPLY_PART_PRODUCTS: boundedInt(0, 100_000, 100).describe(
     "Products a SOAP batch's apply merges between two writes of a part: Postgres writes a part of the batch while the catalog merges the next, in the batch's one transaction; 0 writes the whole batch once it is merged (decision 110).",
   ),
