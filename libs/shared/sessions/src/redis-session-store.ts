@@ -318,7 +318,10 @@ async function openClient(url: string, tokenKeyName: string): Promise<{ redis: R
     );
     return { redis, tokenKey: Buffer.from(key, 'base64') };
   } catch (err) {
-    const timedOut = (err as { code?: unknown }).code === 'ETIMEDOUT';
+    // A peer that accepts and never answers times out one of two ways, whichever clock runs out first: the
+    // attempt's deadline (ETIMEDOUT) or the PING's commandTimeout ("Command timed out"). One reason for both.
+    const timedOut = (err as { code?: unknown }).code === 'ETIMEDOUT' || (err as { message?: unknown }).message === 'Command timed out';
+    if (timedOut && (err as { code?: unknown }).code !== 'ETIMEDOUT') Object.assign(err as object, { code: 'ETIMEDOUT' });
     redis.on('error', () => undefined); // late socket errors of a client we are dropping
     // On an ended client, disconnect() would arm a 2 s timer for a stream that is already gone.
     if (redis.status !== 'end') redis.disconnect();
