@@ -133,6 +133,32 @@ describe('the change-event mappers', () => {
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(true, ['req-2']))).toHaveLength(2);
   });
 
+  it('map a StockChanged the catalog did not re-publish the product for to the product-level stock event its ProductUpserted gave, then the items', async () => {
+    const item = { variation: 'P7-V1', size: 'S-M', sku: 'SK-M', ean: '735', qty: 4 };
+    const quiet = StockChanged.create('7', { productId: '7', externalId: 'P7', items: [item], republished: false });
+    const upserted = ProductUpserted.create('7', { productId: '7', externalId: 'P7' });
+    const republishedFeed = [
+      ...(await changeEventsOf(CHANGE_EVENT_MAPPERS, upserted, context(false))),
+      ...(await changeEventsOf(
+        CHANGE_EVENT_MAPPERS,
+        StockChanged.create('7', { productId: '7', externalId: 'P7', items: [item] }),
+        context(false),
+      )),
+    ].map(({ date: _date, ...rest }) => rest);
+    const quietFeed = (await changeEventsOf(CHANGE_EVENT_MAPPERS, quiet, context(false))).map(({ date: _date, ...rest }) => rest);
+    // The same feed events as a ProductUpserted beside the StockChanged.
+    expect(quietFeed).toEqual(republishedFeed);
+    expect(quietFeed).toEqual([
+      { type: 'stock', entry: 'P7', mission: 'update', data: { stock: { product: { id: 'P7' } } } },
+      {
+        type: 'stock',
+        entry: 'P7',
+        mission: 'update',
+        data: { stock: { product: { id: 'P7' }, variation: { id: 'P7-V1' }, size: { id: 'S-M' }, sku: 'SK-M', ean: '735', qty: '4' } },
+      },
+    ]);
+  });
+
   it('map SOAP upserts only when echoing: market and account by market, no password hash, products none', async () => {
     const customer = CustomerUpsertReceived.envelopeOf({ id: 'C1', firstname: 'A' });
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, customer, context(false))).toEqual([]);

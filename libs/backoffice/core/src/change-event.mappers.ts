@@ -89,6 +89,10 @@ export const soapUpsertEchoMapper: ChangeEventMapper = {
   },
 };
 
+/** The product-level `stock` event: names the product (its ERP id) for the ERP to re-read. */
+const productStockEvent = (externalId: string, envelope: EventEnvelope): NewChangeEvent =>
+  event('stock', externalId, envelope, { product: { id: externalId } });
+
 /**
  * `catalog.product.v1` ProductUpserted: the catalog re-publishes a product whenever what it shows may
  * have changed (stock, availability, prices, names). The event carries only the product's ids, so the
@@ -102,31 +106,36 @@ export const productUpsertedStockMapper: ChangeEventMapper = {
   async map(envelope, context) {
     const { externalId } = ProductUpserted.parse(envelope).payload;
     if (!context.echo && (await context.causedBySoap(envelope))) return [];
-    return [event('stock', externalId, envelope, { product: { id: externalId } })];
+    return [productStockEvent(externalId, envelope)];
   },
 };
 
 /**
  * `catalog.stock.v1` StockChanged: one `stock` event per item whose stock changed, with its quantities in
  * the WSDL's Stock shape (product, variation and size by the ERP's ids, sku, ean, `qty`, and the
- * per-warehouse `warehouseitems` when the ERP's upsert set them). Echo rule as for ProductUpserted.
+ * per-warehouse `warehouseitems` when the ERP's upsert set them). Echo rule as for ProductUpserted. A
+ * change the catalog did not re-publish the product for (`republished: false`: an order's commit that sold
+ * nothing out) first gives the product-level `stock` event its `ProductUpserted` would have given.
  */
 export const stockChangedMapper: ChangeEventMapper = {
   topic: CatalogTopics.STOCK,
   matches: (envelope) => StockChanged.matches(envelope),
   async map(envelope, context) {
-    const { externalId, items } = StockChanged.parse(envelope).payload;
+    const { externalId, items, republished } = StockChanged.parse(envelope).payload;
     if (!context.echo && (await context.causedBySoap(envelope))) return [];
-    return items.map((item) =>
-      event('stock', externalId, envelope, {
-        product: { id: externalId },
-        variation: { id: item.variation },
-        size: { id: item.size },
-        sku: item.sku,
-        ean: item.ean,
-        qty: String(item.qty),
-        ...(item.warehouses ? { warehouseitems: item.warehouses.map((w) => ({ id: w.id, qty: String(w.qty) })) } : {}),
-      }),
+    const product = republished === false ? [productStockEvent(externalId, envelope)] : [];
+    return product.concat(
+      items.map((item) =>
+        event('stock', externalId, envelope, {
+          product: { id: externalId },
+          variation: { id: item.variation },
+          size: { id: item.size },
+          sku: item.sku,
+          ean: item.ean,
+          qty: String(item.qty),
+          ...(item.warehouses ? { warehouseitems: item.warehouses.map((w) => ({ id: w.id, qty: String(w.qty) })) } : {}),
+        }),
+      ),
     );
   },
 };

@@ -124,6 +124,33 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
     });
 
+    it('a commit that sells nothing out publishes the quantities only: no ProductUpserted, nothing to re-read or re-index', async () => {
+      const stockEvents = async () =>
+        (
+          (await h.db.table('outbox').where({ topic: 'catalog.stock.v1' }).orderBy('seq').select('envelope')) as Array<{
+            envelope: unknown;
+          }>
+        ).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: Record<string, unknown> });
+      const seen = (await stockEvents()).length;
+      const attempt = randomUUID();
+      await hold([['CAFE-BRN-S', 3]], randomUUID(), attempt);
+      expect(await stock.commitStock(attempt)).toEqual({ committed: 1 });
+      expect(await stockOf('CAFE-BRN-S')).toBe(1);
+      // The listing and the index show CAFE-BRN-S in stock before and after: the product is not re-published.
+      expect(await h.takeEvents()).toEqual([]);
+      const [quiet, ...more] = (await stockEvents()).slice(seen);
+      expect(more).toEqual([]);
+      expect(quiet!.payload).toMatchObject({ republished: false, items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 1 })] });
+      // The last one sold: the product is re-published (its size no longer available), its StockChanged says nothing more.
+      const last = randomUUID();
+      await hold([['CAFE-BRN-S', 1]], randomUUID(), last);
+      expect(await stock.commitStock(last)).toEqual({ committed: 1 });
+      expect(await h.takeEvents()).toEqual([items.get('CAFE-BRN-S')!.split('-')[0]]);
+      const [soldOut] = (await stockEvents()).slice(seen + 1);
+      expect(soldOut!.payload).not.toHaveProperty('republished');
+      expect(soldOut!.payload).toMatchObject({ items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 0 })] });
+    });
+
     it('an expired hold is committed when its stock is still there (re-taken), once', async () => {
       const attempt = randomUUID();
       await hold([['CAFE-BRN-S', 3]], randomUUID(), attempt);
@@ -136,7 +163,14 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
 
     it('an expired hold whose stock was sold meanwhile is lost: nothing taken, the missing quantities, the same answer ever after', async () => {
       const late = randomUUID();
-      await hold([['CAFE-BRN-S', 3], ['CAFE-OAT-S', 1]], randomUUID(), late);
+      await hold(
+        [
+          ['CAFE-BRN-S', 3],
+          ['CAFE-OAT-S', 1],
+        ],
+        randomUUID(),
+        late,
+      );
       now = new Date(now.getTime() + 3_600_000);
       // Another visitor holds and buys 2 of the 4 once the first hold expired.
       const other = randomUUID();
@@ -145,14 +179,23 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       const expected = {
         committed: 0,
         unavailable: [
-          { item: items.get('CAFE-BRN-S'), product: items.get('CAFE-BRN-S')!.split('-')[0], originalQuantity: 3, unavailable: 1, available: 2 },
+          {
+            item: items.get('CAFE-BRN-S'),
+            product: items.get('CAFE-BRN-S')!.split('-')[0],
+            originalQuantity: 3,
+            unavailable: 1,
+            available: 2,
+          },
         ],
       };
       expect(await stock.commitStock(late)).toEqual(expected);
       expect(await stockOf('CAFE-BRN-S')).toBe(2);
       expect(await stockOf('CAFE-OAT-S')).toBe(1);
       // The ERP raises the stock again: the lost hold stays lost (its payment is voided meanwhile).
-      await h.db.table('items').where({ id: items.get('CAFE-BRN-S')! }).update({ stock: 10 });
+      await h.db
+        .table('items')
+        .where({ id: items.get('CAFE-BRN-S')! })
+        .update({ stock: 10 });
       const again = await Promise.all([stock.commitStock(late), stock.commitStock(late)]);
       expect(again).toEqual([expected, expected]);
       expect(await stockOf('CAFE-BRN-S')).toBe(10);
@@ -161,8 +204,14 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
     it('a live hold whose stock the ERP lowered meanwhile is lost too: the stock never goes below 0', async () => {
       const attempt = randomUUID();
       await hold([['CAFE-BRN-S', 4]], randomUUID(), attempt);
-      await h.db.table('items').where({ id: items.get('CAFE-BRN-S')! }).update({ stock: 1 });
-      expect(await stock.commitStock(attempt)).toMatchObject({ committed: 0, unavailable: [{ originalQuantity: 4, unavailable: 3, available: 1 }] });
+      await h.db
+        .table('items')
+        .where({ id: items.get('CAFE-BRN-S')! })
+        .update({ stock: 1 });
+      expect(await stock.commitStock(attempt)).toMatchObject({
+        committed: 0,
+        unavailable: [{ originalQuantity: 4, unavailable: 3, available: 1 }],
+      });
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
     });
 

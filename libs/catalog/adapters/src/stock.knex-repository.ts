@@ -1,9 +1,8 @@
 import { enqueue } from '@commerce/shared-bus';
+import { stockCommitEvents } from '@commerce/catalog-core';
 import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
   itemIdParts,
-  ProductUpserted,
-  StockChanged,
   type CommitStockResult,
   type HoldStockResult,
   type StockClient,
@@ -218,10 +217,19 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           .where({ attempt_id: attemptId })
           .whereNot({ state: 'committed' })
           .update({ state: 'committed', updated_at: at });
-        // The products' `inStock` and `stock` follow: the indexer re-reads them. The items' new quantities
-        // go on catalog.stock.v1 (the SOAP feed's stock events), per product.
+        // The items' new quantities go on catalog.stock.v1 (the SOAP feed's stock events), per product; the
+        // product is re-published (the indexer re-reads it) only when one of its items sold out.
         const changed = (await trx
-          .select('i.stock', 'i.sku', 'i.ean', 'v.external_id as variation', 's.external_id as size', 'p.id as product_id', 'p.external_id')
+          .select(
+            'i.id',
+            'i.stock',
+            'i.sku',
+            'i.ean',
+            'v.external_id as variation',
+            's.external_id as size',
+            'p.id as product_id',
+            'p.external_id',
+          )
           .from(`${q('items')} as i`)
           .join(`${q('variants')} as v`, 'v.id', 'i.variant_id')
           .join(`${q('products')} as p`, 'p.id', 'v.product_id')
@@ -231,6 +239,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
             items.map((i) => i.id),
           )
           .orderBy(['p.id', 'i.id'])) as Array<{
+          id: string;
           stock: number;
           sku: string;
           ean: string;
@@ -239,22 +248,27 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           product_id: number;
           external_id: string;
         }>;
-        const products = new Map<
-          number,
-          { externalId: string; items: Array<{ variation: string; size: string; sku: string; ean: string; qty: number }> }
-        >();
-        for (const r of changed) {
-          const product = products.get(r.product_id) ?? { externalId: r.external_id, items: [] };
-          product.items.push({ variation: r.variation, size: r.size, sku: r.sku, ean: r.ean, qty: r.stock });
-          products.set(r.product_id, product);
-        }
+        const before = new Map(items.map((i) => [i.id, i]));
         await enqueue(
           db,
           trx,
-          [...products].flatMap(([id, p]) => [
-            ProductUpserted.create(String(id), { productId: String(id), externalId: p.externalId }),
-            StockChanged.create(String(id), { productId: String(id), externalId: p.externalId, items: p.items }),
-          ]),
+          stockCommitEvents(
+            changed.map((r) => {
+              const locked = before.get(r.id)!;
+              return {
+                productId: Number(r.product_id),
+                externalId: r.external_id,
+                variation: r.variation,
+                size: r.size,
+                sku: r.sku,
+                ean: r.ean,
+                stockBefore: Number(locked.stock),
+                stockAfter: Number(r.stock),
+                divisor: Number(locked.divisor),
+                preorder: Boolean(locked.preorder),
+              };
+            }),
+          ),
         );
         return { committed: holds.length };
       });

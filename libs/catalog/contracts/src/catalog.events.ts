@@ -18,7 +18,9 @@ export const ProductUpserted = defineEvent({
  * The stock of some of a product's items changed (an ERP upsert, or an order placed against a hold):
  * each item's size and variation by the ERP's ids, its `qty` (the sum over its warehouses, what the
  * checkout shows) and, when the change came from the ERP, its per-warehouse quantities. The SOAP feed
- * shows one `stock` event per item from it.
+ * shows one `stock` event per item from it. `republished: false` (an order's commit that sold nothing
+ * out) says the product's `ProductUpserted` was not published with this change, as nothing the shop
+ * shows of it moved: the feed's product-level `stock` event then comes from this event.
  */
 export const StockChanged = defineEvent({
   topic: CatalogTopics.STOCK,
@@ -37,5 +39,6 @@ export const StockChanged = defineEvent({
         warehouses: z.array(z.object({ id: z.string(), qty: z.number().int() })).optional(),
       }),
     ),
+    republished: z.boolean().optional(),
   }),
 });

@@ -33,3 +33,4 @@ export * from './index-product.use-cases';
 export * from './catalog.use-cases';
 export * from './product-dto-cache';
 export * from './applied-products';
+export * from './stock-commit-events';
