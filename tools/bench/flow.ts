@@ -160,6 +160,53 @@ interface Counts {
   requests: Map<string, number>;
   statements: number;
   redis: number;
+  /** The waits' histograms (issue 28 part 3), by `<metric>{<labels but le>}`: count, sum (s) and cumulative buckets. */
+  waits: Map<string, Histogram>;
+}
+
+interface Histogram {
+  count: number;
+  sum: number;
+  buckets: Array<[le: number, n: number]>;
+}
+
+/** Where a request waits (decision 139): a pooled connection, the event loop, Redis, and each internal route's time. */
+const WAITS =
+  /^(db_pool_acquire_seconds|nodejs_eventloop_delay_seconds|redis_command_seconds|http_request_duration_seconds)_(bucket|sum|count)(?:\{([^}\n]*)\})? (\S+)$/gm;
+
+function waitsOf(text: string): Map<string, Histogram> {
+  const waits = new Map<string, Histogram>();
+  for (const [, metric, part, labels, value] of text.matchAll(WAITS)) {
+    const le = /(?:^|,)le="([^"]*)"/.exec(labels ?? '')?.[1];
+    const rest = (labels ?? '')
+      .split(',')
+      .filter((l) => l && !/^(le|service|status|method)=/.test(l))
+      .join(',');
+    if (metric === 'http_request_duration_seconds' && !rest.includes('/internal/')) continue;
+    const key = `${metric}{${rest}}`;
+    let h = waits.get(key);
+    if (!h) waits.set(key, (h = { count: 0, sum: 0, buckets: [] }));
+    if (part === 'sum') h.sum += Number(value);
+    else if (part === 'count') h.count += Number(value);
+    else if (le !== '+Inf') {
+      const at = h.buckets.find(([b]) => b === Number(le));
+      if (at) at[1] += Number(value);
+      else h.buckets.push([Number(le), Number(value)]);
+    }
+  }
+  return waits;
+}
+
+/** A histogram's row (after − before): samples, mean ms and the p99's bucket bound in ms ("> last" past the last). */
+function waitLine(before: Histogram | undefined, after: Histogram): string | undefined {
+  const count = after.count - (before?.count ?? 0);
+  if (count <= 0) return undefined;
+  const mean = ((after.sum - (before?.sum ?? 0)) / count) * 1000;
+  const within = after.buckets
+    .map(([le, n]) => [le, n - (before?.buckets.find(([b]) => b === le)?.[1] ?? 0)] as const)
+    .sort(([a], [b]) => a - b);
+  const p99 = within.find(([, n]) => n >= count * 0.99)?.[0];
+  return `n ${count} mean ${fixed(mean, 2)} ms p99 ${p99 === undefined ? `> ${(within.at(-1)?.[0] ?? 0) * 1000}` : `≤ ${p99 * 1000}`} ms`;
 }
 
 async function countsOf(url: string): Promise<Counts> {
@@ -177,6 +224,7 @@ async function countsOf(url: string): Promise<Counts> {
     // A request's or an event's (its handling has a request id): the work asked for, not the relays' polls.
     statements: sum(/^db_statements_total\{context="request"\} (\d+)$/gm),
     redis: sum(/^redis_command_seconds_count\{[^}]*\} (\d+)$/gm),
+    waits: waitsOf(text),
   };
 }
 
@@ -205,7 +253,9 @@ async function kafkaMessages(kafka: Running['kafka']): Promise<Map<string, numbe
  * backends), and the work counted so far under `<what> <process>[ <route>]`: SQL statements, Redis commands,
  * internal HTTP calls, Kafka messages.
  */
-async function snapshot(running: Running): Promise<{ at: number; cpu: Map<string, number>; work: Map<string, number> }> {
+async function snapshot(
+  running: Running,
+): Promise<{ at: number; cpu: Map<string, number>; work: Map<string, number>; waits: Map<string, Map<string, Histogram>> }> {
   const counts = await Promise.all(running.processes.map((p) => countsOf(p.url)));
   const work = new Map<string, number>([...(await kafkaMessages(running.kafka))].map(([topic, n]) => [`kafka ${topic}`, n]));
   running.processes.forEach((p, i) => {
@@ -221,7 +271,7 @@ async function snapshot(running: Running): Promise<{ at: number; cpu: Map<string
     ...running.processes.map((p) => [p.name, cpuMsOfTree(p.pid)] as const),
     ...Object.entries(running.engines_ ?? {}).map(([name, pid]) => [name, cpuMsOfTree(pid)] as const),
   ]);
-  return { at: Date.now(), cpu, work };
+  return { at: Date.now(), cpu, work, waits: new Map(running.processes.map((p, i) => [p.name, counts[i]!.waits])) };
 }
 type Snapshot = Awaited<ReturnType<typeof snapshot>>;
 
@@ -245,6 +295,8 @@ interface Row {
   /** Per selection (cart flow) or per checkout, idle taken off: CPU ms by process, and the work counted by key. */
   cpu: Map<string, number>;
   work: Map<string, number>;
+  /** Each process's waits over the row: `<process> <metric>{labels}` → its line. */
+  waits: string[];
 }
 
 /**
@@ -300,6 +352,12 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
     kinds,
     cpu: per(spent.cpu, idle.cpu),
     work: per(spent.work, idle.work),
+    waits: [...after.waits].flatMap(([name, waits]) =>
+      [...waits].flatMap(([key, h]) => {
+        const line = waitLine(before.waits.get(name)?.get(key), h);
+        return line ? [`${name} ${key}: ${line}`] : [];
+      }),
+    ),
   };
 }
 
@@ -439,6 +497,8 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
       `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
       `  Redis commands ${workOf(row, 'redis ')}`,
       `  Kafka messages ${workOf(row, 'kafka ')}`,
+      `  waits (db_pool_acquire, event-loop delay, Redis, internal routes' time):`,
+      ...row.waits.map((line) => `    ${line}`),
     );
   }
   return { table, details };

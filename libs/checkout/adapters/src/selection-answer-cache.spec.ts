@@ -3,7 +3,15 @@ import { DomainError } from '@commerce/shared-errors';
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { CatalogClient, ProductDto } from '@commerce/catalog-contracts';
-import { StoreView, changeLine, getSelection, oneLineSelection, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
+import {
+  StoreView,
+  addItem,
+  changeLine,
+  getSelection,
+  oneLineSelection,
+  type CheckoutDeps,
+  type SessionHandle,
+} from '@commerce/checkout-core';
 import { cachedSelectionAnswer, keptChange, RawJson, versionedCart } from './selection-answer-cache';
 import { cachingCatalogClient } from './product-cache';
 
@@ -270,6 +278,80 @@ describe('keptChange: a change answered is the rendering of the version it raise
     expect(reordered).not.toBeInstanceOf(RawJson);
     expect(JSON.parse(await get())).toMatchObject({ selection: { items: [{ quantity: 6 }] } });
     expect(state.cartReads).toBe(3);
+  });
+
+  /** A visitor's first add: the session names no selection, so the add creates one (counters: the versions in the store). */
+  function firstAdd(customerId?: string) {
+    const counters = new Map<string, number>();
+    const state = { cartReads: 0, creates: 0 };
+    const sessions = {
+      set: async () => undefined,
+      selectionVersion: async (id: string) => counters.get(id) ?? 0,
+      selectionChanged: async (id: string) => {
+        counters.set(id, (counters.get(id) ?? 0) + 1);
+        return counters.get(id)!;
+      },
+    };
+    const cart = versionedCart(
+      {
+        createSelection: async () => {
+          state.creates++;
+          return { ...oneLineSelection(), items: [] };
+        },
+        getSelection: async () => {
+          state.cartReads++;
+          return oneLineSelection(1);
+        },
+        changeSelection: async () => oneLineSelection(1),
+      } as unknown as CartClient,
+      sessions,
+    );
+    const product = { product: '1', name: 'Jacket', brandName: '', priceAsNumber: 100, priceBeforeDiscountAsNumber: 100 };
+    const catalog = {
+      getProduct: async () => ({ ...product, items: [{ item: '1-1', name: '1', sku: '', ean: '' }] }) as unknown as ProductDto,
+    } as unknown as CatalogClient;
+    const deps = {
+      sessions,
+      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
+      cart,
+      view: new StoreView(store),
+    } as unknown as CheckoutDeps;
+    const answers = cachedSelectionAnswer(deps, { ttlMs: 1000 });
+    const customer = customerId ? { customer: { id: customerId, address: { email: 'ada@example.com' } } } : {};
+    const handle = {
+      token: 'tok',
+      isNew: true,
+      stored: false,
+      session: { country: 'SE', state: null, language: 'sv', createdAt: 'tok', ...(customerId ? { customerId } : {}) },
+      ...customer,
+    } as unknown as SessionHandle;
+    const add = () => keptChange(deps, answers, handle, (d) => addItem(d, handle, '1-1', {}));
+    // The next request as the session middleware opens it: the stored session and its selection's version.
+    const get = async () => {
+      const next = { ...handle, isNew: false, stored: true };
+      next.versionRead = { selectionId: handle.session.selectionId!, version: counters.get(handle.session.selectionId!) ?? 0 };
+      return answers(next);
+    };
+    return { state, add, get, counters };
+  }
+
+  it("keeps a new anonymous selection's first change (its version 0 needs no read): the next GET reads no cart", async () => {
+    const { state, add, get, counters } = firstAdd();
+    const sent = await add();
+    expect(state.creates).toBe(1);
+    expect(counters.get('sel1')).toBe(1);
+    expect(sent).toBeInstanceOf(RawJson);
+    expect(((await get()) as RawJson).json.toString()).toBe((sent as RawJson).json.toString());
+    expect(state.cartReads).toBe(0);
+  });
+
+  it('keeps nothing of a logged-in first change: the cart may answer a saved selection another device changed', async () => {
+    const { state, add, get } = firstAdd('c1');
+    const sent = await add();
+    expect(state.creates).toBe(1);
+    expect(sent).not.toBeInstanceOf(RawJson);
+    await get();
+    expect(state.cartReads).toBe(1);
   });
 
   it("keeps a logged-in change's answer without `loggedIn`: sent with it, a GET splices its own", async () => {

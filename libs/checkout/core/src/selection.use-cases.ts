@@ -57,6 +57,10 @@ async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promis
     ...(handle.session.customerId ? { customerId: handle.session.customerId } : {}),
   });
   await saveSession(deps, handle, { selectionId: created.id });
+  // A new anonymous selection has had no change yet, through any token or replica: its version is 0 without a read,
+  // so the first change's answer is kept as its rendering like any other (decision 72; a saved selection may be
+  // one another device made and changed meanwhile).
+  if (!handle.session.customerId) handle.versionRead = { selectionId: created.id, version: 0 };
   return created.id;
 }
 
