@@ -83,17 +83,17 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         try {
           return await retryContended(() =>
             db.transaction(async (trx) => {
-              const existing = await find(a.attemptId, trx);
-              if (existing) return { attempt: existing, created: false, replaced: [], authorized: null };
               await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`payment.attempts:${a.selectionId}`]);
-              const live = (
-                (await db
-                  .table('attempts', trx)
-                  .where({ selection_id: a.selectionId })
-                  .whereIn('status', LIVE)
-                  .orderBy('id')
-                  .forUpdate()) as AttemptRow[]
-              ).map(toAttempt);
+              // The attempt of this id (a repeated start) and the selection's live ones, in one read under the lock.
+              const rows = (await db
+                .table('attempts', trx)
+                .where({ id: a.attemptId })
+                .orWhere((q) => q.where({ selection_id: a.selectionId }).whereIn('status', LIVE))
+                .orderBy('id')
+                .forUpdate()) as AttemptRow[];
+              const same = rows.find((r) => r.id === a.attemptId);
+              if (same) return { attempt: toAttempt(same), created: false, replaced: [], authorized: null };
+              const live = rows.map(toAttempt);
               const authorized = live.find((l) => l.status === 'authorized');
               if (authorized) return { attempt: authorized, created: false, replaced: [], authorized };
               const replaced: StoredAttempt[] = [];
@@ -106,8 +106,8 @@ export function createAttemptRepository(db: Db): AttemptRepository {
                 replaced.push(moved);
                 await enqueue(db, trx, cancelled(moved));
               }
-              await db.table('attempts', trx).insert(row);
-              return { attempt: (await find(a.attemptId, trx))!, created: true, replaced, authorized: null };
+              const [inserted] = (await db.table('attempts', trx).insert(row).returning('*')) as AttemptRow[];
+              return { attempt: toAttempt(inserted!), created: true, replaced, authorized: null };
             }),
           );
         } catch (error) {
@@ -120,7 +120,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         // A newer attempt may have replaced this one while its provider answered: then it stays cancelled.
         const current = await find(id, trx, true);
         const replaced = current?.status !== 'started';
-        await db
+        const [updated] = (await db
           .table('attempts', trx)
           .where({ id })
           .update({
@@ -129,9 +129,10 @@ export function createAttemptRepository(db: Db): AttemptRepository {
             ...(replaced ? {} : { status: start.status }),
             customer_address: start.customerAddress ? JSON.stringify(start.customerAddress) : null,
             updated_at: db.knex.fn.now(),
-          });
+          })
+          .returning('*')) as AttemptRow[];
         if (!replaced) await enqueue(db, trx, events);
-        return (await find(id, trx))!;
+        return toAttempt(updated!);
       });
     },
     find: (id) => find(id),
@@ -143,7 +144,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
       return db.transaction(async (trx) => {
         const current = await find(id, trx, true);
         if (!current || !from.includes(current.status)) return null;
-        await db
+        const [updated] = (await db
           .table('attempts', trx)
           .where({ id })
           .update({
@@ -155,8 +156,9 @@ export function createAttemptRepository(db: Db): AttemptRepository {
             // Voided at the provider: nothing left due there.
             ...(to === 'voided' ? { provider_void_due: false } : {}),
             updated_at: db.knex.fn.now(),
-          });
-        const next = (await find(id, trx))!;
+          })
+          .returning('*')) as AttemptRow[];
+        const next = toAttempt(updated!);
         await enqueue(db, trx, events(next));
         return next;
       });
@@ -165,11 +167,12 @@ export function createAttemptRepository(db: Db): AttemptRepository {
       return db.transaction(async (trx) => {
         const current = await find(id, trx, true);
         if (!current) return null;
-        await db
+        const [updated] = (await db
           .table('attempts', trx)
           .where({ id })
-          .update({ provider_data: JSON.stringify({ ...current.providerData, ...data }), updated_at: db.knex.fn.now() });
-        return (await find(id, trx))!;
+          .update({ provider_data: JSON.stringify({ ...current.providerData, ...data }), updated_at: db.knex.fn.now() })
+          .returning('*')) as AttemptRow[];
+        return toAttempt(updated!);
       });
     },
     async liveOfSelection(selectionId) {

@@ -231,6 +231,36 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
     });
 
+    it('a checkout’s payment steps read each attempt row once: writes return the row, a decided attempt takes no transaction (issue 28)', async () => {
+      const seen: string[] = [];
+      const listen = (q: { sql: string }) => void seen.push(q.sql);
+      const counted = async <T>(run: () => Promise<T>) => {
+        seen.length = 0;
+        database.knex.on('query', listen);
+        try {
+          return await run();
+        } finally {
+          database.knex.off('query', listen);
+        }
+      };
+      // The statements on the attempts table and the transactions opened (the relay's own are on the outbox).
+      const onAttempts = () => seen.filter((sql) => sql.includes('"attempts"')).length;
+      const transactions = () => seen.filter((sql) => /^begin/i.test(sql.trim()) && !sql.includes('outbox')).length;
+
+      const started = await counted(() => payment.client.startAttempt(command()));
+      // The live read (under the selection's lock) and the insert returning the row; the start's lock read and update returning it.
+      expect(onAttempts()).toBe(4);
+      const fields = returnParams(settings, started.attempt, true);
+      await counted(() => payment.client.verifyResult(fields));
+      // The lookup by reference, the locked read and the update returning the row.
+      expect(onAttempts()).toBe(3);
+      const again = await counted(() => payment.client.verifyResult(fields));
+      // Decided already: the lookup alone, no transaction.
+      expect(onAttempts()).toBe(1);
+      expect(transactions()).toBe(0);
+      expect(again).toMatchObject({ outcome: 'authorized', attempt: { attemptId: started.attempt.attemptId, status: 'authorized' } });
+    });
+
     it('starting an attempt twice answers the same attempt; a newer attempt of the selection cancels the older', async () => {
       const first = command();
       const a = await payment.client.startAttempt(first);

@@ -5,6 +5,7 @@ import {
   PaymentDeclined,
   PaymentVoided,
   type AttemptDto,
+  type AttemptStatus,
   type PaymentAddress,
   type PaymentClient,
   type PaymentResultDto,
@@ -50,6 +51,8 @@ export interface SweepOutcome {
 
 /** A day: well past the stock hold (20 minutes by default) and the providers' own payment sessions. */
 export const DEFAULT_ATTEMPT_EXPIRY_MS = 24 * 3600 * 1000;
+/** The statuses a provider's verdict moves an attempt from. */
+const VERDICT_FROM: AttemptStatus[] = ['started', 'cancelled'];
 /** Attempts a sweep run takes on at most, per kind. */
 const SWEEP_BATCH = 100;
 
@@ -109,10 +112,13 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
     if (verdict.amountMinor !== attempt.amountMinor) throw new PaymentResultInvalidError('amount does not match the payment');
     if (verdict.currency !== attempt.currency) throw new PaymentResultInvalidError('currency does not match the payment');
     if (attempt.status === 'cancelled' && verdict.outcome === 'authorized') return voidReplaced(attempt);
+    // A decided attempt (authorized, declined, voided) never moves back: a later verdict (the return after the
+    // webhook) finds it decided without a transaction.
+    if (!VERDICT_FROM.includes(attempt.status)) return attempt;
     const moved = await deps.attempts.transition(
       attempt.attemptId,
       // A decline after the attempt was replaced is recorded as such; an authorization is voided (above).
-      ['started', 'cancelled'],
+      VERDICT_FROM,
       verdict.outcome,
       verdict.customerAddress ? { customerAddress: verdict.customerAddress } : {},
       (a) => eventOf(verdict.outcome, a),

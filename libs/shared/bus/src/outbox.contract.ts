@@ -147,6 +147,22 @@ export function outboxContract(harness: OutboxHarness): void {
       // ~5 s on a loaded two-core box against Postgres: more than jest's default.
     }, 30_000);
 
+    it('takes its turn and its batch in one statement on Postgres (issue 28): a publish is a BEGIN, it and a COMMIT', async () => {
+      await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1'), envelope(topic, 'k2')]));
+      const r = relay({ batchSize: 2 });
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => void sent.push(q.sql);
+      db.knex.on('query', listen);
+      try {
+        expect(await r.flush()).toBe(2);
+      } finally {
+        db.knex.off('query', listen);
+      }
+      // A full batch looks again: two publishes' worth, the second finding nothing. PGlite: a read and an update, no transaction.
+      expect(sent).toHaveLength(db.engine === 'postgres' ? 6 : 3);
+      expect(await pending()).toBe(0);
+    });
+
     it('publishes in batches until nothing is pending', async () => {
       const events = Array.from({ length: 25 }, (_, i) => envelope(topic, `k${i}`));
       await db.transaction((trx) => enqueue(db, trx, events));
@@ -251,7 +267,12 @@ export function outboxContract(harness: OutboxHarness): void {
 
     it('publishes each row as the text it was written as, with the headers publish gives it, unparsed (decision 99)', async () => {
       const got = await received();
-      const inRequest = envelope(topic, 'k1', { text: '"quoted" \\ ✓ 漢 \u0000', n: -0.5, list: [1, null, { a: true }] }, { type: 'ProductUpserted' });
+      const inRequest = envelope(
+        topic,
+        'k1',
+        { text: '"quoted" \\ ✓ 漢 \u0000', n: -0.5, list: [1, null, { a: true }] },
+        { type: 'ProductUpserted' },
+      );
       const outside = envelope(topic, 'k2', { n: 2 });
       await withRequestContext({ requestId: 'req-7' }, () => db.transaction((trx) => enqueue(db, trx, [inRequest])));
       await db.transaction((trx) => enqueue(db, trx, [outside]));

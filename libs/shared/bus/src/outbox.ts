@@ -204,6 +204,20 @@ export interface OutboxRelayOptions {
   startDelayMs?: number;
 }
 
+/**
+ * The Postgres relay's turn and batch in one statement (issue 28: a BEGIN, this and a COMMIT a publish, where a
+ * lock, a read and an update each went alone): the outbox's advisory lock tried once (an init plan: when another
+ * relay holds it, no row is read), the oldest pending rows locked, marked sent and returned with the envelope as
+ * text (decision 99), in no particular order (the caller sorts by seq).
+ */
+const relayTurnSql = `with pending as (
+    select p.seq from :outbox: as p
+    where p.sent_at is null and (select pg_try_advisory_xact_lock(hashtext(:lock)))
+    order by p.seq limit :limit for update of p skip locked
+  )
+  update :outbox: as o set sent_at = now() from pending where o.seq = pending.seq
+  returning o.seq, o.id, o.topic, o.key, o.type, o.request_id, o.envelope::text as envelope`;
+
 /** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 99). */
 interface PendingRow {
   seq: number | string;
@@ -326,12 +340,17 @@ export class OutboxRelay {
       });
     }
     return this.db.transaction(async (trx) => {
-      // Two relays of one service: one publishes at a time so events keep their seq order; the
-      // other finds the lock taken and leaves it (skip locked guards any row it still meets).
-      const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [`${this.db.schema}.outbox`]);
-      if (!lock.rows[0]?.locked) return 0;
-      const rows = await this.pendingQuery(this.db.table('outbox', trx)).forUpdate().skipLocked();
-      return this.publishRows(rows, (seqs) => this.db.table('outbox', trx).whereIn('seq', seqs).update({ sent_at: trx.fn.now() }));
+      // One statement takes the relay's turn and its batch, marked sent inside this transaction, which commits
+      // only once the bus has acknowledged the batch (a failed publish rolls the mark back: the rows stay
+      // pending). Two relays of one service: one publishes at a time so events keep their seq order; the other
+      // finds the lock taken and takes nothing (skip locked guards any row it still meets).
+      const taken = (await trx.raw(relayTurnSql, {
+        lock: `${this.db.schema}.outbox`,
+        outbox: `${this.db.schema}.outbox`,
+        limit: this.batchSize,
+      })) as { rows: PendingRow[] };
+      const rows = taken.rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      return this.publishRows(rows, async () => undefined);
     });
   }
 
