@@ -1,7 +1,7 @@
 import { searchQueriesMigration } from './search/search-queries.store';
 import type { Knex, Migration } from '@commerce/shared-db';
 import { outboxMigrations } from '@commerce/shared-bus';
-import { stockHoldsLostMigration, stockHoldsMigration } from './stock-holds.migrations';
+import { stockHoldsHeldMigration, stockHoldsLostMigration, stockHoldsMigration } from './stock-holds.migrations';
 
 const refTable =
   (name: string): Migration['up'] =>
@@ -250,4 +250,5 @@ export const catalogMigrations: Migration[] = [
   variantUriBaseIndex,
   itemForeignKeysDropped,
   searchQueriesMigration,
+  stockHoldsHeldMigration,
 ];

@@ -40,6 +40,18 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       await h.takeEvents();
     }, 60_000);
 
+    // Every path that moves a hold in or out of `held` moves its item's counter with it (decision 151).
+    afterEach(async () => {
+      const counters = (await h.db.table('items').select('id', 'held')) as Array<{ id: string; held: number }>;
+      const holds = (await h.db
+        .table('stock_holds')
+        .where({ state: 'held' })
+        .groupBy('item_id')
+        .select('item_id', h.db.knex.raw('sum(quantity)::int as quantity'))) as Array<{ item_id: string; quantity: number }>;
+      const live = new Map(holds.map((r) => [r.item_id, Number(r.quantity)]));
+      expect(counters.map((r) => [r.id, Number(r.held)])).toEqual(counters.map((r) => [r.id, live.get(r.id) ?? 0]));
+    });
+
     it('holds what is there; beyond it answers the unavailable quantities (unavailable + available = asked) and holds nothing', async () => {
       expect(await hold([['CAFE-BRN-S', 3]])).toEqual({ held: true });
       const refused = await hold([

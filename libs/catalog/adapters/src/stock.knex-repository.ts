@@ -13,21 +13,40 @@ interface ItemRow {
   id: string;
   /** In the ERP's units; one item takes `divisor` of them. */
   stock: number;
+  /** Items kept by the item's holds in state `held` (live or expired and not yet reclaimed). */
+  held: number;
   divisor: number;
+  /** The ERP's preorder flag. */
   preorder: boolean;
+  /** A preorder item, or its variant in an open delivery window: not limited by its stock. */
+  unlimited: boolean;
   variant_id: number;
-  variant_external_id: string;
 }
 
+interface HoldRow {
+  item_id: string;
+  quantity: number;
+  state: string;
+  unavailable: number | null;
+}
+
+/** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
+const HOLD_TRIES = 3;
+
 /**
- * Stock holds on the catalog's items (the checkout saga). Every decision runs under the row locks of the
- * items concerned (`SELECT … FOR UPDATE`, in item id order so two holds never deadlock): two visitors
- * holding the last item queue, and the second sees the first's hold. Available = stock − live holds;
- * preorder items and variants in an open delivery window are not limited. A commit decrements the stock
- * of the attempt's holds not yet committed and marks them committed in the same transaction, so however
- * often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a check constraint).
- * Holds count items; the stock is in the ERP's units, `stockdivisor` of them an item (decision 22): an
- * item's stock holds floor(stock / divisor) items, and a committed item takes `divisor` units.
+ * Stock holds on the catalog's items (the checkout saga). An item's row counts what its live holds keep (`held`,
+ * decision 151): available = floor(stock / divisor) − held; preorder items and variants in an open delivery window
+ * are not limited. A hold of one item is one statement (a guarded `update … set held = held + n where available ≥ n`
+ * and the hold's row inserted beside it), so the stock row is locked only while Postgres runs it, never across a
+ * round trip: thirty buyers of the last ten items queue for milliseconds, and those who come once it is gone are
+ * refused without waiting at all (the row no longer matches). A hold of several items, a new attempt of a selection
+ * that holds (its older holds are replaced), or an item with expired holds to reclaim takes the item rows' locks
+ * first (in item id order, so two holds never deadlock; decision 121), then the holds'. Every hold leaving `held`
+ * (released, replaced, expired, committed, lost) leaves its item's counter in the same statement.
+ * A commit decrements the stock of the attempt's holds not yet committed and marks them committed in the same
+ * transaction, so however often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a
+ * check constraint). Holds count items; the stock is in the ERP's units, `stockdivisor` of them an item (decision
+ * 22): an item's stock holds floor(stock / divisor) items, and a committed item takes `divisor` units.
  */
 export function createStockRepository(db: Db, options: { now?: () => Date; onCommitted?: () => void } = {}): StockClient {
   const now = () => (options.now ?? (() => new Date()))();
@@ -35,58 +54,62 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   /** One transaction, run again when Postgres gives it up for a deadlock or a serialization failure (DESIGN §8). */
   const contended = <T>(fn: (trx: Knex.Transaction) => Promise<T>) => retryContended(() => db.transaction(fn));
 
-  // The divisor as the projection reads it (`stockDivisorOf`): the variation's size table, else the size's, else 1.
-  const lockItems = (trx: Knex.Transaction, ids: string[]) =>
-    trx
-      .select(
-        'i.id',
-        'i.stock',
-        'i.preorder',
-        'i.variant_id',
-        'v.external_id as variant_external_id',
-        trx.raw('coalesce(vt.stock_divisor, st.stock_divisor, 1)::int as divisor'),
-      )
-      .from(`${q('items')} as i`)
-      .join(`${q('variants')} as v`, 'v.id', 'i.variant_id')
-      .join(`${q('sizes')} as s`, 's.id', 'i.size_id')
-      .leftJoin(`${q('size_tables')} as vt`, 'vt.external_id', 'v.size_table_external_id')
-      .leftJoin(`${q('size_tables')} as st`, 'st.external_id', 's.size_table_external_id')
-      .whereIn('i.id', ids)
-      .orderBy('i.id')
-      .forUpdate('i') as Promise<ItemRow[]>;
+  // An item as a hold reads it; the divisor as the projection reads it (`stockDivisorOf`): the variation's size
+  // table, else the size's, else 1. Followed by a condition on `i`.
+  const itemsSql = `select i.id, i.stock, i.held, i.preorder, i.variant_id, coalesce(vt.stock_divisor, st.stock_divisor, 1)::int as divisor,
+      (i.preorder or exists (select 1 from ${q('delivery_window_variations')} dwv
+        join ${q('delivery_windows')} dw on dw.external_id = dwv."window"
+        where dw.active_indexed and dwv.variation_external_id = v.external_id)) as unlimited
+    from ${q('items')} i
+    join ${q('variants')} v on v.id = i.variant_id
+    join ${q('sizes')} s on s.id = i.size_id
+    left join ${q('size_tables')} vt on vt.external_id = v.size_table_external_id
+    left join ${q('size_tables')} st on st.external_id = s.size_table_external_id`;
+  const idsIn = `(select jsonb_array_elements_text(cast(? as jsonb)))`;
+  const itemOf = (r: ItemRow): ItemRow => ({ ...r, stock: Number(r.stock), held: Number(r.held), divisor: Math.max(1, Number(r.divisor)) });
+  const availableOf = (item: ItemRow) => Math.max(0, Math.floor(item.stock / item.divisor) - item.held);
+
+  /** The items, their rows locked in id order (every path that locks items and holds takes the items first). */
+  const lockItems = async (trx: Knex.Transaction, ids: string[]) =>
+    new Map(
+      (
+        (await trx.raw(`${itemsSql} where i.id in ${idsIn} order by i.id for update of i`, [JSON.stringify([...ids].sort())]))
+          .rows as ItemRow[]
+      ).map((r) => [r.id, itemOf(r)]),
+    );
 
   /**
-   * What of `wanted` (item → quantity) the items' stock does not cover beside the live holds of other
-   * attempts (`except`); preorder items and variants in an open delivery window are not limited.
+   * Holds matching `where` (and still `held`) leave `held` for `state` (an SQL expression of the hold's row), and
+   * their quantities leave their items' counters, in one statement; answers the items' new counters.
    */
-  const shortOf = async (trx: Knex.Transaction, items: Map<string, ItemRow>, wanted: Map<string, number>, at: Date, except?: string) => {
-    const ids = [...wanted.keys()];
-    const liveHolds = db.table('stock_holds', trx).whereIn('item_id', ids).andWhere({ state: 'held' }).andWhere('expires_at', '>', at);
-    if (except) liveHolds.whereNot({ attempt_id: except });
-    const held = new Map(
+  const unhold = async (
+    trx: Knex.Transaction,
+    state: { sql: string; bindings: Knex.RawBinding[] },
+    where: string,
+    bindings: Knex.RawBinding[],
+  ) =>
+    new Map(
       (
-        (await liveHolds.groupBy('item_id').select('item_id', trx.raw('sum(quantity)::int as quantity'))) as Array<{
-          item_id: string;
-          quantity: number;
-        }>
-      ).map((r) => [r.item_id, Number(r.quantity)]),
+        (
+          await trx.raw(
+            `with freed as (update ${q('stock_holds')} set state = ${state.sql}, updated_at = ? where state = 'held' and (${where}) returning item_id, quantity)
+            update ${q('items')} t set held = t.held - f.quantity
+              from (select item_id, sum(quantity)::int as quantity from freed group by item_id) f
+              where t.id = f.item_id returning t.id, t.held`,
+            [...state.bindings, now(), ...bindings],
+          )
+        ).rows as Array<{ id: string; held: number }>
+      ).map((r) => [r.id, Number(r.held)]),
     );
-    const variants = [...new Set([...items.values()].map((i) => i.variant_external_id))];
-    const open = new Set(
-      (
-        (await trx
-          .select('dwv.variation_external_id')
-          .from(`${q('delivery_window_variations')} as dwv`)
-          .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
-          .where('dw.active_indexed', true)
-          .whereIn('dwv.variation_external_id', variants)) as Array<{ variation_external_id: string }>
-      ).map((r) => r.variation_external_id),
-    );
+  const to = (state: 'released' | 'expired' | 'lost') => ({ sql: '?', bindings: [state] });
+
+  /** What of `wanted` (item → quantity) the items do not cover; `own` is what of each the asker itself keeps in `held`. */
+  const shortOf = (items: Map<string, ItemRow>, wanted: Map<string, number>, own: Map<string, number> = new Map()) => {
     const unavailable: UnavailableEntry[] = [];
     for (const [itemId, quantity] of wanted) {
       const item = items.get(itemId);
-      if (item && (item.preorder || open.has(item.variant_external_id))) continue;
-      const available = item ? Math.max(0, Math.floor(item.stock / Math.max(1, Number(item.divisor))) - (held.get(itemId) ?? 0)) : 0;
+      if (item?.unlimited) continue;
+      const available = item ? availableOf({ ...item, held: item.held - (own.get(itemId) ?? 0) }) : 0;
       if (quantity > available)
         unavailable.push({
           item: itemId,
@@ -99,8 +122,107 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
     return unavailable;
   };
 
+  /**
+   * A hold of one item in one statement, when nothing is to be replaced or reclaimed first: the item's counter goes
+   * up only if the item covers it (Postgres re-checks the guard on the row's newest version after a concurrent
+   * hold), and the hold's row is inserted beside it. `blocked`: the attempt already holds, the selection holds (to
+   * be replaced), or the item has expired holds to reclaim; then the locking path decides.
+   */
+  const holdAtOnce = async (
+    command: { attemptId: string; selectionId: string },
+    itemId: string,
+    quantity: number,
+    at: Date,
+    expiresAt: Date,
+  ) =>
+    (
+      await db.query<{ held: number; blocked: boolean }>(
+        `with info as (${itemsSql} where i.id = ?),
+        blocked as (
+          select 1 from ${q('stock_holds')} where attempt_id = ?
+          union all select 1 from ${q('stock_holds')} where selection_id = ? and state = 'held'
+          union all select 1 from ${q('stock_holds')} where item_id = ? and state = 'held' and expires_at <= ?),
+        bumped as (
+          update ${q('items')} t set held = t.held + cast(? as integer) from info
+          where t.id = info.id and not exists (select 1 from blocked)
+            and (info.unlimited or t.stock / greatest(info.divisor, 1) - t.held >= cast(? as integer))
+          returning t.id),
+        inserted as (
+          insert into ${q('stock_holds')} (attempt_id, item_id, selection_id, quantity, state, expires_at, created_at, updated_at)
+          select ?, id, ?, cast(? as integer), 'held', ?, ?, ? from bumped returning item_id)
+        select (select count(*) from inserted)::int as held, exists (select 1 from blocked) as blocked`,
+        [
+          itemId,
+          command.attemptId,
+          command.selectionId,
+          itemId,
+          at,
+          quantity,
+          quantity,
+          command.attemptId,
+          command.selectionId,
+          quantity,
+          expiresAt,
+          at,
+          at,
+        ],
+      )
+    )[0] ?? { held: 0, blocked: true };
+
+  /** The items as they are now (no lock): what a refused hold tells. */
+  const readItems = async (ids: string[]) =>
+    new Map((await db.query<ItemRow>(`${itemsSql} where i.id in ${idsIn}`, [JSON.stringify(ids)])).map((r) => [r.id, itemOf(r)] as const));
+
+  /** The locking path: items locked in id order, then the selection's older holds replaced and expired ones reclaimed. */
+  const holdLocked = (
+    command: { attemptId: string; selectionId: string },
+    wanted: Map<string, number>,
+    at: Date,
+    expiresAt: Date,
+  ): Promise<HoldStockResult> =>
+    contended(async (trx) => {
+      // The items of the holds this one replaces leave their counters too: their rows are locked with the wanted ones.
+      const older = (await db
+        .table('stock_holds', trx)
+        .where({ selection_id: command.selectionId, state: 'held' })
+        .distinct('item_id')) as Array<{ item_id: string }>;
+      const items = await lockItems(trx, [...new Set([...wanted.keys(), ...older.map((h) => h.item_id)])]);
+      if (await db.table('stock_holds', trx).where({ attempt_id: command.attemptId }).first()) return { held: true };
+      // The selection's older holds are released (replaced); other expired ones on these items reclaimed.
+      const counters = await unhold(
+        trx,
+        { sql: `case when selection_id = ? then 'released' else 'expired' end`, bindings: [command.selectionId] },
+        `selection_id = ? or (item_id in ${idsIn} and expires_at <= ?)`,
+        [command.selectionId, JSON.stringify([...wanted.keys()]), at],
+      );
+      for (const [id, held] of counters) {
+        const item = items.get(id);
+        if (item) items.set(id, { ...item, held });
+      }
+      const unavailable = shortOf(items, wanted);
+      if (unavailable.length > 0) return { held: false, unavailable };
+      const rows = [...wanted].map(([id, quantity]) => ({ id, quantity }));
+      await trx.raw(
+        `update ${q('items')} t set held = t.held + w.quantity from json_to_recordset(cast(? as json)) as w(id text, quantity integer) where t.id = w.id`,
+        [JSON.stringify(rows)],
+      );
+      await db.table('stock_holds', trx).insert(
+        rows.map(({ id, quantity }) => ({
+          attempt_id: command.attemptId,
+          item_id: id,
+          selection_id: command.selectionId,
+          quantity,
+          state: 'held',
+          expires_at: expiresAt,
+          created_at: at,
+          updated_at: at,
+        })),
+      );
+      return { held: true };
+    });
+
   /** The entries a lost hold answered when it was lost (the quantities missing then). */
-  const lostEntries = async (trx: Knex.Transaction, lost: Array<{ item_id: string; quantity: number; unavailable: number | null }>) => {
+  const lostEntries = async (trx: Knex.Transaction, lost: HoldRow[]) => {
     const variants = new Map(
       (
         (await db
@@ -128,39 +250,36 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       const wanted = new Map<string, number>();
       for (const line of command.lines) wanted.set(line.item, (wanted.get(line.item) ?? 0) + line.quantity);
       const at = now();
-      return contended(async (trx) => {
-        const existing = await db.table('stock_holds', trx).where({ attempt_id: command.attemptId }).first();
-        if (existing) return { held: true };
-        const ids = [...wanted.keys()].sort();
-        const items = new Map((await lockItems(trx, ids)).map((r) => [r.id, r]));
-        // A newer attempt for the selection replaces the older ones' holds (after the locks: same order as every hold).
-        await db
-          .table('stock_holds', trx)
-          .where({ selection_id: command.selectionId, state: 'held' })
-          .update({ state: 'released', updated_at: at });
-        const unavailable = await shortOf(trx, items, wanted, at);
+      const expiresAt = new Date(at.getTime() + command.ttlSeconds * 1000);
+      const [line] = wanted;
+      if (!line || wanted.size !== 1) return holdLocked(command, wanted, at, expiresAt);
+      const [itemId, quantity] = line;
+      for (let tries = 1; ; tries++) {
+        const once = await retryContended(() => holdAtOnce(command, itemId, quantity, at, expiresAt)).catch((error: unknown) => {
+          // The same attempt held at the same time (its hold's key is taken): the locking path answers its hold.
+          if ((error as { code?: unknown }).code === '23505') return { held: 0, blocked: true };
+          throw error;
+        });
+        if (once.blocked) return holdLocked(command, wanted, at, expiresAt);
+        if (Number(once.held) === 1) return { held: true };
+        // Refused: what is there now. A hold released meanwhile may have freed enough; then it is tried again.
+        const unavailable = shortOf(await readItems([itemId]), wanted);
         if (unavailable.length > 0) return { held: false, unavailable };
-        const expiresAt = new Date(at.getTime() + command.ttlSeconds * 1000);
-        await db.table('stock_holds', trx).insert(
-          ids.map((id) => ({
-            attempt_id: command.attemptId,
-            item_id: id,
-            selection_id: command.selectionId,
-            quantity: wanted.get(id)!,
-            state: 'held',
-            expires_at: expiresAt,
-            created_at: at,
-            updated_at: at,
-          })),
-        );
-        return { held: true };
-      });
+        if (tries >= HOLD_TRIES) return holdLocked(command, wanted, at, expiresAt);
+      }
     },
 
     async releaseStock(attemptId) {
-      await retryContended(() =>
-        db.table('stock_holds').where({ attempt_id: attemptId, state: 'held' }).update({ state: 'released', updated_at: now() }),
-      );
+      await contended(async (trx) => {
+        const ids = (
+          (await db.table('stock_holds', trx).where({ attempt_id: attemptId, state: 'held' }).distinct('item_id')) as Array<{
+            item_id: string;
+          }>
+        ).map((r) => r.item_id);
+        if (ids.length === 0) return;
+        await lockItems(trx, ids);
+        await unhold(trx, to('released'), 'attempt_id = ?', [attemptId]);
+      });
     },
 
     async commitStock(attemptId): Promise<CommitStockResult> {
@@ -173,30 +292,29 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).distinct('item_id')) as Array<{ item_id: string }>
         ).map((r) => r.item_id);
         if (itemIds.length === 0) return { committed: 0 };
-        const locked = await lockItems(trx, itemIds.sort());
+        const items = await lockItems(trx, itemIds);
         // Locks the attempt's holds: a concurrent commit waits here, then finds them committed (or lost).
-        const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as Array<{
-          item_id: string;
-          quantity: number;
-          state: string;
-          unavailable: number | null;
-        }>;
+        const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as HoldRow[];
         const lost = all.filter((h) => h.state === 'lost');
         if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
         const holds = all.filter((h) => h.state !== 'committed');
         if (holds.length === 0) return { committed: 0 };
-        const pending = new Set(holds.map((h) => h.item_id));
-        const items = locked.filter((i) => pending.has(i.id));
-        // The stock must still be there beside the other attempts' live holds: a hold that expired or was
-        // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
-        const unavailable = await shortOf(
-          trx,
-          new Map(items.map((i) => [i.id, i])),
-          new Map(holds.map((h) => [h.item_id, h.quantity])),
+        // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
+        const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
+          JSON.stringify(itemIds),
           at,
           attemptId,
-        );
+        ]);
+        for (const [id, held] of counters) {
+          const item = items.get(id);
+          if (item) items.set(id, { ...item, held });
+        }
+        // The stock must still be there beside the other attempts' live holds: a hold that expired or was
+        // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
+        const own = new Map(holds.filter((h) => h.state === 'held').map((h) => [h.item_id, h.quantity]));
+        const unavailable = shortOf(items, new Map(holds.map((h) => [h.item_id, h.quantity])), own);
         if (unavailable.length > 0) {
+          await unhold(trx, to('lost'), 'attempt_id = ?', [attemptId]);
           for (const hold of holds) {
             const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
             await db
@@ -206,12 +324,16 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           }
           return { committed: 0, unavailable };
         }
-        const divisors = new Map(items.map((i) => [i.id, Math.max(1, Number(i.divisor))]));
-        for (const hold of holds)
-          await db
-            .table('items', trx)
-            .where({ id: hold.item_id })
-            .update({ stock: trx.raw('greatest(stock - ?, 0)', [hold.quantity * (divisors.get(hold.item_id) ?? 1)]) });
+        const taken = holds.map((h) => ({
+          id: h.item_id,
+          units: h.quantity * (items.get(h.item_id)?.divisor ?? 1),
+          unheld: h.state === 'held' ? h.quantity : 0,
+        }));
+        await trx.raw(
+          `update ${q('items')} t set stock = greatest(t.stock - c.units, 0), held = t.held - c.unheld
+            from json_to_recordset(cast(? as json)) as c(id text, units integer, unheld integer) where t.id = c.id`,
+          [JSON.stringify(taken)],
+        );
         await db
           .table('stock_holds', trx)
           .where({ attempt_id: attemptId })
@@ -236,7 +358,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           .join(`${q('sizes')} as s`, 's.id', 'i.size_id')
           .whereIn(
             'i.id',
-            items.map((i) => i.id),
+            taken.map((i) => i.id),
           )
           .orderBy(['p.id', 'i.id'])) as Array<{
           id: string;
@@ -248,13 +370,12 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           product_id: number;
           external_id: string;
         }>;
-        const before = new Map(items.map((i) => [i.id, i]));
         await enqueue(
           db,
           trx,
           stockCommitEvents(
             changed.map((r) => {
-              const locked = before.get(r.id)!;
+              const locked = items.get(r.id);
               return {
                 productId: Number(r.product_id),
                 externalId: r.external_id,
@@ -262,10 +383,10 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
                 size: r.size,
                 sku: r.sku,
                 ean: r.ean,
-                stockBefore: Number(locked.stock),
+                stockBefore: Number(locked?.stock ?? r.stock),
                 stockAfter: Number(r.stock),
-                divisor: Number(locked.divisor),
-                preorder: Boolean(locked.preorder),
+                divisor: locked?.divisor ?? 1,
+                preorder: Boolean(locked?.preorder),
               };
             }),
           ),
