@@ -123,6 +123,39 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     },
   );
 
+  it('closes the selection once, before it places the order: an order found means its selection was closed', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const ordersAtClosing: number[] = [];
+    const cart = h.deps.cart;
+    const deps: CheckoutSagaDeps = {
+      ...h.deps,
+      cart: { closeSelection: async (id) => (ordersAtClosing.push(await h.ordersOf(id)), cart.closeSelection(id)) },
+    };
+    const begun = await beginCheckout(deps, command(selectionId));
+    h.paid(begun.attemptId);
+    expect(await completePaidAttempt(deps, begun.attemptId)).toMatchObject({ placed: true });
+    expect(ordersAtClosing).toEqual([0]);
+    expect(h.closed).toEqual([selectionId]);
+    // What the consumer of PaymentAuthorized reads: nothing left to close.
+    expect(await h.deps.orders.checkoutOf(begun.attemptId)).toEqual({ order: expect.stringMatching(/^\d+$/), selectionLeftOpen: false });
+  });
+
+  it('a cart failing at the closing does not hold the paid order back: placed, marked selection left open, the error answered', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    h.crashAt.add('close');
+    await expect(completePaidAttempt(h.deps, begun.attemptId)).rejects.toBeInstanceOf(Crash);
+    expect(await h.ordersOf(selectionId)).toBe(1);
+    expect(h.closed).toEqual([]);
+    expect(await h.deps.orders.checkoutOf(begun.attemptId)).toMatchObject({ selectionLeftOpen: true });
+    // The next call (the visitor again) finds the order and closes the selection.
+    expect(await completePaidAttempt(h.deps, begun.attemptId)).toMatchObject({ placed: true });
+    expect(h.closed).toEqual([selectionId]);
+  });
+
   it('50 concurrent completions of one attempt in the order service share one run: one walk of the saga, one order, one answer', async () => {
     const h = await harness();
     const selectionId = randomUUID();

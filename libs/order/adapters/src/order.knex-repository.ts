@@ -131,7 +131,7 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       )) as { rows: Array<{ last: string | number }> };
       return Number(rows.rows[0]!.last);
     },
-    async insert(order) {
+    async insert(order, options = {}) {
       // A savepoint, so a conflict leaves the transaction usable for the caller's rollback decision.
       try {
         await trx.transaction(async (sp) => {
@@ -145,6 +145,7 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
             status: order.status,
             version: order.version,
             snapshot: JSON.stringify(snapshotOf(order)),
+            ...(options.selectionLeftOpen ? { selection_left_open: true } : {}),
           });
           if (order.customerId) {
             await sp.raw(
@@ -204,6 +205,11 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
     transaction: (fn) => (outer ? fn(unitOfWork(outer)) : retryContended(() => db.transaction((trx) => fn(unitOfWork(trx))))),
     findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id }), outer) : Promise.resolve(null)),
     findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt }), outer),
+    async checkoutOf(attempt) {
+      const row = (await db.table('orders', outer).where({ payment_attempt_id: attempt }).first('number', 'selection_left_open')) as
+        { number: string | number; selection_left_open: boolean } | undefined;
+      return row ? { order: String(row.number), selectionLeftOpen: Boolean(row.selection_left_open) } : null;
+    },
     async listByCustomer(customerId, from, size) {
       const page = db
         .table('orders', outer)

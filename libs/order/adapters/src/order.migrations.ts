@@ -62,4 +62,15 @@ export const orderMigrations: Migration[] = [
       });
     },
   },
+  {
+    // Issue 28: an order the checkout saga placed while its selection's closing had failed; false for the rest
+    // (closed before the order was placed, or placed outside a checkout): the consumer of PaymentAuthorized
+    // closes only those at the cart.
+    name: '002_orders_selection_left_open',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('orders', (t) => {
+        t.boolean('selection_left_open').notNullable().defaultTo(false);
+      });
+    },
+  },
 ];

@@ -29,7 +29,7 @@ import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
  *
  *   begun      hold taken, payment not started yet (a crash here: the hold expires)
  *   started    payment started, the visitor at the provider
- *   authorized paid, no order yet               → complete: commit stock, place order, close selection
+ *   authorized paid, no order yet               → complete: commit stock, close selection, place order
  *   placed     authorized with its order         (final)
  *   failed     declined, or replaced by a newer attempt: hold released (final)
  *   voided     paid, but its stock was gone or it had been replaced: authorization voided, no order (final)
@@ -94,8 +94,12 @@ export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginChecko
 /**
  * `POST payment-result` and `PaymentAuthorized`: authorized → placed, exactly once however often and
  * however concurrently it is asked. The hold's stock committed (once: the catalog marks the hold) → the
- * order placed from the draft the attempt keeps (one per attempt: the order's unique key) → the selection
- * closed (a no-op the second time). A crash between two steps is repaired by the next call. An embedded
+ * selection closed (a no-op the second time) → the order placed from the draft the attempt keeps (one per
+ * attempt: the order's unique key). The selection is closed before the order is placed, so an order means
+ * its selection was closed, and the consumer of `PaymentAuthorized` finding the order has nothing left to
+ * do; a cart that fails at the closing does not hold the paid order back: the order is placed marked
+ * `selectionLeftOpen` (that consumer closes it then) and the cart's error answered. A call that finds the
+ * order closes the selection again (a no-op). A crash between two steps is repaired by the next call. An embedded
  * form's customer address, reported with the result, is where the order goes. When the hold expired and
  * its stock was sold meanwhile, the catalog takes nothing and the hold is lost for good: no order, the
  * payment voided (decision 55), the same answer to every call. A declined or replaced attempt: its hold
@@ -118,7 +122,13 @@ export async function completePaidAttempt(deps: CheckoutSagaDeps, paymentAttempt
       return { placed: false, unavailable: stock.unavailable };
     }
     if (attempt.status === 'voided') throw new Error(`order: attempt ${paymentAttemptId} is voided but its stock is not lost`);
-    order = await placeOrder(deps, commandOf(attempt));
+    const closing = await deps.cart.closeSelection(attempt.selectionId).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    order = await placeOrder(deps, commandOf(attempt), { selectionLeftOpen: closing !== null });
+    if (closing) throw closing.error;
+    return { placed: true, order };
   }
   await deps.cart.closeSelection(attempt.selectionId);
   return { placed: true, order };

@@ -23,7 +23,11 @@ export interface PlaceOrderDeps {
  * number in turn; the second finds the attempt's unique key taken, rolls back (giving its number back)
  * and answers the first's order.
  */
-export async function placeOrder(deps: PlaceOrderDeps, input: PlaceOrderCommand): Promise<OrderDto> {
+export async function placeOrder(
+  deps: PlaceOrderDeps,
+  input: PlaceOrderCommand,
+  options: { selectionLeftOpen?: boolean } = {},
+): Promise<OrderDto> {
   const parsed = PlaceOrderCommandSchema.safeParse(input);
   if (!parsed.success) throw new ValidationError(fieldsFromIssues(parsed.error.issues), 'ORDER.INVALID_COMMAND');
   const command = parsed.data;
@@ -46,7 +50,7 @@ export async function placeOrder(deps: PlaceOrderDeps, input: PlaceOrderCommand)
         invoices: [],
         version: 1,
       };
-      if (!(await uow.insert(order))) throw new AttemptAlreadyPlaced();
+      if (!(await uow.insert(order, options))) throw new AttemptAlreadyPlaced();
       await uow.publish([OrderPlaced.create(order.id, { order })]);
       return order;
     });

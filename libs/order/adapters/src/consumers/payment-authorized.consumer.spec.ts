@@ -30,13 +30,12 @@ const anOrder = { id: 'o1', order: '1001' } as OrderDto;
  * The consumer with a clock standing at `at`, a wait that moves it, and an order client whose edge places
  * the attempt's order at `edgePlacesAt` (never when undefined).
  */
-function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number }) {
+function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number; selectionLeftOpen?: boolean }) {
   let clock = options.at;
   const waits: number[] = [];
   const completed: string[] = [];
   const closed: string[] = [];
-  const orders: Pick<OrderClient, 'completePaidAttempt' | 'getOrderByPaymentAttempt'> = {
-    getOrderByPaymentAttempt: async () => (options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt ? anOrder : null),
+  const orders: Pick<OrderClient, 'completePaidAttempt'> = {
     completePaidAttempt: async (attemptId): Promise<PaidAttemptCompletion> => {
       completed.push(attemptId);
       return { placed: true, order: anOrder };
@@ -46,6 +45,10 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number 
     db,
     logger,
     orders,
+    checkoutOf: async () =>
+      options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt
+        ? { order: anOrder.order, selectionLeftOpen: options.selectionLeftOpen ?? false }
+        : null,
     cart: {
       closeSelection: async (id) => {
         closed.push(id);
@@ -72,8 +75,17 @@ describe('the PaymentAuthorized consumer', () => {
     expect(completed).toEqual([]);
   });
 
-  it('closes the selection of an attempt the edge placed the order of (an edge that died before closing it leaves it open otherwise)', async () => {
+  it('leaves the selection of an attempt the edge placed the order of alone: the saga closed it before placing the order', async () => {
     const { consumer, completed, closed } = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 400 });
+
+    await consumer.handle(authorized(uniqueName('a'), T0));
+
+    expect(completed).toEqual([]);
+    expect(closed).toEqual([]);
+  });
+
+  it('closes the selection of an order the saga placed with its selection left open (the cart failed at the closing)', async () => {
+    const { consumer, completed, closed } = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 400, selectionLeftOpen: true });
 
     await consumer.handle(authorized(uniqueName('a'), T0));
 

@@ -4,6 +4,7 @@ import type { Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import type { OrderClient } from '@commerce/order-contracts';
 import type { CartClient } from '@commerce/cart-contracts';
+import type { PlacedCheckout } from '@commerce/order-core';
 
 export const ORDER_PAYMENTS_GROUP = 'order-payments';
 
@@ -15,8 +16,10 @@ export const MAX_WEBHOOK_COMPLETION_GRACE_MS = 8000;
 export interface PaymentAuthorizedConsumerDeps {
   db: Db;
   logger: Logger;
-  orders: Pick<OrderClient, 'completePaidAttempt' | 'getOrderByPaymentAttempt'>;
-  /** Closes the attempt's selection when the edge placed the order but did not get to close it. */
+  orders: Pick<OrderClient, 'completePaidAttempt'>;
+  /** The attempt's order, if placed, and whether the saga left its selection open (the order service's own read). */
+  checkoutOf: (attemptId: string) => Promise<PlacedCheckout | null>;
+  /** Closes the attempt's selection when the saga placed the order but could not close it (the cart failed). */
   cart: Pick<CartClient, 'closeSelection'>;
   /**
    * How long after its authorization an attempt is left to the visitor's `payment-result` (the edge
@@ -37,9 +40,9 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * `completePaidAttempt` as the edge's `payment-result`, idempotent by attempt id. A fresh attempt is
  * the edge's first: the consumer waits until the grace period after the event has passed, and leaves an
  * attempt that has its order by then alone, instead of racing the visitor's `payment-result` through the
- * payment, catalog and cart services and the order's row locks; it only closes the attempt's selection
- * (a no-op when the edge closed it), so that an edge that died between placing the order and closing the
- * selection does not leave the paid selection open. The wait counts from the event's
+ * payment, catalog and cart services and the order's row locks. The saga closes the selection before it
+ * places the order, so an order found means a closed selection, unless the saga could not close it (the
+ * cart failed) and said so on the order: only then does this consumer close it. The wait counts from the event's
  * `occurredAt` (never longer than the grace period, whatever the clocks say), so a backlog of older
  * events is not slowed. The completion calls the payment, catalog and cart services, so it runs before
  * the dedupe record rather than inside its transaction (the all-in-one's PGlite is one connection); a
@@ -74,9 +77,9 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
       if (graceMs > 0) {
         const left = Math.min(Date.parse(envelope.occurredAt) + graceMs - now(), graceMs);
         if (left > 0) await sleep(left);
-        const order = await deps.orders.getOrderByPaymentAttempt(attemptId);
+        const order = await deps.checkoutOf(attemptId);
         if (order) {
-          await deps.cart.closeSelection(selectionId);
+          if (order.selectionLeftOpen) await deps.cart.closeSelection(selectionId);
           await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
           deps.logger.debug({ eventId: envelope.id, attemptId, order: order.order }, 'order: paid attempt completed by the edge');
           return;
