@@ -93,6 +93,23 @@ describe('selection changes batched over HTTP (decision 78)', () => {
 
   const newSelection = async () => (await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' })).id;
 
+  it("carries a line's ERP ids over HTTP, alone and batched, and refuses ids that are not strings", async () => {
+    const external = { product: 'P-1', variation: 'V-1', size: 'ST-M', brand: '' };
+    const id = await newSelection();
+    // The first goes alone, the two behind it together.
+    const [one, , three] = await Promise.all([
+      batched.changeSelection(id, add('1-1', 1, { external })),
+      batched.changeSelection(id, add('2-1', 1, { external: { ...external, variation: 'V-2' } })),
+      batched.changeSelection(id, add('3-1', 1, { external: { ...external, variation: 'V-3' } })),
+    ]);
+    expect(paths.filter((p) => p === CART_CHANGES_PATH)).toHaveLength(1);
+    expect(one.items[0]?.external).toEqual(external);
+    expect(three.items.map((i) => i.external?.variation)).toEqual(['V-1', 'V-2', 'V-3']);
+    await expect(
+      alone.changeSelection(id, add('4-1', 1, { external: { ...external, size: 7 } } as unknown as Partial<LineItemData>)),
+    ).rejects.toMatchObject({ code: 'REQUEST.INVALID' });
+  });
+
   it('sends the changes made while one is in flight together, each with the outcome its own request gets', async () => {
     // The same changes, batched and one request each, on selections alike: the outcomes must be the same.
     const run = async (client: CartClient) => {

@@ -72,6 +72,34 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       expect(after).not.toHaveProperty('totals');
     });
 
+    it("keeps the ERP's ids of an item from its add on its line (decision 113): a later add takes the newest, an add without them leaves none", async () => {
+      const ids = (variation: string) => ({ product: 'P-1', variation, size: 'ST-M', brand: 'B-1' });
+      const { id } = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' });
+      await cart.client.addItem(id, { ...item('5-1', 10), external: ids('V-1') });
+      const plain = await cart.client.addItem(id, item('6-1', 10));
+      expect(plain.items.map((i) => [i.item, i.external])).toEqual([
+        ['5-1', ids('V-1')],
+        ['6-1', undefined],
+      ]);
+      expect(plain.items[1]).not.toHaveProperty('external');
+      await cart.client.changeSelection(id, {
+        lines: [{ op: 'addItem', item: { ...item('5-1', 10), external: ids('V-2') }, quantity: 1 }],
+      });
+      await cart.client.changeSelection(id, {
+        lines: [{ op: 'setItem', item: { ...item('6-1', 10), external: ids('V-3') }, quantity: 2 }],
+      });
+      // Read back from the store, not from the change's answer.
+      const read = await buildCartService({ db: database, currencyFormat: currencyFormats(store) });
+      expect((await read.client.getSelection(id))?.items.map((i) => [i.item, i.quantity, i.external])).toEqual([
+        ['5-1', 2, ids('V-2')],
+        ['6-1', 2, ids('V-3')],
+      ]);
+      // An add by an edge of the release before (no ids): the line keeps none, and the checkout asks the catalog.
+      const older = await cart.client.addItem(id, item('5-1', 10));
+      expect(older.items[0]).not.toHaveProperty('external');
+      expect((await read.client.getSelection(id))?.items[0]).not.toHaveProperty('external');
+    });
+
     it('keeps prices in integer minor units as given, a cent as 1', async () => {
       const { id } = await cart.client.createSelection({ currency: 'EUR', country: 'DE', language: 'de' });
       await cart.client.addItem(id, item('3-1', 0.01));

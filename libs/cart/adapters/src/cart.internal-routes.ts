@@ -18,6 +18,9 @@ const NewSelection = z.object({
 /** An amount in integer minor units of the selection's currency. */
 const Minor = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
+/** One of the ERP's ids of a line's item (decision 113). */
+const ErpId = z.string().max(255);
+
 const LineItem = z.object({
   item: z.string().min(1),
   product: z.string(),
@@ -30,6 +33,7 @@ const LineItem = z.object({
   priceEachBeforeDiscountMinor: Minor.optional(),
   quantityMinimum: z.number().int().min(1).optional(),
   quantityMultipleOf: z.number().int().min(1).optional(),
+  external: z.object({ product: ErpId, variation: ErpId, size: ErpId, brand: ErpId }).optional(),
 });
 
 const AddItem = LineItem.extend({ quantity: z.number().int() });

@@ -103,4 +103,18 @@ export const cartMigrations = (digitsOf: (currency: string) => number): Migratio
       }
     },
   },
+  {
+    // The ERP's ids of a line's item, kept from the add (decision 113's ids without a catalog call at payment).
+    // Nullable: a line added before this, or by a replica of the release before, has none, and the checkout asks
+    // the catalog for its ids at payment as it did.
+    name: '007_line_external_ids',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.text('external_product').nullable();
+        t.text('external_variation').nullable();
+        t.text('external_size').nullable();
+        t.text('external_brand').nullable();
+      });
+    },
+  },
 ];

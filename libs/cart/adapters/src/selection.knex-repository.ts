@@ -31,6 +31,11 @@ interface LineRow {
   price_each_before_discount: string | null;
   quantity_minimum: number;
   quantity_multiple_of: number;
+  /** The ERP's ids (`007_line_external_ids`): all four or none (a line added before, or by an older replica). */
+  external_product: string | null;
+  external_variation: string | null;
+  external_size: string | null;
+  external_brand: string | null;
 }
 
 const SELECTION_COLUMNS = [
@@ -61,6 +66,10 @@ const LINE_COLUMNS = [
   'price_each_before_discount',
   'quantity_minimum',
   'quantity_multiple_of',
+  'external_product',
+  'external_variation',
+  'external_size',
+  'external_brand',
 ];
 
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
@@ -108,9 +117,16 @@ function toSelection(row: SelectionRow, lines: LineRow[], digitsOf: DigitsOf): S
       ),
       quantityMinimum: Number(l.quantity_minimum),
       quantityMultipleOf: Number(l.quantity_multiple_of),
+      ...externalOf(l),
     })),
   };
 }
+
+/** A line's ERP ids when its row has them (all four are written together). */
+const externalOf = (l: LineRow): Pick<SelectionLine, 'external'> =>
+  l.external_product === null || l.external_variation === null || l.external_size === null || l.external_brand === null
+    ? {}
+    : { external: { product: l.external_product, variation: l.external_variation, size: l.external_size, brand: l.external_brand } };
 
 /** A line's row; `digits` of the selection's currency, for the decimal copy older replicas read during a rolling update. */
 const lineRow = (selectionId: string, l: SelectionLine, digits: number) => ({
@@ -130,6 +146,10 @@ const lineRow = (selectionId: string, l: SelectionLine, digits: number) => ({
   price_each_before_discount: decimalOfMinor(l.priceEachBeforeDiscountMinor, digits),
   quantity_minimum: l.quantityMinimum,
   quantity_multiple_of: l.quantityMultipleOf,
+  external_product: l.external?.product ?? null,
+  external_variation: l.external?.variation ?? null,
+  external_size: l.external?.size ?? null,
+  external_brand: l.external?.brand ?? null,
 });
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
@@ -150,7 +170,33 @@ const LINE_CASTS: Record<string, string> = {
   quantity_multiple_of: 'integer',
 };
 
-const sameLine = (a: SelectionLine, b: SelectionLine) => (Object.keys(a) as Array<keyof SelectionLine>).every((k) => a[k] === b[k]);
+const LINE_FIELDS = [
+  'line',
+  'item',
+  'product',
+  'size',
+  'sku',
+  'ean',
+  'productName',
+  'brandName',
+  'quantity',
+  'priceEachMinor',
+  'priceEachBeforeDiscountMinor',
+  'quantityMinimum',
+  'quantityMultipleOf',
+] as const satisfies ReadonlyArray<Exclude<keyof SelectionLine, 'external'>>;
+// Every field of a line but its ids is in LINE_FIELDS (a field added to SelectionLine and not here fails to compile).
+const everyLineField: Exclude<keyof SelectionLine, 'external'> extends (typeof LINE_FIELDS)[number] ? true : never = true;
+void everyLineField;
+const sameExternal = (a: SelectionLine['external'], b: SelectionLine['external']) =>
+  a === b ||
+  (a !== undefined &&
+    b !== undefined &&
+    a.product === b.product &&
+    a.variation === b.variation &&
+    a.size === b.size &&
+    a.brand === b.brand);
+const sameLine = (a: SelectionLine, b: SelectionLine) => LINE_FIELDS.every((k) => a[k] === b[k]) && sameExternal(a.external, b.external);
 
 export function createSelectionRepository(db: Db, digitsOf: DigitsOf): SelectionRepository {
   // Each selection as this process last read or wrote it, with its version then (decision 62): a change starts

@@ -16,6 +16,19 @@ export interface SelectionItemDto {
   priceEachMinor: number;
   /** The price before a sale; equal to priceEachMinor when the item is not on sale. */
   priceEachBeforeDiscountMinor: number;
+  /** The ERP's ids of the item as of the line's last add; absent on a line added before the cart kept them. */
+  external?: LineExternalIds;
+}
+
+/**
+ * An item's product, variation, size and brand by the ERP's ids (the catalog's `ItemExternalIds`, brand '' when
+ * none): the order placed from the line names them in the SOAP order events (decisions 113, 145).
+ */
+export interface LineExternalIds {
+  product: string;
+  variation: string;
+  size: string;
+  brand: string;
 }
 
 /** The selection as the cart keeps it, plus the internal id the edge keeps in the session. */
@@ -52,6 +65,8 @@ export interface LineItemData {
   /** The product's `itemQuantityMinimum` and `itemQuantityMultipleOf`; 1 when absent. */
   quantityMinimum?: number;
   quantityMultipleOf?: number;
+  /** The ERP's ids of the item, as the catalog's product answered them with the item (kept on the line for the order). */
+  external?: LineExternalIds;
 }
 
 /** A priced item to add: the edge asks the catalog and passes what the cart stores on the line. */

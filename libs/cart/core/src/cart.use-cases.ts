@@ -76,6 +76,7 @@ const lineOf = (item: LineItemData, quantity: number): SelectionLine => ({
   priceEachBeforeDiscountMinor: Math.max(item.priceEachBeforeDiscountMinor ?? item.priceEachMinor, item.priceEachMinor),
   quantityMinimum: Math.max(1, item.quantityMinimum ?? 1),
   quantityMultipleOf: Math.max(1, item.quantityMultipleOf ?? 1),
+  ...(item.external ? { external: item.external } : {}),
 });
 
 /** The item's latest catalog data on its line (price and quantity rules as of this add). */

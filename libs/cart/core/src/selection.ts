@@ -1,4 +1,4 @@
-import type { SelectionDto } from '@commerce/cart-contracts';
+import type { LineExternalIds, SelectionDto } from '@commerce/cart-contracts';
 
 export interface SelectionLine {
   line: string;
@@ -17,6 +17,8 @@ export interface SelectionLine {
   /** The product's itemQuantityMinimum and itemQuantityMultipleOf when the line was last added to. */
   quantityMinimum: number;
   quantityMultipleOf: number;
+  /** The ERP's ids of the item as of the line's last add; absent on lines added before the cart kept them. */
+  external?: LineExternalIds;
 }
 
 export interface Selection {
@@ -57,6 +59,7 @@ export function toSelectionDto(selection: Selection): SelectionDto {
       quantity: l.quantity,
       priceEachMinor: l.priceEachMinor,
       priceEachBeforeDiscountMinor: Math.max(l.priceEachBeforeDiscountMinor, l.priceEachMinor),
+      ...(l.external ? { external: l.external } : {}),
     })),
   };
 }

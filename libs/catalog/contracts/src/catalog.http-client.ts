@@ -1,15 +1,7 @@
 import { DomainError } from '@commerce/shared-errors';
 import { createInternalCallers } from '@commerce/shared-internal-client';
-import type {
-  CatalogClient,
-  CategoryDto,
-  ItemInfoDto,
-  PriceContext,
-  PricelistDto,
-  ProductDto,
-  ProductListDto,
-  UriResultDto,
-} from './catalog.dto';
+import type { CatalogClient, CategoryDto, ItemInfoDto, PriceContext, PricelistDto, ProductListDto, UriResultDto } from './catalog.dto';
+import { productOffWire, type ProductOnWire } from './item-external-ids';
 
 const contextQuery = (context: PriceContext): string => {
   const params = new URLSearchParams(Object.entries(context).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -32,7 +24,10 @@ export function createCatalogHttpClient(baseUrl: string): CatalogClient {
       if (list === null) throw unavailable();
       return list;
     },
-    getProduct: (id, context) => call<ProductDto>('GET', `/internal/catalog/products/${encodeURIComponent(id)}${contextQuery(context)}`),
+    getProduct: async (id, context) => {
+      const answer = await call<ProductOnWire>('GET', `/internal/catalog/products/${encodeURIComponent(id)}${contextQuery(context)}`);
+      return answer && productOffWire(answer);
+    },
     getItem: (id, context) => call<ItemInfoDto>('GET', `/internal/catalog/items/${encodeURIComponent(id)}${contextQuery(context)}`),
     getItems: async (ids, context) => {
       if (ids.length === 0) return [];

@@ -5,3 +5,4 @@ export * from './catalog.http-client';
 export * from './stock.dto';
 export * from './stock.http-client';
 export * from './item-id';
+export * from './item-external-ids';

@@ -1,5 +1,6 @@
 import {
   MAX_PAGE,
+  noteItemExternalIds,
   ProductQuerySchema,
   UriQuerySchema,
   queryErrors,
@@ -21,7 +22,7 @@ import { categoryDto } from './categories';
 import { parseItemId, parseProductId, type ProductView, type Variant } from './product';
 import { buildFilter, filterFieldsOf } from './product-filter';
 import { cachedProductDto } from './product-dto-cache';
-import { projection, toItemInfoDto, toProductDto, type Projection } from './product.mapper';
+import { externalIdsOf, projection, toItemInfoDto, toProductDto, type Projection } from './product.mapper';
 import type { ExtraFilterField, SearchFilters, SearchIndex, SearchQuery, SearchScope, SortKey } from './search-index.port';
 import { foldText } from './slug';
 import { visibleIn } from './visibility';
@@ -228,7 +229,12 @@ export async function getProduct(
   const id = parseProductId(productId);
   if (id === null) return null;
   const hit = (await loadVisibleVariants(deps.catalog, [id], context)).get(id);
-  return hit ? toProductDto(hit.view, hit.variant, projectionOf(deps, context)) : null;
+  if (!hit) return null;
+  // The ERP's ids of its items beside it (not in it): the edge keeps them on the cart's line at the add.
+  return noteItemExternalIds(
+    toProductDto(hit.view, hit.variant, projectionOf(deps, context)),
+    hit.variant.items.map((item) => [item.id, externalIdsOf(hit.view, hit.variant, item)] as const),
+  );
 }
 
 /** An item of a product visible in the context, priced in its pricelist, as the cart needs it; or null. */

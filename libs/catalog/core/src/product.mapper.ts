@@ -1,4 +1,4 @@
-import type { ItemDto, ItemInfoDto, PriceContext, ProductDto, RelatedProductDto } from '@commerce/catalog-contracts';
+import type { ItemDto, ItemExternalIds, ItemInfoDto, PriceContext, ProductDto, RelatedProductDto } from '@commerce/catalog-contracts';
 import { defaultCatalogSettings, type CatalogSettings } from './catalog-settings';
 import { categoryDto } from './categories';
 import { toMajorUnits } from './money';
@@ -192,6 +192,14 @@ export function toProductDto(view: ProductView, variant: Variant, p: Projection)
 }
 
 /** What the cart needs of one item, priced in the projection's pricelist. */
+/** An item's product, variation, size and brand by the ERP's ids (brand '' when none; decision 113). */
+export const externalIdsOf = (view: ProductView, variant: Variant, item: Item): ItemExternalIds => ({
+  product: view.product.externalId,
+  variation: variant.externalId,
+  size: item.sizeExternalId,
+  brand: view.brand?.externalId ?? '',
+});
+
 export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p: Projection): ItemInfoDto {
   const price = p.context.pricelist !== undefined ? priceOf(view, variant, p.context.pricelist) : null;
   return {
@@ -203,12 +211,7 @@ export function toItemInfoDto(view: ProductView, variant: Variant, item: Item, p
     productName: view.product.name,
     brandName: view.brand?.name ?? '',
     sizeName: item.sizeName,
-    external: {
-      product: view.product.externalId,
-      variation: variant.externalId,
-      size: item.sizeExternalId,
-      brand: view.brand?.externalId ?? '',
-    },
+    external: externalIdsOf(view, variant, item),
     priceAsNumber: price ? toMajorUnits(price.price, price.digits) : 0,
     stock: sellableStock(view, variant, item),
   };

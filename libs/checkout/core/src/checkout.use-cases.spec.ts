@@ -4,7 +4,7 @@ import type { AddItemCommand, CartClient, SelectionDto } from '@commerce/cart-co
 import type { OrderClient } from '@commerce/order-contracts';
 import type { PaymentClient } from '@commerce/payment-contracts';
 import type { AccountClient } from '@commerce/account-contracts';
-import type { CatalogClient, ItemInfoDto, ProductDto } from '@commerce/catalog-contracts';
+import { noteItemExternalIds, type CatalogClient, type ItemInfoDto, type ProductDto } from '@commerce/catalog-contracts';
 import { DomainError } from '@commerce/shared-errors';
 import { StoreView } from './store-view';
 import { openSession, type CheckoutDeps } from './checkout.use-cases';
@@ -50,7 +50,7 @@ function fakes() {
         stock: 'yes',
         inStock: true,
       };
-      return {
+      const product = {
         product: jacket.product,
         name: jacket.productName,
         brandName: jacket.brandName,
@@ -60,6 +60,7 @@ function fakes() {
         itemQuantityMultipleOf: 1,
         items: [item],
       } as unknown as ProductDto;
+      return noteItemExternalIds(product, [[jacket.item, jacket.external]]);
     },
     listCategories: async () => [],
     resolveUri: async () => null,
@@ -98,6 +99,7 @@ function fakes() {
         quantity: c.quantity,
         priceEachMinor: c.priceEachMinor,
         priceEachBeforeDiscountMinor: c.priceEachMinor,
+        ...(c.external ? { external: c.external } : {}),
       });
       return s;
     },
@@ -224,6 +226,14 @@ describe('checkout use cases', () => {
     expect(selections.size).toBe(1);
     expect(sessions.get(handle.token)?.selectionId).toBe('sel1');
     expect(envelope.selection.items.map((i) => i.quantity)).toEqual([1, 2]);
+  });
+
+  it("keeps the ERP's ids the catalog's product carried on the cart's line, and shows them nowhere (issue 28)", async () => {
+    const { deps, selections } = fakes();
+    const handle = await openSession(deps, undefined);
+    const envelope = await addItem(deps, handle, '1-2', undefined);
+    expect(selections.get('sel1')?.items[0]?.external).toEqual(jacket.external);
+    expect(JSON.stringify(envelope)).not.toContain(jacket.external.variation);
   });
 
   it('prices in the market and pricelist of the session country', async () => {

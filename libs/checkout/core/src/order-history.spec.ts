@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseStoreConfig } from '@commerce/shared-config';
 import type { SelectionDto } from '@commerce/cart-contracts';
-import { itemIdParts } from '@commerce/catalog-contracts';
+import { itemIdParts, type ItemInfoDto } from '@commerce/catalog-contracts';
 import { PlaceOrderCommandSchema, type OrderDto } from '@commerce/order-contracts';
 import { StoreView } from './store-view';
-import { orderDate, orderToHistoryEntry, placeOrderCommandOf } from './order-history';
+import { externalIdsOf, orderDate, orderToHistoryEntry, placeOrderCommandOf } from './order-history';
 import { selectionEnvelope } from './envelope';
 import type { CheckoutSession } from './session';
 
@@ -166,3 +166,48 @@ const formatOf = (major: number, currency: string) => {
   const f = view.currencyFormat(currency);
   return `${f.prefix}${major.toFixed(f.decimalDigits).replace('.', f.decimalPoint)}${f.suffix}`;
 };
+
+describe("the ERP's ids of a selection's lines at payment (decisions 113, 145)", () => {
+  const ids = (variation: string) => ({ product: 'P', variation, size: 'S', brand: 'B' });
+  const catalog = () => {
+    const asked: string[][] = [];
+    return {
+      asked,
+      getItems: async (items: readonly string[]) => {
+        asked.push([...items]);
+        return items.filter((i) => i !== '9-1').map((item) => ({ item, external: ids(`catalog ${item}`) }) as ItemInfoDto);
+      },
+    };
+  };
+
+  it('takes the ids the lines kept from their add, without asking the catalog', async () => {
+    const c = catalog();
+    const kept = selection({
+      items: [
+        { ...line('a1', '1-1', 2, 10), external: ids('V-1') },
+        { ...line('a2', '2-1', 1, 5), external: ids('V-2') },
+      ],
+    });
+    expect(await externalIdsOf(c, kept)).toEqual(
+      new Map([
+        ['1-1', ids('V-1')],
+        ['2-1', ids('V-2')],
+      ]),
+    );
+    expect(c.asked).toEqual([]);
+  });
+
+  it('asks the catalog once for the lines without ids (added before the cart kept them), leaving out an item it no longer has', async () => {
+    const c = catalog();
+    const mixed = selection({
+      items: [{ ...line('a1', '1-1', 2, 10), external: ids('V-1') }, line('a2', '2-1', 1, 5), line('a3', '9-1', 1, 5)],
+    });
+    expect(await externalIdsOf(c, mixed)).toEqual(
+      new Map([
+        ['1-1', ids('V-1')],
+        ['2-1', ids('catalog 2-1')],
+      ]),
+    );
+    expect(c.asked).toEqual([['2-1', '9-1']]);
+  });
+});

@@ -141,15 +141,21 @@ export interface OrderPlacing {
   external?: ReadonlyMap<string, ItemExternalIds>;
 }
 
-/** The ERP's ids of a selection's items, as the catalog has them now; an item it no longer has is left out. */
+/**
+ * The ERP's ids of a selection's items: those its lines kept from their add, and for a line without them (added
+ * before the cart kept them) as the catalog has them now, in one call; an item it no longer has is left out.
+ */
 export async function externalIdsOf(
   catalog: Pick<CatalogClient, 'getItems'>,
   selection: SelectionDto,
 ): Promise<Map<string, ItemExternalIds>> {
-  // One question for every line (issue 28; one a distinct item before). No context: the ids of an item, whatever
-  // the market (the line was for sale when added and priced).
-  const infos = await catalog.getItems([...new Set(selection.items.map((i) => i.item))], {});
-  return new Map(infos.map((info) => [info.item, info.external] as const));
+  const ids = new Map<string, ItemExternalIds>();
+  for (const line of selection.items) if (line.external) ids.set(line.item, line.external);
+  const missing = [...new Set(selection.items.filter((line) => !ids.has(line.item)).map((line) => line.item))];
+  if (missing.length === 0) return ids;
+  // No context: the ids of an item, whatever the market (the line was for sale when added and priced).
+  for (const info of await catalog.getItems(missing, {})) ids.set(info.item, info.external);
+  return ids;
 }
 
 /**

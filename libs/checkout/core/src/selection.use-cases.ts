@@ -1,6 +1,6 @@
 import { DomainError, ValidationError, parseInput } from '@commerce/shared-errors';
 import type { LineItemData, LineOperation, SelectionChange, SelectionDto } from '@commerce/cart-contracts';
-import { isItemId, itemIdParts, type PriceContext, type ProductDto } from '@commerce/catalog-contracts';
+import { isItemId, itemExternalIdsOf, itemIdParts, type PriceContext, type ProductDto } from '@commerce/catalog-contracts';
 import type { AddressDto } from '@commerce/account-contracts';
 import { ItemNotFoundError, NotFoundError, VoucherRefusedError } from './checkout.errors';
 import {
@@ -148,7 +148,14 @@ const lineItemOf = (product: ProductDto, item: ProductDto['items'][number], digi
     : {}),
   quantityMinimum: product.itemQuantityMinimum || 1,
   quantityMultipleOf: product.itemQuantityMultipleOf || 1,
+  // The ERP's ids, when the catalog's answer carried them: the order placed from the line names them (decision 113).
+  ...externalOf(product, item.item),
 });
+
+const externalOf = (product: ProductDto, item: string): Pick<LineItemData, 'external'> => {
+  const external = itemExternalIdsOf(product, item);
+  return external ? { external } : {};
+};
 
 /** Applies a change to the session's selection; a session without one (or whose selection was closed) gets a new one first. */
 async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: SelectionChange, known?: Map<string, ProductDto | null>) {

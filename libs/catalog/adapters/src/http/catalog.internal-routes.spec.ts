@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { request } from 'undici';
-import { createCatalogHttpClient, type CatalogClient } from '@commerce/catalog-contracts';
+import { createCatalogHttpClient, itemExternalIdsOf, type CatalogClient } from '@commerce/catalog-contracts';
 import { createMemoryBus } from '@commerce/shared-bus';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
 import { createLogger, withRequestContext } from '@commerce/shared-logging';
@@ -102,6 +102,25 @@ describe('catalog internal HTTP API and its client', () => {
     });
     // The context travels over the wire: a pricelist without a price hides the product.
     expect(await client.getProduct(product!.product, { market: '1', pricelist: 'US' })).toBeNull();
+  });
+
+  it("carries a product's items' ERP ids beside the product, not in it (issue 28: the cart's line keeps them from the add)", async () => {
+    const context = { market: '1', pricelist: 'SE' };
+    const [listed] = (await client.searchProducts({}, context)).products;
+    const product = (await client.getProduct(listed!.product, context))!;
+    expect(product).not.toHaveProperty('itemsExternal');
+    expect(product.items.length).toBeGreaterThan(0);
+    for (const { item } of product.items) {
+      const info = await client.getItem(item, context);
+      expect(itemExternalIdsOf(product, item)).toEqual(info!.external);
+      expect(info!.external.variation).not.toBe('');
+    }
+    // On the wire as `itemsExternal`; a search's products carry none (only getProduct's answer does).
+    const wire = (await (
+      await request(`${baseUrl}/internal/catalog/products/${product.product}?market=1&pricelist=SE`)
+    ).body.json()) as Record<string, unknown>;
+    expect(Object.keys(wire['itemsExternal'] as object).sort()).toEqual(product.items.map((i) => i.item).sort());
+    expect(itemExternalIdsOf(listed!, listed!.items[0]!.item)).toBeUndefined();
   });
 
   it('gets many items in one call, as getItem each, leaving out the unknown and the malformed (issue 28)', async () => {

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
+import { productOnWire, ProductQuerySchema, queryErrors, UriQuerySchema, type CatalogClient } from '@commerce/catalog-contracts';
 import { ItemNotFoundError, listingJson, ProductNotFoundError } from '@commerce/catalog-core';
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
 import { answerNotFound } from '@commerce/shared-http';
@@ -89,7 +89,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
   router.get('/products/:id', async (ctx) => {
     const product = await catalog.getProduct(ctx.params['id']!, contextOf(ctx.query));
     if (!product) return answerNotFound(ctx, new ProductNotFoundError().fields);
-    ctx.body = product;
+    ctx.body = productOnWire(product);
   });
 
   router.get('/items/:item', async (ctx) => {
