@@ -69,6 +69,30 @@ export function orderContract(name: string, db: () => Promise<Db>, options: { ov
       expect(OrderPlaced.parse(events[0]!).payload.order).toEqual(order);
     });
 
+    it('places an order without a savepoint and reads one with its lists in one statement (issue 28)', async () => {
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => void sent.push(q.sql);
+      const statementsOf = async (run: () => Promise<unknown>) => {
+        sent.length = 0;
+        schemaDb.knex.on('query', listen);
+        try {
+          await run();
+        } finally {
+          schemaDb.knex.off('query', listen);
+        }
+        return [...sent];
+      };
+      const command = placeOrderCommand({ customerId: 'c-statements' });
+      const placing = await statementsOf(() => client.placeOrder(command));
+      // The look for the attempt's order, then BEGIN, the number, the order, the customer's count, OrderPlaced, COMMIT.
+      expect(placing.filter((sql) => /savepoint/i.test(sql))).toEqual([]);
+      expect(placing).toHaveLength(7);
+      let order;
+      const reading = await statementsOf(async () => (order = await client.getOrderByPaymentAttempt(command.paymentAttemptId)));
+      expect(reading).toHaveLength(1);
+      expect(order).toMatchObject({ paymentAttemptId: command.paymentAttemptId, shipments: [], cancelled: [], invoices: [] });
+    });
+
     it('answers the same order for every placing of one payment attempt, concurrent ones included, with one event', async () => {
       const command = placeOrderCommand({ customerId: 'c-dup' });
       const orders = await Promise.all(Array.from({ length: 20 }, () => client.placeOrder(command)));
@@ -122,7 +146,10 @@ export function orderContract(name: string, db: () => Promise<Db>, options: { ov
            from ??.orders o, generate_series(1, 10000) g where o.id = ?`,
           [schemaDb.schema, schemaDb.schema, first.id],
         );
-        await schemaDb.knex.raw('update ??.customer_order_counts set orders = orders + 10000 where customer_id = ?', [schemaDb.schema, many]);
+        await schemaDb.knex.raw('update ??.customer_order_counts set orders = orders + 10000 where customer_id = ?', [
+          schemaDb.schema,
+          many,
+        ]);
         await schemaDb.knex.raw('analyze ??.orders', [schemaDb.schema]);
 
         const page = (customer: string) => client.listCustomerOrders(customer, 0, 10);

@@ -46,7 +46,6 @@ interface InvoiceRow {
 const ORDER_COLUMNS = ['id', 'store', 'number', 'payment_attempt_id', 'customer_id', 'placed_at', 'status', 'version', 'snapshot'];
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 /** The order's own fields the snapshot holds: everything the placing command carried. */
 function snapshotOf(order: OrderDto): ValidPlaceOrderCommand {
@@ -65,6 +64,29 @@ function snapshotOf(order: OrderDto): ValidPlaceOrderCommand {
   return snapshot;
 }
 
+/** An order from its row and the rows of its lists. */
+function orderOf(row: OrderRow, lists: { shipments: ShipmentRow[]; cancelled: CancelledRow[]; invoices: InvoiceRow[] }): OrderDto {
+  return {
+    ...json(row.snapshot),
+    id: row.id,
+    order: String(row.number),
+    status: row.status,
+    statusDescription: ORDER_STATUS_DESCRIPTIONS[row.status] ?? row.status,
+    placedAt: new Date(row.placed_at).toISOString(),
+    shipments: lists.shipments.map((s): OrderShipment => ({
+      shipment: s.shipment,
+      shippedDate: s.shipped_date,
+      carrier: s.carrier,
+      service: s.service,
+      trackingId: s.tracking_id,
+      trackingUrl: s.tracking_url,
+    })),
+    cancelled: lists.cancelled.map((c): CancelledLine => ({ item: c.item, sku: c.sku, quantity: Number(c.quantity) })),
+    invoices: lists.invoices.map((i) => json(i.data)),
+    version: Number(row.version),
+  };
+}
+
 /**
  * The order repository; inside `outer` (a consumer's dedupe transaction) every read and write joins it,
  * so the dedupe record, the change and its outbox rows commit together.
@@ -79,48 +101,61 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       db.table('order_cancelled_lines', trx).whereIn('order_id', ids).orderBy('item').select<CancelledRow[]>('*'),
       db.table('order_invoices', trx).whereIn('order_id', ids).orderBy('invoice').select<InvoiceRow[]>('*'),
     ]);
-    const group = <R extends { order_id: string }, T>(list: R[], map: (r: R) => T) => {
-      const by = new Map<string, T[]>();
-      for (const r of list) by.set(r.order_id, [...(by.get(r.order_id) ?? []), map(r)]);
+    const group = <R extends { order_id: string }>(list: R[]) => {
+      const by = new Map<string, R[]>();
+      for (const r of list) by.set(r.order_id, [...(by.get(r.order_id) ?? []), r]);
       return by;
     };
-    const shipmentsOf = group(shipments, (s): OrderShipment => ({
-      shipment: s.shipment,
-      shippedDate: s.shipped_date,
-      carrier: s.carrier,
-      service: s.service,
-      trackingId: s.tracking_id,
-      trackingUrl: s.tracking_url,
-    }));
-    const cancelledOf = group(cancelled, (c): CancelledLine => ({ item: c.item, sku: c.sku, quantity: Number(c.quantity) }));
-    const invoicesOf = group(invoices, (i) => json(i.data));
-    return rows.map((row) => ({
-      ...json(row.snapshot),
-      id: row.id,
-      order: String(row.number),
-      status: row.status,
-      statusDescription: ORDER_STATUS_DESCRIPTIONS[row.status] ?? row.status,
-      placedAt: new Date(row.placed_at).toISOString(),
-      shipments: shipmentsOf.get(row.id) ?? [],
-      cancelled: cancelledOf.get(row.id) ?? [],
-      invoices: invoicesOf.get(row.id) ?? [],
-      version: Number(row.version),
-    }));
+    const [shipmentsOf, cancelledOf, invoicesOf] = [group(shipments), group(cancelled), group(invoices)];
+    return rows.map((row) =>
+      orderOf(row, {
+        shipments: shipmentsOf.get(row.id) ?? [],
+        cancelled: cancelledOf.get(row.id) ?? [],
+        invoices: invoicesOf.get(row.id) ?? [],
+      }),
+    );
   };
 
-  const one = async (query: Knex.QueryBuilder, trx?: Knex.Transaction): Promise<OrderDto | null> => {
-    const row = (await query.first(...ORDER_COLUMNS)) as OrderRow | undefined;
-    return row ? ((await hydrate([row], trx))[0] ?? null) : null;
+  /**
+   * One order with its shipments, cancelled lines and invoices in one statement (issue 28: the row and its three
+   * lists were four): each list a `json_agg` of its rows, in the order `hydrate` reads them.
+   */
+  const one = async (query: Knex.QueryBuilder): Promise<OrderDto | null> => {
+    const list = (table: string, order: string) =>
+      db.knex.raw(`(select coalesce(json_agg(x order by x.${order}), '[]'::json) from ??.?? as x where x.order_id = "orders".id) as ??`, [
+        db.schema,
+        table,
+        table,
+      ]);
+    const row = (await query.first(
+      ...ORDER_COLUMNS.map((c) => `orders.${c}`),
+      list('order_shipments', 'seq'),
+      list('order_cancelled_lines', 'item'),
+      list('order_invoices', 'invoice'),
+    )) as
+      | (OrderRow & {
+          order_shipments: ShipmentRow[] | string;
+          order_cancelled_lines: CancelledRow[] | string;
+          order_invoices: InvoiceRow[] | string;
+        })
+      | undefined;
+    return row
+      ? orderOf(row, {
+          shipments: json(row.order_shipments),
+          cancelled: json(row.order_cancelled_lines),
+          invoices: json(row.order_invoices),
+        })
+      : null;
   };
 
   const unitOfWork = (trx: Knex.Transaction): OrderUnitOfWork => ({
-    findByPaymentAttempt: (attempt) => one(db.table('orders', trx).where({ payment_attempt_id: attempt }), trx),
+    findByPaymentAttempt: (attempt) => one(db.table('orders', trx).where({ payment_attempt_id: attempt })),
     async findForUpdate(store, reference) {
       const query = db.table('orders', trx).forUpdate();
       if (UUID.test(reference)) query.where({ id: reference });
       else if (/^\d{1,18}$/.test(reference)) query.where({ number: reference, ...(store ? { store } : {}) }).orderBy('placed_at', 'desc');
       else return null;
-      return one(query, trx);
+      return one(query);
     },
     async nextOrderNumber(store) {
       // Insert-or-increment locks the store's counter row until commit: placings in a store take turns.
@@ -132,34 +167,34 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       return Number(rows.rows[0]!.last);
     },
     async insert(order, options = {}) {
-      // A savepoint, so a conflict leaves the transaction usable for the caller's rollback decision.
-      try {
-        await trx.transaction(async (sp) => {
-          await db.table('orders', sp).insert({
-            id: order.id,
-            store: order.store,
-            number: order.order,
-            payment_attempt_id: order.paymentAttemptId,
-            customer_id: order.customerId,
-            placed_at: order.placedAt,
-            status: order.status,
-            version: order.version,
-            snapshot: JSON.stringify(snapshotOf(order)),
-            ...(options.selectionLeftOpen ? { selection_left_open: true } : {}),
-          });
-          if (order.customerId) {
-            await sp.raw(
-              `insert into ??.customer_order_counts (customer_id, orders) values (?, 1)
-               on conflict (customer_id) do update set orders = customer_order_counts.orders + 1`,
-              [db.schema, order.customerId],
-            );
-          }
-        });
-        return true;
-      } catch (error) {
-        if (isUniqueViolation(error)) return false;
-        throw error;
+      // A conflict (the attempt's unique key) inserts nothing and leaves the transaction usable for the caller's
+      // rollback decision, without a savepoint around the insert.
+      const inserted = (await db
+        .table('orders', trx)
+        .insert({
+          id: order.id,
+          store: order.store,
+          number: order.order,
+          payment_attempt_id: order.paymentAttemptId,
+          customer_id: order.customerId,
+          placed_at: order.placedAt,
+          status: order.status,
+          version: order.version,
+          snapshot: JSON.stringify(snapshotOf(order)),
+          ...(options.selectionLeftOpen ? { selection_left_open: true } : {}),
+        })
+        .onConflict()
+        .ignore()
+        .returning('id')) as Array<{ id: string }>;
+      if (inserted.length === 0) return false;
+      if (order.customerId) {
+        await trx.raw(
+          `insert into ??.customer_order_counts (customer_id, orders) values (?, 1)
+           on conflict (customer_id) do update set orders = customer_order_counts.orders + 1`,
+          [db.schema, order.customerId],
+        );
       }
+      return true;
     },
     async update(order) {
       await db
@@ -203,8 +238,8 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
     // A transaction of its own is run again when Postgres gives it up for contention (decision 121); inside
     // `outer` the owner of that transaction decides.
     transaction: (fn) => (outer ? fn(unitOfWork(outer)) : retryContended(() => db.transaction((trx) => fn(unitOfWork(trx))))),
-    findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id }), outer) : Promise.resolve(null)),
-    findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt }), outer),
+    findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id })) : Promise.resolve(null)),
+    findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt })),
     async checkoutOf(attempt) {
       const row = (await db.table('orders', outer).where({ payment_attempt_id: attempt }).first('number', 'selection_left_open')) as
         { number: string | number; selection_left_open: boolean } | undefined;

@@ -126,7 +126,7 @@ export async function completePaidAttempt(deps: CheckoutSagaDeps, paymentAttempt
       () => null,
       (error: unknown) => ({ error }),
     );
-    order = await placeOrder(deps, commandOf(attempt), { selectionLeftOpen: closing !== null });
+    order = await placeOrder(deps, commandOf(attempt), { selectionLeftOpen: closing !== null, lookedNow: true });
     if (closing) throw closing.error;
     return { placed: true, order };
   }

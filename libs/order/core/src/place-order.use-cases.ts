@@ -26,13 +26,15 @@ export interface PlaceOrderDeps {
 export async function placeOrder(
   deps: PlaceOrderDeps,
   input: PlaceOrderCommand,
-  options: { selectionLeftOpen?: boolean } = {},
+  options: { selectionLeftOpen?: boolean; lookedNow?: boolean } = {},
 ): Promise<OrderDto> {
   const parsed = PlaceOrderCommandSchema.safeParse(input);
   if (!parsed.success) throw new ValidationError(fieldsFromIssues(parsed.error.issues), 'ORDER.INVALID_COMMAND');
   const command = parsed.data;
 
-  const existing = await deps.orders.findByPaymentAttempt(command.paymentAttemptId);
+  // `lookedNow`: the caller has just found no order of the attempt (the saga's completion), so it is not read
+  // again; a placing that raced past that look meets the unique key below, as any race does.
+  const existing = options.lookedNow ? null : await deps.orders.findByPaymentAttempt(command.paymentAttemptId);
   if (existing) return existing;
 
   try {

@@ -5,7 +5,16 @@ import type { EventEnvelope } from '@commerce/shared-events';
 import type { EncodedEvent, EventBus, Subscription } from './event-bus.port';
 import { encodeEnvelope, headersOf } from './envelope-codec';
 import { envelope, eventually } from './event-bus.contract';
-import { consumeOnce, enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxMigrations, OutboxRelay } from './outbox';
+import {
+  consumeOnce,
+  enqueue,
+  outboxBatch,
+  outboxInputSql,
+  outboxInsertSql,
+  outboxMigrations,
+  OutboxRelay,
+  recordConsumed,
+} from './outbox';
 
 export interface OutboxHarness {
   openDb(): Promise<DbEngine>;
@@ -337,6 +346,21 @@ export function outboxContract(harness: OutboxHarness): void {
         ...outboxMigrations,
         { name: 'stock', up: (knex, schema) => knex.schema.withSchema(schema).createTable('stock', (t) => void t.integer('moves')) },
       ]);
+
+    it('records an event whose work was done elsewhere in one statement, without a transaction, once (recordConsumed)', async () => {
+      const event = envelope(topic, 'k1');
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => void sent.push(q.sql);
+      db.knex.on('query', listen);
+      try {
+        expect(await recordConsumed(db, 'order', event)).toBe(true);
+      } finally {
+        db.knex.off('query', listen);
+      }
+      expect(sent).toHaveLength(1);
+      expect(await recordConsumed(db, 'order', event)).toBe(false);
+      expect(await consumeOnce(db, 'order', event, async () => undefined)).toBe(false);
+    });
 
     it('applies an event once, however often it is delivered', async () => {
       await applyMigration();

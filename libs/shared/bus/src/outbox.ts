@@ -422,6 +422,21 @@ export async function consumeOnce(
 }
 
 /**
+ * Records that `consumer` processed the event, when it applies nothing in the database (its work is done
+ * elsewhere, idempotently, before): `consumeOnce` with nothing to apply, as one statement without a
+ * transaction. Resolves with whether this was the first record of it.
+ */
+export async function recordConsumed(db: Db, consumer: string, event: EventEnvelope): Promise<boolean> {
+  const rows = (await db
+    .table('processed_events')
+    .insert({ consumer, event_id: event.id })
+    .onConflict(['consumer', 'event_id'])
+    .ignore()
+    .returning('event_id')) as Array<{ event_id: string }>;
+  return rows.length > 0;
+}
+
+/**
  * `consumeOnce` for a batch (`handleBatch`): records every event and applies those this consumer has not
  * processed before, in their order, in one transaction. Resolves with the events it applied.
  */

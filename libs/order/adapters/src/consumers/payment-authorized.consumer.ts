@@ -1,5 +1,5 @@
 import { PaymentAuthorized, PaymentDeclined, PaymentTopics } from '@commerce/payment-contracts';
-import { consumeOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
+import { recordConsumed, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import type { OrderClient } from '@commerce/order-contracts';
@@ -68,7 +68,7 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
         const { attemptId } = PaymentDeclined.parse(envelope).payload;
         // Idempotent: a declined attempt's completion releases its hold (again), places nothing.
         await deps.orders.completePaidAttempt(attemptId);
-        await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
+        await recordConsumed(deps.db, ORDER_PAYMENTS_GROUP, envelope);
         deps.logger.debug({ eventId: envelope.id, attemptId }, 'order: declined attempt, its stock hold released');
         return;
       }
@@ -80,13 +80,13 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
         const order = await deps.checkoutOf(attemptId);
         if (order) {
           if (order.selectionLeftOpen) await deps.cart.closeSelection(selectionId);
-          await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
+          await recordConsumed(deps.db, ORDER_PAYMENTS_GROUP, envelope);
           deps.logger.debug({ eventId: envelope.id, attemptId, order: order.order }, 'order: paid attempt completed by the edge');
           return;
         }
       }
       const completion = await deps.orders.completePaidAttempt(attemptId);
-      await consumeOnce(deps.db, ORDER_PAYMENTS_GROUP, envelope, async () => undefined);
+      await recordConsumed(deps.db, ORDER_PAYMENTS_GROUP, envelope);
       if (completion.placed)
         deps.logger.debug({ eventId: envelope.id, attemptId, order: completion.order.order }, 'order: paid attempt completed');
       else if ('failed' in completion)
