@@ -342,7 +342,7 @@ describe('fault injection: the shop as separate processes on engines that stall,
     });
   }, 240_000);
 
-  it('50 concurrent identical payment-results place one order', async () => {
+  it('50 concurrent identical payment-results place one order, each answered with it, no 5xx', async () => {
     const email = `results-${uniqueWord()}@example.com`;
     const token = await buyerWith(item, 'results');
     const started = await checkout('results', 'POST', '/payment', { token, body: paymentBody(email) });
@@ -351,8 +351,10 @@ describe('fault injection: the shop as separate processes on engines that stall,
     const results = await Promise.all(
       Array.from({ length: 50 }, () => checkout('results', 'POST', '/payment-result', { token, body: { paymentMethodFields: fields } })),
     );
-    expect(results.filter((r) => r.status !== 200 && r.status !== 503).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([]);
-    const numbers = new Set(results.filter((r) => r.status === 200).map((r) => String(r.body!['order'])));
+    // Every one answered with the order, none 5xx: the order service runs one completion of an attempt and the
+    // others await it (decision 141), and its stock commit locks the item's row briefly (decision 151).
+    expect(results.filter((r) => r.status !== 200).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([]);
+    const numbers = new Set(results.map((r) => String(r.body!['order'])));
     expect(numbers.size).toBe(1);
     const after = await ledger(email);
     expect({ orders: after.orders, kept: after.kept }).toEqual({ orders: 1, kept: 1 });
@@ -366,46 +368,29 @@ describe('fault injection: the shop as separate processes on engines that stall,
     });
   }, 120_000);
 
-  it('30 buyers on a stock of 10: 10 orders, 20 told it is gone, none oversold, no 500 (a 503 is tried again after its Retry-After)', async () => {
+  it('30 buyers on a stock of 10: 10 orders, 20 told it is gone, none oversold, no 5xx', async () => {
     const word = uniqueWord();
     expect((await soapUpsert(word, 10)).ok).toBe(true);
     const scarce = (await searchUntilFound(endpoints, word, 30_000)).body['products'][0].items[0].item as string;
     const from = Date.now();
-    /** The call again after its Retry-After while it answers 503, as a client is told to (at most 20 times). */
-    const retried = async (send: () => Promise<Sample>): Promise<Sample> => {
-      let answer = await send();
-      for (let tries = 0; answer.status === 503 && answer.retryAfter && tries < 20; tries++) {
-        await sleep(Number(answer.retryAfter) * 1000);
-        answer = await send();
-      }
-      return answer;
-    };
+    // Each call once: a hold is one guarded update of the item's row (decision 151), so 30 buyers of one item do
+    // not queue past the edge's budget, and none is answered 503 (before, up to half of them at load ~22).
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const email = `stock-${word}-${i}@example.com`;
         const token = await buyerWith(scarce, 'stock');
-        const started = await retried(() => checkout('stock', 'POST', '/payment', { token, body: paymentBody(email) }));
+        const started = await checkout('stock', 'POST', '/payment', { token, body: paymentBody(email) });
         if (started.status === 410) return 'gone';
-        if (started.status !== 200) {
-          // A POST payment given up at the budget may have found the stock short after all: its 410 went to nobody, the
-          // item is gone from the selection, and the retry finds it empty (406).
-          const left = await checkout('stock', 'GET', '/selection', { token });
-          if (started.status === 406 && left.status === 200 && left.body?.['selection']?.items?.length === 0) return 'gone';
-          return `payment ${started.status} ${JSON.stringify(started.body?.['errors'])}`;
-        }
+        if (started.status !== 200) return `payment ${started.status} ${JSON.stringify(started.body?.['errors'])}`;
         if (started.body?.['action'] !== 'redirect') return `payment ${String(started.body?.['action'])}`;
         const fields = await approve(started.body['url'] as string);
-        const result = await retried(() => checkout('stock', 'POST', '/payment-result', { token, body: { paymentMethodFields: fields } }));
+        const result = await checkout('stock', 'POST', '/payment-result', { token, body: { paymentMethodFields: fields } });
         return result.status === 200 && result.body?.['order'] ? 'order' : `payment-result ${result.status}`;
       }),
     );
     const samples = recorder.between(from, Date.now()).filter((s) => s.op === 'stock');
-    // No 500 and no hang: a 503 comes with Retry-After, and the call is answered once tried again.
-    expect(
-      samples
-        .filter((s) => (s.status >= 500 && !(s.status === 503 && s.retryAfter)) || s.status === 0)
-        .map((s) => `${s.status} ${JSON.stringify(s.body)}`),
-    ).toEqual([]);
+    // No 5xx of any kind (nor a call that got no answer): contention is not an outage.
+    expect(samples.filter((s) => s.status >= 500 || s.status === 0).map((s) => `${s.status} ${JSON.stringify(s.body)}`)).toEqual([]);
     const count = (what: string) => outcomes.filter((o) => o === what).length;
     expect({
       orders: count('order'),
@@ -420,7 +405,7 @@ describe('fault injection: the shop as separate processes on engines that stall,
     for (let i = 0; i < 30; i++) ordered += (await ledger(`stock-${word}-${i}@example.com`)).orders;
     expect(ordered).toBe(10);
     rows.push({
-      fault: '30 buyers on a stock of 10 (503s retried after Retry-After)',
+      fault: '30 buyers on a stock of 10 (each call once)',
       requests: samples.length,
       maxLatencyMs: Math.round(maxMs(samples)),
       answered503: samples.filter((s) => s.status === 503).length,
