@@ -22,9 +22,18 @@ const toEvent = (row: EventRow): ChangeEvent => ({
   data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
 });
 
+/** A feed event with the id of the owner's event it was made from. */
+export type SourcedChangeEvent = NewChangeEvent & { sourceEventId?: string };
+
+/** Rows a feed insert takes at most (8 parameters a row, far below Postgres's 65,535). */
+const APPEND_CHUNK = 1000;
+
 export interface ChangeEventStore extends ChangeFeed {
-  /** Appends events inside the caller's transaction (the consumer's dedupe record commits with them). */
-  append(trx: Knex.Transaction, events: readonly NewChangeEvent[], sourceEventId?: string): Promise<void>;
+  /**
+   * Appends events inside the caller's transaction (the consumer's dedupe record commits with them), in their
+   * order: one turn (the lock) and one insert a thousand rows, however many owner events they came from.
+   */
+  append(trx: Knex.Transaction, events: readonly SourcedChangeEvent[]): Promise<void>;
   /** Whether `requestId` is a SOAP request whose batch this service stored. */
   isSoapRequest(trx: Knex.Transaction, requestId: string): Promise<boolean>;
 }
@@ -33,23 +42,24 @@ export interface ChangeEventStore extends ChangeFeed {
 export function createChangeEventStore(db: Db): ChangeEventStore {
   const lockKey = `${db.schema}.change_events`;
   return {
-    async append(trx, events, sourceEventId) {
+    async append(trx, events) {
       if (events.length === 0) return;
       // Ids must become visible in increasing order, or a user's done_through could pass an id still
       // being committed and that event would never be listed: appends take turns (PGlite has one
       // connection, so its transactions already do).
       if (db.engine === 'postgres') await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lockKey]);
-      await db.table('change_events', trx).insert(
-        events.map((e) => ({
-          type: e.type,
-          entry: e.entry,
-          mission: e.mission,
-          market: e.market ?? null,
-          data: JSON.stringify(e.data),
-          occurred_at: e.date,
-          source_event_id: sourceEventId ?? null,
-        })),
-      );
+      for (let i = 0; i < events.length; i += APPEND_CHUNK)
+        await db.table('change_events', trx).insert(
+          events.slice(i, i + APPEND_CHUNK).map((e) => ({
+            type: e.type,
+            entry: e.entry,
+            mission: e.mission,
+            market: e.market ?? null,
+            data: JSON.stringify(e.data),
+            occurred_at: e.date,
+            source_event_id: e.sourceEventId ?? null,
+          })),
+        );
     },
 
     async isSoapRequest(trx, requestId) {
