@@ -190,11 +190,13 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
  */
 export async function paymentResult(deps: CheckoutDeps, handle: SessionHandle, body: unknown) {
   const { paymentMethodFields } = parse(PaymentResultBody, body);
-  const result = await deps.payment.verifyResult(paymentMethodFields);
+  // One call: the order service has the payment service verify the fields and completes the attempt they name
+  // from that answer, only if it is the one this session started (issue 28).
+  const result = await deps.orders.completePaymentResult(paymentMethodFields, handle.session.paymentAttemptId ?? null);
   // Only the token that started the payment learns its order (the fields alone carry no secret of the visitor's).
-  if (result.attempt.attemptId !== handle.session.paymentAttemptId) throw new NotFoundError('payment');
+  if (!result.completion) throw new NotFoundError('payment');
   // Declined: the saga releases the hold (406); authorized, or voided because its order could not be placed (410).
-  return answerOf(deps, handle, result.attempt.selectionId, await deps.orders.completePaidAttempt(result.attempt.attemptId));
+  return answerOf(deps, handle, result.selectionId, result.completion);
 }
 
 /** `GET receipt`: the order last placed under the token, in the payment result's shape; 404 `{order}` before any. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AttemptDto, StartAttemptResult } from '@commerce/payment-contracts';
 import type { CommitStockResult } from '@commerce/catalog-contracts';
-import { beginCheckout, completePaidAttempt, orderUseCases, type CheckoutSagaDeps } from '@commerce/order-core';
+import { beginCheckout, completePaidAttempt, completePaymentResult, orderUseCases, type CheckoutSagaDeps } from '@commerce/order-core';
 import { createDbEngine, migrate, type DbEngine } from '@commerce/shared-db';
 import { uniqueName } from '@commerce/shared-testing';
 import { orderMigrations } from './order.migrations';
@@ -32,6 +32,7 @@ async function harness() {
   const closed: string[] = [];
   const voided: string[] = [];
   const crashAt = new Set<string>();
+  const reads = { getAttempt: 0, verifyResult: 0 };
   const step = (name: string) => {
     if (crashAt.delete(name)) throw new Crash(name);
   };
@@ -48,7 +49,14 @@ async function harness() {
         attempts.set(attempt.attemptId, attempt);
         return { attempt, action: { action: 'redirect', url: `https://psp.test/${attempt.attemptId}` } };
       },
-      getAttempt: async (id) => attempts.get(id) ?? null,
+      getAttempt: async (id) => (reads.getAttempt++, attempts.get(id) ?? null),
+      // The provider's fields name the attempt (`merchantReference`); its status is as the fake keeps it.
+      verifyResult: async (fields) => {
+        reads.verifyResult++;
+        const attempt = attempts.get(fields['merchantReference'] ?? '');
+        if (!attempt) throw new Error('unknown attempt');
+        return { attempt, outcome: attempt.status === 'declined' ? 'declined' : 'authorized' };
+      },
       voidAttempt: async (id) => {
         voided.push(id);
         return attempts.get(id) ?? null;
@@ -84,7 +92,7 @@ async function harness() {
   };
   // One schema per harness: every order in it is the selection's.
   const ordersOf = async (_selectionId: string) => (await db.table('orders').select('id')).length;
-  return { deps, paid, crashAt, holds, closed, voided, ordersOf, stockTaken: () => stockTaken };
+  return { deps, paid, crashAt, holds, closed, voided, ordersOf, reads, attempts, stockTaken: () => stockTaken };
 }
 
 const command = (selectionId: string, attemptId = randomUUID()) => ({
@@ -122,6 +130,44 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
       expect(h.closed).toContain(selectionId);
     },
   );
+
+  it('POST payment-result in one call: the attempt the verification answered is completed without reading it again (issue 28)', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    const fields = { merchantReference: begun.attemptId };
+    const done = await completePaymentResult(h.deps, fields, begun.attemptId);
+    expect(done).toMatchObject({ attemptId: begun.attemptId, selectionId, completion: { placed: true } });
+    expect(h.reads).toEqual({ getAttempt: 0, verifyResult: 1 });
+    expect(await h.ordersOf(selectionId)).toBe(1);
+    expect(h.closed).toEqual([selectionId]);
+    // Again (the visitor reloads): the same order, found, not placed again.
+    const again = await completePaymentResult(h.deps, fields, begun.attemptId);
+    expect(again.completion).toEqual(done.completion);
+    expect(await h.ordersOf(selectionId)).toBe(1);
+  });
+
+  it("POST payment-result with another session's fields: nothing completed, the attempt named; a declined one released as before", async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    const fields = { merchantReference: begun.attemptId };
+    for (const expected of [null, randomUUID()])
+      expect(await completePaymentResult(h.deps, fields, expected)).toEqual({ attemptId: begun.attemptId, selectionId, completion: null });
+    expect(h.holds.get(begun.attemptId)).toBe('held');
+    expect(await h.ordersOf(selectionId)).toBe(0);
+    expect(h.closed).toEqual([]);
+
+    const declined = await beginCheckout(h.deps, command(randomUUID()));
+    h.attempts.set(declined.attemptId, { ...h.attempts.get(declined.attemptId)!, status: 'declined' });
+    expect((await completePaymentResult(h.deps, { merchantReference: declined.attemptId }, declined.attemptId)).completion).toEqual({
+      placed: false,
+      failed: true,
+    });
+    expect(h.holds.get(declined.attemptId)).toBe('released');
+  });
 
   it('closes the selection once, before it places the order: an order found means its selection was closed', async () => {
     const h = await harness();

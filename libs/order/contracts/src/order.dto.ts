@@ -248,6 +248,16 @@ export type CheckoutBegun =
   | { state: 'failed'; attemptId: string }
   | { state: 'unavailable'; attemptId: string; unavailable: UnavailableEntry[] };
 
+/**
+ * What `completePaymentResult` found and did: the attempt the result's fields name (its id and selection) and its
+ * completion; `completion: null` when that is not the attempt the caller expected (nothing completed).
+ */
+export interface PaymentResultCompletion {
+  attemptId: string;
+  selectionId: string;
+  completion: PaidAttemptCompletion | null;
+}
+
 /** Questions the edge asks the order service synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface OrderClient {
   /**
@@ -271,6 +281,13 @@ export interface OrderClient {
    * answers `failed`; one still started is refused.
    */
   completePaidAttempt(paymentAttemptId: string): Promise<PaidAttemptCompletion>;
+  /**
+   * `POST payment-result` in one call (issue 28): the payment service verifies the fields (its errors as they are:
+   * `paymentMethodFields`, 503), and the attempt they name is completed as `completePaidAttempt` completes it, from
+   * the attempt the verification answered (no second read of it). Only the attempt the caller expected (the one
+   * its session started) is completed; another is answered with `completion: null`, nothing done.
+   */
+  completePaymentResult(fields: Record<string, string>, expectedAttemptId: string | null): Promise<PaymentResultCompletion>;
   /** null when there is no order with that id. */
   getOrder(id: string): Promise<OrderDto | null>;
   /** The order placed for a payment attempt, or null. */

@@ -1,5 +1,13 @@
 import { createInternalCaller } from '@commerce/shared-internal-client';
-import type { CheckoutBegun, OrderClient, OrderDto, OrderPage, PaidAttemptCompletion, PlaceOrderCommand } from './order.dto';
+import type {
+  CheckoutBegun,
+  OrderClient,
+  OrderDto,
+  OrderPage,
+  PaidAttemptCompletion,
+  PaymentResultCompletion,
+  PlaceOrderCommand,
+} from './order.dto';
 
 /** The order service's internal HTTP API, for a deployment where the edge and the order service are separate processes. */
 export function createOrderHttpClient(baseUrl: string): OrderClient {
@@ -9,6 +17,8 @@ export function createOrderHttpClient(baseUrl: string): OrderClient {
     beginCheckout: async (command) => (await call<CheckoutBegun>('POST', '/internal/order/checkouts', command))!,
     completePaidAttempt: async (attempt) =>
       (await call<PaidAttemptCompletion>('POST', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/completion`))!,
+    completePaymentResult: async (fields, expectedAttemptId) =>
+      (await call<PaymentResultCompletion>('POST', '/internal/order/payment-results', { fields, expectedAttemptId }))!,
     getOrder: (id) => call<OrderDto>('GET', `/internal/order/orders/${encodeURIComponent(id)}`),
     getOrderByPaymentAttempt: (attempt) => call<OrderDto>('GET', `/internal/order/payment-attempts/${encodeURIComponent(attempt)}/order`),
     listCustomerOrders: async (customerId, from, size) => {

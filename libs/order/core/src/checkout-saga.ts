@@ -9,6 +9,7 @@ import {
   type BeginCheckoutCommand,
   type CheckoutBegun,
   type PaidAttemptCompletion,
+  type PaymentResultCompletion,
   type PlaceOrderCommand,
 } from '@commerce/order-contracts';
 import { PaymentNotAuthorizedError } from './order.errors';
@@ -17,8 +18,8 @@ import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
 /**
  * The checkout saga: one state machine per payment attempt, from `POST payment` to `OrderPlaced`, in this
  * one file (docs/checkout-saga.md draws it). The edge calls it for `POST payment` (`beginCheckout`) and
- * `POST payment-result` (`completePaidAttempt`), and the order service's consumer of `PaymentAuthorized`
- * calls `completePaidAttempt` alike; every step is idempotent by attempt id, so a step repeated after a
+ * `POST payment-result` (`completePaymentResult`: verified, then `completePaidAttempt`), and the order
+ * service's consumer of `PaymentAuthorized` calls `completePaidAttempt` alike; every step is idempotent by attempt id, so a step repeated after a
  * crash, a retry or a race finds its work done.
  *
  * The attempt's state lives where each part of it is owned: its payment status in the payment service's
@@ -39,7 +40,7 @@ import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
  * attempt a new one replaces (at the provider too) and voids an authorization arriving for it.
  */
 export interface CheckoutSagaDeps extends PlaceOrderDeps {
-  payment: Pick<PaymentClient, 'liveAttemptOf' | 'startAttempt' | 'getAttempt' | 'voidAttempt'>;
+  payment: Pick<PaymentClient, 'liveAttemptOf' | 'startAttempt' | 'getAttempt' | 'voidAttempt' | 'verifyResult'>;
   stock: Pick<StockClient, 'holdStock' | 'releaseStock' | 'commitStock'>;
   cart: Pick<CartClient, 'closeSelection'>;
 }
@@ -105,8 +106,13 @@ export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginChecko
  * payment voided (decision 55), the same answer to every call. A declined or replaced attempt: its hold
  * released, `failed`.
  */
-export async function completePaidAttempt(deps: CheckoutSagaDeps, paymentAttemptId: string): Promise<PaidAttemptCompletion> {
-  const attempt = await deps.payment.getAttempt(paymentAttemptId);
+export async function completePaidAttempt(
+  deps: CheckoutSagaDeps,
+  paymentAttemptId: string,
+  /** The attempt as its owner just answered it (`completePaymentResult`'s verification): not read again. */
+  known?: AttemptDto,
+): Promise<PaidAttemptCompletion> {
+  const attempt = known?.attemptId === paymentAttemptId ? known : await deps.payment.getAttempt(paymentAttemptId);
   if (!attempt) throw new PaymentNotAuthorizedError('not found');
   if (attempt.status === 'declined' || attempt.status === 'cancelled' || (attempt.status === 'voided' && attempt.replaced)) {
     await deps.stock.releaseStock(paymentAttemptId);
@@ -132,6 +138,25 @@ export async function completePaidAttempt(deps: CheckoutSagaDeps, paymentAttempt
   }
   await deps.cart.closeSelection(attempt.selectionId);
   return { placed: true, order };
+}
+
+/**
+ * `POST payment-result` as one call of the edge (issue 28): the payment service verifies the fields and answers
+ * the attempt they name as it is now; that attempt, when it is the one the caller expected, is completed from that
+ * answer (`completePaidAttempt` without reading it again). Another attempt is not completed here: the caller
+ * answers that it does not know it (its visitor did not start it), and its own completion comes through its
+ * webhook and `PaymentAuthorized` as before.
+ */
+export async function completePaymentResult(
+  deps: CheckoutSagaDeps,
+  fields: Record<string, string>,
+  expectedAttemptId: string | null,
+  complete: (attemptId: string, known: AttemptDto) => Promise<PaidAttemptCompletion> = (id, known) => completePaidAttempt(deps, id, known),
+): Promise<PaymentResultCompletion> {
+  const { attempt } = await deps.payment.verifyResult(fields);
+  const { attemptId, selectionId } = attempt;
+  if (attemptId !== expectedAttemptId) return { attemptId, selectionId, completion: null };
+  return { attemptId, selectionId, completion: await complete(attemptId, attempt) };
 }
 
 /** What `POST payment` answers for an attempt the saga completed. */

@@ -2,7 +2,8 @@ import type { OrderClient, OrderPage, PaidAttemptCompletion } from '@commerce/or
 import { InvalidPagingError } from './order.errors';
 import type { OrderRepository } from './order.repository';
 import { placeOrder, type PlaceOrderDeps } from './place-order.use-cases';
-import { beginCheckout, completePaidAttempt, type CheckoutSagaDeps } from './checkout-saga';
+import type { AttemptDto } from '@commerce/payment-contracts';
+import { beginCheckout, completePaidAttempt, completePaymentResult, type CheckoutSagaDeps } from './checkout-saga';
 
 /** The largest page of order history one call answers; the edge asks for all in pages of this size. */
 export const MAX_ORDER_PAGE = 1000;
@@ -36,17 +37,18 @@ export function orderUseCases(deps: PlaceOrderDeps, saga?: SagaClients): OrderCl
   // webhook's consumer): 50 identical payment-results each walked the saga, queued on the hold's row locks and the
   // pools, and every one answered 503 at the budget. Each caller gets the shared run's outcome (decision 141).
   const completing = new Map<string, Promise<PaidAttemptCompletion>>();
-  const completeOnce = (attemptId: string): Promise<PaidAttemptCompletion> => {
+  const completeOnce = (attemptId: string, known?: AttemptDto): Promise<PaidAttemptCompletion> => {
     const running = completing.get(attemptId);
     if (running) return running;
-    const run = (async () => completePaidAttempt(sagaDeps(), attemptId))().finally(() => completing.delete(attemptId));
+    const run = (async () => completePaidAttempt(sagaDeps(), attemptId, known))().finally(() => completing.delete(attemptId));
     completing.set(attemptId, run);
     return run;
   };
   return {
     placeOrder: (command) => placeOrder(deps, command),
     beginCheckout: async (command) => beginCheckout(sagaDeps(), command),
-    completePaidAttempt: completeOnce,
+    completePaidAttempt: (attemptId) => completeOnce(attemptId),
+    completePaymentResult: async (fields, expectedAttemptId) => completePaymentResult(sagaDeps(), fields, expectedAttemptId, completeOnce),
     getOrder: (id) => deps.orders.findById(id),
     getOrderByPaymentAttempt: (attempt) => deps.orders.findByPaymentAttempt(attempt),
     listCustomerOrders: (customerId, from, size) => listCustomerOrders(deps, customerId, from, size),
