@@ -21,6 +21,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { cpuMsOf, machineLine } from './bench-env';
 import { spawnBenchServer, startListingEdge } from './bench-servers';
+import type { PhaseRecord } from './profile-summary';
 import { soapBatchRound } from './soap-batch-round';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -63,15 +64,37 @@ interface Load {
   cpu?: Record<string, number>;
 }
 
-/** A load with the CPU each named process spent on it, per request. */
-async function withCpu(pids: Record<string, number | undefined>, run: () => Promise<Load>): Promise<Load> {
+/**
+ * BENCH_PROFILE=<dir>: the catalog and the edge of the separate rows write CPU profiles there, and the run
+ * writes phases.json beside them (each load's window, requests and CPU, the processes by row), so that
+ * `npx tsx tools/bench/profile-summary.ts <dir>` gives each process's CPU a request and its top functions per load.
+ */
+const profileDir = process.env['BENCH_PROFILE'];
+const record: PhaseRecord = { pids: {}, phases: [] };
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** A load with the CPU each named process spent on it, per request; recorded as the phase `what` of row `row`. */
+async function withCpu(
+  pids: Record<string, number | undefined>,
+  row: string,
+  what: string,
+  connections: number,
+  run: () => Promise<Load>,
+): Promise<Load> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
+  const startUs = monotonicUs();
   const result = await run();
+  const endUs = monotonicUs();
   const cpu: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
   for (const [name, pid] of Object.entries(pids)) {
     const [a, b] = [before[name], cpuMsOf(pid)];
-    if (a !== undefined && b !== undefined && result.requests > 0) cpu[name] = (b - a) / result.requests;
+    if (a !== undefined && b !== undefined && result.requests > 0) {
+      cpu[name] = (b - a) / result.requests;
+      cpuMs[`${name} (${row})`] = b - a;
+    }
   }
+  record.phases.push({ what: `${row}: ${what}`, connections, startUs, endUs, requests: result.requests, cpuMs });
   return Object.keys(cpu).length > 0 ? { ...result, cpu } : result;
 }
 
@@ -255,7 +278,7 @@ async function startTarget(
           MEILI_URL: meili,
           MEILI_INDEX: indexName,
           ...(meiliKey ? { MEILI_API_KEY: meiliKey } : {}),
-          ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}` } : {}),
+          ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
         },
         300_000,
       ),
@@ -267,7 +290,7 @@ async function startTarget(
       {
         ...infra,
         REDIS_URL: process.env['REDIS_URL'] ?? 'memory',
-        ...(process.env['BENCH_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_PROFILE']}/edge` } : {}),
+        ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
       },
       { catalog, cart, account },
     );
@@ -352,14 +375,17 @@ async function benchSearch(mode: Mode, target: Target, prepared: Prepared) {
     if (check.status !== 200 || !(check.body['productCount'] > 0))
       throw new Error(`the benchmark query finds nothing: ${JSON.stringify(check.body).slice(0, 300)}`);
     const url = `${endpoints.checkout}/products`;
-    const measure = (options: Parameters<typeof load>[1]) => withCpu(server.pids ?? {}, () => load(url, options));
-    const one = await measure({ connections: 1, method: 'POST', body: body(24), token });
-    const many = await measure({ connections, method: 'POST', body: body(24), token });
+    const row = `${target}, ${mode}`;
+    for (const [name, pid] of Object.entries(server.pids ?? {})) if (pid !== undefined) record.pids[`${name} (${row})`] = pid;
+    const measure = (what: string, options: Parameters<typeof load>[1]) =>
+      withCpu(server.pids ?? {}, row, what, options.connections, () => load(url, options));
+    const one = await measure('one query', { connections: 1, method: 'POST', body: body(24), token });
+    const many = await measure('one query', { connections, method: 'POST', body: body(24), token });
     const bodies = await variedBodies(endpoints, token);
-    const variedOne = await measure({ connections: 1, method: 'POST', bodies, token });
-    const variedMany = await measure({ connections, method: 'POST', bodies, token });
-    const page1 = await measure({ connections: 1, method: 'POST', body: body(1), token });
-    const page100 = await measure({ connections: 1, method: 'POST', body: body(100), token });
+    const variedOne = await measure('varied', { connections: 1, method: 'POST', bodies, token });
+    const variedMany = await measure('varied', { connections, method: 'POST', bodies, token });
+    const page1 = await measure('page of 1', { connections: 1, method: 'POST', body: body(1), token });
+    const page100 = await measure('page of 100', { connections: 1, method: 'POST', body: body(100), token });
 
     const lags: number[] = [];
     const batches: Array<Awaited<ReturnType<typeof soapBatchRound>>> = [];
@@ -437,6 +463,7 @@ async function main() {
       }
     }
   }
+  if (profileDir) writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
   if (!keep) {
     rmSync(work, { recursive: true, force: true });
     if (prepared.postgres) await dropSchema(prepared.postgres.url, prepared.postgres.schema);

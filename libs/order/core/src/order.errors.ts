@@ -16,8 +16,6 @@ export class InvalidPagingError extends DomainError {
 /** Completing an attempt the payment service does not know as paid (unknown, started, declined, cancelled). */
 export class PaymentNotAuthorizedError extends DomainError {
   constructor(status: string) {
-    super('ORDER.PAYMENT_NOT_AUTHORIZED', 'not_acceptable', {
-      payment: status === 'not found' ? 'not found' : `not authorized (${status})`,
-    });
+    super('ORDER.PAYMENT_NOT_AUTHORIZED', 'not_acceptable', { payment: status === 'not found' ? 'not found' : `not authorized (${status})` });
   }
 }

@@ -15,6 +15,7 @@ import {
   type SortKey,
 } from '@commerce/catalog-core';
 import { currentDeadline, type Logger } from '@commerce/shared-logging';
+import { MeiliReads, type MeiliSearchParams } from './meilisearch-reads';
 
 /**
  * `infra/meilisearch/settings.json`, from the working directory, like the store configuration: the repo
@@ -27,9 +28,9 @@ export const MEILI_SETTINGS_PATH = resolve('infra/meilisearch/settings.json');
  * stalls fails the search (503 at the edge), not the request's whole wait. Writes keep the client's 30 s.
  */
 export const SEARCH_TIMEOUT_MS = 2000;
-const searchSignal = (): AbortSignal => {
+const searchTimeoutMs = (): number => {
   const deadline = currentDeadline();
-  return AbortSignal.timeout(Math.max(1, Math.min(SEARCH_TIMEOUT_MS, deadline === undefined ? SEARCH_TIMEOUT_MS : deadline - Date.now())));
+  return Math.max(1, Math.min(SEARCH_TIMEOUT_MS, deadline === undefined ? SEARCH_TIMEOUT_MS : deadline - Date.now()));
 };
 
 export function loadMeiliSettings(path = MEILI_SETTINGS_PATH): Record<string, unknown> {
@@ -56,8 +57,9 @@ export interface MeiliOptions {
 }
 
 /**
- * Meilisearch through the official `meilisearch` client (ESM; decision 13). Every write waits for its
- * task, so a resolved `upsert` means searchable, as the port promises.
+ * Meilisearch through the official `meilisearch` client (ESM; decision 13), but for the searches, which go
+ * through a kept undici pool (`MeiliReads`). Every write waits for its task, so a resolved `upsert` means
+ * searchable, as the port promises.
  */
 export class MeiliSearchIndex implements SearchIndex {
   readonly kind = 'meilisearch' as const;
@@ -67,9 +69,13 @@ export class MeiliSearchIndex implements SearchIndex {
 
   private constructor(
     private readonly client: Meilisearch,
+    /** Searches go through this pool (shared with a staging index; closed by the instance `open` made). */
+    private readonly reads: MeiliReads,
     private readonly url: string,
     private readonly options: MeiliOptions,
     indexName: string,
+    /** Whether `close` ends `reads`: the instance `open` made does, a staging index sharing its pool does not. */
+    private readonly ownsReads = false,
   ) {
     this.indexName = indexName;
   }
@@ -85,10 +91,11 @@ export class MeiliSearchIndex implements SearchIndex {
       timeout: 30_000,
       defaultWaitOptions: { timeout: options.taskTimeoutMs ?? 60_000, interval: 25 },
     });
-    const meili = new MeiliSearchIndex(client, url, options, options.indexName ?? 'products');
+    const meili = new MeiliSearchIndex(client, new MeiliReads(url, options.apiKey), url, options, options.indexName ?? 'products', true);
     try {
       await meili.ping();
     } catch (error) {
+      await meili.close();
       throw new SearchUnavailableError(`search: cannot reach Meilisearch at ${url} (${describe(error)})`, { cause: error });
     }
     if (options.configure !== false) await meili.prepare();
@@ -136,19 +143,17 @@ export class MeiliSearchIndex implements SearchIndex {
     const aligned = query.offset % query.limit === 0;
     const hitsPerPage = aligned ? query.limit : query.offset + query.limit;
     const page = aligned ? query.offset / query.limit + 1 : 1;
-    const res = await this.client.index<{ id: string }>(this.indexName).search(
-      query.text ?? '',
-      {
-        matchingStrategy: 'all',
-        attributesToRetrieve: ['id'],
-        page,
-        hitsPerPage,
-        ...(filter ? { filter } : {}),
-        ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map(sortExpression) } : {}),
-        ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
-      },
-      { signal: searchSignal() },
-    );
+    const params: MeiliSearchParams = {
+      q: query.text ?? '',
+      matchingStrategy: 'all',
+      attributesToRetrieve: ['id'],
+      page,
+      hitsPerPage,
+      ...(filter ? { filter } : {}),
+      ...(query.sort && query.sort.length > 0 ? { sort: query.sort.map(sortExpression) } : {}),
+      ...(query.facets && query.facets.length > 0 ? { facets: query.facets } : {}),
+    };
+    const res = await this.reads.search(this.indexName, params, searchTimeoutMs());
     const ids = res.hits.map((h) => String(h.id));
     const result: SearchResult = { ids: aligned ? ids : ids.slice(query.offset), total: res.totalHits ?? ids.length };
     if (query.facets && query.facets.length > 0) {
@@ -163,9 +168,8 @@ export class MeiliSearchIndex implements SearchIndex {
     const cached = this.totals.get(key);
     if (cached && now - cached.at < (this.options.facetTotalsTtlMs ?? 5_000)) return cached.counts;
     const filter = filterExpression(undefined, scope);
-    const counts = this.client
-      .index(this.indexName)
-      .search('', { limit: 0, facets, ...(filter ? { filter } : {}) }, { signal: searchSignal() })
+    const counts = this.reads
+      .search(this.indexName, { q: '', limit: 0, facets, ...(filter ? { filter } : {}) }, searchTimeoutMs())
       .then((res) => Object.fromEntries(facets.map((facet) => [facet, res.facetDistribution?.[facet] ?? {}])) as FacetCounts);
     // Concurrent requests share one call; a failed one is not kept.
     this.totals.set(key, { at: now, counts });
@@ -192,6 +196,7 @@ export class MeiliSearchIndex implements SearchIndex {
     const name = `${this.indexName}_tmp_${Date.now()}`;
     const staging = new MeiliSearchIndex(
       this.client,
+      this.reads,
       this.url,
       { ...this.options, ...(settings ? { settings } : {}), configure: true },
       name,
@@ -252,7 +257,8 @@ export class MeiliSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
-    // The client holds no connections of its own (it uses the global fetch).
+    // The client holds no connections of its own (it uses the global fetch); the searches' pool does.
+    if (this.ownsReads) await this.reads.close();
   }
 
   /** Waits for the task; a failed or canceled one throws unless `allowFailure`. */
