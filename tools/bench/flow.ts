@@ -11,6 +11,7 @@
 //   source <(tools/infra/env) && npm run bench:flow
 //   BENCH_SECONDS (15)  BENCH_VISITORS (10,50: the cart flow)  BENCH_CHECKOUT_VISITORS (1,8)  BENCH_ADDS (K, 5)
 //   BENCH_FLOWS=cart|checkout (both)  BENCH_ONLY=embedded|separate  BENCH_FLOW_PRODUCTS (20 items to pick from)
+//   BENCH_PROFILE=<dir> (CPU profiles of the separate processes)
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { createDbEngine } from '@commerce/shared-db';
@@ -31,6 +32,8 @@ const checkoutVisitors = list('BENCH_CHECKOUT_VISITORS', smoke ? '1' : '1,8');
 const adds = Number(process.env['BENCH_ADDS'] ?? 5);
 const productCount = Number(process.env['BENCH_FLOW_PRODUCTS'] ?? (smoke ? 3 : 20));
 const flows = (process.env['BENCH_FLOWS'] ?? 'cart,checkout').split(',');
+/** BENCH_PROFILE=<dir>: each separate process's CPU profile (node --cpu-prof, the whole run) into that folder. */
+const profileDir = process.env['BENCH_PROFILE'];
 // Every visitor is a new session from 127.0.0.1: the limit of decision 134 stays on, out of reach.
 process.env['SESSION_NEW_PER_ADDRESS'] ??= '1000000';
 // The order service completes a paid attempt after the webhook's grace (decision 60): a checkout row's counts
@@ -419,7 +422,7 @@ async function separateProcesses(): Promise<Running> {
     per: Object.fromEntries(
       ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'].map((app) => [
         app,
-        { LOG_LEVEL: infra['LOG_LEVEL']! },
+        { LOG_LEVEL: infra['LOG_LEVEL']!, ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
       ]),
     ),
   });

@@ -148,6 +148,20 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(together.at(-1)).toMatchObject({ lines: [['1-1', 7]] });
   });
 
+  it('makes a selection with its first change in one call, a refused change answered as the change route answers it (decision 151)', async () => {
+    const made = await batched.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', change: add('13-1', 2) });
+    expect(made.items.map((i) => [i.item, i.quantity])).toEqual([['13-1', 2]]);
+    expect(paths).toEqual(['/internal/cart/selections']);
+    const refused = { currency: 'SEK', country: 'SE', language: 'sv', change: add('13-2', 3, { quantityMultipleOf: 2 }) };
+    const alone = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' });
+    const [viaCreate, viaChange] = await Promise.allSettled([
+      batched.createSelection(refused),
+      batched.changeSelection(alone.id, refused.change),
+    ]);
+    expect(outcomes([viaCreate])).toEqual(outcomes([viaChange]));
+    expect(outcomes([viaCreate])[0]).toMatchObject({ code: 'CART.QUANTITY_RULE' });
+  });
+
   it("applies one selection's changes in the order they were made and loses none", async () => {
     const id = await newSelection();
     const line = (await batched.changeSelection(id, add('5-1'))).items[0]!.line;

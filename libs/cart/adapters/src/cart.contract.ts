@@ -41,6 +41,67 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       });
     });
 
+    it('creates a selection with its first change in one statement, and nothing when the change is refused (decision 151)', async () => {
+      const seen: string[] = [];
+      const listen = (q: { sql: string }) => void seen.push(q.sql);
+      database.knex.on('query', listen);
+      let created;
+      try {
+        created = await cart.client.createSelection({
+          currency: 'SEK',
+          country: 'SE',
+          language: 'sv',
+          change: {
+            lines: [
+              { op: 'addItem', item: item('20-1', 10), quantity: 2 },
+              { op: 'addItem', item: item('20-2', 0.01), quantity: 1 },
+            ],
+          },
+        });
+      } finally {
+        database.knex.off('query', listen);
+      }
+      expect(seen).toHaveLength(1);
+      expect(created.items.map((i) => [i.item, i.quantity, i.priceEachMinor])).toEqual([
+        ['20-1', 2, 1000],
+        ['20-2', 1, 1],
+      ]);
+      expect(await cart.client.getSelection(created.id)).toEqual(created);
+      // Changed next from the copy this process keeps, as any selection it wrote.
+      const next = await cart.client.changeSelection(created.id, { lines: [{ op: 'setLine', line: created.items[0]!.line, quantity: 5 }] });
+      expect(next.items.map((i) => i.quantity)).toEqual([5, 1]);
+      // A refused first change (the product's quantity rule) creates nothing and answers the change's own error.
+      const before = Number(
+        ((await database.knex.withSchema(database.schema).table('selections').count('* as n')) as Array<{ n: unknown }>)[0]!.n,
+      );
+      await expect(
+        cart.client.createSelection({
+          currency: 'SEK',
+          country: 'SE',
+          language: 'sv',
+          change: { lines: [{ op: 'addItem', item: { ...item('20-3', 10), quantityMultipleOf: 2 }, quantity: 3 }] },
+        }),
+      ).rejects.toMatchObject({ code: 'CART.QUANTITY_RULE' });
+      const after = Number(
+        ((await database.knex.withSchema(database.schema).table('selections').count('* as n')) as Array<{ n: unknown }>)[0]!.n,
+      );
+      expect(after).toBe(before);
+    });
+
+    it("makes a customer's first change to the saved selection when one is there", async () => {
+      const customerId = `customer-${Date.now()}-${Math.random()}`;
+      const saved = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', customerId });
+      const again = await cart.client.createSelection({
+        currency: 'SEK',
+        country: 'SE',
+        language: 'sv',
+        customerId,
+        change: { lines: [{ op: 'addItem', item: item('21-1', 10), quantity: 1 }] },
+      });
+      expect(again.id).toBe(saved.id);
+      expect((await cart.client.getSelection(saved.id))?.items.map((i) => i.item)).toEqual(['21-1']);
+    });
+
     it('closes a selection (its order was placed): it is gone, closing again does nothing, and the customer gets a new saved one', async () => {
       const customerId = `customer-${Date.now()}-${Math.random()}`;
       const saved = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', customerId });

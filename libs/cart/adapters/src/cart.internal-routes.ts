@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
 import { answerOrNotFound, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import { withRequestContext, type Logger } from '@commerce/shared-logging';
-import { CART_CHANGES_PATH, type BatchedOutcome, type CartClient, type SelectionChange, type SelectionDto } from '@commerce/cart-contracts';
+import {
+  CART_CHANGES_PATH,
+  type BatchedOutcome,
+  type CartClient,
+  type NewSelectionCommand,
+  type SelectionChange,
+  type SelectionDto,
+} from '@commerce/cart-contracts';
 
 const NewSelection = z.object({
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -75,6 +82,9 @@ const Change = z.object({
   removeVoucher: z.string().min(1).optional(),
   mergePaymentFields: z.record(z.string(), z.string()).optional(),
 });
+
+/** A new selection, with its first change (decision 151) when given. */
+const NewSelectionWithChange = NewSelection.extend({ change: Change.optional() });
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
   const result = schema.safeParse(body);
@@ -185,15 +195,17 @@ export function createCartLeanRoutes(cart: CartClient, logger?: Logger): LeanRou
 /** The cart's internal HTTP API (DESIGN §2): what `createCartHttpClient` calls. */
 export function createCartInternalRouter(cart: CartClient, logger?: Logger): Router {
   const router = new Router({ prefix: '/internal/cart' });
-  router.post('/selections', async (ctx) => {
-    ctx.status = 201;
-    ctx.body = await cart.createSelection(parse(NewSelection, requestBody(ctx)));
-  });
-  const answer = (ctx: RouterContext, selection: SelectionDto | null) => answerOrNotFound(ctx, selection, 'selection');
-  router.get('/selections/:id', async (ctx) => answer(ctx, await cart.getSelection(ctx.params['id']!)));
   // Errors carry their code, so the client tells an unknown line (404 with a code) from an unknown selection (bare 404).
   // An unknown selection is left to the error middleware: a bare 404.
-  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>) => answerWithCodes(handler, { passes: selectionNotFound });
+  const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>, status?: number) =>
+    answerWithCodes(handler, { passes: selectionNotFound, ...(status === undefined ? {} : { status }) });
+  // A first change refused (decision 151) is answered as the change's own route answers it.
+  router.post(
+    '/selections',
+    withCodes((ctx) => cart.createSelection(parse(NewSelectionWithChange, requestBody(ctx)) as NewSelectionCommand), 201),
+  );
+  const answer = (ctx: RouterContext, selection: SelectionDto | null) => answerOrNotFound(ctx, selection, 'selection');
+  router.get('/selections/:id', async (ctx) => answer(ctx, await cart.getSelection(ctx.params['id']!)));
   const changes = changeHandlers(cart, logger);
   router.post(
     '/changes',

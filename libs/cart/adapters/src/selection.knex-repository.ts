@@ -358,6 +358,32 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
     return Number(rows[0]?.n) === 1;
   };
 
+  /**
+   * A new selection and its lines in one statement (decision 151): the selection's row, and its lines inserted
+   * in their order from the row the insert returned. One text per number of lines.
+   */
+  const createSqls = new Map<number, string>();
+  const createWithLines = async (s: Selection, customerId: string | undefined) => {
+    const n = s.lines.length;
+    let sql = createSqls.get(n);
+    if (sql === undefined) {
+      const columns = ['id', 'status', 'customer_id', ...SET_COLUMNS];
+      const values = columns.map((c) => (c === 'vouchers' || c === 'payment_fields' ? '?::jsonb' : c === 'id' ? '?::uuid' : '?'));
+      sql = `with s as (insert into ${selections} (${columns.join(', ')}) values (${values.join(', ')}) returning id),
+        i as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')}) select s.id, v.* from s cross join ${lineList(n)})
+        select count(*)::int as n from s`;
+      if (createSqls.size > 100) createSqls.clear();
+      createSqls.set(n, sql);
+    }
+    const fields = selectionFields(s);
+    const bindings: unknown[] = [s.id, s.status, customerId ?? null, ...SET_COLUMNS.map((c) => fields[c])];
+    for (const line of s.lines) {
+      const r = lineRow(s.id, line, digitsOf(s.currency)) as Record<string, unknown>;
+      for (const c of LINE_COLUMNS) bindings.push(r[c] ?? null);
+    }
+    await db.query(sql, bindings);
+  };
+
   /** The open selection and its version, in one statement (no lock). */
   const readOpen = async (id: string): Promise<{ selection: Selection; version: number } | null> => {
     const rows = await db.query<SelectionRow & LineRow & { line: string | null; selection_version: number }>(readOpenSql, [id]);
@@ -570,7 +596,8 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
   return {
     async create(s, customerId) {
       try {
-        await db.table('selections').insert({ id: s.id, status: s.status, customer_id: customerId ?? null, ...selectionFields(s) });
+        if (s.lines.length) await createWithLines(s, customerId);
+        else await db.table('selections').insert({ id: s.id, status: s.status, customer_id: customerId ?? null, ...selectionFields(s) });
         keep(s, 0);
         return true;
       } catch (e) {

@@ -125,6 +125,12 @@ export interface NewSelectionCommand {
   language: string | null;
   /** A logged-in customer's: the selection is saved to the account (one open saved selection per customer). */
   customerId?: string;
+  /**
+   * The selection's first change, made with it (decision 151): created with the change applied, or not at all when
+   * the change is refused (its error as `changeSelection`'s). With `customerId` and a saved selection already
+   * there, the change is made to that one.
+   */
+  change?: SelectionChange;
 }
 
 /** Questions the edge asks the cart synchronously (DESIGN §2). HTTP and in-process implementations. */

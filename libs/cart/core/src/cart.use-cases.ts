@@ -19,7 +19,7 @@ export interface CartDeps {
 export const MAX_LINE_QUANTITY = 10_000;
 
 export async function createSelection(deps: CartDeps, command: NewSelectionCommand): Promise<SelectionDto> {
-  const selection: Selection = {
+  const empty: Selection = {
     id: randomUUID(),
     status: 'open',
     currency: command.currency,
@@ -32,10 +32,12 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     paymentFields: {},
     lines: [],
   };
+  // The first change made with the selection (decision 151): a refused one throws before anything is written.
+  const selection = command.change ? applyChange(empty, command.change) : empty;
   if (!(await deps.selections.create(selection, command.customerId))) {
     // The customer's saved selection was made meanwhile (another device): that one is the customer's.
     const saved = await savedSelection(deps, command.customerId!);
-    if (saved) return saved;
+    if (saved) return command.change ? changeSelection(deps, saved.id, command.change) : saved;
     throw new SelectionNotFoundError();
   }
   return toSelectionDto(selection);

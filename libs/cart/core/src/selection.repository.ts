@@ -2,7 +2,10 @@ import type { Selection } from './selection';
 
 /** Port: where selections live (knex on Postgres or PGlite). */
 export interface SelectionRepository {
-  /** false when the customer already has an open saved selection (one per customer, a unique index). */
+  /**
+   * Stores a new selection with its lines (a first change made with it, decision 151), at once; false when the
+   * customer already has an open saved selection (one per customer, a unique index).
+   */
   create(selection: Selection, customerId?: string): Promise<boolean>;
   /** The id of the customer's open saved selection, or null. */
   findSavedId(customerId: string): Promise<string | null>;

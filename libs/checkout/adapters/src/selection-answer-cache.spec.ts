@@ -54,7 +54,10 @@ describe('versionedCart: every change the edge asks for raises the selection ver
     await versioned.getSelection('a');
     await versioned.savedSelection('customer');
     await versioned.createSelection({} as never);
-    expect(raised).toEqual(['a', 'b', 'c', 'anon', 'saved', 'saved']);
+    // Made with a first change (decision 151): a new anonymous one has nothing to outdate; a customer's may be the saved one.
+    await versioned.createSelection({ change: {} } as never);
+    await versioned.createSelection({ change: {}, customerId: 'customer' } as never);
+    expect(raised).toEqual(['a', 'b', 'c', 'anon', 'saved', 'saved', 'new']);
     expect(order.slice(0, 2)).toEqual(['change a', 'raise a']);
   });
 
@@ -283,7 +286,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
   /** A visitor's first add: the session names no selection, so the add creates one (counters: the versions in the store). */
   function firstAdd(customerId?: string) {
     const counters = new Map<string, number>();
-    const state = { cartReads: 0, creates: 0 };
+    const state = { cartReads: 0, creates: 0, changes: 0 };
     const sessions = {
       set: async () => undefined,
       selectionVersion: async (id: string) => counters.get(id) ?? 0,
@@ -294,15 +297,19 @@ describe('keptChange: a change answered is the rendering of the version it raise
     };
     const cart = versionedCart(
       {
-        createSelection: async () => {
+        // Made with its first change (decision 151) or empty.
+        createSelection: async (command: { change?: unknown }) => {
           state.creates++;
-          return { ...oneLineSelection(), items: [] };
+          return command.change ? oneLineSelection(1) : { ...oneLineSelection(), items: [] };
         },
         getSelection: async () => {
           state.cartReads++;
           return oneLineSelection(1);
         },
-        changeSelection: async () => oneLineSelection(1),
+        changeSelection: async () => {
+          state.changes++;
+          return oneLineSelection(1);
+        },
       } as unknown as CartClient,
       sessions,
     );
@@ -335,11 +342,12 @@ describe('keptChange: a change answered is the rendering of the version it raise
     return { state, add, get, counters };
   }
 
-  it("keeps a new anonymous selection's first change (its version 0 needs no read): the next GET reads no cart", async () => {
+  it("keeps a new anonymous selection's first change as version 0's rendering: the next GET reads no cart", async () => {
     const { state, add, get, counters } = firstAdd();
     const sent = await add();
-    expect(state.creates).toBe(1);
-    expect(counters.get('sel1')).toBe(1);
+    // One call: the selection made with the add (decision 151); nothing raised (nothing was rendered under its id).
+    expect([state.creates, state.changes]).toEqual([1, 0]);
+    expect(counters.get('sel1')).toBeUndefined();
     expect(sent).toBeInstanceOf(RawJson);
     expect(((await get()) as RawJson).json.toString()).toBe((sent as RawJson).json.toString());
     expect(state.cartReads).toBe(0);
@@ -348,7 +356,8 @@ describe('keptChange: a change answered is the rendering of the version it raise
   it('keeps nothing of a logged-in first change: the cart may answer a saved selection another device changed', async () => {
     const { state, add, get } = firstAdd('c1');
     const sent = await add();
-    expect(state.creates).toBe(1);
+    // The saved selection is made (or found) empty and changed as any other.
+    expect([state.creates, state.changes]).toEqual([1, 1]);
     expect(sent).not.toBeInstanceOf(RawJson);
     await get();
     expect(state.cartReads).toBe(1);

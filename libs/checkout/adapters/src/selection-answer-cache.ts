@@ -24,6 +24,12 @@ export { RawJson } from '@commerce/checkout-core';
 const raisedTo = new WeakMap<SelectionDto, number>();
 
 /**
+ * Anonymous selections the cart made with their first change in this process's request (decision 151): no token or
+ * replica knows the id yet, so nothing has raised the version (it is 0) and the answer is that version's state.
+ */
+const madeWithChange = new WeakSet<SelectionDto>();
+
+/**
  * The edge's cart client: every change it asks for raises the selection's version in the session store
  * (decision 48), after the cart answered and before the edge does, failed calls included (a change may
  * have been made before the answer was lost). A new selection has nothing rendered yet: no raise.
@@ -36,19 +42,29 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
       await Promise.all([...new Set(ids())].filter((id): id is string => Boolean(id)).map((id) => sessions.selectionChanged(id)));
     }
   };
-  /** One selection's change: its answer remembers the count its raise gave. */
-  const changing = async (id: string, call: Promise<SelectionDto>): Promise<SelectionDto> => {
+  /** One selection's change (its id, or null: the one answered): its answer remembers the count its raise gave. */
+  const changing = async (id: string | null, call: Promise<SelectionDto>): Promise<SelectionDto> => {
     let answered: SelectionDto | undefined;
     try {
       answered = await call;
       return answered;
     } finally {
-      const raised = await sessions.selectionChanged(id);
-      if (answered && typeof raised === 'number' && answered.id === id) raisedTo.set(answered, raised);
+      const raising = id ?? answered?.id;
+      const raised = raising === undefined ? undefined : await sessions.selectionChanged(raising);
+      if (answered && typeof raised === 'number' && answered.id === raising) raisedTo.set(answered, raised);
     }
   };
   return {
     ...cart,
+    // A selection made with its first change (decision 151): a new one has no rendering to outdate (nobody knew its
+    // id), so nothing is raised; a customer's saved selection found instead was changed, and is raised.
+    createSelection: async (command) => {
+      if (!command.change) return cart.createSelection(command);
+      if (command.customerId) return changing(null, cart.createSelection(command));
+      const created = await cart.createSelection(command);
+      madeWithChange.add(created);
+      return created;
+    },
     addItem: (id, command) => changing(id, cart.addItem(id, command)),
     changeSelection: (id, change) => changing(id, cart.changeSelection(id, change)),
     closeSelection: (id) => raising(() => [id], cart.closeSelection(id)),
@@ -76,6 +92,7 @@ export async function keptChange<T>(
   const noting = (call: Promise<SelectionDto>) => call.then((s) => ((changed = s), s));
   const cart: CartClient = {
     ...deps.cart,
+    createSelection: (command) => (command.change ? noting(deps.cart.createSelection(command)) : deps.cart.createSelection(command)),
     addItem: (id, command) => noting(deps.cart.addItem(id, command)),
     changeSelection: (id, change) => noting(deps.cart.changeSelection(id, change)),
   };
@@ -280,8 +297,13 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
   const keepChange = <T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson => {
     const seen = handle.versionRead;
     const raised = raisedTo.get(changed);
-    if (ttl <= 0 || !seen || raised === undefined || raised !== seen.version + 1) return answer;
-    if (seen.selectionId !== changed.id || handle.session.selectionId !== changed.id) return answer;
+    // Made with its change in this request (decision 151), or raised to one past the version read with the session.
+    const version = madeWithChange.has(changed)
+      ? 0
+      : seen && seen.selectionId === changed.id && raised !== undefined && raised === seen.version + 1
+        ? raised
+        : undefined;
+    if (ttl <= 0 || version === undefined || handle.session.selectionId !== changed.id) return answer;
     if (typeof answer !== 'object' || answer === null || Object.getPrototypeOf(answer) !== Object.prototype) return answer;
     const members = Object.keys(answer);
     // The token first and `loggedIn` (if any) last, as `envelope` makes them: the parts are then the answer's JSON.
@@ -290,7 +312,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     const { token, loggedIn, ...body } = answer as { token?: unknown; loggedIn?: unknown; products?: ProductDto[] };
     if (typeof token !== 'string' || !Array.isArray(body.products)) return answer;
     const rest = answerBytes(body).subarray(1);
-    keep(keyOf(handle.session), { version: raised, renderedAt: now(), products: body.products, rest, refreshAt: 0, staleAt: 0 });
+    keep(keyOf(handle.session), { version, renderedAt: now(), products: body.products, rest, refreshAt: 0, staleAt: 0 });
     return spliced(token, rest, loggedIn);
   };
 

@@ -82,7 +82,8 @@ function fakes() {
         items: [],
       };
       selections.set(s.id, s);
-      return s;
+      // Made with its first change (decision 151), as the cart makes it.
+      return c.change ? cart.changeSelection(s.id, c.change) : s;
     },
     getSelection: async (id) => selections.get(id) ?? null,
     addItem: async (id, c: AddItemCommand) => {

@@ -46,22 +46,22 @@ export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle
   return emptySelection(deps.view, handle.session);
 }
 
-/** The session's selection id, creating the selection in the session's market on the first write. */
-async function newSelectionId(deps: CheckoutDeps, handle: SessionHandle): Promise<string> {
+/**
+ * The session's new selection, created in the session's market on the first write; an anonymous session's made
+ * with its first change (`change`, decision 151: one call to the cart, not two).
+ */
+async function newSelection(deps: CheckoutDeps, handle: SessionHandle, change?: SelectionChange): Promise<SelectionDto> {
   await admitSession(deps, handle);
+  const { customerId } = handle.session;
   const created = await deps.cart.createSelection({
     currency: deps.view.sessionCurrency(handle.session),
     country: handle.session.country,
     language: handle.session.language,
     // Logged in: a saved selection (the cart answers the one another device made meanwhile, if any).
-    ...(handle.session.customerId ? { customerId: handle.session.customerId } : {}),
+    ...(customerId ? { customerId } : change ? { change } : {}),
   });
   await saveSession(deps, handle, { selectionId: created.id });
-  // A new anonymous selection has had no change yet, through any token or replica: its version is 0 without a read,
-  // so the first change's answer is kept as its rendering like any other (decision 72; a saved selection may be
-  // one another device made and changed meanwhile).
-  if (!handle.session.customerId) handle.versionRead = { selectionId: created.id, version: 0 };
-  return created.id;
+  return created;
 }
 
 /** Merges a change into the request's session and stores it under its token (a new visitor's first store: `storeSession`). */
@@ -165,7 +165,11 @@ async function change(deps: CheckoutDeps, handle: SessionHandle, changeOf: Selec
       .changeSelection(handle.session.selectionId, changeOf)
       .catch((e: unknown) => (e instanceof DomainError && e.code === 'CART.SELECTION_NOT_FOUND' ? null : Promise.reject(e)));
   }
-  selection ??= await deps.cart.changeSelection(await newSelectionId(deps, handle), changeOf);
+  if (!selection) {
+    const created = await newSelection(deps, handle, changeOf);
+    // A saved selection is made, or found, without the change: it is made as a change of it.
+    selection = handle.session.customerId ? await deps.cart.changeSelection(created.id, changeOf) : created;
+  }
   return envelope(deps, handle, selection, known);
 }
 
