@@ -148,7 +148,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(together.at(-1)).toMatchObject({ lines: [['1-1', 7]] });
   });
 
-  it('makes a selection with its first change in one call, a refused change answered as the change route answers it (decision 151)', async () => {
+  it('makes a selection with its first change in one call, a refused change answered as the change route answers it (decision 157)', async () => {
     const made = await batched.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', change: add('13-1', 2) });
     expect(made.items.map((i) => [i.item, i.quantity])).toEqual([['13-1', 2]]);
     expect(paths).toEqual(['/internal/cart/selections']);

@@ -41,7 +41,7 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       });
     });
 
-    it('creates a selection with its first change in one statement, and nothing when the change is refused (decision 151)', async () => {
+    it('creates a selection with its first change in one statement, and nothing when the change is refused (decision 157)', async () => {
       const seen: string[] = [];
       const listen = (q: { sql: string }) => void seen.push(q.sql);
       database.knex.on('query', listen);

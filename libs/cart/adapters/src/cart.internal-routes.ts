@@ -83,7 +83,7 @@ const Change = z.object({
   mergePaymentFields: z.record(z.string(), z.string()).optional(),
 });
 
-/** A new selection, with its first change (decision 151) when given. */
+/** A new selection, with its first change (decision 157) when given. */
 const NewSelectionWithChange = NewSelection.extend({ change: Change.optional() });
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
@@ -199,7 +199,7 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
   // An unknown selection is left to the error middleware: a bare 404.
   const withCodes = (handler: (ctx: RouterContext) => Promise<unknown>, status?: number) =>
     answerWithCodes(handler, { passes: selectionNotFound, ...(status === undefined ? {} : { status }) });
-  // A first change refused (decision 151) is answered as the change's own route answers it.
+  // A first change refused (decision 157) is answered as the change's own route answers it.
   router.post(
     '/selections',
     withCodes((ctx) => cart.createSelection(parse(NewSelectionWithChange, requestBody(ctx)) as NewSelectionCommand), 201),

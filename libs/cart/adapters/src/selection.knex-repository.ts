@@ -359,7 +359,7 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
   };
 
   /**
-   * A new selection and its lines in one statement (decision 151): the selection's row, and its lines inserted
+   * A new selection and its lines in one statement (decision 157): the selection's row, and its lines inserted
    * in their order from the row the insert returned. One text per number of lines.
    */
   const createSqls = new Map<number, string>();

@@ -126,7 +126,7 @@ export interface NewSelectionCommand {
   /** A logged-in customer's: the selection is saved to the account (one open saved selection per customer). */
   customerId?: string;
   /**
-   * The selection's first change, made with it (decision 151): created with the change applied, or not at all when
+   * The selection's first change, made with it (decision 157): created with the change applied, or not at all when
    * the change is refused (its error as `changeSelection`'s). With `customerId` and a saved selection already
    * there, the change is made to that one.
    */

@@ -32,7 +32,7 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     paymentFields: {},
     lines: [],
   };
-  // The first change made with the selection (decision 151): a refused one throws before anything is written.
+  // The first change made with the selection (decision 157): a refused one throws before anything is written.
   const selection = command.change ? applyChange(empty, command.change) : empty;
   if (!(await deps.selections.create(selection, command.customerId))) {
     // The customer's saved selection was made meanwhile (another device): that one is the customer's.

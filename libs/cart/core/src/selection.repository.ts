@@ -3,7 +3,7 @@ import type { Selection } from './selection';
 /** Port: where selections live (knex on Postgres or PGlite). */
 export interface SelectionRepository {
   /**
-   * Stores a new selection with its lines (a first change made with it, decision 151), at once; false when the
+   * Stores a new selection with its lines (a first change made with it, decision 157), at once; false when the
    * customer already has an open saved selection (one per customer, a unique index).
    */
   create(selection: Selection, customerId?: string): Promise<boolean>;

@@ -54,7 +54,7 @@ describe('versionedCart: every change the edge asks for raises the selection ver
     await versioned.getSelection('a');
     await versioned.savedSelection('customer');
     await versioned.createSelection({} as never);
-    // Made with a first change (decision 151): a new anonymous one has nothing to outdate; a customer's may be the saved one.
+    // Made with a first change (decision 157): a new anonymous one has nothing to outdate; a customer's may be the saved one.
     await versioned.createSelection({ change: {} } as never);
     await versioned.createSelection({ change: {}, customerId: 'customer' } as never);
     expect(raised).toEqual(['a', 'b', 'c', 'anon', 'saved', 'saved', 'new']);
@@ -297,7 +297,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
     };
     const cart = versionedCart(
       {
-        // Made with its first change (decision 151) or empty.
+        // Made with its first change (decision 157) or empty.
         createSelection: async (command: { change?: unknown }) => {
           state.creates++;
           return command.change ? oneLineSelection(1) : { ...oneLineSelection(), items: [] };
@@ -345,7 +345,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
   it("keeps a new anonymous selection's first change as version 0's rendering: the next GET reads no cart", async () => {
     const { state, add, get, counters } = firstAdd();
     const sent = await add();
-    // One call: the selection made with the add (decision 151); nothing raised (nothing was rendered under its id).
+    // One call: the selection made with the add (decision 157); nothing raised (nothing was rendered under its id).
     expect([state.creates, state.changes]).toEqual([1, 0]);
     expect(counters.get('sel1')).toBeUndefined();
     expect(sent).toBeInstanceOf(RawJson);

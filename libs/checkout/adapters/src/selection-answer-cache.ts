@@ -24,7 +24,7 @@ export { RawJson } from '@commerce/checkout-core';
 const raisedTo = new WeakMap<SelectionDto, number>();
 
 /**
- * Anonymous selections the cart made with their first change in this process's request (decision 151): no token or
+ * Anonymous selections the cart made with their first change in this process's request (decision 157): no token or
  * replica knows the id yet, so nothing has raised the version (it is 0) and the answer is that version's state.
  */
 const madeWithChange = new WeakSet<SelectionDto>();
@@ -56,7 +56,7 @@ export function versionedCart(cart: CartClient, sessions: Pick<SessionPort, 'sel
   };
   return {
     ...cart,
-    // A selection made with its first change (decision 151): a new one has no rendering to outdate (nobody knew its
+    // A selection made with its first change (decision 157): a new one has no rendering to outdate (nobody knew its
     // id), so nothing is raised; a customer's saved selection found instead was changed, and is raised.
     createSelection: async (command) => {
       if (!command.change) return cart.createSelection(command);
@@ -297,7 +297,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
   const keepChange = <T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson => {
     const seen = handle.versionRead;
     const raised = raisedTo.get(changed);
-    // Made with its change in this request (decision 151), or raised to one past the version read with the session.
+    // Made with its change in this request (decision 157), or raised to one past the version read with the session.
     const version = madeWithChange.has(changed)
       ? 0
       : seen && seen.selectionId === changed.id && raised !== undefined && raised === seen.version + 1

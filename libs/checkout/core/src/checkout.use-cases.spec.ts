@@ -82,7 +82,7 @@ function fakes() {
         items: [],
       };
       selections.set(s.id, s);
-      // Made with its first change (decision 151), as the cart makes it.
+      // Made with its first change (decision 157), as the cart makes it.
       return c.change ? cart.changeSelection(s.id, c.change) : s;
     },
     getSelection: async (id) => selections.get(id) ?? null,

@@ -48,7 +48,7 @@ export async function currentSelection(deps: CheckoutDeps, handle: SessionHandle
 
 /**
  * The session's new selection, created in the session's market on the first write; an anonymous session's made
- * with its first change (`change`, decision 151: one call to the cart, not two).
+ * with its first change (`change`, decision 157: one call to the cart, not two).
  */
 async function newSelection(deps: CheckoutDeps, handle: SessionHandle, change?: SelectionChange): Promise<SelectionDto> {
   await admitSession(deps, handle);
