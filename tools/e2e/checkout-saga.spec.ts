@@ -135,6 +135,41 @@ describe('the checkout saga: one selection, at most one kept payment and one ord
       ),
     });
 
+  it('a checkout whose item stays in stock re-publishes no product (nothing re-read or re-indexed); the SOAP feed still shows its stock events', async () => {
+    const catalog = shop.db('catalog');
+    const feed = shop.db('backoffice');
+    const published = async () =>
+      Object.fromEntries(
+        (
+          (await catalog.table('outbox').groupBy('topic').select('topic').count({ n: '*' })) as Array<{ topic: string; n: string | number }>
+        ).map((r) => [r.topic, Number(r.n)]),
+      );
+    const token = await visitor('checkout-tee/M');
+    await shop.settled();
+    const before = await published();
+    const lastEvent = Number(((await feed.table('change_events').max({ id: 'id' }).first()) as { id: string | number | null }).id ?? 0);
+    const started = await call('POST', '/payment', token, payment);
+    const placed = await call('POST', '/payment-result', token, { paymentMethodFields: await approve(started.body['url']) });
+    expect(placed.status).toBe(200);
+    await shop.settled();
+    const after = await published();
+    expect({
+      product: (after['catalog.product.v1'] ?? 0) - (before['catalog.product.v1'] ?? 0),
+      stock: (after['catalog.stock.v1'] ?? 0) - (before['catalog.stock.v1'] ?? 0),
+    }).toEqual({ product: 0, stock: 1 });
+    // The feed: the product-level stock event (from the StockChanged now) and the item's quantity.
+    const stockEvents = (await feed
+      .table('change_events')
+      .where('id', '>', lastEvent)
+      .andWhere({ type: 'stock', entry: 'P-PAY' })
+      .orderBy('id')
+      .select('data')) as Array<{ data: string | { stock: Record<string, unknown> } }>;
+    expect(stockEvents.map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).stock)).toEqual([
+      { product: { id: 'P-PAY' } },
+      expect.objectContaining({ product: { id: 'P-PAY' }, qty: expect.stringMatching(/^\d+$/) }),
+    ]);
+  });
+
   it('the order service down during payment-result, then POST payment again: 503 and nothing started; once back, the one order', async () => {
     const token = await visitor('checkout-tee/M');
     const started = await call('POST', '/payment', token, payment);
