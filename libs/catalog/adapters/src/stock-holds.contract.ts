@@ -163,6 +163,26 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(soldOut!.payload).toMatchObject({ items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 0 })] });
     });
 
+    it('a commit does not count the expired holds of other attempts', async () => {
+      expect((await hold([['CAFE-BRN-S', 4]])).held).toBe(true);
+      now = new Date(now.getTime() + 300_000);
+      await h.db
+        .table('items')
+        .where({ id: items.get('CAFE-BRN-S')! })
+        .update({ stock: 5 });
+      const attempt = randomUUID();
+      expect(await hold([['CAFE-BRN-S', 1]], randomUUID(), attempt)).toEqual({ held: true });
+      await h.db
+        .table('items')
+        .where({ id: items.get('CAFE-BRN-S')! })
+        .update({ stock: 4 });
+      // The first hold expired; the second is live and the 4 there cover it.
+      now = new Date(now.getTime() + 301_000);
+      expect(await stock.commitStock(attempt)).toEqual({ committed: 1 });
+      expect(await stockOf('CAFE-BRN-S')).toBe(3);
+      expect(await hold([['CAFE-BRN-S', 3]])).toEqual({ held: true });
+    });
+
     it('an expired hold is committed when its stock is still there (re-taken), once', async () => {
       const attempt = randomUUID();
       await hold([['CAFE-BRN-S', 3]], randomUUID(), attempt);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createDbEngine, type DbEngine } from '@commerce/shared-db';
+import type { StockClient } from '@commerce/catalog-contracts';
 import { describeWithEngines, startLatencyProxy } from '@commerce/shared-testing';
 import { stockHoldsContract } from './stock-holds.contract';
 import { catalogHarness } from './testing/catalog-harness';
@@ -12,6 +13,31 @@ describeWithEngines('stock holds on Postgres', ['postgres'], ({ url }) => {
     engine = await createDbEngine(url('postgres'));
   });
   afterAll(() => engine?.close());
+
+  /** An item in stock 10 on a fresh schema. */
+  const itemInStock = async () => {
+    const h = await catalogHarness(engine);
+    await h.catalog.applyProductUpsert(soapProduct());
+    const item = ((await h.db.table('items').orderBy('id').first('id')) as { id: string }).id;
+    await h.db.table('items').where({ id: item }).update({ stock: 10 });
+    return { h, item };
+  };
+
+  /**
+   * `run` with the stock repository of `schema` on a busy machine: a pool of the service's 10 connections (opened
+   * first, as a running service has them) through a proxy that delays each statement by 25 ms.
+   */
+  const onBusyMachine = async <T>(schema: string, run: (stock: StockClient) => Promise<T>): Promise<T> => {
+    const proxy = await startLatencyProxy(url('postgres'), 25);
+    const slow = await createDbEngine(proxy.url, { poolMax: 10, queryTimeoutMs: 2000 });
+    try {
+      await Promise.all(Array.from({ length: 10 }, () => slow.knex.raw('select pg_sleep(0.05)')));
+      return await run(createStockRepository(slow.forSchema(schema)));
+    } finally {
+      await slow.close();
+      await proxy.close();
+    }
+  };
   stockHoldsContract('Postgres', () => engine);
 
   // Issue 22's deadlock: a backlog of paid attempts committed (their holds, then their items) beside new
@@ -53,17 +79,9 @@ describeWithEngines('stock holds on Postgres', ['postgres'], ({ url }) => {
   // for seconds (past the edge's 2 s budget: 503s). Here a proxy delays each statement by 25 ms, the pool has the
   // service's 10 connections, and every hold must be answered within the budget, exactly 10 of them held.
   it('30 concurrent holds of one item in stock 10, on a pool of 10 with 25 ms a round trip: 10 held, 20 refused, each answered within 2 s', async () => {
-    const h = await catalogHarness(engine);
-    await h.catalog.applyProductUpsert(soapProduct());
-    const item = ((await h.db.table('items').orderBy('id').first('id')) as { id: string }).id;
-    await h.db.table('items').where({ id: item }).update({ stock: 10 });
-    const proxy = await startLatencyProxy(url('postgres'), 25);
-    const slow = await createDbEngine(proxy.url, { poolMax: 10, queryTimeoutMs: 2000 });
-    try {
-      const stock = createStockRepository(slow.forSchema(h.db.schema));
-      // The pool's connections opened first, as a running service has them.
-      await Promise.all(Array.from({ length: 10 }, () => slow.knex.raw('select pg_sleep(0.05)')));
-      const outcomes = await Promise.all(
+    const { h, item } = await itemInStock();
+    const outcomes = await onBusyMachine(h.db.schema, (stock) =>
+      Promise.all(
         Array.from({ length: 30 }, async () => {
           const started = performance.now();
           const answer = await stock
@@ -72,23 +90,43 @@ describeWithEngines('stock holds on Postgres', ['postgres'], ({ url }) => {
             .catch((e: Error) => `error ${e.message.slice(0, 80)}`);
           return { answer, ms: performance.now() - started };
         }),
-      );
-      const answers = outcomes.map((o) => o.answer);
-      expect({
-        held: answers.filter((a) => a === 'held').length,
-        refused: answers.filter((a) => a === 'refused, 0 left').length,
-        other: answers.filter((a) => a !== 'held' && a !== 'refused, 0 left'),
-      }).toEqual({ held: 10, refused: 20, other: [] });
-      expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(2000);
-    } finally {
-      await slow.close();
-      await proxy.close();
-    }
+      ),
+    );
+    const answers = outcomes.map((o) => o.answer);
+    expect({
+      held: answers.filter((a) => a === 'held').length,
+      refused: answers.filter((a) => a === 'refused, 0 left').length,
+      other: answers.filter((a) => a !== 'held' && a !== 'refused, 0 left'),
+    }).toEqual({ held: 10, refused: 20, other: [] });
+    expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(2000);
     // The item's counter is its live holds, and the holds never exceed the stock.
     const counted = (await h.db.table('items').where({ id: item }).first('held', 'stock')) as { held: number; stock: number };
     const holds = (await h.db.table('stock_holds').where({ item_id: item, state: 'held' }).sum({ quantity: 'quantity' }).first()) as {
       quantity: string;
     };
     expect({ held: Number(counted.held), stock: Number(counted.stock) }).toEqual({ held: Number(holds.quantity), stock: 10 });
+  }, 120_000);
+
+  // The ten who got the items pay at once: their commits queue on the same row, each for what its transaction
+  // does under the lock (the items, the holds, the stock and counters with the holds committed, the outbox).
+  it('10 concurrent commits of one item, on a pool of 10 with 25 ms a round trip: each committed once, all within 2 s', async () => {
+    const { h, item } = await itemInStock();
+    const attempts = Array.from({ length: 10 }, () => randomUUID());
+    const fast = createStockRepository(h.db);
+    for (const attemptId of attempts)
+      await fast.holdStock({ attemptId, selectionId: randomUUID(), lines: [{ item, quantity: 1 }], ttlSeconds: 600 });
+    const outcomes = await onBusyMachine(h.db.schema, (stock) =>
+      Promise.all(
+        attempts.map(async (attemptId) => {
+          const started = performance.now();
+          const answer = await stock.commitStock(attemptId).catch((e: Error) => ({ error: e.message.slice(0, 80) }));
+          return { answer, ms: performance.now() - started };
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.answer)).toEqual(attempts.map(() => ({ committed: 1 })));
+    expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(2000);
+    const left = (await h.db.table('items').where({ id: item }).first('held', 'stock')) as { held: number; stock: number };
+    expect({ held: Number(left.held), stock: Number(left.stock) }).toEqual({ held: 0, stock: 0 });
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { enqueue } from '@commerce/shared-bus';
+import { outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
 import { stockCommitEvents } from '@commerce/catalog-core';
 import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
@@ -20,6 +20,8 @@ interface ItemRow {
   preorder: boolean;
   /** A preorder item, or its variant in an open delivery window: not limited by its stock. */
   unlimited: boolean;
+  /** Read by a commit: other attempts' expired holds of the item still count in `held`. */
+  expired?: boolean;
   variant_id: number;
 }
 
@@ -56,7 +58,9 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
 
   // An item as a hold reads it; the divisor as the projection reads it (`stockDivisorOf`): the variation's size
   // table, else the size's, else 1. Followed by a condition on `i`.
-  const itemsSql = `select i.id, i.stock, i.held, i.preorder, i.variant_id, coalesce(vt.stock_divisor, st.stock_divisor, 1)::int as divisor,
+  const itemsSql = (
+    extra = '',
+  ) => `select i.id,${extra} i.stock, i.held, i.preorder, i.variant_id, coalesce(vt.stock_divisor, st.stock_divisor, 1)::int as divisor,
       (i.preorder or exists (select 1 from ${q('delivery_window_variations')} dwv
         join ${q('delivery_windows')} dw on dw.external_id = dwv."window"
         where dw.active_indexed and dwv.variation_external_id = v.external_id)) as unlimited
@@ -69,12 +73,23 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   const itemOf = (r: ItemRow): ItemRow => ({ ...r, stock: Number(r.stock), held: Number(r.held), divisor: Math.max(1, Number(r.divisor)) });
   const availableOf = (item: ItemRow) => Math.max(0, Math.floor(item.stock / item.divisor) - item.held);
 
-  /** The items, their rows locked in id order (every path that locks items and holds takes the items first). */
-  const lockItems = async (trx: Knex.Transaction, ids: string[]) =>
+  /** Whether other attempts' expired holds of the item are still counted (`expired`, for a commit). */
+  const expiredSql = ` exists (select 1 from ${q('stock_holds')} x
+      where x.item_id = i.id and x.state = 'held' and x.expires_at <= ? and x.attempt_id <> ?) as expired,`;
+
+  /**
+   * The items, their rows locked in id order (every path that locks items and holds takes the items first); with
+   * `expired`, whether other attempts' expired holds of each are still counted.
+   */
+  const lockItems = async (trx: Knex.Transaction, ids: string[], expired?: { at: Date; attemptId: string }) =>
     new Map(
       (
-        (await trx.raw(`${itemsSql} where i.id in ${idsIn} order by i.id for update of i`, [JSON.stringify([...ids].sort())]))
-          .rows as ItemRow[]
+        (
+          await trx.raw(`${itemsSql(expired ? expiredSql : '')} where i.id in ${idsIn} order by i.id for update of i`, [
+            ...(expired ? [expired.at, expired.attemptId] : []),
+            JSON.stringify([...ids].sort()),
+          ])
+        ).rows as ItemRow[]
       ).map((r) => [r.id, itemOf(r)]),
     );
 
@@ -137,7 +152,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   ) =>
     (
       await db.query<{ held: number; blocked: boolean }>(
-        `with info as (${itemsSql} where i.id = ?),
+        `with info as (${itemsSql()} where i.id = ?),
         blocked as (
           select 1 from ${q('stock_holds')} where attempt_id = ?
           union all select 1 from ${q('stock_holds')} where selection_id = ? and state = 'held'
@@ -171,7 +186,9 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
 
   /** The items as they are now (no lock): what a refused hold tells. */
   const readItems = async (ids: string[]) =>
-    new Map((await db.query<ItemRow>(`${itemsSql} where i.id in ${idsIn}`, [JSON.stringify(ids)])).map((r) => [r.id, itemOf(r)] as const));
+    new Map(
+      (await db.query<ItemRow>(`${itemsSql()} where i.id in ${idsIn}`, [JSON.stringify(ids)])).map((r) => [r.id, itemOf(r)] as const),
+    );
 
   /** The locking path: items locked in id order, then the selection's older holds replaced and expired ones reclaimed. */
   const holdLocked = (
@@ -287,12 +304,25 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       const result = await contended(async (trx): Promise<CommitStockResult> => {
         // The items first, then the holds, as a hold takes them (items, then the selection's older holds it
         // replaces): the other order deadlocked a commit beside a new payment of the same selection. The
-        // attempt's item ids never change, so they are read before any lock.
-        const itemIds = (
-          (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).distinct('item_id')) as Array<{ item_id: string }>
-        ).map((r) => r.item_id);
-        if (itemIds.length === 0) return { committed: 0 };
-        const items = await lockItems(trx, itemIds);
+        // attempt's items, and what its stock events name of them, never change once it holds: read before any lock.
+        const named = (
+          await trx.raw(
+            `select h.item_id as id, i.sku, i.ean, v.external_id as variation, s.external_id as size, p.id as product_id, p.external_id
+              from ${q('stock_holds')} h
+              left join ${q('items')} i on i.id = h.item_id
+              left join ${q('variants')} v on v.id = i.variant_id
+              left join ${q('products')} p on p.id = v.product_id
+              left join ${q('sizes')} s on s.id = i.size_id
+              where h.attempt_id = ? order by p.id, h.item_id`,
+            [attemptId],
+          )
+        ).rows as Array<{ id: string; sku: string; ean: string; variation: string; size: string; product_id: number; external_id: string }>;
+        if (named.length === 0) return { committed: 0 };
+        const items = await lockItems(
+          trx,
+          named.map((r) => r.id),
+          { at, attemptId },
+        );
         // Locks the attempt's holds: a concurrent commit waits here, then finds them committed (or lost).
         const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as HoldRow[];
         const lost = all.filter((h) => h.state === 'lost');
@@ -300,14 +330,17 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
         const holds = all.filter((h) => h.state !== 'committed');
         if (holds.length === 0) return { committed: 0 };
         // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
-        const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
-          JSON.stringify(itemIds),
-          at,
-          attemptId,
-        ]);
-        for (const [id, held] of counters) {
-          const item = items.get(id);
-          if (item) items.set(id, { ...item, held });
+        const stale = [...items.values()].filter((i) => i.expired).map((i) => i.id);
+        if (stale.length > 0) {
+          const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
+            JSON.stringify(stale),
+            at,
+            attemptId,
+          ]);
+          for (const [id, held] of counters) {
+            const item = items.get(id);
+            if (item) items.set(id, { ...item, held });
+          }
         }
         // The stock must still be there beside the other attempts' live holds: a hold that expired or was
         // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
@@ -324,58 +357,21 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
           }
           return { committed: 0, unavailable };
         }
+        // The items' new quantities go on catalog.stock.v1 (the SOAP feed's stock events), per product; the
+        // product is re-published (the indexer re-reads it) only when one of its items sold out. Under the items'
+        // locks their stock after is known: the stock and counters, the holds committed and the events in one statement.
         const taken = holds.map((h) => ({
           id: h.item_id,
           units: h.quantity * (items.get(h.item_id)?.divisor ?? 1),
           unheld: h.state === 'held' ? h.quantity : 0,
         }));
-        await trx.raw(
-          `update ${q('items')} t set stock = greatest(t.stock - c.units, 0), held = t.held - c.unheld
-            from json_to_recordset(cast(? as json)) as c(id text, units integer, unheld integer) where t.id = c.id`,
-          [JSON.stringify(taken)],
-        );
-        await db
-          .table('stock_holds', trx)
-          .where({ attempt_id: attemptId })
-          .whereNot({ state: 'committed' })
-          .update({ state: 'committed', updated_at: at });
-        // The items' new quantities go on catalog.stock.v1 (the SOAP feed's stock events), per product; the
-        // product is re-published (the indexer re-reads it) only when one of its items sold out.
-        const changed = (await trx
-          .select(
-            'i.id',
-            'i.stock',
-            'i.sku',
-            'i.ean',
-            'v.external_id as variation',
-            's.external_id as size',
-            'p.id as product_id',
-            'p.external_id',
-          )
-          .from(`${q('items')} as i`)
-          .join(`${q('variants')} as v`, 'v.id', 'i.variant_id')
-          .join(`${q('products')} as p`, 'p.id', 'v.product_id')
-          .join(`${q('sizes')} as s`, 's.id', 'i.size_id')
-          .whereIn(
-            'i.id',
-            taken.map((i) => i.id),
-          )
-          .orderBy(['p.id', 'i.id'])) as Array<{
-          id: string;
-          stock: number;
-          sku: string;
-          ean: string;
-          variation: string;
-          size: string;
-          product_id: number;
-          external_id: string;
-        }>;
-        await enqueue(
-          db,
-          trx,
-          stockCommitEvents(
-            changed.map((r) => {
+        const units = new Map(taken.map((t) => [t.id, t.units]));
+        const events = stockCommitEvents(
+          named
+            .filter((r) => units.has(r.id))
+            .map((r) => {
               const locked = items.get(r.id);
+              const before = locked?.stock ?? 0;
               return {
                 productId: Number(r.product_id),
                 externalId: r.external_id,
@@ -383,14 +379,24 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
                 size: r.size,
                 sku: r.sku,
                 ean: r.ean,
-                stockBefore: Number(locked?.stock ?? r.stock),
-                stockAfter: Number(r.stock),
+                stockBefore: before,
+                stockAfter: Math.max(0, before - (units.get(r.id) ?? 0)),
                 divisor: locked?.divisor ?? 1,
                 preorder: Boolean(locked?.preorder),
               };
             }),
-          ),
         );
+        await trx.raw(
+          `with taken as (
+            update ${q('items')} t set stock = greatest(t.stock - c.units, 0), held = t.held - c.unheld
+            from json_to_recordset(cast(:taken as json)) as c(id text, units integer, unheld integer) where t.id = c.id returning t.id),
+          committed as (
+            update ${q('stock_holds')} set state = 'committed', updated_at = :at where attempt_id = :attemptId and state <> 'committed' returning item_id),
+          input as (${outboxInputSql})
+          ${outboxInsertSql('input', ':outbox:')}`,
+          { ...outboxBatch(events), taken: JSON.stringify(taken), at, attemptId, outbox: `${db.schema}.outbox` },
+        );
+        outboxWritten(db, trx);
         return { committed: holds.length };
       });
       if (result.committed > 0) options.onCommitted?.();
