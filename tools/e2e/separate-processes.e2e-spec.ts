@@ -201,6 +201,49 @@ describeWithEngines('walking skeleton as separate processes over Kafka, Postgres
     expect((await orderEvents('events_GetAsync', { type: 'order' })).map((e) => e.id)).toEqual([events[1]!.id]);
   }, 90_000);
 
+  /** Each service's internal calls so far by `METHOD route` (its /metrics), the probes left out. */
+  async function internalCalls(): Promise<Map<string, number>> {
+    const calls = new Map<string, number>();
+    for (const service of services) {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      for (const [, labels, value] of text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)) {
+        const route = /route="([^"]*)"/.exec(labels!)?.[1] ?? '';
+        if (!route.startsWith('/internal/')) continue;
+        const key = `${service.name} ${/method="([^"]*)"/.exec(labels!)?.[1]} ${route}`;
+        calls.set(key, (calls.get(key) ?? 0) + Number(value));
+      }
+    }
+    return calls;
+  }
+
+  // After the feed's test: its two orders are the two tests' before it.
+  it("pins a checkout's internal calls by route (issue 28: decisions 150, 152, 153, 156, 157, 158)", async () => {
+    const before = await internalCalls();
+    const token = (await checkoutCall(endpoints, 'POST', `/items/${skeleton.item}`)).body['token'] as string;
+    const back = await payApproved(token, 'hops@example.com');
+    const paymentMethodFields = Object.fromEntries(new URL(back.headers.get('location')!).searchParams);
+    expect((await checkoutCall(endpoints, 'POST', '/payment-result', { token, body: { paymentMethodFields } })).status).toBe(200);
+    const after = await internalCalls();
+    const made = new Map([...after].map(([route, n]) => [route, n - (before.get(route) ?? 0)] as const).filter(([, n]) => n > 0));
+    // The product's read at the add may be answered by the edge's product cache (an earlier test read it).
+    const productReads = made.get('catalog GET /internal/catalog/products/:id') ?? 0;
+    made.delete('catalog GET /internal/catalog/products/:id');
+    expect(productReads).toBeLessThanOrEqual(1);
+    expect(Object.fromEntries([...made].sort())).toEqual({
+      'cart GET /internal/cart/selections/:id': 1, // POST payment's read of the selection
+      'cart POST /internal/cart/selections': 1, // made with its first change, the add (decision 157)
+      'cart POST /internal/cart/selections/:id/changes': 1, // the payment method set at POST payment
+      'cart POST /internal/cart/selections/:id/closing': 1,
+      'catalog POST /internal/catalog/stock/holds': 1,
+      'catalog POST /internal/catalog/stock/holds/:attemptId/commit': 1,
+      'order POST /internal/order/checkouts': 1,
+      'order POST /internal/order/payment-results': 1, // verified and completed in one call (no attempt read again)
+      'payment GET /internal/payment/selections/:selection/live-attempt': 1,
+      'payment POST /internal/payment/attempts': 1,
+      'payment POST /internal/payment/results': 1,
+    });
+  }, 60_000);
+
   it('registers, logs out and logs in a customer through the account service over HTTP', async () => {
     await runLoginScenario(endpoints.checkout);
   });

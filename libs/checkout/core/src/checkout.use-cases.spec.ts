@@ -11,6 +11,7 @@ import { openSession, type CheckoutDeps } from './checkout.use-cases';
 import { resolveUri, searchProducts } from './product.use-cases';
 import { RawJson } from './raw-json';
 import { addItem, getSelection } from './selection.use-cases';
+import { startPayment } from './payment.use-cases';
 import type { CheckoutSession } from './session';
 
 const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
@@ -235,6 +236,50 @@ describe('checkout use cases', () => {
     const envelope = await addItem(deps, handle, '1-2', undefined);
     expect(selections.get('sel1')?.items[0]?.external).toEqual(jacket.external);
     expect(JSON.stringify(envelope)).not.toContain(jacket.external.variation);
+  });
+
+  it('POST payment with an address in another market moves the selection there and goes on with what the change answered: one cart read (issue 28)', async () => {
+    const { deps, sessions } = fakes();
+    const handle = await openSession(deps, undefined);
+    await addItem(deps, handle, '1-2', undefined);
+    const asked: string[] = [];
+    const counted = {
+      ...deps,
+      cart: {
+        ...deps.cart,
+        getSelection: (id: string) => (asked.push('read'), deps.cart.getSelection(id)),
+        changeSelection: (id: string, change: Parameters<CartClient['changeSelection']>[1]) => (
+          asked.push(`change ${Object.keys(change.set ?? {}).join(',')}`),
+          deps.cart.changeSelection(id, change)
+        ),
+      },
+      orders: {
+        beginCheckout: async (c) => ({
+          state: 'started',
+          attemptId: c.attempt.attemptId,
+          action: { action: 'redirect', url: 'https://psp.test/' },
+        }),
+      } as OrderClient,
+    } satisfies CheckoutDeps;
+    const address = {
+      email: 'a@example.com',
+      firstName: 'A',
+      lastName: 'B',
+      address1: 'Weg 1',
+      city: 'Berlin',
+      zipCode: '10115',
+      country: 'DE',
+    };
+    const answer = await startPayment(counted, handle, {
+      termsAndConditions: true,
+      address,
+      paymentReturnPage: 'https://s/ok',
+      paymentFailedPage: 'https://s/no',
+    });
+    expect(answer).toMatchObject({ action: 'redirect' });
+    expect(sessions.get(handle.token)).toMatchObject({ country: 'DE' });
+    // The read of the selection, its move to DE (which answers it), the payment method set: no read after a change.
+    expect(asked).toEqual(['read', 'change country,state,language,currency', 'change paymentMethod']);
   });
 
   it('prices in the market and pricelist of the session country', async () => {

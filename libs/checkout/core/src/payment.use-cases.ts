@@ -9,7 +9,7 @@ import type { CheckoutDeps, SessionHandle } from './checkout.use-cases';
 import { AddressSearchBody, PaymentBody, PaymentResultBody, type PaymentAddressBody } from '@commerce/checkout-contracts';
 import { externalIdsOf, orderToHistoryEntry, placeOrderCommandOf, type OrderPlacing } from './order-history';
 import { normalisePostalCode } from './postal-code';
-import { currentSelection, envelope, saveSession, setCountry } from './selection.use-cases';
+import { currentSelection, envelope, moveToCountry, saveSession } from './selection.use-cases';
 import type { CheckoutSession } from './session';
 
 const DEFAULT_HOLD_SECONDS = 1200;
@@ -132,10 +132,11 @@ export async function startPayment(deps: CheckoutDeps, handle: SessionHandle, bo
   if (!method) throw new CheckoutRefusedError('paymentMethod', 'none available in this country');
   const address = checkedAddress(deps, input.address, country, !method.providesCustomerAddressAfterPayment);
 
-  // The address's country is where prices are computed (the embedded flow sends only it).
+  // The address's country is where prices are computed (the embedded flow sends only it). The change answers the
+  // selection as it is now: no read after it (issue 28).
   if (country !== handle.session.country) {
-    await setCountry(deps, handle, country, undefined);
-    selection = await currentSelection(deps, handle);
+    const moved = await moveToCountry(deps, handle, country, null, undefined, selection);
+    selection = moved ? moved.changed : await currentSelection(deps, handle);
     // Lines not for sale in the address's country were taken out (as PUT countries does).
     if (!selection.id || selection.items.length === 0) throw new CheckoutRefusedError('selection', 'empty');
   }

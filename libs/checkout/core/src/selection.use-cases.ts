@@ -228,15 +228,34 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
   if (state === undefined) throw new NotFoundError('state');
   if (language !== undefined && !deps.view.hasLanguage(language)) throw new NotFoundError('language');
 
+  const moved = await moveToCountry(deps, handle, country.country, state?.state ?? null, language);
+  if (!moved) return envelope(deps, handle, emptySelection(deps.view, handle.session));
+  return answerWithRemoved(deps, handle, moved.changed, moved.removed);
+}
+
+/**
+ * The session moved to a country (state, language): stored, and its selection (`known`, as the caller just read
+ * it; else read) repriced in the country's pricelist and currency, the lines not for sale there removed. The
+ * selection as the change answered it, and the lines removed; null when the session has no open selection.
+ */
+export async function moveToCountry(
+  deps: CheckoutDeps,
+  handle: SessionHandle,
+  country: string,
+  state: string | null,
+  language: string | undefined,
+  known?: SelectionDto,
+): Promise<{ changed: SelectionDto; removed: SelectionDto['items'] } | null> {
   const before = deps.view.priceContext(handle.session);
-  await saveSession(deps, handle, { country: country.country, state: state?.state ?? null, ...(language ? { language } : {}) });
+  await saveSession(deps, handle, { country, state, ...(language ? { language } : {}) });
   const after = deps.view.priceContext(handle.session);
-  const selection = handle.session.selectionId ? await deps.cart.getSelection(handle.session.selectionId) : null;
-  if (!selection) return envelope(deps, handle, emptySelection(deps.view, handle.session));
+  const { selectionId } = handle.session;
+  const selection = !selectionId ? null : known?.id === selectionId ? known : await deps.cart.getSelection(selectionId);
+  if (!selection) return null;
 
   const set = {
-    country: country.country,
-    state: state?.state ?? null,
+    country,
+    state,
     language: handle.session.language,
     // A buyer's pricelist stays when the country changes (decision 46): only shipping and tax follow the country.
     currency: deps.view.sessionCurrency(handle.session),
@@ -245,7 +264,8 @@ export async function setCountry(deps: CheckoutDeps, handle: SessionHandle, coun
     before.market !== after.market || before.pricelist !== after.pricelist
       ? await repriced(deps, selection, after, set.currency)
       : { prices: [], removed: [] };
-  return changeAndAnswer(deps, handle, selection, { set, prices, removeLines: removed.map((l) => l.line) }, removed);
+  const changed = await deps.cart.changeSelection(selection.id, { set, prices, removeLines: removed.map((l) => l.line) });
+  return { changed, removed };
 }
 
 /** New prices of the selection's lines in a context and its currency, and the lines not for sale there. */
@@ -306,7 +326,11 @@ async function changeAndAnswer(
   change: SelectionChange,
   removed: SelectionDto['items'],
 ) {
-  const changed = await deps.cart.changeSelection(selection.id, change);
+  return answerWithRemoved(deps, handle, await deps.cart.changeSelection(selection.id, change), removed);
+}
+
+/** The envelope of a changed selection, listing the lines the change removed (`removedItems`) when there are any. */
+async function answerWithRemoved(deps: CheckoutDeps, handle: SessionHandle, changed: SelectionDto, removed: SelectionDto['items']) {
   const answer = await envelope(deps, handle, changed);
   return removed.length === 0
     ? answer
