@@ -107,6 +107,33 @@ describeWithEngines('stock holds on Postgres', ['postgres'], ({ url }) => {
     expect({ held: Number(counted.held), stock: Number(counted.stock) }).toEqual({ held: Number(holds.quantity), stock: 10 });
   }, 120_000);
 
+  it('30 concurrent holds of two items in stock 10, their lines in either order: 10 held, 20 refused, no error, counters exact', async () => {
+    const h = await catalogHarness(engine);
+    await h.catalog.applyProductUpsert(soapProduct());
+    const [a, b] = ((await h.db.table('items').orderBy('id').limit(2).select('id')) as Array<{ id: string }>).map((r) => r.id);
+    await h.db.table('items').whereIn('id', [a!, b!]).update({ stock: 10 });
+    const stock = createStockRepository(h.db);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        stock
+          .holdStock({
+            attemptId: randomUUID(),
+            selectionId: randomUUID(),
+            lines: (i % 2 ? [a!, b!] : [b!, a!]).map((item) => ({ item, quantity: 1 })),
+            ttlSeconds: 600,
+          })
+          .then((r) => (r.held ? 'held' : 'refused'))
+          .catch((e: Error) => `error ${e.message.slice(-80)}`),
+      ),
+    );
+    expect({ held: answers.filter((x) => x === 'held').length, refused: answers.filter((x) => x === 'refused').length }).toEqual({
+      held: 10,
+      refused: 20,
+    });
+    const rows = (await h.db.table('items').whereIn('id', [a!, b!]).orderBy('id').select('held')) as Array<{ held: number }>;
+    expect(rows.map((r) => Number(r.held))).toEqual([10, 10]);
+  }, 120_000);
+
   // The ten who got the items pay at once: their commits queue on the same row, each for what its transaction
   // does under the lock (the items, the holds, the stock and counters with the holds committed, the outbox).
   it('10 concurrent commits of one item, on a pool of 10 with 25 ms a round trip: each committed once, all within 2 s', async () => {

@@ -32,6 +32,9 @@ interface HoldRow {
   unavailable: number | null;
 }
 
+/** A multi-item hold's transaction given up because an item was short. */
+const SHORT = new Error('short');
+
 /** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
 const HOLD_TRIES = 3;
 
@@ -41,9 +44,10 @@ const HOLD_TRIES = 3;
  * are not limited. A hold of one item is one statement (a guarded `update … set held = held + n where available ≥ n`
  * and the hold's row inserted beside it), so the stock row is locked only while Postgres runs it, never across a
  * round trip: thirty buyers of the last ten items queue for milliseconds, and those who come once it is gone are
- * refused without waiting at all (the row no longer matches). A hold of several items, a new attempt of a selection
- * that holds (its older holds are replaced), or an item with expired holds to reclaim takes the item rows' locks
- * first (in item id order, so two holds never deadlock; decision 121), then the holds'. Every hold leaving `held`
+ * refused without waiting at all (the row no longer matches). A hold of several items is the same statement in a
+ * transaction, its rows locked first in id order (so two holds never deadlock; decision 121), rolled back when one
+ * is short. A new attempt of a selection that holds (its older holds are replaced), or an item with expired holds to
+ * reclaim, takes the locking path: the item rows' locks in id order, then the holds'. Every hold leaving `held`
  * (released, replaced, expired, committed, lost) leaves its item's counter in the same statement.
  * A commit decrements the stock of the attempt's holds not yet committed and marks them committed in the same
  * transaction, so however often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a
@@ -138,51 +142,68 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   };
 
   /**
-   * A hold of one item in one statement, when nothing is to be replaced or reclaimed first: the item's counter goes
-   * up only if the item covers it (Postgres re-checks the guard on the row's newest version after a concurrent
-   * hold), and the hold's row is inserted beside it. `blocked`: the attempt already holds, the selection holds (to
-   * be replaced), or the item has expired holds to reclaim; then the locking path decides.
+   * A hold in one statement, when nothing is to be replaced or reclaimed first: each item's counter goes up only if
+   * the item covers it (Postgres re-checks the guard on the row's newest version after a concurrent hold), and the
+   * hold's rows are inserted beside them when every item was covered. `blocked`: the attempt already holds, the
+   * selection holds (to be replaced), or an item has expired holds to reclaim; then the locking path decides. Of
+   * several items the rows are locked first, in id order (decision 121), and the statement runs in a transaction
+   * that is rolled back when one of them is short; one item needs neither.
    */
+  const holdSql = (several: boolean) =>
+    `with wanted as (select w.id, w.quantity from json_to_recordset(cast(? as json)) as w(id text, quantity integer)),
+    info as (${itemsSql()} where i.id in (select id from wanted)),
+    blocked as (
+      select 1 from ${q('stock_holds')} where attempt_id = ?
+      union all select 1 from ${q('stock_holds')} where selection_id = ? and state = 'held'
+      union all select 1 from ${q('stock_holds')} where item_id in (select id from wanted) and state = 'held' and expires_at <= ?),
+    ${
+      several
+        ? `locked as (select i.id from ${q('items')} i where i.id in (select id from wanted) and not exists (select 1 from blocked) order by i.id for update),`
+        : ''
+    }
+    bumped as (
+      update ${q('items')} t set held = t.held + w.quantity
+      from wanted w join info on info.id = w.id ${several ? 'join locked on locked.id = w.id' : ''}
+      where t.id = w.id and not exists (select 1 from blocked)
+        and (info.unlimited or t.stock / greatest(info.divisor, 1) - t.held >= w.quantity)
+      returning t.id),
+    inserted as (
+      insert into ${q('stock_holds')} (attempt_id, item_id, selection_id, quantity, state, expires_at, created_at, updated_at)
+      select ?, w.id, ?, w.quantity, 'held', ?, ?, ? from wanted w join bumped on bumped.id = w.id
+      where (select count(*) from bumped) = (select count(*) from wanted)
+      returning item_id)
+    select (select count(*) from inserted)::int as held, exists (select 1 from blocked) as blocked`;
   const holdAtOnce = async (
     command: { attemptId: string; selectionId: string },
-    itemId: string,
-    quantity: number,
+    wanted: Map<string, number>,
     at: Date,
     expiresAt: Date,
-  ) =>
-    (
-      await db.query<{ held: number; blocked: boolean }>(
-        `with info as (${itemsSql()} where i.id = ?),
-        blocked as (
-          select 1 from ${q('stock_holds')} where attempt_id = ?
-          union all select 1 from ${q('stock_holds')} where selection_id = ? and state = 'held'
-          union all select 1 from ${q('stock_holds')} where item_id = ? and state = 'held' and expires_at <= ?),
-        bumped as (
-          update ${q('items')} t set held = t.held + cast(? as integer) from info
-          where t.id = info.id and not exists (select 1 from blocked)
-            and (info.unlimited or t.stock / greatest(info.divisor, 1) - t.held >= cast(? as integer))
-          returning t.id),
-        inserted as (
-          insert into ${q('stock_holds')} (attempt_id, item_id, selection_id, quantity, state, expires_at, created_at, updated_at)
-          select ?, id, ?, cast(? as integer), 'held', ?, ?, ? from bumped returning item_id)
-        select (select count(*) from inserted)::int as held, exists (select 1 from blocked) as blocked`,
-        [
-          itemId,
-          command.attemptId,
-          command.selectionId,
-          itemId,
-          at,
-          quantity,
-          quantity,
-          command.attemptId,
-          command.selectionId,
-          quantity,
-          expiresAt,
-          at,
-          at,
-        ],
-      )
-    )[0] ?? { held: 0, blocked: true };
+  ): Promise<{ held: number; blocked: boolean }> => {
+    const bindings = [
+      JSON.stringify([...wanted].map(([id, quantity]) => ({ id, quantity }))),
+      command.attemptId,
+      command.selectionId,
+      at,
+      command.attemptId,
+      command.selectionId,
+      expiresAt,
+      at,
+      at,
+    ];
+    if (wanted.size === 1)
+      return (await db.query<{ held: number; blocked: boolean }>(holdSql(false), bindings))[0] ?? { held: 0, blocked: true };
+    let answer = { held: 0, blocked: true };
+    await db
+      .transaction(async (trx) => {
+        answer = ((await trx.raw(holdSql(true), bindings)).rows as Array<typeof answer>)[0] ?? answer;
+        // One item short: the others' counters go back down with the transaction.
+        if (!answer.blocked && Number(answer.held) !== wanted.size) throw SHORT;
+      })
+      .catch((error: unknown) => {
+        if (error !== SHORT) throw error;
+      });
+    return answer;
+  };
 
   /** The items as they are now (no lock): what a refused hold tells. */
   const readItems = async (ids: string[]) =>
@@ -268,19 +289,17 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       for (const line of command.lines) wanted.set(line.item, (wanted.get(line.item) ?? 0) + line.quantity);
       const at = now();
       const expiresAt = new Date(at.getTime() + command.ttlSeconds * 1000);
-      const [line] = wanted;
-      if (!line || wanted.size !== 1) return holdLocked(command, wanted, at, expiresAt);
-      const [itemId, quantity] = line;
+      if (wanted.size === 0) return holdLocked(command, wanted, at, expiresAt);
       for (let tries = 1; ; tries++) {
-        const once = await retryContended(() => holdAtOnce(command, itemId, quantity, at, expiresAt)).catch((error: unknown) => {
+        const once = await retryContended(() => holdAtOnce(command, wanted, at, expiresAt)).catch((error: unknown) => {
           // The same attempt held at the same time (its hold's key is taken): the locking path answers its hold.
           if ((error as { code?: unknown }).code === '23505') return { held: 0, blocked: true };
           throw error;
         });
         if (once.blocked) return holdLocked(command, wanted, at, expiresAt);
-        if (Number(once.held) === 1) return { held: true };
+        if (Number(once.held) === wanted.size) return { held: true };
         // Refused: what is there now. A hold released meanwhile may have freed enough; then it is tried again.
-        const unavailable = shortOf(await readItems([itemId]), wanted);
+        const unavailable = shortOf(await readItems([...wanted.keys()]), wanted);
         if (unavailable.length > 0) return { held: false, unavailable };
         if (tries >= HOLD_TRIES) return holdLocked(command, wanted, at, expiresAt);
       }
