@@ -36,6 +36,15 @@ const commitOf = (products: number) =>
     ),
   );
 
+const stockChanged = (product: string, requestId: string) => ({
+  ...StockChanged.create(product, {
+    productId: product,
+    externalId: `P-${product}`,
+    items: [{ variation: `V-${product}`, size: 'M', sku: `SKU-${product}`, ean: '', qty: 3 }],
+  }),
+  requestId,
+});
+
 describe('the change-event feed consumer', () => {
   it('records a run of owner events with one dedupe insert and one feed insert, in order, each row naming its event; a redelivery adds nothing', async () => {
     const store = createChangeEventStore(db);
@@ -72,5 +81,41 @@ describe('the change-event feed consumer', () => {
 
     await consumer.handleBatch!(run);
     expect(await store.list('erp', { limit: 100 })).toHaveLength(15);
+  });
+
+  it('asks once whether a request was a SOAP call for all the runs of its events, and appends a run in one statement (issue 28)', async () => {
+    const own = engine.forSchema(uniqueName('bo_consumer'));
+    await migrate(own, backofficeMigrations);
+    const store = createChangeEventStore(own);
+    let asked = 0;
+    const consumer = changeEventsConsumer({
+      db: own,
+      store: { ...store, isSoapRequest: (trx, id) => (asked++, store.isSoapRequest(trx, id)) },
+      mappers: CHANGE_EVENT_MAPPERS,
+      echo: false,
+      logger: createLogger('bo-consumer-test', 'silent'),
+    });
+    const checkout = uniqueName('req');
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => void sent.push(q.sql);
+    own.knex.on('query', listen);
+    try {
+      // A checkout's stock events, as the partitions hand them over: two runs.
+      await consumer.handleBatch!([stockChanged('1', checkout), stockChanged('2', checkout), stockChanged('3', checkout)]);
+      await consumer.handleBatch!([stockChanged('4', checkout)]);
+    } finally {
+      own.knex.off('query', listen);
+    }
+    expect(asked).toBe(1);
+    // Each run: BEGIN, the dedupe records, its events, COMMIT; the first asks about the request too.
+    expect(sent.filter((sql) => sql.includes('change_events'))).toHaveLength(2);
+    expect(sent).toHaveLength(9);
+    const entries = (await own.table('change_events').orderBy('id').pluck('entry')) as string[];
+    expect(entries).toEqual(['P-1', 'P-2', 'P-3', 'P-4']);
+
+    // Another request is asked about; one whose answer is kept is not.
+    await consumer.handleBatch!([stockChanged('5', uniqueName('req'))]);
+    await consumer.handleBatch!([stockChanged('6', checkout)]);
+    expect(asked).toBe(2);
   });
 });

@@ -1,10 +1,18 @@
 import { changeEventsOf, changeEventTopics, type ChangeEventMapper } from '@commerce/backoffice-core';
 import { consumeBatchOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
-import type { Db } from '@commerce/shared-db';
+import type { Db, Knex } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import type { ChangeEventStore, SourcedChangeEvent } from './change-events.store';
 
 export const CHANGE_EVENTS_GROUP = 'backoffice-change-events';
+
+/**
+ * How long, and for how many requests at most, the consumer keeps whether a request was a SOAP call: long enough
+ * for every run of one request's events, short enough that a request id a client reuses later (a caller's
+ * `x-request-id` is kept) is asked again.
+ */
+const SOAP_ANSWER_KEPT_MS = 10_000;
+const SOAP_ANSWERS_KEPT = 1000;
 
 export interface ChangeEventsConsumerDeps {
   db: Db;
@@ -20,27 +28,42 @@ export interface ChangeEventsConsumerDeps {
  * and the dedupe records and the feed's rows commit in one transaction, so a redelivery adds nothing. The
  * events of one request (a SOAP batch's ~14,000 StockChanged, a checkout's order events) come as a run
  * (`handleBatch`) and are recorded in one transaction, in order, asking once whether that request was a
- * SOAP call, their feed rows appended together (one lock and one insert a thousand rows, not one of each an
- * event); one at a time they cost a transaction and five statements each. A malformed event throws:
+ * SOAP call, their change events appended in one statement. A malformed event throws:
  * the run falls back to one event at a time, the bus retries it, then moves it to the dead-letter topic.
  */
 export function changeEventsConsumer(deps: ChangeEventsConsumerDeps): SubscribeOptions {
+  // Whether a request was a SOAP call, asked once for all the runs of its events (a checkout's come as three or
+  // four runs, one a topic and partition, within a second). The answer is settled before the first of them
+  // arrives: a SOAP batch's row commits with the outbox rows whose events the owners react to.
+  const soapRequests = new Map<string, { until: number; known: Promise<boolean> }>();
+  const soapAnswer = (trx: Knex.Transaction, requestId: string): Promise<boolean> => {
+    const now = Date.now();
+    const kept = soapRequests.get(requestId);
+    if (kept && kept.until > now) return kept.known;
+    const known = deps.store.isSoapRequest(trx, requestId);
+    soapRequests.delete(requestId);
+    soapRequests.set(requestId, { until: now + SOAP_ANSWER_KEPT_MS, known });
+    known.catch(() => {
+      if (soapRequests.get(requestId)?.known === known) soapRequests.delete(requestId);
+    });
+    // The oldest first (a Map keeps insertion order).
+    for (const [oldest] of soapRequests) {
+      if (soapRequests.size <= SOAP_ANSWERS_KEPT) break;
+      soapRequests.delete(oldest);
+    }
+    return known;
+  };
   const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
     let added = 0;
     const applied = await consumeBatchOnce(deps.db, CHANGE_EVENTS_GROUP, envelopes, async (trx, fresh) => {
-      const soapRequests = new Map<string, Promise<boolean>>();
-      const causedBySoap = (e: EventEnvelope): Promise<boolean> => {
-        if (!e.requestId) return Promise.resolve(false);
-        let known = soapRequests.get(e.requestId);
-        if (!known) soapRequests.set(e.requestId, (known = deps.store.isSoapRequest(trx, e.requestId)));
-        return known;
-      };
-      const rows: SourcedChangeEvent[] = [];
+      const causedBySoap = (e: EventEnvelope): Promise<boolean> => (e.requestId ? soapAnswer(trx, e.requestId) : Promise.resolve(false));
+      const events: SourcedChangeEvent[] = [];
       for (const envelope of fresh)
         for (const event of await changeEventsOf(deps.mappers, envelope, { echo: deps.echo, causedBySoap }))
-          rows.push({ ...event, sourceEventId: envelope.id });
-      await deps.store.append(trx, rows);
-      added = rows.length;
+          events.push({ ...event, sourceEventId: envelope.id });
+      // The run's events in one statement, in order.
+      await deps.store.append(trx, events);
+      added = events.length;
     });
     deps.logger.debug({ events: envelopes.length, applied: applied.length, added }, 'backoffice: change events recorded');
   };

@@ -43,6 +43,57 @@ export function changeEventStoreContract(engine: () => DbEngine): void {
     expect(all[1]!.market).toBe('EU');
   });
 
+  it('appends a run of events from several sources in one statement, in order; appends take turns until commit (issue 28)', async () => {
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => void sent.push(q.sql);
+    await db.transaction(async (trx) => {
+      db.knex.on('query', listen);
+      try {
+        await store.append(trx, [
+          { ...ev('stock', 'S1'), sourceEventId: 'e1' },
+          { ...ev('stock', 'S2'), sourceEventId: 'e1' },
+          { ...ev('order', 'O1', 'M1'), sourceEventId: 'e2' },
+        ]);
+      } finally {
+        db.knex.off('query', listen);
+      }
+    });
+    expect(sent).toHaveLength(1);
+    const rows = (await db.table('change_events').orderBy('id').select('entry', 'market', 'source_event_id', 'data')) as Array<{
+      entry: string;
+      market: string | null;
+      source_event_id: string;
+      data: unknown;
+    }>;
+    expect(rows.map((r) => [r.entry, r.market, r.source_event_id])).toEqual([
+      ['S1', null, 'e1'],
+      ['S2', null, 'e1'],
+      ['O1', 'M1', 'e2'],
+    ]);
+    expect(rows[2]!.data).toEqual({ order: { id: 'O1' } });
+    expect((await store.list('u-append', { limit: 10 })).map((e) => e.date)).toEqual(Array(3).fill('2026-03-01T08:00:00+00:00'));
+
+    if (db.engine !== 'postgres') return; // PGlite: one connection, transactions take turns anyway.
+    // A second append waits for the first's commit: its ids cannot become visible before the first's.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let firstAppended!: () => void;
+    const appended = new Promise<void>((r) => (firstAppended = r));
+    const first = db.transaction(async (trx) => {
+      await store.append(trx, [ev('stock', 'T1')]);
+      firstAppended();
+      await held;
+    });
+    await appended;
+    let secondDone = false;
+    const second = db.transaction((trx) => store.append(trx, [ev('stock', 'T2')])).then(() => (secondDone = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(secondDone).toBe(false);
+    release();
+    await Promise.all([first, second]);
+    expect((await store.list('u-append', { limit: 10 })).map((e) => e.entry)).toEqual(['S1', 'S2', 'O1', 'T1', 'T2']);
+  });
+
   it('filters by type and by markets; events without a market are not in any market', async () => {
     await append(ev('customer', 'c1'), ev('order', 'o1', 'EU'), ev('order', 'o2', 'US'), ev('account', 'a1', 'EU'));
 

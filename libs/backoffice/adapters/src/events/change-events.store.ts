@@ -22,44 +22,49 @@ const toEvent = (row: EventRow): ChangeEvent => ({
   data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
 });
 
-/** A feed event with the id of the owner's event it was made from. */
+/** A change event with the owner's event it came from (a redelivery of that event is known by it). */
 export type SourcedChangeEvent = NewChangeEvent & { sourceEventId?: string };
-
-/** Rows a feed insert takes at most (8 parameters a row, far below Postgres's 65,535). */
-const APPEND_CHUNK = 1000;
 
 export interface ChangeEventStore extends ChangeFeed {
   /**
-   * Appends events inside the caller's transaction (the consumer's dedupe record commits with them), in their
-   * order: one turn (the lock) and one insert a thousand rows, however many owner events they came from.
+   * Appends events, in their order, inside the caller's transaction (the consumer's dedupe records commit with
+   * them): one statement, whatever their number and sources.
    */
   append(trx: Knex.Transaction, events: readonly SourcedChangeEvent[]): Promise<void>;
   /** Whether `requestId` is a SOAP request whose batch this service stored. */
   isSoapRequest(trx: Knex.Transaction, requestId: string): Promise<boolean>;
 }
 
+/** The feed's new rows from a JSON array (`n` their order), the ids given in that order. */
+const APPEND_SQL = (turn: boolean) => `insert into :table: (type, entry, mission, market, data, occurred_at, source_event_id)
+  select v.type, v.entry, v.mission, v.market, v.data, v.occurred_at, v.source_event_id
+  from json_to_recordset(cast(:rows as json))
+    as v(n integer, type text, entry text, mission text, market text, data jsonb, occurred_at timestamptz, source_event_id text)
+  ${turn ? 'cross join (select pg_advisory_xact_lock(hashtext(:lock))) as turn' : ''}
+  order by v.n`;
+
 /** The change-event feed on knex (Postgres or PGlite). */
 export function createChangeEventStore(db: Db): ChangeEventStore {
   const lockKey = `${db.schema}.change_events`;
+  // Ids must become visible in increasing order, or a user's done_through could pass an id still being
+  // committed and that event would never be listed: appends take turns on an advisory lock, taken in the
+  // append's own statement (the sort consumes the lock's row before the first id is drawn). PGlite has one
+  // connection, so its transactions already take turns.
+  const appendSql = APPEND_SQL(db.engine === 'postgres');
   return {
     async append(trx, events) {
       if (events.length === 0) return;
-      // Ids must become visible in increasing order, or a user's done_through could pass an id still
-      // being committed and that event would never be listed: appends take turns (PGlite has one
-      // connection, so its transactions already do).
-      if (db.engine === 'postgres') await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [lockKey]);
-      for (let i = 0; i < events.length; i += APPEND_CHUNK)
-        await db.table('change_events', trx).insert(
-          events.slice(i, i + APPEND_CHUNK).map((e) => ({
-            type: e.type,
-            entry: e.entry,
-            mission: e.mission,
-            market: e.market ?? null,
-            data: JSON.stringify(e.data),
-            occurred_at: e.date,
-            source_event_id: e.sourceEventId ?? null,
-          })),
-        );
+      const rows = events.map((e, n) => ({
+        n,
+        type: e.type,
+        entry: e.entry,
+        mission: e.mission,
+        market: e.market ?? null,
+        data: e.data,
+        occurred_at: e.date,
+        source_event_id: e.sourceEventId ?? null,
+      }));
+      await trx.raw(appendSql, { table: `${db.schema}.change_events`, rows: JSON.stringify(rows), lock: lockKey });
     },
 
     async isSoapRequest(trx, requestId) {
