@@ -162,6 +162,26 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(outcomes([viaCreate])[0]).toMatchObject({ code: 'CART.QUANTITY_RULE' });
   });
 
+  it('answers a new selection the same on the lean route as on the Koa router: 201, a refused change its coded error (decision 158)', async () => {
+    const post = async (url: string, body: unknown) => {
+      const answer = await fetch(`${url}/internal/cart/selections`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      // New ids each time: the selection's and its lines'.
+      const text = (await answer.text()).replace(/"(id|line)":"[^"]*"/g, '"$1":"new"');
+      return { status: answer.status, body: JSON.parse(text) as Record<string, unknown> };
+    };
+    const [lean, koa] = [await serve(cart.client, true), await serve(cart.client, false)];
+    const made = { currency: 'SEK', country: 'SE', language: 'sv', change: add('14-1', 2) };
+    const refused = { ...made, change: add('14-2', 3, { quantityMultipleOf: 2 }) };
+    const malformed = { ...made, currency: 'sek' };
+    for (const body of [made, refused, malformed]) expect(await post(lean, body)).toEqual(await post(koa, body));
+    expect(await post(lean, made)).toMatchObject({ status: 201, body: { id: 'new', items: [{ item: '14-1', quantity: 2 }] } });
+    expect(await post(lean, refused)).toMatchObject({ status: 400, body: { code: 'CART.QUANTITY_RULE' } });
+  });
+
   it("applies one selection's changes in the order they were made and loses none", async () => {
     const id = await newSelection();
     const line = (await batched.changeSelection(id, add('5-1'))).items[0]!.line;

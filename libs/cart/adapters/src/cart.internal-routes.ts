@@ -85,6 +85,8 @@ const Change = z.object({
 
 /** A new selection, with its first change (decision 157) when given. */
 const NewSelectionWithChange = NewSelection.extend({ change: Change.optional() });
+const createSelection = (cart: CartClient, body: unknown) =>
+  cart.createSelection(parse(NewSelectionWithChange, body) as NewSelectionCommand);
 
 const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
   const result = schema.safeParse(body);
@@ -170,6 +172,15 @@ export function createCartLeanRoutes(cart: CartClient, logger?: Logger): LeanRou
   const changes = changeHandlers(cart, logger);
   return [
     {
+      // A visitor's first add, made with the selection (decisions 157, 158).
+      method: 'POST',
+      route: '/internal/cart/selections',
+      path: /^\/internal\/cart\/selections$/,
+      status: 201,
+      handle: (_params, body) => createSelection(cart, body),
+      passes: selectionNotFound,
+    },
+    {
       method: 'POST',
       route: CART_CHANGES_PATH,
       path: /^\/internal\/cart\/changes$/,
@@ -202,7 +213,7 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
   // A first change refused (decision 157) is answered as the change's own route answers it.
   router.post(
     '/selections',
-    withCodes((ctx) => cart.createSelection(parse(NewSelectionWithChange, requestBody(ctx)) as NewSelectionCommand), 201),
+    withCodes((ctx) => createSelection(cart, requestBody(ctx)), 201),
   );
   const answer = (ctx: RouterContext, selection: SelectionDto | null) => answerOrNotFound(ctx, selection, 'selection');
   router.get('/selections/:id', async (ctx) => answer(ctx, await cart.getSelection(ctx.params['id']!)));

@@ -26,6 +26,8 @@ export interface LeanRoute<S = unknown> {
    * `opened` is what `open` gave (undefined without one).
    */
   handle(params: string[], body: unknown, opened: S): Promise<unknown>;
+  /** The status of an answer (default 200), as `withCodes`'s `status`. */
+  status?: number;
   /** A domain error answered as the error middleware would instead (`{errors}`: a bare 404 of an unknown entity). */
   passes?(err: DomainError): boolean;
   /**
@@ -236,7 +238,7 @@ export function withLeanRoutes(
         } catch (err) {
           return fail(err);
         }
-        send(200, answer, {}, route.json ? route.json(answer) : JSON.stringify(answer));
+        send(route.status ?? 200, answer, {}, route.json ? route.json(answer) : JSON.stringify(answer));
       });
     });
   };

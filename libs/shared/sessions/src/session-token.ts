@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const RANDOM_BYTES = 24;
 const TIME_BYTES = 6;
@@ -29,7 +29,10 @@ export interface TokenMinter {
  * change under the token the visitor already holds, as it was first shown.
  */
 export function tokenMinter(key: Buffer, ttlMs: number, now: () => number): TokenMinter {
-  const macOf = (body: Buffer) => createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
+  // The key as a KeyObject made once: an HMAC from a Buffer key prepares a key object each time (~35 µs on this
+  // machine's Node 24 against ~5 µs: decision 158), and every new visitor's token is minted and then checked once.
+  const secret = createSecretKey(key);
+  const macOf = (body: Buffer) => createHmac('sha256', secret).update(body).digest().subarray(0, MAC_BYTES);
   return {
     mint(tag = '') {
       if (!/^[\x21-\x7e]{0,2}$/.test(tag))
