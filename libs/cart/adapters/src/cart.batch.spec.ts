@@ -162,7 +162,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(outcomes([viaCreate])[0]).toMatchObject({ code: 'CART.QUANTITY_RULE' });
   });
 
-  it('answers a new selection the same on the lean route as on the Koa router: 201, a refused change its coded error (decision 158)', async () => {
+  it('answers a new selection the same on the lean route as on the Koa router: 201, a refused change its coded error (decision 162)', async () => {
     const post = async (url: string, body: unknown) => {
       const answer = await fetch(`${url}/internal/cart/selections`, {
         method: 'POST',

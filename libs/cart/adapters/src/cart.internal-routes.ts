@@ -172,7 +172,7 @@ export function createCartLeanRoutes(cart: CartClient, logger?: Logger): LeanRou
   const changes = changeHandlers(cart, logger);
   return [
     {
-      // A visitor's first add, made with the selection (decisions 157, 158).
+      // A visitor's first add, made with the selection (decisions 157, 162).
       method: 'POST',
       route: '/internal/cart/selections',
       path: /^\/internal\/cart\/selections$/,

@@ -5,7 +5,7 @@ describe('tokenMinter (decision 134)', () => {
   const key = Buffer.alloc(32, 7);
   const now = () => 1_700_000_000_000;
 
-  it("MACs a token's body with HMAC-SHA256 of the key, as every replica sharing the key does (decision 158)", () => {
+  it("MACs a token's body with HMAC-SHA256 of the key, as every replica sharing the key does (decision 162)", () => {
     const token = tokenMinter(key, 60_000, now).mint('SE');
     expect(token).toHaveLength(MINTED_TOKEN_LENGTH);
     const bytes = Buffer.from(token, 'base64url');
