@@ -2,6 +2,7 @@ import type { FilterDto, FilterValueDto } from '@commerce/catalog-contracts';
 import type { CatalogSettings } from './catalog-settings';
 import type { CatalogRepository } from './catalog.repository';
 import { categoryDto } from './categories';
+import type { CatalogRef, Category } from './product';
 import { swatchOfName } from './product.mapper';
 import type { FacetCounts, FacetField } from './search-index.port';
 
@@ -25,6 +26,27 @@ export function filterFieldsOf(settings: CatalogSettings): FilterField[] {
 /** Facet values compare as the engines compare them: trimmed, whatever their case. */
 const keyOf = (value: string): string => value.trim().toLowerCase();
 
+/** A value of the filter as the totals and the refs give it, in the answer's order; `key` compares it with the counts. */
+interface OrderedValue {
+  value: string;
+  key: string;
+  totalCount: number;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The filter of each totals object without the request's counts: the values in order, with their data. Kept while
+ * the settings and the refs read are the same objects (the listing's kept reads give the same refs until a change;
+ * the engines keep `facetTotals` as one object until a write or their bound), so a listing request fills in its
+ * counts instead of ordering ~100 values with `localeCompare` and making their data again (issue 28).
+ */
+const ordered = new WeakMap<
+  FacetCounts,
+  { settings: CatalogSettings; refs: readonly object[]; fields: Array<FilterField & { values: OrderedValue[] }> }
+>();
+
+const sameObjects = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /**
  * The response's `filter`: every value found among the products visible in the market (`totals`, the
  * value's `totalCount`), with `count` its matches in the current filtered set (0 when none) and `data`
@@ -36,22 +58,44 @@ export async function buildFilter(
   counts: FacetCounts,
   totals: FacetCounts,
 ): Promise<FilterDto[]> {
-  const fields = filterFieldsOf(deps.settings);
-  const valuesOf = (facet: FacetField) => {
-    const current = new Map(Object.entries(counts[facet] ?? {}).map(([v, n]) => [keyOf(v), n]));
-    return Object.entries(totals[facet] ?? {}).map(([value, totalCount]) => ({ value, totalCount, count: current.get(keyOf(value)) ?? 0 }));
-  };
   const ids = (facet: FacetField) =>
-    valuesOf(facet)
-      .map((v) => Number(v.value))
+    Object.keys(totals[facet] ?? {})
+      .map(Number)
       .filter(Number.isSafeInteger);
-
   const [brands, collections, categories] = await Promise.all([
     deps.catalog.findRefs('brand', ids('brand')),
     deps.catalog.findRefs('collection', ids('collection')),
     ids('categoryTree').length > 0 ? deps.catalog.listCategories() : Promise.resolve([]),
   ]);
-  const refData = (refs: typeof brands, idKey: string, nameKey: string) =>
+  const refs = [...brands, ...collections, ...categories];
+  let kept = ordered.get(totals);
+  if (!kept || kept.settings !== deps.settings || !sameObjects(kept.refs, refs)) {
+    kept = { settings: deps.settings, refs, fields: orderedFilter(deps.settings, totals, brands, collections, categories) };
+    ordered.set(totals, kept);
+  }
+  return kept.fields.map(({ field, facet, values }): FilterDto => {
+    const current = new Map(Object.entries(counts[facet] ?? {}).map(([v, n]) => [keyOf(v), n]));
+    return {
+      field,
+      values: values.map((v): FilterValueDto => ({
+        value: v.value,
+        count: current.get(v.key) ?? 0,
+        totalCount: v.totalCount,
+        data: v.data,
+      })),
+    };
+  });
+}
+
+/** Each field's values in the totals, with their data, in the answer's order (values whose ref is gone left out). */
+function orderedFilter(
+  settings: CatalogSettings,
+  totals: FacetCounts,
+  brands: CatalogRef[],
+  collections: CatalogRef[],
+  categories: Category[],
+): Array<FilterField & { values: OrderedValue[] }> {
+  const refData = (refs: CatalogRef[], idKey: string, nameKey: string) =>
     new Map(refs.map((r) => [String(r.id), { sort: r.name, data: { [idKey]: String(r.id), [nameKey]: r.name } }]));
   const data: Partial<Record<FacetField, Map<string, { sort: string | number; data: Record<string, unknown> }>>> = {
     brand: refData(brands, 'brand', 'brandName'),
@@ -60,19 +104,19 @@ export async function buildFilter(
     categoryTree: new Map(categories.map((c, rank) => [String(c.id), { sort: rank, data: { ...categoryDto(c) } }])),
   };
 
-  return fields.map(({ field, facet }): FilterDto => {
+  return filterFieldsOf(settings).map(({ field, facet }) => {
     const known = data[facet];
-    const values = valuesOf(facet).flatMap((v) => {
+    const values = Object.entries(totals[facet] ?? {}).flatMap(([value, totalCount]) => {
       // A value whose brand, collection or category is gone from the catalog is left out.
-      const entry = known ? known.get(v.value) : { sort: v.value, data: dataOf(facet, v.value, deps.settings) };
-      return entry ? [{ sort: entry.sort, dto: { value: v.value, count: v.count, totalCount: v.totalCount, data: entry.data } }] : [];
+      const entry = known ? known.get(value) : { sort: value, data: dataOf(facet, value, settings) };
+      return entry ? [{ sort: entry.sort, value: { value, key: keyOf(value), totalCount, data: entry.data } }] : [];
     });
     values.sort((a, b) =>
       typeof a.sort === 'number' && typeof b.sort === 'number'
         ? a.sort - b.sort
-        : String(a.sort).localeCompare(String(b.sort)) || a.dto.value.localeCompare(b.dto.value),
+        : String(a.sort).localeCompare(String(b.sort)) || a.value.value.localeCompare(b.value.value),
     );
-    return { field, values: values.map((v): FilterValueDto => v.dto) };
+    return { field, facet, values: values.map((v) => v.value) };
   });
 }
 
