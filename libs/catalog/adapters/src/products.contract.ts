@@ -41,7 +41,18 @@ export function productsContract(openEngine: () => DbEngine): void {
         ),
       };
       await repo.transaction((uow) => uow.products.save([renamed]));
-      expect((await repo.loadProducts([stored!.id])).map((v) => v.product)).toEqual([renamed]);
+      const sent: string[] = [];
+      const listen = (q: { sql: string }) => void sent.push(q.sql);
+      db.knex.on('query', listen);
+      try {
+        expect((await repo.loadProducts([stored!.id])).map((v) => v.product)).toEqual([renamed]);
+      } finally {
+        db.knex.off('query', listen);
+      }
+      // The items' per-warehouse stock comes with the items, in one statement (issue 28: it was one more).
+      const withStock = sent.filter((sql) => sql.includes('item_stock'));
+      expect(withStock).toHaveLength(1);
+      expect(withStock[0]).toContain('size_external_id');
       expect(await repo.transaction((uow) => uow.products.findByExternalIds(['P-1']))).toEqual([renamed]);
     });
 

@@ -43,17 +43,15 @@ export async function loadProducts(scope: SqlScope, ids: number[]): Promise<Prod
           's.external_id as size_external_id',
           's.name as size_name',
           's.size_table_external_id as size_table_external_id',
-        )) as ItemRow[])
+          // Each item's per-warehouse stock in the same statement (issue 28: it was a read of its own).
+          scope.db.knex.raw(
+            `(select coalesce(json_agg(json_build_object('item_id', st.item_id, 'warehouse', st.warehouse, 'qty', st.qty) order by st.warehouse), '[]'::json) from ${q('item_stock')} as st where st.item_id = ${q('items')}.id) as item_stock`,
+          ),
+        )) as Array<ItemRow & { item_stock: ItemStockRow[] | string }>)
     : [];
-  const stock = items.length
-    ? ((await table(scope, 'item_stock')
-        .whereIn(
-          'item_id',
-          items.map((i) => i.id),
-        )
-        .orderBy(['item_id', 'warehouse'])) as ItemStockRow[])
-    : [];
-  const stockOf = groupBy(stock, (s) => s.item_id);
+  const stockOf = new Map(
+    items.map((i) => [i.id, typeof i.item_stock === 'string' ? (JSON.parse(i.item_stock) as ItemStockRow[]) : i.item_stock]),
+  );
   const itemsOf = groupBy(items, (i) => i.variant_id);
   const variantsOf = groupBy(variants, (v) => v.product_id);
   const byId = new Map(rows.map((r) => [r.id, toProduct(r, variantsOf.get(r.id) ?? [], itemsOf, stockOf)]));
