@@ -32,15 +32,21 @@ async function harness() {
   const closed: string[] = [];
   const voided: string[] = [];
   const crashAt = new Set<string>();
-  const reads = { getAttempt: 0, verifyResult: 0 };
+  const reads = { getAttempt: 0, verifyResult: 0, liveAttemptOf: 0 };
+  /** The catalog's stock is gone for any new hold (another buyer, or the selection's own paid hold, took it). */
+  const stock = { short: false };
   const step = (name: string) => {
     if (crashAt.delete(name)) throw new Crash(name);
   };
   const deps: CheckoutSagaDeps = {
     orders,
     payment: {
-      liveAttemptOf: async (selectionId) =>
-        [...attempts.values()].find((a) => a.selectionId === selectionId && (a.status === 'started' || a.status === 'authorized')) ?? null,
+      liveAttemptOf: async (selectionId) => {
+        reads.liveAttemptOf++;
+        return (
+          [...attempts.values()].find((a) => a.selectionId === selectionId && (a.status === 'started' || a.status === 'authorized')) ?? null
+        );
+      },
       startAttempt: async (command): Promise<StartAttemptResult> => {
         step('start');
         const live = [...attempts.values()].find((a) => a.selectionId === command.selectionId && a.status === 'authorized');
@@ -65,6 +71,8 @@ async function harness() {
     stock: {
       holdStock: async (command) => {
         step('hold');
+        if (stock.short && !holds.has(command.attemptId))
+          return { held: false as const, unavailable: [{ item: '1-1', product: '1', unavailable: 1, originalQuantity: 1, available: 0 }] };
         if (!holds.has(command.attemptId)) holds.set(command.attemptId, 'held');
         return { held: true };
       },
@@ -92,7 +100,7 @@ async function harness() {
   };
   // One schema per harness: every order in it is the selection's.
   const ordersOf = async (_selectionId: string) => (await db.table('orders').select('id')).length;
-  return { deps, paid, crashAt, holds, closed, voided, ordersOf, reads, attempts, stockTaken: () => stockTaken };
+  return { deps, paid, crashAt, holds, closed, voided, ordersOf, reads, attempts, stock, stockTaken: () => stockTaken };
 }
 
 const command = (selectionId: string, attemptId = randomUUID()) => ({
@@ -139,7 +147,7 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     const fields = { merchantReference: begun.attemptId };
     const done = await completePaymentResult(h.deps, fields, begun.attemptId);
     expect(done).toMatchObject({ attemptId: begun.attemptId, selectionId, completion: { placed: true } });
-    expect(h.reads).toEqual({ getAttempt: 0, verifyResult: 1 });
+    expect(h.reads).toEqual({ getAttempt: 0, verifyResult: 1, liveAttemptOf: 0 });
     expect(await h.ordersOf(selectionId)).toBe(1);
     expect(h.closed).toEqual([selectionId]);
     // Again (the visitor reloads): the same order, found, not placed again.
@@ -250,6 +258,29 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     const second = command(selectionId);
     const answered = await beginCheckout(h.deps, second);
     expect(answered).toMatchObject({ state: 'placed', attemptId: begun.attemptId });
+    // The payment service started nothing and named the paid attempt: the new hold was released at once.
+    expect(h.holds.get(second.attempt.attemptId)).toBe('released');
+    expect(await h.ordersOf(selectionId)).toBe(1);
+  });
+
+  it('POST payment asks for the live attempt only when the hold is short: a started checkout is hold and start (issue 28)', async () => {
+    const h = await harness();
+    expect(await beginCheckout(h.deps, command(randomUUID()))).toMatchObject({ state: 'started' });
+    expect(h.reads.liveAttemptOf).toBe(0);
+    // Short, nothing paid: 410's unavailable, after one look.
+    h.stock.short = true;
+    expect(await beginCheckout(h.deps, command(randomUUID()))).toMatchObject({ state: 'unavailable', unavailable: [{ item: '1-1' }] });
+    expect(h.reads.liveAttemptOf).toBe(1);
+  });
+
+  it('POST payment on a paid selection whose own hold took the last stock: that attempt completed, not 410', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    h.stock.short = true;
+    const second = command(selectionId);
+    expect(await beginCheckout(h.deps, second)).toMatchObject({ state: 'placed', attemptId: begun.attemptId });
     expect(h.holds.has(second.attempt.attemptId)).toBe(false);
     expect(await h.ordersOf(selectionId)).toBe(1);
   });

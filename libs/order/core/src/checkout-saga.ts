@@ -55,23 +55,26 @@ const BeginCheckoutSchema = z.object({
 });
 
 /**
- * `POST payment`: begun → started (or straight on to placed / failed). A selection whose live attempt is
- * authorized already is not paid twice: that attempt is completed and its order answered (a failure there,
- * the order service down, throws: nothing new was started). Otherwise the selection's lines are held for
- * the new attempt (410's `unavailable` when short) and the attempt started; the payment service cancels the
- * selection's older started attempt. If an authorization overtook us between the look and the start, the
- * payment service starts nothing and names the authorized attempt: the hold is released and that one completed.
+ * `POST payment`: begun → started (or straight on to placed / failed). The selection's lines are held for the
+ * new attempt and the attempt started; the payment service cancels the selection's older started attempt. A
+ * selection whose live attempt is authorized already is not paid twice: the payment service starts nothing and
+ * names that attempt, whose hold keeps its stock; the new hold is released and that attempt completed, its order
+ * answered (a failure there, the order service down, throws: nothing new was started). When the hold is short
+ * (410's `unavailable`), the selection's live attempt is looked at first: an authorized one is completed the same
+ * way (its own hold may be what took the stock). The look is asked only then (issue 28: one call fewer a checkout).
  */
 export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginCheckoutCommand): Promise<CheckoutBegun> {
   const checked = BeginCheckoutSchema.safeParse(command);
   if (!checked.success) throw new ValidationError(fieldsFromIssues(checked.error.issues), 'ORDER.INVALID_CHECKOUT');
   const { attemptId, selectionId } = command.attempt;
-  const live = await deps.payment.liveAttemptOf(selectionId);
-  if (live && live.attemptId !== attemptId && live.status === 'authorized')
-    return begunOf(live.attemptId, await completePaidAttempt(deps, live.attemptId));
 
   const held = await deps.stock.holdStock({ attemptId, selectionId, lines: command.lines, ttlSeconds: command.holdSeconds });
-  if (!held.held) return { state: 'unavailable', attemptId, unavailable: held.unavailable };
+  if (!held.held) {
+    const live = await deps.payment.liveAttemptOf(selectionId);
+    if (live && live.attemptId !== attemptId && live.status === 'authorized')
+      return begunOf(live.attemptId, await completePaidAttempt(deps, live.attemptId));
+    return { state: 'unavailable', attemptId, unavailable: held.unavailable };
+  }
 
   const started = await deps.payment.startAttempt(command.attempt).catch(async (error: unknown) => {
     await deps.stock.releaseStock(attemptId);
