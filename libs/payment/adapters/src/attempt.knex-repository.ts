@@ -52,6 +52,8 @@ const toAttempt = (r: AttemptRow): StoredAttempt => ({
 
 /** The attempts in the payment service's schema; state changes and their events commit together. */
 export function createAttemptRepository(db: Db): AttemptRepository {
+  /** The provider's data with `data`'s keys set (a shallow merge, in the statement that writes it). */
+  const mergedJson = (data: Record<string, unknown>) => db.knex.raw('provider_data || ?::jsonb', [JSON.stringify(data)]);
   const find = async (id: string, trx?: Knex.Transaction, lock = false) => {
     const q = db.table('attempts', trx).where({ id }).first();
     const row = (await (lock ? q.forUpdate() : q)) as AttemptRow | undefined;
@@ -116,20 +118,30 @@ export function createAttemptRepository(db: Db): AttemptRepository {
       }
     },
     async recordStart(id, start, events) {
+      // A newer attempt may have replaced this one while its provider answered: then it stays cancelled (the status
+      // moves only from started) and its events are not written.
+      const fields = {
+        provider_reference: start.providerReference,
+        provider_data: mergedJson(start.providerData),
+        customer_address: start.customerAddress ? JSON.stringify(start.customerAddress) : null,
+        updated_at: db.knex.fn.now(),
+      };
+      // Nothing to publish (a redirect's start): one statement, no transaction.
+      if (events.length === 0) {
+        const [updated] = (await db
+          .table('attempts')
+          .where({ id })
+          .update({ ...fields, status: db.knex.raw(`case when status = 'started' then ? else status end`, [start.status]) })
+          .returning('*')) as AttemptRow[];
+        return toAttempt(updated!);
+      }
       return db.transaction(async (trx) => {
-        // A newer attempt may have replaced this one while its provider answered: then it stays cancelled.
         const current = await find(id, trx, true);
         const replaced = current?.status !== 'started';
         const [updated] = (await db
           .table('attempts', trx)
           .where({ id })
-          .update({
-            provider_reference: start.providerReference,
-            provider_data: JSON.stringify({ ...current?.providerData, ...start.providerData }),
-            ...(replaced ? {} : { status: start.status }),
-            customer_address: start.customerAddress ? JSON.stringify(start.customerAddress) : null,
-            updated_at: db.knex.fn.now(),
-          })
+          .update({ ...fields, ...(replaced ? {} : { status: start.status }) })
           .returning('*')) as AttemptRow[];
         if (!replaced) await enqueue(db, trx, events);
         return toAttempt(updated!);
@@ -142,38 +154,35 @@ export function createAttemptRepository(db: Db): AttemptRepository {
     },
     async transition(id, from, to, patch, events) {
       return db.transaction(async (trx) => {
-        const current = await find(id, trx, true);
-        if (!current || !from.includes(current.status)) return null;
+        // The update takes the row's lock and checks the status under it: the first verdict decides.
         const [updated] = (await db
           .table('attempts', trx)
           .where({ id })
+          .whereIn('status', from)
           .update({
             status: to,
             ...(patch.customerAddress !== undefined
               ? { customer_address: patch.customerAddress ? JSON.stringify(patch.customerAddress) : null }
               : {}),
-            ...(patch.providerData ? { provider_data: JSON.stringify({ ...current.providerData, ...patch.providerData }) } : {}),
+            ...(patch.providerData ? { provider_data: mergedJson(patch.providerData) } : {}),
             // Voided at the provider: nothing left due there.
             ...(to === 'voided' ? { provider_void_due: false } : {}),
             updated_at: db.knex.fn.now(),
           })
           .returning('*')) as AttemptRow[];
-        const next = toAttempt(updated!);
+        if (!updated) return null;
+        const next = toAttempt(updated);
         await enqueue(db, trx, events(next));
         return next;
       });
     },
     async mergeProviderData(id, data) {
-      return db.transaction(async (trx) => {
-        const current = await find(id, trx, true);
-        if (!current) return null;
-        const [updated] = (await db
-          .table('attempts', trx)
-          .where({ id })
-          .update({ provider_data: JSON.stringify({ ...current.providerData, ...data }), updated_at: db.knex.fn.now() })
-          .returning('*')) as AttemptRow[];
-        return toAttempt(updated!);
-      });
+      const [updated] = (await db
+        .table('attempts')
+        .where({ id })
+        .update({ provider_data: mergedJson(data), updated_at: db.knex.fn.now() })
+        .returning('*')) as AttemptRow[];
+      return updated ? toAttempt(updated) : null;
     },
     async liveOfSelection(selectionId) {
       const row = (await db.table('attempts').where({ selection_id: selectionId }).whereIn('status', LIVE).first()) as
