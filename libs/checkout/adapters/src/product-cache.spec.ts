@@ -47,6 +47,45 @@ describe('product cache of the edge', () => {
     expect(changed).toMatchObject({ name: 'b' });
   });
 
+  it('answers a product in the last quarter of its lifetime at once while one call refreshes it; none older than ttl (decision 166)', async () => {
+    let clock = 0;
+    let name = 'a';
+    const answers: Array<(p: ProductDto) => void> = [];
+    // A catalog that answers when the test says so.
+    const catalog = {
+      getProduct: (id: string) =>
+        new Promise<ProductDto>((resolve) => answers.push(() => resolve({ product: id, name } as unknown as ProductDto))),
+    } as unknown as CatalogClient;
+    const cached = cachingCatalogClient(catalog, { ttlMs: 1000, now: () => clock });
+    const asking = cached.getProduct('1', {});
+    answers.shift()!({} as ProductDto);
+    const first = (await asking)!;
+    clock = 700;
+    expect(await cached.getProduct('1', {})).toBe(first);
+    expect(answers).toHaveLength(0);
+    // From 750 ms on: answered from the cache at once, and one refresh asked, whatever the number of asks.
+    clock = 800;
+    name = 'b';
+    expect(await cached.getProduct('1', {})).toBe(first);
+    expect(await cached.getProduct('1', {})).toBe(first);
+    expect(answers).toHaveLength(1);
+    answers.shift()!({} as ProductDto);
+    await new Promise((r) => setImmediate(r));
+    const refreshed = (await cached.getProduct('1', {}))!;
+    expect(refreshed).toMatchObject({ name: 'b' });
+    expect(productFetchedAt(refreshed)).toBe(800);
+    // Its refresh not answered when its ttl is over: the ask waits for that refresh, no second call.
+    clock = 1600;
+    expect(await cached.getProduct('1', {})).toBe(refreshed);
+    expect(answers).toHaveLength(1);
+    clock = 1900;
+    name = 'c';
+    const late = cached.getProduct('1', {});
+    expect(answers).toHaveLength(1);
+    answers.shift()!({} as ProductDto);
+    expect(await late).toMatchObject({ name: 'c' });
+  });
+
   it('shares one call between concurrent misses and does not keep a failure', async () => {
     const { catalog, calls, failNext } = fake();
     const cached = cachingCatalogClient(catalog, { ttlMs: 1000 });
