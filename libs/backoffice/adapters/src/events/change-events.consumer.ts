@@ -1,5 +1,5 @@
 import { changeEventsOf, changeEventTopics, type ChangeEventMapper } from '@commerce/backoffice-core';
-import { consumeBatchOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
+import type { EventEnvelope, SubscribeOptions } from '@commerce/shared-bus';
 import type { Db, Knex } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
 import type { ChangeEventStore, SourcedChangeEvent } from './change-events.store';
@@ -36,7 +36,7 @@ export function changeEventsConsumer(deps: ChangeEventsConsumerDeps): SubscribeO
   // four runs, one a topic and partition, within a second). The answer is settled before the first of them
   // arrives: a SOAP batch's row commits with the outbox rows whose events the owners react to.
   const soapRequests = new Map<string, { until: number; known: Promise<boolean> }>();
-  const soapAnswer = (trx: Knex.Transaction, requestId: string): Promise<boolean> => {
+  const soapAnswer = (trx: Knex.Transaction | undefined, requestId: string): Promise<boolean> => {
     const now = Date.now();
     const kept = soapRequests.get(requestId);
     if (kept && kept.until > now) return kept.known;
@@ -54,18 +54,22 @@ export function changeEventsConsumer(deps: ChangeEventsConsumerDeps): SubscribeO
     return known;
   };
   const handle = async (envelopes: EventEnvelope[]): Promise<void> => {
-    let added = 0;
-    const applied = await consumeBatchOnce(deps.db, CHANGE_EVENTS_GROUP, envelopes, async (trx, fresh) => {
-      const causedBySoap = (e: EventEnvelope): Promise<boolean> => (e.requestId ? soapAnswer(trx, e.requestId) : Promise.resolve(false));
-      const events: SourcedChangeEvent[] = [];
-      for (const envelope of fresh)
-        for (const event of await changeEventsOf(deps.mappers, envelope, { echo: deps.echo, causedBySoap }))
-          events.push({ ...event, sourceEventId: envelope.id });
-      // The run's events in one statement, in order.
-      await deps.store.append(trx, events);
-      added = events.length;
-    });
-    deps.logger.debug({ events: envelopes.length, applied: applied.length, added }, 'backoffice: change events recorded');
+    const causedBySoap = (e: EventEnvelope): Promise<boolean> =>
+      e.requestId ? soapAnswer(undefined, e.requestId) : Promise.resolve(false);
+    // An id twice in one run is applied once.
+    const run = [...new Map(envelopes.map((e) => [e.id, e])).values()];
+    const events: SourcedChangeEvent[] = [];
+    for (const envelope of run)
+      for (const event of await changeEventsOf(deps.mappers, envelope, { echo: deps.echo, causedBySoap }))
+        events.push({ ...event, sourceEventId: envelope.id });
+    // The dedupe records and the events of the run's new owner events in one statement, in order (a redelivered
+    // event's rows are left out by the statement).
+    const added = await deps.store.recordRun(
+      CHANGE_EVENTS_GROUP,
+      run.map((e) => e.id),
+      events,
+    );
+    deps.logger.debug({ events: envelopes.length, added }, 'backoffice: change events recorded');
   };
   return {
     groupId: CHANGE_EVENTS_GROUP,

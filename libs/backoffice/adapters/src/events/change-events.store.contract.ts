@@ -94,6 +94,34 @@ export function changeEventStoreContract(engine: () => DbEngine): void {
     expect((await store.list('u-append', { limit: 10 })).map((e) => e.entry)).toEqual(['S1', 'S2', 'O1', 'T1', 'T2']);
   });
 
+  it('records a consumer’s run in one statement: its dedupe records and the rows of the events it had not consumed (issue 28)', async () => {
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => void sent.push(q.sql);
+    db.knex.on('query', listen);
+    try {
+      expect(await store.recordRun('feed', ['e1', 'e2', 'e1'], [{ ...ev('stock', 'S1'), sourceEventId: 'e1' }])).toBe(1);
+    } finally {
+      db.knex.off('query', listen);
+    }
+    expect(sent).toHaveLength(1);
+    // e1 again (a redelivery, its row left out) with e3, new; e4 maps to no row but is recorded.
+    expect(
+      await store.recordRun(
+        'feed',
+        ['e1', 'e3'],
+        [
+          { ...ev('stock', 'S1'), sourceEventId: 'e1' },
+          { ...ev('order', 'O3'), sourceEventId: 'e3' },
+        ],
+      ),
+    ).toBe(1);
+    expect(await store.recordRun('feed', ['e4'], [])).toBe(0);
+    expect(await store.recordRun('feed', ['e4'], [{ ...ev('stock', 'S4'), sourceEventId: 'e4' }])).toBe(0);
+    expect((await store.list('u-run', { limit: 10 })).map((e) => e.entry)).toEqual(['S1', 'O3']);
+    const recorded = (await db.table('processed_events').where({ consumer: 'feed' }).orderBy('event_id').pluck('event_id')) as string[];
+    expect(recorded).toEqual(['e1', 'e2', 'e3', 'e4']);
+  });
+
   it('filters by type and by markets; events without a market are not in any market', async () => {
     await append(ev('customer', 'c1'), ev('order', 'o1', 'EU'), ev('order', 'o2', 'US'), ev('account', 'a1', 'EU'));
 

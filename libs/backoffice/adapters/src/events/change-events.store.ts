@@ -31,17 +31,32 @@ export interface ChangeEventStore extends ChangeFeed {
    * them): one statement, whatever their number and sources.
    */
   append(trx: Knex.Transaction, events: readonly SourcedChangeEvent[]): Promise<void>;
-  /** Whether `requestId` is a SOAP request whose batch this service stored. */
-  isSoapRequest(trx: Knex.Transaction, requestId: string): Promise<boolean>;
+  /**
+   * A consumer's whole run in one statement (its own transaction): records the owner events `eventIds` as consumed
+   * by `consumer` and appends, in their order, the change events of those it had not consumed before (a
+   * redelivered event's are left out). Resolves with the number of change events appended.
+   */
+  recordRun(consumer: string, eventIds: readonly string[], events: readonly SourcedChangeEvent[]): Promise<number>;
+  /** Whether `requestId` is a SOAP request whose batch this service stored (inside `trx` when given). */
+  isSoapRequest(trx: Knex.Transaction | undefined, requestId: string): Promise<boolean>;
 }
 
+/** The dedupe records of a run (`processed_events`, shared-bus's table in this schema): those new returned. */
+const CONSUMED_SQL = `insert into :processed: (consumer, event_id)
+  select :consumer, e from unnest(cast(:ids as text[])) as e
+  on conflict (consumer, event_id) do nothing
+  returning event_id`;
+
 /** The feed's new rows from a JSON array (`n` their order), the ids given in that order. */
-const APPEND_SQL = (turn: boolean) => `insert into :table: (type, entry, mission, market, data, occurred_at, source_event_id)
+const APPEND_SQL = (turn: boolean, consumed = false) => `${consumed ? `with consumed as (${CONSUMED_SQL}) ` : ''}
+  insert into :table: (type, entry, mission, market, data, occurred_at, source_event_id)
   select v.type, v.entry, v.mission, v.market, v.data, v.occurred_at, v.source_event_id
   from json_to_recordset(cast(:rows as json))
     as v(n integer, type text, entry text, mission text, market text, data jsonb, occurred_at timestamptz, source_event_id text)
+  ${consumed ? 'join consumed on consumed.event_id = v.source_event_id' : ''}
   ${turn ? 'cross join (select pg_advisory_xact_lock(hashtext(:lock))) as turn' : ''}
-  order by v.n`;
+  order by v.n
+  returning id`;
 
 /** The change-event feed on knex (Postgres or PGlite). */
 export function createChangeEventStore(db: Db): ChangeEventStore {
@@ -51,10 +66,10 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
   // append's own statement (the sort consumes the lock's row before the first id is drawn). PGlite has one
   // connection, so its transactions already take turns.
   const appendSql = APPEND_SQL(db.engine === 'postgres');
-  return {
-    async append(trx, events) {
-      if (events.length === 0) return;
-      const rows = events.map((e, n) => ({
+  const runSql = APPEND_SQL(db.engine === 'postgres', true);
+  const rowsOf = (events: readonly SourcedChangeEvent[]) =>
+    JSON.stringify(
+      events.map((e, n) => ({
         n,
         type: e.type,
         entry: e.entry,
@@ -63,8 +78,29 @@ export function createChangeEventStore(db: Db): ChangeEventStore {
         data: e.data,
         occurred_at: e.date,
         source_event_id: e.sourceEventId ?? null,
-      }));
-      await trx.raw(appendSql, { table: `${db.schema}.change_events`, rows: JSON.stringify(rows), lock: lockKey });
+      })),
+    );
+  return {
+    async recordRun(consumer, eventIds, events) {
+      const ids = [...new Set(eventIds)];
+      const bindings = { processed: `${db.schema}.processed_events`, consumer, ids };
+      // Nothing to append (events that map to none): the dedupe records alone.
+      if (events.length === 0) {
+        await db.knex.raw(CONSUMED_SQL, bindings);
+        return 0;
+      }
+      const result = (await db.knex.raw(runSql, {
+        ...bindings,
+        table: `${db.schema}.change_events`,
+        rows: rowsOf(events),
+        lock: lockKey,
+      })) as { rows: unknown[] };
+      return result.rows.length;
+    },
+
+    async append(trx, events) {
+      if (events.length === 0) return;
+      await trx.raw(appendSql, { table: `${db.schema}.change_events`, rows: rowsOf(events), lock: lockKey });
     },
 
     async isSoapRequest(trx, requestId) {
