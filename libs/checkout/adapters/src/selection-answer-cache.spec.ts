@@ -184,6 +184,16 @@ describe('cachedSelectionAnswer: renderings per selection version, refreshed in 
 
 describe('keptChange: a change answered is the rendering of the version it raised the selection to (decision 72)', () => {
   const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
+  /** The edge's deps over these doubles (the catalog behind its cache) and the answers kept per selection version. */
+  const keptChangeDeps = (sessions: unknown, catalog: CatalogClient, cart: CartClient) => {
+    const deps = {
+      sessions,
+      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
+      cart,
+      view: new StoreView(store),
+    } as unknown as CheckoutDeps;
+    return { deps, answers: cachedSelectionAnswer(deps, { ttlMs: 1000 }) };
+  };
   function setup() {
     /** `othersBetween`: raises by other changes (other requests, other replicas) between a request's read and its raise. */
     const state = { version: 4, quantity: 1, cartReads: 0, othersBetween: 0, fail: false };
@@ -208,13 +218,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
     const catalog = {
       getProduct: async (id: string) => ({ product: id, name: 'Jacket', items: [] }) as unknown as ProductDto,
     } as unknown as CatalogClient;
-    const deps = {
-      sessions,
-      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
-      cart,
-      view: new StoreView(store),
-    } as unknown as CheckoutDeps;
-    const answers = cachedSelectionAnswer(deps, { ttlMs: 1000 });
+    const { deps, answers } = keptChangeDeps(sessions, catalog, cart);
     // As the session middleware opens it: the selection's version read with the session, before any cart call.
     const handle = (token = 'tok'): SessionHandle => ({
       token,
@@ -317,13 +321,7 @@ describe('keptChange: a change answered is the rendering of the version it raise
     const catalog = {
       getProduct: async () => ({ ...product, items: [{ item: '1-1', name: '1', sku: '', ean: '' }] }) as unknown as ProductDto,
     } as unknown as CatalogClient;
-    const deps = {
-      sessions,
-      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
-      cart,
-      view: new StoreView(store),
-    } as unknown as CheckoutDeps;
-    const answers = cachedSelectionAnswer(deps, { ttlMs: 1000 });
+    const { deps, answers } = keptChangeDeps(sessions, catalog, cart);
     const customer = customerId ? { customer: { id: customerId, address: { email: 'ada@example.com' } } } : {};
     const handle = {
       token: 'tok',
