@@ -121,6 +121,13 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       ).map((r) => [r.id, Number(r.held)]),
     );
   const to = (state: 'released' | 'expired' | 'lost') => ({ sql: '?', bindings: [state] });
+  /** The locked items as `unhold` left their counters. */
+  const heldNow = (items: Map<string, ItemRow>, counters: Map<string, number>) => {
+    for (const [id, held] of counters) {
+      const item = items.get(id);
+      if (item) items.set(id, { ...item, held });
+    }
+  };
 
   /** What of `wanted` (item → quantity) the items do not cover; `own` is what of each the asker itself keeps in `held`. */
   const shortOf = (items: Map<string, ItemRow>, wanted: Map<string, number>, own: Map<string, number> = new Map()) => {
@@ -233,10 +240,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
         `selection_id = ? or (item_id in ${idsIn} and expires_at <= ?)`,
         [command.selectionId, JSON.stringify([...wanted.keys()]), at],
       );
-      for (const [id, held] of counters) {
-        const item = items.get(id);
-        if (item) items.set(id, { ...item, held });
-      }
+      heldNow(items, counters);
       const unavailable = shortOf(items, wanted);
       if (unavailable.length > 0) return { held: false, unavailable };
       const rows = [...wanted].map(([id, quantity]) => ({ id, quantity }));
@@ -356,10 +360,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
             at,
             attemptId,
           ]);
-          for (const [id, held] of counters) {
-            const item = items.get(id);
-            if (item) items.set(id, { ...item, held });
-          }
+          heldNow(items, counters);
         }
         // The stock must still be there beside the other attempts' live holds: a hold that expired or was
         // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
