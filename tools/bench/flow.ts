@@ -11,8 +11,10 @@
 //   source <(tools/infra/env) && npm run bench:flow
 //   BENCH_SECONDS (15)  BENCH_VISITORS (10,50: the cart flow)  BENCH_CHECKOUT_VISITORS (1,8)  BENCH_ADDS (K, 5)
 //   BENCH_FLOWS=cart|checkout (both)  BENCH_ONLY=embedded|separate  BENCH_FLOW_PRODUCTS (20 items to pick from)
-//   BENCH_PROFILE=<dir> (CPU profiles of the separate processes)
-import { readFileSync } from 'node:fs';
+//   BENCH_PROFILE=<dir> (CPU profiles of the separate processes, and phases.json: each row's window, for
+//   `npx tsx tools/bench/profile-summary.ts <dir>`)
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
@@ -20,6 +22,7 @@ import { cleanUpNamed, rememberName } from '@commerce/shared-testing';
 import { Redis } from 'ioredis';
 import { benchSetups, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
+import type { PhaseRecord } from './profile-summary';
 import { postSoap, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
 import { serviceRuntime, stopApp } from '../e2e/processes';
 import { DEMO_SOAP_USER, startShop } from '../services/shop';
@@ -32,8 +35,13 @@ const checkoutVisitors = list('BENCH_CHECKOUT_VISITORS', smoke ? '1' : '1,8');
 const adds = Number(process.env['BENCH_ADDS'] ?? 5);
 const productCount = Number(process.env['BENCH_FLOW_PRODUCTS'] ?? (smoke ? 3 : 20));
 const flows = (process.env['BENCH_FLOWS'] ?? 'cart,checkout').split(',');
-/** BENCH_PROFILE=<dir>: each separate process's CPU profile (node --cpu-prof, the whole run) into that folder. */
+/**
+ * BENCH_PROFILE=<dir>: each separate process's CPU profile (node --cpu-prof, the whole run) into that folder, and
+ * phases.json beside them: every row's window (its settling included), selections or checkouts, each process's CPU.
+ */
 const profileDir = process.env['BENCH_PROFILE'];
+const record: PhaseRecord = { pids: {}, phases: [] };
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 // Every visitor is a new session from 127.0.0.1: the limit of decision 134 stays on, out of reach.
 process.env['SESSION_NEW_PER_ADDRESS'] ??= '1000000';
 // The order service completes a paid attempt after the webhook's grace (decision 60): a checkout row's counts
@@ -315,6 +323,7 @@ async function idleRates(running: Running): Promise<Rates> {
 
 async function measure(running: Running, items: string[], flow: Flow, visitors: number, idle: Rates): Promise<Row> {
   const latencies = new Map<string, number[]>();
+  const startUs = monotonicUs();
   const before = await snapshot(running);
   const deadline = Date.now() + seconds * 1000;
   let selections = 0;
@@ -337,6 +346,15 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
   const elapsed = (Date.now() - before.at) / 1000;
   await new Promise((r) => setTimeout(r, settleMs(flow)));
   const after = await snapshot(running);
+  record.phases.push({
+    what: `${running.engines}: ${flow}, ${visitors} visitors`,
+    connections: visitors,
+    startUs,
+    endUs: monotonicUs(),
+    requests: selections,
+    unit: flow === 'checkout' ? 'checkout' : 'selection',
+    cpuMs: Object.fromEntries(running.processes.map((p) => [p.name, after.cpu.get(p.name)! - before.cpu.get(p.name)!])),
+  });
   const span = after.at - before.at;
   const spent = ratesBetween(before, after);
   const per = (rates: Map<string, number>, idleRates: Map<string, number>) =>
@@ -422,7 +440,10 @@ async function separateProcesses(): Promise<Running> {
     per: Object.fromEntries(
       ['catalog', 'cart', 'backoffice-soap', 'payment', 'account', 'order', 'checkout-api'].map((app) => [
         app,
-        { LOG_LEVEL: infra['LOG_LEVEL']!, ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
+        {
+          ...(infra['LOG_LEVEL'] ? { LOG_LEVEL: infra['LOG_LEVEL'] } : {}),
+          ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+        },
       ]),
     ),
   });
@@ -523,6 +544,7 @@ async function main() {
   const details: string[] = [];
   for (const setup of setups) {
     const running = await setup();
+    for (const p of running.processes) record.pids[p.name] = p.pid;
     try {
       const items = await seedItems(running.endpoints);
       const idle = await idleRates(running);
@@ -537,6 +559,11 @@ async function main() {
   }
   await dispatcher.close();
   console.log([...lines, '', ...details].join('\n'));
+  if (profileDir) {
+    mkdirSync(profileDir, { recursive: true });
+    writeFileSync(join(profileDir, 'phases.json'), JSON.stringify(record, null, 2));
+    console.log(`\nCPU per selection or checkout per process: npx tsx tools/bench/profile-summary.ts ${profileDir}`);
+  }
 }
 
 runBench(main);

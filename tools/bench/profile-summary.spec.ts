@@ -72,4 +72,20 @@ describe('profile-summary on a bundle', () => {
     expect(summary).toContain('main.js: rebuilt after the profile was taken: bundle positions');
     expect(readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))).toHaveLength(1);
   });
+
+  it("counts a phase in its own unit (the flow bench's checkouts), with the CPU /proc gave each process", () => {
+    const pid = Number(/\.(\d+)\.0\./.exec(readdirSync(profiles).find((f) => f.endsWith('.cpuprofile'))!)![1]);
+    writeFileSync(
+      path.join(profiles, 'phases.json'),
+      JSON.stringify({
+        pids: { busy: pid },
+        phases: [
+          { what: 'checkout, 8 visitors', connections: 8, startUs: 0, endUs: 2e6, requests: 4, unit: 'checkout', cpuMs: { busy: 10 } },
+        ],
+      }),
+    );
+    const summary = summarise(profiles, 5);
+    expect(summary).toContain('## checkout, 8 visitors, 8 connections: 4 checkouts in 2.0 s');
+    expect(summary).toMatch(/- busy \(pid \d+\): busy \d+ ms, [\d.]+ ms a checkout; CPU 10 ms, 2\.500 ms a checkout/);
+  });
 });

@@ -24,6 +24,8 @@ export interface Phase {
   startUs: number;
   endUs: number;
   requests: number;
+  /** What `requests` counts, where it is not requests (`checkout`: a flow bench's whole checkouts). */
+  unit?: string;
   /** CPU time each service process used during the phase (ms, from /proc: user + system), where readable. */
   cpuMs?: Record<string, number>;
 }
@@ -102,8 +104,9 @@ export function summarise(dir: string, top = 15): string {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const out: string[] = [];
   for (const phase of record.phases) {
+    const unit = phase.unit ?? 'request';
     out.push(
-      `## ${phase.what}, ${phase.connections} connections: ${phase.requests} requests in ${((phase.endUs - phase.startUs) / 1e6).toFixed(1)} s`,
+      `## ${phase.what}, ${phase.connections} connections: ${phase.requests} ${unit}s in ${((phase.endUs - phase.startUs) / 1e6).toFixed(1)} s`,
     );
     for (const [service, pid] of Object.entries(record.pids)) {
       // The main thread's profile (`.0.`); worker threads (tsx's loader) write their own.
@@ -127,9 +130,9 @@ export function summarise(dir: string, top = 15): string {
       }
       const perRequest = phase.requests ? busy / 1000 / phase.requests : 0;
       const cpu = phase.cpuMs?.[service];
-      const cpuText = cpu === undefined ? '' : `; CPU ${cpu.toFixed(0)} ms, ${(cpu / Math.max(1, phase.requests)).toFixed(3)} ms a request`;
+      const cpuText = cpu === undefined ? '' : `; CPU ${cpu.toFixed(0)} ms, ${(cpu / Math.max(1, phase.requests)).toFixed(3)} ms a ${unit}`;
       // Sampled "busy" counts time the thread waited for a core too; /proc's CPU time does not.
-      out.push(`- ${service} (pid ${pid}): busy ${(busy / 1000).toFixed(0)} ms, ${perRequest.toFixed(3)} ms a request${cpuText}`);
+      out.push(`- ${service} (pid ${pid}): busy ${(busy / 1000).toFixed(0)} ms, ${perRequest.toFixed(3)} ms a ${unit}${cpuText}`);
       for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
         out.push(`    ${((100 * us) / Math.max(1, busy)).toFixed(1).padStart(5)} %  ${name}`);
       for (const [script, why] of names.notMapped) out.push(`    (${script}: ${why})`);
