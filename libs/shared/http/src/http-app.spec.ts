@@ -370,6 +370,22 @@ describe('createHttpApp', () => {
       expect(after.over100ms - before.over100ms).toBeGreaterThanOrEqual(1);
     });
 
+    it('reads an idle event loop as no delay, not as the 10 ms period of its timer (issue 28)', async () => {
+      const buckets = async () => {
+        const text = await (await get('/metrics')).text();
+        const bucket = (le: string) =>
+          Number(text.match(new RegExp(`^nodejs_eventloop_delay_seconds_bucket\\{le="${le}"\\} (\\d+)$`, 'm'))?.[1]);
+        return { within5ms: bucket('0.005'), all: bucket('\\+Inf') };
+      };
+      const before = await buckets();
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await buckets();
+      const samples = after.all - before.all;
+      // ~30 samples of an idle loop: the period counted as delay put each at ~10 ms, none within 5 ms.
+      expect(samples).toBeGreaterThanOrEqual(10);
+      expect(after.within5ms - before.within5ms).toBeGreaterThanOrEqual(samples / 2);
+    });
+
     it('counts the SQL statements of the process (transactions with BEGIN and COMMIT) in db_statements_total, by request context or none (issue 28)', async () => {
       const statements = async (context: string) =>
         Number(
