@@ -100,7 +100,7 @@ async function harness() {
   };
   // One schema per harness: every order in it is the selection's.
   const ordersOf = async (_selectionId: string) => (await db.table('orders').select('id')).length;
-  return { deps, paid, crashAt, holds, closed, voided, ordersOf, reads, attempts, stock, stockTaken: () => stockTaken };
+  return { db, deps, paid, crashAt, holds, closed, voided, ordersOf, reads, attempts, stock, stockTaken: () => stockTaken };
 }
 
 const command = (selectionId: string, attemptId = randomUUID()) => ({
@@ -193,6 +193,29 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     expect(h.closed).toEqual([selectionId]);
     // What the consumer of PaymentAuthorized reads: nothing left to close.
     expect(await h.deps.orders.checkoutOf(begun.attemptId)).toEqual({ order: expect.stringMatching(/^\d+$/), selectionLeftOpen: false });
+  });
+
+  it('a completion costs the order service one statement: no look for the order first, the placing in one (issue 28)', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    h.paid(begun.attemptId);
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => void sent.push(q.sql);
+    h.db.knex.on('query', listen);
+    try {
+      const first = await completePaidAttempt(h.deps, begun.attemptId);
+      expect(first).toMatchObject({ placed: true });
+      expect(sent).toHaveLength(1);
+      // A second call walks the steps again: nothing committed twice, the placing meets the order and answers it.
+      sent.length = 0;
+      expect(await completePaidAttempt(h.deps, begun.attemptId)).toEqual(first);
+      expect(sent).toHaveLength(2);
+    } finally {
+      h.db.knex.off('query', listen);
+    }
+    expect(h.stockTaken()).toBe(1);
+    expect(await h.ordersOf(selectionId)).toBe(1);
   });
 
   it('a cart failing at the closing does not hold the paid order back: placed, marked selection left open, the error answered', async () => {

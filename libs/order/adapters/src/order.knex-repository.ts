@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { enqueue } from '@commerce/shared-bus';
+import { enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
 import { retryContended, type Db } from '@commerce/shared-db';
 import {
   ORDER_STATUS_DESCRIPTIONS,
@@ -45,6 +46,33 @@ interface InvoiceRow {
 
 const ORDER_COLUMNS = ['id', 'store', 'number', 'payment_attempt_id', 'customer_id', 'placed_at', 'status', 'version', 'snapshot'];
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+/** The SQLSTATE of a unique key met: a placing of an attempt that has its order. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * A placing in one statement (issue 28; bound as in `place`): the store's counter taken (insert-or-increment: its
+ * row locked until the statement ends, placings in one store take turns), the order inserted with that number, the
+ * customer's count kept, and the events written to the outbox with the number put in for `:placeholder` (the events
+ * are encoded before the number is known). A second order of an attempt fails the whole statement at the attempt's
+ * unique key: nothing written, the number given back.
+ */
+const placeSql = `with number as (
+    insert into :numbers: (store, last) values (:store, 1)
+    on conflict (store) do update set last = order_numbers.last + 1 returning last
+  ), placed as (
+    insert into :orders: (id, store, number, payment_attempt_id, customer_id, placed_at, status, version, snapshot, selection_left_open)
+    select :id, :store, number.last, :attempt, :customer, :placedAt, :status, :version, cast(:snapshot as jsonb), :leftOpen from number
+    returning number, customer_id
+  ), counted as (
+    insert into :counts: (customer_id, orders) select customer_id, 1 from placed where customer_id is not null
+    on conflict (customer_id) do update set orders = customer_order_counts.orders + 1
+  ), input as (${outboxInputSql}
+  ), numbered as (
+    select cast(replace(cast(input.e as text), :placeholder, concat('"', placed.number, '"')) as json) as e, n, id, topic, key, type, request_id
+    from input, placed
+  ), written as (${outboxInsertSql('numbered', ':outbox:')})
+  select number from placed`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The order's own fields the snapshot holds: everything the placing command carried. */
@@ -157,45 +185,6 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       else return null;
       return one(query);
     },
-    async nextOrderNumber(store) {
-      // Insert-or-increment locks the store's counter row until commit: placings in a store take turns.
-      const rows = (await trx.raw(
-        `insert into ??.order_numbers (store, last) values (?, 1)
-         on conflict (store) do update set last = order_numbers.last + 1 returning last`,
-        [db.schema, store],
-      )) as { rows: Array<{ last: string | number }> };
-      return Number(rows.rows[0]!.last);
-    },
-    async insert(order, options = {}) {
-      // A conflict (the attempt's unique key) inserts nothing and leaves the transaction usable for the caller's
-      // rollback decision, without a savepoint around the insert.
-      const inserted = (await db
-        .table('orders', trx)
-        .insert({
-          id: order.id,
-          store: order.store,
-          number: order.order,
-          payment_attempt_id: order.paymentAttemptId,
-          customer_id: order.customerId,
-          placed_at: order.placedAt,
-          status: order.status,
-          version: order.version,
-          snapshot: JSON.stringify(snapshotOf(order)),
-          ...(options.selectionLeftOpen ? { selection_left_open: true } : {}),
-        })
-        .onConflict()
-        .ignore()
-        .returning('id')) as Array<{ id: string }>;
-      if (inserted.length === 0) return false;
-      if (order.customerId) {
-        await trx.raw(
-          `insert into ??.customer_order_counts (customer_id, orders) values (?, 1)
-           on conflict (customer_id) do update set orders = customer_order_counts.orders + 1`,
-          [db.schema, order.customerId],
-        );
-      }
-      return true;
-    },
     async update(order) {
       await db
         .table('orders', trx)
@@ -237,6 +226,37 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
   return {
     // A transaction of its own is run again when Postgres gives it up for contention (decision 121); inside
     // `outer` the owner of that transaction decides.
+    async place(orderOf, eventsOf, options = {}) {
+      // The number's stand-in, unique to this order: its JSON string is what the statement replaces in the events.
+      const pending = orderOf(`#number-of-order-${randomUUID()}`);
+      const bindings = {
+        ...outboxBatch(eventsOf(pending)),
+        placeholder: JSON.stringify(pending.order),
+        numbers: `${db.schema}.order_numbers`,
+        orders: `${db.schema}.orders`,
+        counts: `${db.schema}.customer_order_counts`,
+        outbox: `${db.schema}.outbox`,
+        store: pending.store,
+        id: pending.id,
+        attempt: pending.paymentAttemptId,
+        customer: pending.customerId,
+        placedAt: pending.placedAt,
+        status: pending.status,
+        version: pending.version,
+        snapshot: JSON.stringify(snapshotOf(pending)),
+        leftOpen: options.selectionLeftOpen ?? false,
+      };
+      // Inside `outer` a savepoint keeps its transaction usable when the attempt's key is met.
+      const run = () => (outer ? outer.transaction((trx) => trx.raw(placeSql, bindings)) : db.knex.raw(placeSql, bindings));
+      try {
+        const result = (await (outer ? run() : retryContended(run))) as { rows: Array<{ number: string | number }> };
+        outboxWritten(db, outer);
+        return orderOf(String(result.rows[0]!.number));
+      } catch (error) {
+        if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return null;
+        throw error;
+      }
+    },
     transaction: (fn) => (outer ? fn(unitOfWork(outer)) : retryContended(() => db.transaction((trx) => fn(unitOfWork(trx))))),
     findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id })) : Promise.resolve(null)),
     findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt })),

@@ -102,8 +102,10 @@ export async function beginCheckout(deps: CheckoutSagaDeps, command: BeginChecko
  * attempt: the order's unique key). The selection is closed before the order is placed, so an order means
  * its selection was closed, and the consumer of `PaymentAuthorized` finding the order has nothing left to
  * do; a cart that fails at the closing does not hold the paid order back: the order is placed marked
- * `selectionLeftOpen` (that consumer closes it then) and the cart's error answered. A call that finds the
- * order closes the selection again (a no-op). A crash between two steps is repaired by the next call. An embedded
+ * `selectionLeftOpen` (that consumer closes it then) and the cart's error answered. A call after the order
+ * was placed walks the same steps: the catalog commits nothing again, the closing is a no-op, and the placing meets
+ * the attempt's order at its unique key and answers it (the order is not looked for first, issue 28: one statement
+ * fewer a checkout, and a completion's first call is nearly always its only one). A crash between two steps is repaired by the next call. An embedded
  * form's customer address, reported with the result, is where the order goes. When the hold expired and
  * its stock was sold meanwhile, the catalog takes nothing and the hold is lost for good: no order, the
  * payment voided (decision 55), the same answer to every call. A declined or replaced attempt: its hold
@@ -123,23 +125,18 @@ export async function completePaidAttempt(
   }
   // Voided, not replaced: a call before this one found the stock gone; the catalog answers the same entries again.
   if (attempt.status !== 'authorized' && attempt.status !== 'voided') throw new PaymentNotAuthorizedError(attempt.status);
-  let order = await deps.orders.findByPaymentAttempt(paymentAttemptId);
-  if (!order) {
-    const stock = await deps.stock.commitStock(paymentAttemptId);
-    if (stock.unavailable) {
-      await deps.payment.voidAttempt(paymentAttemptId);
-      return { placed: false, unavailable: stock.unavailable };
-    }
-    if (attempt.status === 'voided') throw new Error(`order: attempt ${paymentAttemptId} is voided but its stock is not lost`);
-    const closing = await deps.cart.closeSelection(attempt.selectionId).then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
-    order = await placeOrder(deps, commandOf(attempt), { selectionLeftOpen: closing !== null, lookedNow: true });
-    if (closing) throw closing.error;
-    return { placed: true, order };
+  const stock = await deps.stock.commitStock(paymentAttemptId);
+  if (stock.unavailable) {
+    await deps.payment.voidAttempt(paymentAttemptId);
+    return { placed: false, unavailable: stock.unavailable };
   }
-  await deps.cart.closeSelection(attempt.selectionId);
+  if (attempt.status === 'voided') throw new Error(`order: attempt ${paymentAttemptId} is voided but its stock is not lost`);
+  const closing = await deps.cart.closeSelection(attempt.selectionId).then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  const order = await placeOrder(deps, commandOf(attempt), { selectionLeftOpen: closing !== null });
+  if (closing) throw closing.error;
   return { placed: true, order };
 }
 

@@ -1,12 +1,5 @@
 import { DomainError } from '@commerce/shared-errors';
 
-/** Rolls a placing back when another placing of the same attempt committed first (its number is given back). */
-export class AttemptAlreadyPlaced extends Error {
-  constructor() {
-    super('order: the payment attempt already has an order');
-  }
-}
-
 export class InvalidPagingError extends DomainError {
   constructor(field: 'from' | 'size', message: string) {
     super('ORDER.INVALID_PAGING', 'invalid', { [field]: message });
@@ -16,6 +9,8 @@ export class InvalidPagingError extends DomainError {
 /** Completing an attempt the payment service does not know as paid (unknown, started, declined, cancelled). */
 export class PaymentNotAuthorizedError extends DomainError {
   constructor(status: string) {
-    super('ORDER.PAYMENT_NOT_AUTHORIZED', 'not_acceptable', { payment: status === 'not found' ? 'not found' : `not authorized (${status})` });
+    super('ORDER.PAYMENT_NOT_AUTHORIZED', 'not_acceptable', {
+      payment: status === 'not found' ? 'not found' : `not authorized (${status})`,
+    });
   }
 }

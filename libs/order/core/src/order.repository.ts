@@ -6,16 +6,6 @@ export interface OrderUnitOfWork {
   findByPaymentAttempt(paymentAttemptId: string): Promise<OrderDto | null>;
   /** The order the back office names (our number, or our id), locked for the change; null when unknown. */
   findForUpdate(store: string | null, reference: string): Promise<OrderDto | null>;
-  /**
-   * Takes the store's next order number. The counter row stays locked until the transaction ends, so
-   * placings in one store take turns and a rolled-back placing gives its number back (gap-free).
-   */
-  nextOrderNumber(store: string): Promise<number>;
-  /**
-   * Inserts the order; false, writing nothing, when its payment attempt already has one. `selectionLeftOpen`:
-   * the checkout saga could not close the order's selection (the cart failed), someone must close it later.
-   */
-  insert(order: OrderDto, options?: { selectionLeftOpen?: boolean }): Promise<boolean>;
   /** Writes the order's status, shipments, cancelled lines and invoices (by their ids). */
   update(order: OrderDto): Promise<void>;
   /** Writes events to the outbox, published only once the transaction commits. */
@@ -31,6 +21,19 @@ export interface PlacedCheckout {
 
 export interface OrderRepository {
   transaction<T>(fn: (uow: OrderUnitOfWork) => Promise<T>): Promise<T>;
+  /**
+   * Places an order as one atomic write (issue 28: one statement, where a transaction of five went): takes the
+   * store's next number (the counter row locked until the write ends, so placings in one store take turns), inserts
+   * `orderOf(number)`, counts it for its customer and writes `eventsOf(order)` to the outbox, published once it is
+   * committed. Null, writing nothing and giving the number back (gap-free), when the order's payment attempt has an
+   * order already. `selectionLeftOpen`: the checkout saga could not close the order's selection (the cart failed),
+   * someone must close it later.
+   */
+  place(
+    orderOf: (number: string) => OrderDto,
+    eventsOf: (order: OrderDto) => EventEnvelope[],
+    options?: { selectionLeftOpen?: boolean },
+  ): Promise<OrderDto | null>;
   findById(id: string): Promise<OrderDto | null>;
   findByPaymentAttempt(paymentAttemptId: string): Promise<OrderDto | null>;
   /** The attempt's order number and whether its selection was left open (one read of the order's row); null: no order. */
