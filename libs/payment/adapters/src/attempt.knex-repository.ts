@@ -1,4 +1,4 @@
-import { enqueue } from '@commerce/shared-bus';
+import { enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
 import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import type { AttemptRepository, StoredAttempt } from '@commerce/payment-core';
 import type { AttemptStatus, PaymentAddress } from '@commerce/payment-contracts';
@@ -30,6 +30,41 @@ const UNIQUE_VIOLATION = '23505';
 
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
+/** The columns an insert writes, in the order of `insertSql`'s values. */
+const INSERTED = [
+  'id',
+  'payment_method',
+  'provider',
+  'status',
+  'selection_id',
+  'amount_minor',
+  'currency',
+  'country',
+  'provider_reference',
+  'return_url',
+  'failed_url',
+  'address',
+  'customer_address',
+  'order_draft',
+  'provider_data',
+  'created_at',
+] as const;
+const JSONB = new Set<string>(['address', 'customer_address', 'order_draft', 'provider_data']);
+
+/**
+ * `sql` with its named bindings (`:name`, never a `::` cast) as `Db.query`'s positional ones, in the order they
+ * appear: the outbox's shared input relation (`outboxInputSql`) inside a statement of this repository's own.
+ */
+function positional(sql: string, named: Record<string, unknown>): { sql: string; bindings: unknown[] } {
+  const bindings: unknown[] = [];
+  const text = sql.replace(/(?<!:):([A-Za-z]\w*)/g, (_, name: string) => {
+    if (!(name in named)) throw new Error(`attempts: no binding for :${name}`);
+    bindings.push(named[name]);
+    return '?';
+  });
+  return { sql: text, bindings };
+}
+
 const toAttempt = (r: AttemptRow): StoredAttempt => ({
   attemptId: r.id,
   paymentMethod: r.payment_method,
@@ -54,9 +89,22 @@ const toAttempt = (r: AttemptRow): StoredAttempt => ({
 export function createAttemptRepository(db: Db): AttemptRepository {
   /** The provider's data with `data`'s keys set (a shallow merge, in the statement that writes it). */
   const mergedJson = (data: Record<string, unknown>) => db.knex.raw('provider_data || ?::jsonb', [JSON.stringify(data)]);
+  const attempts = `${db.schema}.attempts`;
   const find = async (id: string, trx?: Knex.Transaction, lock = false) => {
     const q = db.table('attempts', trx).where({ id }).first();
     const row = (await (lock ? q.forUpdate() : q)) as AttemptRow | undefined;
+    return row ? toAttempt(row) : null;
+  };
+  // The checkout's statements as fixed texts on `Db.query` (prepared on Postgres, no query builder: issue 28).
+  const findSql = `select * from ${attempts} where id = ? limit 1`;
+  const byReferenceSql = `select * from ${attempts} where provider = ? and provider_reference = ? limit 1`;
+  // A new attempt of a selection without a live one: inserted. Any other (the id taken: a repeated start; the selection's
+  // live slot taken: the unique index `attempts_one_live_per_selection`) inserts nothing, and the transaction below runs.
+  const insertSql = `insert into ${attempts} (${INSERTED.join(', ')})
+    values (${INSERTED.map((c) => (JSONB.has(c) ? 'cast(? as jsonb)' : c === 'created_at' ? 'cast(? as timestamptz)' : '?')).join(', ')})
+    on conflict do nothing returning *`;
+  const findOne = async (sql: string, bindings: unknown[]) => {
+    const [row] = await db.query<AttemptRow>(sql, bindings);
     return row ? toAttempt(row) : null;
   };
   return {
@@ -79,6 +127,11 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         provider_data: JSON.stringify(a.providerData),
         created_at: a.createdAt,
       };
+      const [fresh] = await db.query<AttemptRow>(
+        insertSql,
+        INSERTED.map((c) => row[c]),
+      );
+      if (fresh) return { attempt: toAttempt(fresh), created: true, replaced: [], authorized: null };
       // Starts of one selection queue on a lock of the selection (held to the end of the transaction), so each
       // finds the one before it; should two still meet, the unique index refuses one, which runs again.
       for (let run = 1; ; run++) {
@@ -147,34 +200,40 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         return toAttempt(updated!);
       });
     },
-    find: (id) => find(id),
-    async findByReference(provider, reference) {
-      const row = (await db.table('attempts').where({ provider, provider_reference: reference }).first()) as AttemptRow | undefined;
-      return row ? toAttempt(row) : null;
-    },
+    find: (id) => findOne(findSql, [id]),
+    findByReference: (provider, reference) => findOne(byReferenceSql, [provider, reference]),
     async transition(id, from, to, patch, events) {
-      return db.transaction(async (trx) => {
-        // The update takes the row's lock and checks the status under it: the first verdict decides.
-        const [updated] = (await db
-          .table('attempts', trx)
-          .where({ id })
-          .whereIn('status', from)
-          .update({
-            status: to,
-            ...(patch.customerAddress !== undefined
-              ? { customer_address: patch.customerAddress ? JSON.stringify(patch.customerAddress) : null }
-              : {}),
-            ...(patch.providerData ? { provider_data: mergedJson(patch.providerData) } : {}),
-            // Voided at the provider: nothing left due there.
-            ...(to === 'voided' ? { provider_void_due: false } : {}),
-            updated_at: db.knex.fn.now(),
-          })
-          .returning('*')) as AttemptRow[];
-        if (!updated) return null;
-        const next = toAttempt(updated);
-        await enqueue(db, trx, events(next));
-        return next;
-      });
+      // One statement, atomic without a transaction: the update takes the row's lock and checks the status under
+      // it (the first verdict decides), and the change's events go to the outbox only if a row moved.
+      const sets = ['status = :to'];
+      if (patch.customerAddress !== undefined) sets.push('customer_address = cast(:customerAddress as jsonb)');
+      if (patch.providerData) sets.push('provider_data = provider_data || cast(:providerData as jsonb)');
+      // Voided at the provider: nothing left due there.
+      if (to === 'voided') sets.push('provider_void_due = false');
+      sets.push('updated_at = now()');
+      const outbox =
+        events.length === 0
+          ? ''
+          : `, input as (${outboxInputSql}), written as (${outboxInsertSql(
+              '(select * from input where exists (select 1 from moved)) as due',
+              `${db.schema}.outbox`,
+            )})`;
+      const statement = positional(
+        `with moved as (update ${attempts} set ${sets.join(', ')} where id = :id and status = any(cast(:from as text[])) returning *)${outbox}
+          select * from moved`,
+        {
+          to,
+          customerAddress: patch.customerAddress ? JSON.stringify(patch.customerAddress) : null,
+          providerData: JSON.stringify(patch.providerData ?? {}),
+          id,
+          from,
+          ...(events.length === 0 ? {} : outboxBatch(events)),
+        },
+      );
+      const [updated] = await db.query<AttemptRow>(statement.sql, statement.bindings);
+      if (!updated) return null;
+      if (events.length > 0) outboxWritten(db);
+      return toAttempt(updated);
     },
     async mergeProviderData(id, data) {
       const [updated] = (await db

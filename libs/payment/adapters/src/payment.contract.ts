@@ -231,36 +231,64 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
     });
 
-    it('a checkout’s payment steps read each attempt row once: writes return the row and check it under its lock, a decided attempt takes no transaction (issue 28)', async () => {
+    it('a checkout’s payment steps take one statement each, its Approve two, and no transaction: a start stores its redirect with the attempt, writes return the row and check it under its lock with their events in the same statement (issue 28)', async () => {
       const seen: string[] = [];
-      const listen = (q: { sql: string }) => void seen.push(q.sql);
+      const listen = (q: { sql: string }) => void seen.push(q.sql.trim());
+      /** What `run` sent to the database, statement by statement (the relay is not started here: none of its own). */
       const counted = async <T>(run: () => Promise<T>) => {
         seen.length = 0;
         database.knex.on('query', listen);
         try {
-          return await run();
+          return { result: await run(), statements: [...seen] };
         } finally {
           database.knex.off('query', listen);
         }
       };
-      // The statements on the attempts table and the transactions opened (the relay's own are on the outbox).
-      const onAttempts = () => seen.filter((sql) => sql.includes('"attempts"')).length;
-      const transactions = () => seen.filter((sql) => /^begin/i.test(sql.trim()) && !sql.includes('outbox')).length;
+      const transactions = (statements: string[]) => statements.filter((sql) => /^(begin|start transaction)/i.test(sql)).length;
 
-      const started = await counted(() => payment.client.startAttempt(command()));
-      // The live read (under the selection's lock) and the insert returning the row; the start's update returning it,
-      // on its own (nothing to publish).
-      expect(onAttempts()).toBe(3);
-      expect(transactions()).toBe(1);
-      const fields = returnParams(settings, started.attempt, true);
-      await counted(() => payment.client.verifyResult(fields));
-      // The lookup by reference and the update that checks the status under the row's lock, returning the row.
-      expect(onAttempts()).toBe(2);
-      const again = await counted(() => payment.client.verifyResult(fields));
-      // Decided already: the lookup alone, no transaction.
-      expect(onAttempts()).toBe(1);
-      expect(transactions()).toBe(0);
+      // The start: one insert returning the row, with the provider's reference (a redirect asks no one to start).
+      const { result: started, statements: start } = await counted(() => payment.client.startAttempt(command()));
+      expect(start).toHaveLength(1);
+      expect(start[0]).toMatch(/^insert into/i);
+      expect(started.attempt.providerReference).toMatch(/^TP/);
+      expect(await payment.client.getAttempt(started.attempt.attemptId)).toMatchObject({
+        status: 'started',
+        providerReference: started.attempt.providerReference,
+      });
+      // The Approve at the provider's page: the attempt read once (its webhook reuses it), the authorization and its event
+      // in one update.
+      const url = (started.action as { url: string }).url;
+      const { result: back, statements: approve } = await counted(() => postForm(`${url}/decision`, { decision: 'approve' }));
+      expect(back.status).toBe(303);
+      expect(approve).toHaveLength(2);
+      expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
+      // The visitor's return: decided already, the lookup alone.
+      const fields = queryOf(back.headers.get('location')!);
+      const { result: again, statements: result } = await counted(() => payment.client.verifyResult(fields));
+      expect(result).toHaveLength(1);
       expect(again).toMatchObject({ outcome: 'authorized', attempt: { attemptId: started.attempt.attemptId, status: 'authorized' } });
+      expect(transactions([...start, ...approve, ...result])).toBe(0);
+
+      // A return before the webhook: the lookup and the update that checks the status under the row's lock.
+      const other = await payment.client.startAttempt(command());
+      const { result: first, statements: verdict } = await counted(() =>
+        payment.client.verifyResult(returnParams(settings, other.attempt, true)),
+      );
+      expect(verdict).toHaveLength(2);
+      expect(first.outcome).toBe('authorized');
+      expect(await events(other.attempt.attemptId, PaymentAuthorized.type)).toBe(1);
+      // A verdict about an attempt read before another decided it: the update under the row's lock moves nothing, and
+      // writes no event; the decided attempt is read.
+      const stale = {
+        ...(await payment.useCases.attemptByReference('test', other.attempt.providerReference))!,
+        status: 'started' as const,
+      };
+      const { statements: late } = await counted(() =>
+        payment.useCases.notify('test', { headers: {}, body: notificationOf(settings, other.attempt, false) }, stale),
+      );
+      expect(late).toHaveLength(2);
+      expect(await payment.client.getAttempt(other.attempt.attemptId)).toMatchObject({ status: 'authorized' });
+      expect(await events(other.attempt.attemptId, 'PaymentDeclined')).toBe(0);
     });
 
     it('starting an attempt twice answers the same attempt; a newer attempt of the selection cancels the older', async () => {

@@ -89,9 +89,10 @@ export function createPaymentPagesRouter(payment: PaymentUseCases, options: Paym
     const attempt = await findIn(options.hosted, ctx.params['reference']!);
     if (!attempt) return page(ctx, 404, 'Payment', '<p>No such payment.</p>');
     const approved = (await readForm(ctx))['decision'] === 'approve';
-    // The PSP's side: it notifies the shop's webhook, then sends the visitor back with signed parameters.
+    // The PSP's side: it notifies the shop's webhook, then sends the visitor back with signed parameters. The attempt
+    // just read goes with the notification, so it is not looked up again.
     if (attempt.status === 'started')
-      await payment.notify(attempt.provider, { headers: {}, body: notificationOf(settings, attempt, approved) });
+      await payment.notify(attempt.provider, { headers: {}, body: notificationOf(settings, attempt, approved) }, attempt);
     ctx.status = 303;
     ctx.redirect(withQuery(approved ? attempt.returnUrl : attempt.failedUrl, returnParams(settings, attempt, approved)));
   });

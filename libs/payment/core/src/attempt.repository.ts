@@ -13,7 +13,8 @@ export interface AttemptRepository {
    * Inserts the attempt unless one has its id, as the one live attempt of its selection (DESIGN §8): in one
    * transaction the selection's other started attempts are cancelled (`replaced`, with their
    * `PaymentCancelled`), and nothing is inserted while another attempt of the selection is authorized
-   * (`authorized`: that one). The stored one, and whether this call made it.
+   * (`authorized`: that one). The stored one, and whether this call made it. A new id of a selection without a
+   * live attempt (a checkout's first start) takes one statement, the database's unique index its guard.
    */
   insert(
     attempt: StoredAttempt,
@@ -36,15 +37,16 @@ export interface AttemptRepository {
   find(attemptId: string): Promise<StoredAttempt | null>;
   findByReference(provider: string, providerReference: string): Promise<StoredAttempt | null>;
   /**
-   * Moves the attempt from one of `from` to `to` under its row lock, with the events of the change in the
-   * same transaction; null when it is not in one of `from` (someone else decided first).
+   * Moves the attempt from one of `from` to `to` under its row lock, with the events of the change (made by the
+   * caller from the attempt it read: they name only what a change never alters) written in the same statement,
+   * only if the change happens; null when it is not in one of `from` (someone else decided first).
    */
   transition(
     attemptId: string,
     from: AttemptStatus[],
     to: AttemptStatus,
     patch: { customerAddress?: PaymentAddress | null; providerData?: Record<string, unknown> },
-    events: (attempt: StoredAttempt) => EventEnvelope[],
+    events: EventEnvelope[],
   ): Promise<StoredAttempt | null>;
   /** Merges into the provider's data (the test pages record the visitor's choice). */
   mergeProviderData(attemptId: string, data: Record<string, unknown>): Promise<StoredAttempt | null>;

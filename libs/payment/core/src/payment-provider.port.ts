@@ -41,6 +41,13 @@ export interface ProviderNotification {
  */
 export interface PaymentProvider {
   readonly name: string;
+  /**
+   * Its `start` asks no one: the answer is a function of the attempt and the provider's settings (a signed
+   * redirect, a form, an embedded page of its own), so the use case may ask it before the attempt is stored
+   * and store its reference with the attempt in one statement (issue 28). A provider that calls its PSP to
+   * start, or decides at once (an invoice), leaves it unset: it is asked only once the attempt is stored.
+   */
+  readonly startsLocally?: boolean;
   start(request: ProviderStart): Promise<ProviderStarted>;
   /** The provider reference named by the return fields, or null when they are not this provider's. */
   referenceOf(fields: Record<string, string>): string | null;

@@ -57,8 +57,12 @@ const VERDICT_FROM: AttemptStatus[] = ['started', 'cancelled'];
 const SWEEP_BATCH = 100;
 
 export interface PaymentUseCases extends PaymentClient {
-  /** A provider's webhook: verified, applied (idempotently), answered as the provider expects. */
-  notify(provider: string, notification: ProviderNotification): Promise<string>;
+  /**
+   * A provider's webhook: verified, applied (idempotently), answered as the provider expects. `known`: an attempt
+   * the caller has just read (the test pages, the provider's side served here): a verdict about it is applied
+   * without reading it again (its status is checked again under the row's lock, as any verdict's).
+   */
+  notify(provider: string, notification: ProviderNotification, known?: StoredAttempt): Promise<string>;
   /** The attempt a provider reference names (the test pages). */
   attemptByReference(provider: string, providerReference: string): Promise<StoredAttempt | null>;
   /** The test pages' record of the visitor's choice (the provider's own side of the payment). */
@@ -121,7 +125,7 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       VERDICT_FROM,
       verdict.outcome,
       verdict.customerAddress ? { customerAddress: verdict.customerAddress } : {},
-      (a) => eventOf(verdict.outcome, a),
+      eventOf(verdict.outcome, attempt),
     );
     return moved ?? (await deps.attempts.find(attempt.attemptId))!;
   }
@@ -138,7 +142,7 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       ['cancelled'],
       'voided',
       voided.providerData ? { providerData: voided.providerData } : {},
-      (a) => eventOf('voided', a),
+      eventOf('voided', attempt),
     );
     return moved ?? (await deps.attempts.find(attempt.attemptId))!;
   }
@@ -161,35 +165,53 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       const method = methodOf(command.paymentMethod);
       if (!method) throw new PaymentMethodNotFoundError();
       const provider = providerOf(method.provider);
+      const draft: StoredAttempt = {
+        attemptId: command.attemptId,
+        paymentMethod: method.paymentMethod,
+        provider: provider.name,
+        status: 'started',
+        selectionId: command.selectionId,
+        amountMinor: command.amountMinor,
+        currency: command.currency,
+        country: command.address.country,
+        providerReference: '',
+        address: command.address,
+        customerAddress: null,
+        orderDraft: command.orderDraft,
+        createdAt: now().toISOString(),
+        returnUrl: command.returnUrl,
+        failedUrl: command.failedUrl,
+        providerData: {},
+        replaced: false,
+      };
+      // A provider that asks no one to start (a signed redirect or form) is asked first, and its start is stored with
+      // the attempt by the insert (issue 28); any other is asked once the attempt is stored, and its start recorded after.
+      const early = provider.startsLocally
+        ? await provider.start({ attempt: publicAttempt(draft), returnUrl: draft.returnUrl, failedUrl: draft.failedUrl })
+        : undefined;
+      const local = early && !early.outcome ? early : undefined;
       const { attempt, created, replaced, authorized } = await deps.attempts.insert(
-        {
-          attemptId: command.attemptId,
-          paymentMethod: method.paymentMethod,
-          provider: provider.name,
-          status: 'started',
-          selectionId: command.selectionId,
-          amountMinor: command.amountMinor,
-          currency: command.currency,
-          country: command.address.country,
-          providerReference: '',
-          address: command.address,
-          customerAddress: null,
-          orderDraft: command.orderDraft,
-          createdAt: now().toISOString(),
-          returnUrl: command.returnUrl,
-          failedUrl: command.failedUrl,
-          providerData: {},
-          replaced: false,
-        },
+        local
+          ? {
+              ...draft,
+              providerReference: local.providerReference,
+              providerData: local.providerData ?? {},
+              customerAddress: local.customerAddress ?? null,
+            }
+          : draft,
         (a) => eventOf('cancelled', a),
       );
       // The selection's payment is authorized already: nothing started, that attempt answered (the caller completes it).
       if (authorized) return { attempt: publicAttempt(authorized), action: { action: 'success' } as const };
       await cancelAtProvider(replaced);
       // The provider is asked again for a repeated id: its answer is a function of the attempt (idempotent).
-      const started = await provider.start({ attempt: publicAttempt(attempt), returnUrl: attempt.returnUrl, failedUrl: attempt.failedUrl });
+      const started =
+        created && local
+          ? local
+          : await provider.start({ attempt: publicAttempt(attempt), returnUrl: attempt.returnUrl, failedUrl: attempt.failedUrl });
       let stored = attempt;
-      if (created || !attempt.providerReference) {
+      // A new attempt stored with its start has nothing left to record; a repeated one only when its start never was.
+      if (created ? !local : !attempt.providerReference) {
         const status = started.outcome ?? 'started';
         stored = await deps.attempts.recordStart(
           attempt.attemptId,
@@ -241,9 +263,10 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
     },
 
     async cancelAttempt(attemptId) {
-      const moved = await deps.attempts.transition(attemptId, ['started'], 'cancelled', {}, (a) => eventOf('cancelled', a));
-      const attempt = moved ?? (await deps.attempts.find(attemptId));
-      return attempt ? publicAttempt(attempt) : null;
+      const attempt = await deps.attempts.find(attemptId);
+      if (attempt?.status !== 'started') return attempt ? publicAttempt(attempt) : null;
+      const moved = await deps.attempts.transition(attemptId, ['started'], 'cancelled', {}, eventOf('cancelled', attempt));
+      return publicAttempt(moved ?? (await deps.attempts.find(attemptId))!);
     },
 
     async voidAttempt(attemptId) {
@@ -258,7 +281,7 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
         ['authorized'],
         'voided',
         voided.providerData ? { providerData: voided.providerData } : {},
-        (a) => eventOf('voided', a),
+        eventOf('voided', attempt),
       );
       return publicAttempt(moved ?? (await deps.attempts.find(attemptId))!);
     },
@@ -273,11 +296,14 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
       return provider.addressSearch(identityNumber, country);
     },
 
-    async notify(providerName, notification) {
+    async notify(providerName, notification, known) {
       const provider = deps.providers.get(providerName);
       if (!provider?.verifyNotification) throw new NotificationInvalidError('no notifications for this provider');
       for (const verdict of await provider.verifyNotification(notification)) {
-        const attempt = await deps.attempts.findByReference(provider.name, verdict.providerReference);
+        const attempt =
+          known?.provider === provider.name && known.providerReference === verdict.providerReference
+            ? known
+            : await deps.attempts.findByReference(provider.name, verdict.providerReference);
         // A notification about a payment this service never started (another shop on the same account): accepted, ignored.
         if (!attempt) continue;
         await apply(attempt, verdict).catch((error: unknown) => {

@@ -21,6 +21,8 @@ export function embeddedTestProvider(name: string, settings: TestProviderSetting
   const base = `${settings.publicUrl.replace(/\/$/, '')}/payment/test-embedded`;
   return {
     name,
+    // Its start is the page's address: asked before the attempt is stored, stored with it in one statement.
+    startsLocally: true,
     void: voidTestPayment,
     cancel: cancelTestPayment,
     async start({ attempt }) {

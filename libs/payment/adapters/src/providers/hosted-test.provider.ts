@@ -81,6 +81,8 @@ export function hostedTestProvider(name: string, variant: 'redirect' | 'form', s
   const prefix = variant === 'redirect' ? 'TP' : 'TF';
   return {
     name,
+    // Its start is a signed redirect or form: asked before the attempt is stored, stored with it in one statement.
+    startsLocally: true,
     notificationAnswer: '[accepted]',
     void: voidTestPayment,
     cancel: cancelTestPayment,
