@@ -102,6 +102,62 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(results.filter((r) => r.held)).toHaveLength(4);
     });
 
+    it('a hold of several items is one statement, all or nothing; a commit reads and locks in one, writes in one (issue 28)', async () => {
+      const sent: string[] = [];
+      const listen = (query: { sql: string }) => void sent.push(query.sql.trim().split(/[\s;]+/)[0]!.toLowerCase());
+      const statementsOf = async (run: () => Promise<unknown>) => {
+        sent.length = 0;
+        h.db.knex.on('query', listen);
+        try {
+          await run();
+        } finally {
+          h.db.knex.off('query', listen);
+        }
+        return [...sent];
+      };
+      // One short of three: nothing held, no counter moved (the afterEach checks every counter), no transaction.
+      expect(
+        await statementsOf(async () =>
+          expect(
+            await hold([
+              ['CAFE-BRN-S', 1],
+              ['CAFE-BRN-M', 9],
+              ['CAFE-OAT-S', 1],
+            ]),
+          ).toMatchObject({ held: false }),
+        ),
+      ).toEqual(['with', 'select']);
+      const attempt = randomUUID();
+      expect(
+        await statementsOf(async () =>
+          expect(
+            await hold(
+              [
+                ['CAFE-BRN-S', 1],
+                ['CAFE-BRN-M', 2],
+                ['CAFE-OAT-S', 1],
+              ],
+              randomUUID(),
+              attempt,
+            ),
+          ).toEqual({ held: true }),
+        ),
+      ).toEqual(['with']);
+      expect(await statementsOf(async () => expect(await stock.commitStock(attempt)).toEqual({ committed: 3 }))).toEqual([
+        'begin',
+        'with',
+        'with',
+        'commit',
+      ]);
+      expect([await stockOf('CAFE-BRN-S'), await stockOf('CAFE-BRN-M'), await stockOf('CAFE-OAT-S')]).toEqual([3, 3, 0]);
+      // Committed already: the read alone finds nothing to do.
+      expect(await statementsOf(async () => expect(await stock.commitStock(attempt)).toEqual({ committed: 0 }))).toEqual([
+        'begin',
+        'with',
+        'commit',
+      ]);
+    });
+
     it('a commit decrements the stock once, however often and concurrently it is called, and re-publishes the product', async () => {
       const attempt = randomUUID();
       await hold(

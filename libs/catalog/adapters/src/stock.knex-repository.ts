@@ -1,5 +1,6 @@
 import { outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
 import { stockCommitEvents } from '@commerce/catalog-core';
+import { json } from './catalog-sql';
 import { retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
   itemIdParts,
@@ -32,9 +33,6 @@ interface HoldRow {
   unavailable: number | null;
 }
 
-/** A multi-item hold's transaction given up because an item was short. */
-const SHORT = new Error('short');
-
 /** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
 const HOLD_TRIES = 3;
 
@@ -44,9 +42,9 @@ const HOLD_TRIES = 3;
  * are not limited. A hold of one item is one statement (a guarded `update … set held = held + n where available ≥ n`
  * and the hold's row inserted beside it), so the stock row is locked only while Postgres runs it, never across a
  * round trip: thirty buyers of the last ten items queue for milliseconds, and those who come once it is gone are
- * refused without waiting at all (the row no longer matches). A hold of several items is the same statement in a
- * transaction, its rows locked first in id order (so two holds never deadlock; decision 121), rolled back when one
- * is short. A new attempt of a selection that holds (its older holds are replaced), or an item with expired holds to
+ * refused without waiting at all (the row no longer matches). A hold of several items is one statement too: its rows
+ * locked first in id order (so two holds never deadlock; decision 121), and no counter moved unless every locked row
+ * covers its quantity. A new attempt of a selection that holds (its older holds are replaced), or an item with expired holds to
  * reclaim, takes the locking path: the item rows' locks in id order, then the holds'. Every hold leaving `held`
  * (released, replaced, expired, committed, lost) leaves its item's counter in the same statement.
  * A commit decrements the stock of the attempt's holds not yet committed and marks them committed in the same
@@ -77,23 +75,16 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   const itemOf = (r: ItemRow): ItemRow => ({ ...r, stock: Number(r.stock), held: Number(r.held), divisor: Math.max(1, Number(r.divisor)) });
   const availableOf = (item: ItemRow) => Math.max(0, Math.floor(item.stock / item.divisor) - item.held);
 
-  /** Whether other attempts' expired holds of the item are still counted (`expired`, for a commit). */
+  /** Whether other attempts' expired holds of the item are still counted (`expired`, for a commit: named `at`, `attemptId`). */
   const expiredSql = ` exists (select 1 from ${q('stock_holds')} x
-      where x.item_id = i.id and x.state = 'held' and x.expires_at <= ? and x.attempt_id <> ?) as expired,`;
+      where x.item_id = i.id and x.state = 'held' and x.expires_at <= :at and x.attempt_id <> :attemptId) as expired,`;
 
-  /**
-   * The items, their rows locked in id order (every path that locks items and holds takes the items first); with
-   * `expired`, whether other attempts' expired holds of each are still counted.
-   */
-  const lockItems = async (trx: Knex.Transaction, ids: string[], expired?: { at: Date; attemptId: string }) =>
+  /** The items, their rows locked in id order (every path that locks items and holds takes the items first). */
+  const lockItems = async (trx: Knex.Transaction, ids: string[]) =>
     new Map(
       (
-        (
-          await trx.raw(`${itemsSql(expired ? expiredSql : '')} where i.id in ${idsIn} order by i.id for update of i`, [
-            ...(expired ? [expired.at, expired.attemptId] : []),
-            JSON.stringify([...ids].sort()),
-          ])
-        ).rows as ItemRow[]
+        (await trx.raw(`${itemsSql()} where i.id in ${idsIn} order by i.id for update of i`, [JSON.stringify([...ids].sort())]))
+          .rows as ItemRow[]
       ).map((r) => [r.id, itemOf(r)]),
     );
 
@@ -153,8 +144,9 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
    * the item covers it (Postgres re-checks the guard on the row's newest version after a concurrent hold), and the
    * hold's rows are inserted beside them when every item was covered. `blocked`: the attempt already holds, the
    * selection holds (to be replaced), or an item has expired holds to reclaim; then the locking path decides. Of
-   * several items the rows are locked first, in id order (decision 121), and the statement runs in a transaction
-   * that is rolled back when one of them is short; one item needs neither.
+   * several items the rows are locked first, in id order (decision 121); a locking read answers each row's newest
+   * version, so `enough` (every locked row covers its quantity) is exact under the locks, and no counter moves
+   * unless it holds: all or nothing in one statement, without a transaction. One item needs no lock first.
    */
   const holdSql = (several: boolean) =>
     `with wanted as (select w.id, w.quantity from json_to_recordset(cast(? as json)) as w(id text, quantity integer)),
@@ -165,13 +157,16 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       union all select 1 from ${q('stock_holds')} where item_id in (select id from wanted) and state = 'held' and expires_at <= ?),
     ${
       several
-        ? `locked as (select i.id from ${q('items')} i where i.id in (select id from wanted) and not exists (select 1 from blocked) order by i.id for update),`
+        ? `locked as materialized (select i.id, i.stock, i.held from ${q('items')} i
+          where i.id in (select id from wanted) and not exists (select 1 from blocked) order by i.id for update),
+    enough as (select count(*) = (select count(*) from wanted) as ok from locked l join wanted w on w.id = l.id join info on info.id = l.id
+      where info.unlimited or l.stock / greatest(info.divisor, 1) - l.held >= w.quantity),`
         : ''
     }
     bumped as (
       update ${q('items')} t set held = t.held + w.quantity
-      from wanted w join info on info.id = w.id ${several ? 'join locked on locked.id = w.id' : ''}
-      where t.id = w.id and not exists (select 1 from blocked)
+      from wanted w join info on info.id = w.id
+      where t.id = w.id and not exists (select 1 from blocked) ${several ? 'and (select ok from enough)' : ''}
         and (info.unlimited or t.stock / greatest(info.divisor, 1) - t.held >= w.quantity)
       returning t.id),
     inserted as (
@@ -197,19 +192,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       at,
       at,
     ];
-    if (wanted.size === 1)
-      return (await db.query<{ held: number; blocked: boolean }>(holdSql(false), bindings))[0] ?? { held: 0, blocked: true };
-    let answer = { held: 0, blocked: true };
-    await db
-      .transaction(async (trx) => {
-        answer = ((await trx.raw(holdSql(true), bindings)).rows as Array<typeof answer>)[0] ?? answer;
-        // One item short: the others' counters go back down with the transaction.
-        if (!answer.blocked && Number(answer.held) !== wanted.size) throw SHORT;
-      })
-      .catch((error: unknown) => {
-        if (error !== SHORT) throw error;
-      });
-    return answer;
+    return (await db.query<{ held: number; blocked: boolean }>(holdSql(wanted.size > 1), bindings))[0] ?? { held: 0, blocked: true };
   };
 
   /** The items as they are now (no lock): what a refused hold tells. */
@@ -328,26 +311,35 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
         // The items first, then the holds, as a hold takes them (items, then the selection's older holds it
         // replaces): the other order deadlocked a commit beside a new payment of the same selection. The
         // attempt's items, and what its stock events name of them, never change once it holds: read before any lock.
-        const named = (
+        // One statement reads them, then locks the items in id order (each locking read answers the row's newest
+        // version), then the attempt's holds (their read waits on `locked`): a concurrent commit waits on the items,
+        // then finds the holds committed (or lost).
+        const read = (
           await trx.raw(
-            `select h.item_id as id, i.sku, i.ean, v.external_id as variation, s.external_id as size, p.id as product_id, p.external_id
+            `with named as materialized (select h.item_id as id, i.sku, i.ean, v.external_id as variation, s.external_id as size,
+                p.id as product_id, p.external_id
               from ${q('stock_holds')} h
               left join ${q('items')} i on i.id = h.item_id
               left join ${q('variants')} v on v.id = i.variant_id
               left join ${q('products')} p on p.id = v.product_id
               left join ${q('sizes')} s on s.id = i.size_id
-              where h.attempt_id = ? order by p.id, h.item_id`,
-            [attemptId],
+              where h.attempt_id = :attemptId),
+            locked as materialized (${itemsSql(expiredSql)}
+              where i.id in (select id from named) order by i.id for update of i),
+            holds as materialized (select item_id, quantity, state, unavailable from ${q('stock_holds')}
+              where attempt_id = :attemptId and (select count(*) from locked) >= 0 order by item_id for update)
+            select (select coalesce(json_agg(n order by n.product_id, n.id), '[]') from named n) as named,
+              (select coalesce(json_agg(l), '[]') from locked l) as items,
+              (select coalesce(json_agg(h order by h.item_id), '[]') from holds h) as holds`,
+            { attemptId, at },
           )
-        ).rows as Array<{ id: string; sku: string; ean: string; variation: string; size: string; product_id: number; external_id: string }>;
+        ).rows[0] as { named: unknown; items: unknown; holds: unknown };
+        const named = json<
+          Array<{ id: string; sku: string; ean: string; variation: string; size: string; product_id: number; external_id: string }>
+        >(read.named);
         if (named.length === 0) return { committed: 0 };
-        const items = await lockItems(
-          trx,
-          named.map((r) => r.id),
-          { at, attemptId },
-        );
-        // Locks the attempt's holds: a concurrent commit waits here, then finds them committed (or lost).
-        const all = (await db.table('stock_holds', trx).where({ attempt_id: attemptId }).orderBy('item_id').forUpdate()) as HoldRow[];
+        const items = new Map(json<ItemRow[]>(read.items).map((r) => [r.id, itemOf(r)]));
+        const all = json<HoldRow[]>(read.holds);
         const lost = all.filter((h) => h.state === 'lost');
         if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
         const holds = all.filter((h) => h.state !== 'committed');
