@@ -4,13 +4,13 @@ import { chunks, table, uriRunEnd, uriTaken, type SqlScope } from './catalog-sql
 
 const REF_TABLES: Record<RefKind, string> = { brand: 'brands', collection: 'collections' };
 
-interface RefRow {
+export interface RefRow {
   id: number;
   external_id: string;
   name: string;
   uri: string;
 }
-const toRef = (r: RefRow): CatalogRef => ({ id: r.id, externalId: r.external_id, name: r.name, uri: r.uri });
+export const toRef = (r: RefRow): CatalogRef => ({ id: r.id, externalId: r.external_id, name: r.name, uri: r.uri });
 
 /** Brands or collections by id; unknown ids are left out. */
 export async function refsById(scope: SqlScope, kind: RefKind, ids: Array<number | null>): Promise<Map<number, CatalogRef>> {

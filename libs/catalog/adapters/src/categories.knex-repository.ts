@@ -2,7 +2,7 @@ import { categoryTreeOrder, type CategoriesRepository, type Category } from '@co
 import type { Db, Knex } from '@commerce/shared-db';
 import { chunks, json, nextval, qualified, table, uriRunEnd, uriTaken, type SqlScope } from './catalog-sql';
 
-interface CategoryRow {
+export interface CategoryRow {
   id: number;
   external_id: string;
   name: string;
@@ -13,7 +13,7 @@ interface CategoryRow {
   name_path: unknown;
 }
 
-const toCategory = (r: CategoryRow): Category => ({
+export const toCategory = (r: CategoryRow): Category => ({
   id: r.id,
   externalId: r.external_id,
   name: r.name,

@@ -27,21 +27,25 @@ export async function deliveryWindowSpans(scope: SqlScope, variationExternalIds:
     .knex(`${q('delivery_window_variations')} as dwv`)
     .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')
     .whereIn('dwv.variation_external_id', variationExternalIds)
-    .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as Array<{
-    external_id: string;
-    variation_external_id: string;
-    status: string;
-    starts_at: Date | string | null;
-    stops_at: Date | string | null;
-  }>;
-  return spans.map((s) => ({
-    windowExternalId: s.external_id,
-    variationExternalId: s.variation_external_id,
-    status: s.status,
-    startsAt: isoOrNull(s.starts_at),
-    stopsAt: isoOrNull(s.stops_at),
-  }));
+    .select('dw.external_id', 'dwv.variation_external_id', 'dw.status', 'dw.starts_at', 'dw.stops_at')) as DeliveryWindowSpanRow[];
+  return spans.map(toDeliveryWindowSpan);
 }
+
+/** A window a variation is in, as `deliveryWindowSpans` reads it. */
+export interface DeliveryWindowSpanRow {
+  external_id: string;
+  variation_external_id: string;
+  status: string;
+  starts_at: Date | string | null;
+  stops_at: Date | string | null;
+}
+export const toDeliveryWindowSpan = (s: DeliveryWindowSpanRow): DeliveryWindowSpan => ({
+  windowExternalId: s.external_id,
+  variationExternalId: s.variation_external_id,
+  status: s.status,
+  startsAt: isoOrNull(s.starts_at),
+  stopsAt: isoOrNull(s.stops_at),
+});
 
 async function loadDeliveryWindows(scope: SqlScope, externalIds?: string[]): Promise<DeliveryWindow[]> {
   const query = table(scope, 'delivery_windows').orderBy('external_id');

@@ -2,7 +2,7 @@ import type { Pricelist, PricelistItem, PricesRepository } from '@commerce/catal
 import type { Db, Knex } from '@commerce/shared-db';
 import { chunks, int, table, type SqlScope } from './catalog-sql';
 
-interface PricelistItemRow {
+export interface PricelistItemRow {
   pricelist: string;
   product_external_id: string;
   variation_external_id: string;
@@ -10,14 +10,14 @@ interface PricelistItemRow {
   price_before_discount: number | string | null;
 }
 
-const toPricelistItem = (r: PricelistItemRow): PricelistItem => ({
+export const toPricelistItem = (r: PricelistItemRow): PricelistItem => ({
   pricelist: r.pricelist,
   productExternalId: r.product_external_id,
   variationExternalId: r.variation_external_id,
   price: int(r.price),
   priceBeforeDiscount: r.price_before_discount === null ? null : int(r.price_before_discount),
 });
-const toPricelist = (r: Record<string, string>): Pricelist => ({
+export const toPricelist = (r: Record<string, string>): Pricelist => ({
   externalId: r['external_id']!,
   store: r['store']!,
   type: r['type']!,

@@ -1,6 +1,11 @@
-import { productUpsertedEvents, type Category, type ProductKey } from '@commerce/catalog-core';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { catalogSettings, productUpsertedEvents, type Category, type ProductKey } from '@commerce/catalog-core';
+import { parseStoreConfig } from '@commerce/shared-config';
 import type { DbEngine } from '@commerce/shared-db';
 import { createCatalogRepository } from './catalog.knex-repository';
+import { parseDemoCatalog } from './demo-catalog';
+import { loadProducts } from './products.knex-repository';
 import { catalogHarness, countRows } from './testing/catalog-harness';
 import { soapProduct } from './testing/soap-product.fixture';
 
@@ -138,6 +143,49 @@ export function productsContract(openEngine: () => DbEngine): void {
       expect(await repo.transaction((uow) => uow.marketsAndWarehouses.findWarehouse('W-NEVER'))).toBeNull();
       expect(await countRows(db, 'outbox')).toBe(outboxBefore);
     });
+
+    it('reads products with their views in one statement, equal to the reads of each part (issue 28)', async () => {
+      const config = (name: string): unknown => JSON.parse(readFileSync(resolve(__dirname, `../../../../infra/config/${name}`), 'utf8'));
+      const demo = parseDemoCatalog(config('demo-catalog.json'));
+      const { db, catalog } = await catalogHarness(openEngine(), catalogSettings(parseStoreConfig(config('demo-store.json'))));
+      // The demo catalog: a category tree, brands, collections, size tables, three pricelists; and a delivery window.
+      await catalog.syncCategories();
+      for (const m of demo.markets) await catalog.applyMarketUpsert(m);
+      for (const w of demo.warehouses) await catalog.applyWarehouseUpsert(w);
+      for (const s of demo.sizes) await catalog.applySizeUpsert(s);
+      for (const p of demo.pricelists) await catalog.applyPricelistUpsert(p);
+      await catalog.applyProductUpserts(demo.products);
+      await catalog.applyDeliveryWindowUpsert({
+        id: 'DW-1',
+        status: 'active',
+        description: 'Spring',
+        startdate: '2026-03-01',
+        stopdate: '2026-04-01',
+        variations: [{ id: demo.products[0]!.variations![0]!.id }, { id: demo.products[1]!.variations![0]!.id }],
+      });
+      const repo = createCatalogRepository(db);
+      const ids = [...(await repo.listProductIds(0, 1000)), 999_999];
+      const sent: string[] = [];
+      const listen = (query: { sql: string }) => void sent.push(query.sql);
+      db.knex.on('query', listen);
+      const views = await repo.loadProducts(ids);
+      const some = [views[0]!.product.variants[0]!.id, views[3]!.product.variants.at(-1)!.id, views[3]!.product.variants[0]!.id, 999_999];
+      const ofVariants = await repo.loadProductsOfVariants(some);
+      db.knex.off('query', listen);
+      expect(sent).toHaveLength(2);
+      expect(views).toHaveLength(ids.length - 1);
+      expect(views.some((v) => v.deliveryWindows.length > 0 && v.prices.length > 0 && v.brand && v.collection)).toBe(true);
+      expect([...views[0]!.categories.values()].some((c) => c.parentId !== null)).toBe(true);
+      // The same as each part read on its own: the products, then what their views add.
+      const products = await loadProducts({ db }, ids);
+      expect(views.map((v) => v.product)).toEqual(products);
+      expect(views).toEqual(await repo.productViews(products));
+      // The products of the variants asked for, the unknown left out; their views as those two read alone.
+      expect(ofVariants.map((v) => v.product).sort((a, b) => a.id - b.id)).toEqual([views[0]!.product, views[3]!.product]);
+      expect([...ofVariants].sort((a, b) => a.product.id - b.product.id)).toEqual(
+        await repo.productViews([views[0]!.product, views[3]!.product]),
+      );
+    }, 60_000);
 
     it('joins the transaction it is bound to instead of opening one: the caller’s rollback takes its writes too', async () => {
       const { db, catalog } = await harness();

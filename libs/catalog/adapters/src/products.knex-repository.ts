@@ -1,6 +1,6 @@
 import type { Product, ProductKey, ProductsRepository, RefKind } from '@commerce/catalog-core';
 import type { Db, Knex } from '@commerce/shared-db';
-import { chunks, groupBy, qualified, table, type SqlScope } from './catalog-sql';
+import { chunks, groupBy, json, qualified, table, type SqlScope } from './catalog-sql';
 import {
   ITEM_COLUMNS,
   ITEM_STOCK_COLUMNS,
@@ -49,9 +49,20 @@ export async function loadProducts(scope: SqlScope, ids: number[]): Promise<Prod
           ),
         )) as Array<ItemRow & { item_stock: ItemStockRow[] | string }>)
     : [];
-  const stockOf = new Map(
-    items.map((i) => [i.id, typeof i.item_stock === 'string' ? (JSON.parse(i.item_stock) as ItemStockRow[]) : i.item_stock]),
-  );
+  return productsOfRows(rows, variants, items, ids);
+}
+
+/**
+ * Products from their rows: variants in (product, position) order, items in (variant, position) order with their
+ * per-warehouse stock (`item_stock`); in the order of `ids`, or of the rows.
+ */
+export function productsOfRows(
+  rows: ProductRow[],
+  variants: VariantRow[],
+  items: Array<ItemRow & { item_stock: ItemStockRow[] | string }>,
+  ids: number[] = rows.map((r) => r.id),
+): Product[] {
+  const stockOf = new Map(items.map((i) => [i.id, json<ItemStockRow[]>(i.item_stock)]));
   const itemsOf = groupBy(items, (i) => i.variant_id);
   const variantsOf = groupBy(variants, (v) => v.product_id);
   const byId = new Map(rows.map((r) => [r.id, toProduct(r, variantsOf.get(r.id) ?? [], itemsOf, stockOf)]));

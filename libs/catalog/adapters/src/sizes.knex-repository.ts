@@ -11,7 +11,7 @@ interface SizeRow {
   comment: string;
   size_table_external_id: string | null;
 }
-interface SizeTableRow {
+export interface SizeTableRow {
   external_id: string;
   description: string;
   stock_divisor: number;
@@ -27,7 +27,7 @@ const toSize = (r: SizeRow): Size => ({
   comment: r.comment,
   sizeTableExternalId: r.size_table_external_id,
 });
-const toSizeTable = (r: SizeTableRow): SizeTable => ({
+export const toSizeTable = (r: SizeTableRow): SizeTable => ({
   externalId: r.external_id,
   description: r.description,
   stockDivisor: r.stock_divisor,

@@ -104,7 +104,13 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
 
     it('a hold of several items is one statement, all or nothing; a commit reads and locks in one, writes in one (issue 28)', async () => {
       const sent: string[] = [];
-      const listen = (query: { sql: string }) => void sent.push(query.sql.trim().split(/[\s;]+/)[0]!.toLowerCase());
+      const listen = (query: { sql: string }) =>
+        void sent.push(
+          query.sql
+            .trim()
+            .split(/[\s;]+/)[0]!
+            .toLowerCase(),
+        );
       const statementsOf = async (run: () => Promise<unknown>) => {
         sent.length = 0;
         h.db.knex.on('query', listen);

@@ -135,6 +135,10 @@ export function cachedCatalogReads(
       });
     },
     productIdsOfVariants: (variantIds) => byKey(productOf, variantIds, (missing) => catalog.productIdsOfVariants(missing)),
+    // The kept products of these variants: which product a variant is in, then the views, each kept on its own.
+    async loadProductsOfVariants(variantIds) {
+      return cached.loadProducts([...new Set((await cached.productIdsOfVariants(variantIds)).values())]);
+    },
     async findRefs(kind: RefKind, ids: number[]) {
       const found = await byKey(
         refs,

@@ -47,6 +47,8 @@ export interface CatalogRepository {
   loadProducts(productIds: number[]): Promise<ProductView[]>;
   /** The views of products at hand (as an apply wrote them): what a view adds to the product is read. */
   productViews(products: Product[]): Promise<ProductView[]>;
+  /** The products of these variants (those that exist), with everything their projection reads. */
+  loadProductsOfVariants(variantIds: number[]): Promise<ProductView[]>;
   /** variant id → product id, for the variants that exist. */
   productIdsOfVariants(variantIds: number[]): Promise<Map<number, number>>;
   /** Product ids in id order, after `afterId`, at most `limit` (for reindexing). */

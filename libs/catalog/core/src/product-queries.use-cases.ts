@@ -284,11 +284,10 @@ export async function loadVisibleVariants(
 ): Promise<Map<number, { view: ProductView; variant: Variant }>> {
   const visible = new Map<number, { view: ProductView; variant: Variant }>();
   if (variantIds.length === 0) return visible;
-  const productOf = await catalog.productIdsOfVariants(variantIds);
-  const views = await catalog.loadProducts([...new Set(productOf.values())]);
-  for (const view of views) {
+  const wanted = new Set(variantIds);
+  for (const view of await catalog.loadProductsOfVariants(variantIds)) {
     for (const variant of view.product.variants) {
-      if (productOf.has(variant.id) && visibleIn(view, variant, context)) visible.set(variant.id, { view, variant });
+      if (wanted.has(variant.id) && visibleIn(view, variant, context)) visible.set(variant.id, { view, variant });
     }
   }
   return visible;
