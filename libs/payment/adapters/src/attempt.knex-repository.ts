@@ -102,7 +102,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
   // live slot taken: the unique index `attempts_one_live_per_selection`) inserts nothing, and the transaction below runs.
   const insertSql = `insert into ${attempts} (${INSERTED.join(', ')})
     values (${INSERTED.map((c) => (JSONB.has(c) ? 'cast(? as jsonb)' : c === 'created_at' ? 'cast(? as timestamptz)' : '?')).join(', ')})
-    on conflict do nothing returning *`;
+    on conflict do nothing returning id`;
   const findOne = async (sql: string, bindings: unknown[]) => {
     const [row] = await db.query<AttemptRow>(sql, bindings);
     return row ? toAttempt(row) : null;
@@ -127,11 +127,13 @@ export function createAttemptRepository(db: Db): AttemptRepository {
         provider_data: JSON.stringify(a.providerData),
         created_at: a.createdAt,
       };
-      const [fresh] = await db.query<AttemptRow>(
+      // The row is what was given: nothing is read back (the order's draft and the addresses are most of its bytes).
+      const fresh = await db.query(
         insertSql,
         INSERTED.map((c) => row[c]),
       );
-      if (fresh) return { attempt: toAttempt(fresh), created: true, replaced: [], authorized: null };
+      if (fresh.length > 0)
+        return { attempt: { ...a, orderDraft: a.orderDraft ?? null, replaced: false }, created: true, replaced: [], authorized: null };
       // Starts of one selection queue on a lock of the selection (held to the end of the transaction), so each
       // finds the one before it; should two still meet, the unique index refuses one, which runs again.
       for (let run = 1; ; run++) {

@@ -6,7 +6,7 @@ import type { Db } from '@commerce/shared-db';
 import { createMemoryBus } from '@commerce/shared-bus';
 import { createHttpApp, mountRouters, serve, type RunningServer } from '@commerce/shared-http';
 import { createLogger } from '@commerce/shared-logging';
-import { PaymentAuthorized, type StartAttemptCommand } from '@commerce/payment-contracts';
+import { PaymentAuthorized, type AttemptDto, type StartAttemptCommand } from '@commerce/payment-contracts';
 import { buildPaymentService, type PaymentService } from './payment.service';
 import { notificationOf, returnParams } from './providers/hosted-test.provider';
 import { signParams } from './providers/hmac-signature';
@@ -27,6 +27,9 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
     let database: Db;
     let server: RunningServer;
     let base: string;
+    /** The same app with the service's lean routes in front, as its process serves it; `leanAnswered` counts their answers. */
+    let leanServer: RunningServer;
+    let leanAnswered = 0;
 
     beforeAll(async () => {
       database = await db();
@@ -35,9 +38,18 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       mountRouters(app, [payment.router, payment.pages]);
       server = await serve(app, { port: 0, host: '127.0.0.1', logger });
       base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+      const leanRoutes = payment.leanRoutes.map((route) => ({
+        ...route,
+        handle: (params: string[], body: unknown, opened: unknown) => {
+          leanAnswered++;
+          return route.handle(params, body, opened);
+        },
+      }));
+      leanServer = await serve(app, { port: 0, host: '127.0.0.1', logger, leanRoutes });
     }, 60_000);
     afterAll(async () => {
       await server?.close();
+      await leanServer?.close();
     });
 
     const command = (over: Partial<StartAttemptCommand> = {}): StartAttemptCommand => ({
@@ -289,6 +301,46 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect(late).toHaveLength(2);
       expect(await payment.client.getAttempt(other.attempt.attemptId)).toMatchObject({ status: 'authorized' });
       expect(await events(other.attempt.attemptId, 'PaymentDeclined')).toBe(0);
+    });
+
+    it('a checkout’s start and result on the lean routes answer as the app’s routes do, errors included (decision 63)', async () => {
+      const post = async (origin: string, path: string, body: string) => {
+        const res = await fetch(`${origin}/internal/payment/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as unknown };
+      };
+      /** The same request to the lean route, then to the app: the same answer (a start is idempotent by its id). */
+      const same = async (path: string, body: string) => {
+        const before = leanAnswered;
+        const lean = await post(leanServer.url, path, body);
+        expect(leanAnswered).toBe(before + 1);
+        expect(await post(base, path, body)).toEqual(lean);
+        return lean;
+      };
+      const first = command();
+      // A new attempt (the insert alone), then the same start again on the app (read under the selection's lock): one answer.
+      const started = await same('attempts', JSON.stringify(first));
+      expect(started).toMatchObject({
+        status: 200,
+        body: { attempt: { attemptId: first.attemptId, status: 'started' }, action: { action: 'redirect' } },
+      });
+      expect(await same('attempts', JSON.stringify({ ...command(), paymentMethod: 'nope' }))).toMatchObject({
+        status: 404,
+        body: { code: expect.any(String), errors: { paymentMethod: 'not found' } },
+      });
+      expect(await same('results', JSON.stringify({ fields: { foo: 'bar' } }))).toMatchObject({
+        status: 400,
+        body: { errors: { paymentMethodFields: 'not a payment result of any payment method' } },
+      });
+      const fields = returnParams(settings, (started.body as { attempt: AttemptDto }).attempt, true);
+      expect(await same('results', JSON.stringify({ fields }))).toMatchObject({ status: 200, body: { outcome: 'authorized' } });
+      // Malformed JSON is refused before any handler, as the app's body parser refuses it.
+      const malformed = await post(leanServer.url, 'results', '{"fields":');
+      expect(await post(base, 'results', '{"fields":')).toEqual(malformed);
+      expect(malformed.status).toBe(400);
     });
 
     it('starting an attempt twice answers the same attempt; a newer attempt of the selection cancels the older', async () => {

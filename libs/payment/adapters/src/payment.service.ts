@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { LeanRoute } from '@commerce/shared-http';
 import { currencyFormats, type StoreConfig } from '@commerce/shared-config';
 import { OutboxRelay, type EventBus } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
@@ -7,7 +8,7 @@ import type { PaymentClient } from '@commerce/payment-contracts';
 import { paymentUseCases, type PaymentUseCases, type SweepOutcome } from '@commerce/payment-core';
 import { paymentMigrations } from './payment.migrations';
 import { createAttemptRepository } from './attempt.knex-repository';
-import { createPaymentInternalRouter } from './payment.internal-routes';
+import { createPaymentInternalRouter, createPaymentLeanRoutes } from './payment.internal-routes';
 import { createPaymentPagesRouter } from './payment.pages';
 import { paymentProviders } from './payment-providers';
 import type { TestProviderSettings } from './providers/test-provider.settings';
@@ -34,6 +35,8 @@ export interface PaymentService {
   useCases: PaymentUseCases;
   /** `/internal/payment`: the edge's questions. */
   router: Router;
+  /** A checkout's start and result on lean routes before the app (decision 63), served by the payment process. */
+  leanRoutes: LeanRoute[];
   /** `/payment`: the test providers' pages and the providers' webhooks (public, through the ingress). */
   pages: Router;
   relay: OutboxRelay;
@@ -100,6 +103,7 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
     client,
     useCases: notifying,
     router: createPaymentInternalRouter(client),
+    leanRoutes: createPaymentLeanRoutes(client),
     pages: createPaymentPagesRouter(notifying, {
       settings: deps.testProviders,
       hosted: names(['test', 'test-form']),
