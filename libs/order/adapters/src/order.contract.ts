@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createMemoryBus, type EventEnvelope, type MemoryBus } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
 import { rowsRead } from '@commerce/shared-testing';
@@ -92,6 +93,34 @@ export function orderContract(name: string, db: () => Promise<Db>, options: { ov
       const reading = await statementsOf(async () => (order = await client.getOrderByPaymentAttempt(command.paymentAttemptId)));
       expect(reading).toHaveLength(1);
       expect(order).toMatchObject({ paymentAttemptId: command.paymentAttemptId, shipments: [], cancelled: [], invoices: [] });
+    });
+
+    it('reads an attempt’s checkout and records a consumed event with it only when its selection is closed (issue 28)', async () => {
+      const consumer = `c-${Date.now()}`;
+      const records = async () =>
+        (await schemaDb.table('processed_events').where({ consumer }).orderBy('event_id').select('event_id')).map(
+          (r: { event_id: string }) => r.event_id,
+        );
+      const closed = await client.placeOrder(placeOrderCommand());
+      const left = placeOrderCommand();
+      await service.orders.place(
+        (number) => ({ ...closed, paymentAttemptId: left.paymentAttemptId, id: randomUUID(), order: number }),
+        () => [],
+        { selectionLeftOpen: true },
+      );
+      expect(await service.orders.checkoutOf(closed.paymentAttemptId, { consumer, eventId: 'e1' })).toEqual({
+        order: closed.order,
+        selectionLeftOpen: false,
+      });
+      expect(await service.orders.checkoutOf(closed.paymentAttemptId, { consumer, eventId: 'e1' })).toEqual({
+        order: closed.order,
+        selectionLeftOpen: false,
+      });
+      expect(await service.orders.checkoutOf(left.paymentAttemptId, { consumer, eventId: 'e2' })).toMatchObject({
+        selectionLeftOpen: true,
+      });
+      expect(await service.orders.checkoutOf('no-such-attempt', { consumer, eventId: 'e3' })).toBeNull();
+      expect(await records()).toEqual(['e1']);
     });
 
     it('answers the same order for every placing of one payment attempt, concurrent ones included, with one event', async () => {

@@ -176,6 +176,20 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
       : null;
   };
 
+  /**
+   * `checkoutOf` with the consumer's record: the order's row read, and the event recorded in `processed_events` (the
+   * table `recordConsumed` writes) only when the order is there with its selection closed. A prepared statement.
+   */
+  const checkoutConsumedSql = `with placed as (
+      select number, selection_left_open from ${db.schema}.orders where payment_attempt_id = ?
+    ), recorded as (
+      insert into ${db.schema}.processed_events (consumer, event_id)
+      select consumer, event_id from (values (cast(? as text), cast(? as text))) as e(consumer, event_id)
+      where exists (select 1 from placed where not selection_left_open)
+      on conflict (consumer, event_id) do nothing
+    )
+    select number, selection_left_open from placed`;
+
   const unitOfWork = (trx: Knex.Transaction): OrderUnitOfWork => ({
     findByPaymentAttempt: (attempt) => one(db.table('orders', trx).where({ payment_attempt_id: attempt })),
     async findForUpdate(store, reference) {
@@ -260,9 +274,12 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
     transaction: (fn) => (outer ? fn(unitOfWork(outer)) : retryContended(() => db.transaction((trx) => fn(unitOfWork(trx))))),
     findById: (id) => (UUID.test(id) ? one(db.table('orders', outer).where({ id })) : Promise.resolve(null)),
     findByPaymentAttempt: (attempt) => one(db.table('orders', outer).where({ payment_attempt_id: attempt })),
-    async checkoutOf(attempt) {
-      const row = (await db.table('orders', outer).where({ payment_attempt_id: attempt }).first('number', 'selection_left_open')) as
-        { number: string | number; selection_left_open: boolean } | undefined;
+    async checkoutOf(attempt, consumed) {
+      type Row = { number: string | number; selection_left_open: boolean };
+      const row = consumed
+        ? (await db.query<Row>(checkoutConsumedSql, [attempt, consumed.consumer, consumed.eventId]))[0]
+        : ((await db.table('orders', outer).where({ payment_attempt_id: attempt }).first('number', 'selection_left_open')) as
+            Row | undefined);
       return row ? { order: String(row.number), selectionLeftOpen: Boolean(row.selection_left_open) } : null;
     },
     async listByCustomer(customerId, from, size) {

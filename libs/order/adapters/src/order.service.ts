@@ -75,7 +75,7 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
                   db: deps.db,
                   logger: deps.logger,
                   orders: deps.wrapClient ? deps.wrapClient(client) : client,
-                  checkoutOf: (attemptId) => orders.checkoutOf(attemptId),
+                  checkoutOf: (attemptId, consumed) => orders.checkoutOf(attemptId, consumed),
                   cart: deps.saga.cart,
                   ...(deps.webhookGraceMs === undefined ? {} : { graceMs: deps.webhookGraceMs }),
                 }),

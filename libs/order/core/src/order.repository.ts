@@ -36,8 +36,13 @@ export interface OrderRepository {
   ): Promise<OrderDto | null>;
   findById(id: string): Promise<OrderDto | null>;
   findByPaymentAttempt(paymentAttemptId: string): Promise<OrderDto | null>;
-  /** The attempt's order number and whether its selection was left open (one read of the order's row); null: no order. */
-  checkoutOf(paymentAttemptId: string): Promise<PlacedCheckout | null>;
+  /**
+   * The attempt's order number and whether its selection was left open (one read of the order's row); null: no order.
+   * With `consumed`, the statement also records the event as consumed (the consumer's dedupe record, as shared-bus's
+   * `recordConsumed` writes it) when the order is there with its selection closed: the consumer's work is then done
+   * (issue 28: one statement, where the read and the record went apart).
+   */
+  checkoutOf(paymentAttemptId: string, consumed?: { consumer: string; eventId: string }): Promise<PlacedCheckout | null>;
   /** Newest first (placed time, then number); `size` null: every order from `from` on. */
   listByCustomer(customerId: string, from: number, size: number | null): Promise<OrderPage>;
 }

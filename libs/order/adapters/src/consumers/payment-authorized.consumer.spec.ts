@@ -3,7 +3,10 @@ import type { OrderClient, OrderDto, PaidAttemptCompletion } from '@commerce/ord
 import { createDbEngine, migrate, type Db, type DbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
+import { placeOrder } from '@commerce/order-core';
 import { orderMigrations } from '../order.migrations';
+import { createOrderRepository } from '../order.knex-repository';
+import { placeOrderCommand } from '../testing/place-order.fixture';
 import { paymentAuthorizedConsumer } from './payment-authorized.consumer';
 
 const logger = createLogger('order-test', 'silent');
@@ -30,7 +33,7 @@ const anOrder = { id: 'o1', order: '1001' } as OrderDto;
  * The consumer with a clock standing at `at`, a wait that moves it, and an order client whose edge places
  * the attempt's order at `edgePlacesAt` (never when undefined).
  */
-function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number; selectionLeftOpen?: boolean }) {
+function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number; selectionLeftOpen?: boolean; cartFails?: boolean }) {
   let clock = options.at;
   const waits: number[] = [];
   const completed: string[] = [];
@@ -41,16 +44,26 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number;
       return { placed: true, order: anOrder };
     },
   };
+  const repository = createOrderRepository(db);
+  const placed = new Set<string>();
+  /** The order service's own read (and record) on its real repository; the edge's order placed once its time came. */
+  const checkoutOf = async (attemptId: string, consumed?: { consumer: string; eventId: string }) => {
+    if (options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt && !placed.has(attemptId)) {
+      placed.add(attemptId);
+      await placeOrder({ orders: repository }, placeOrderCommand({ paymentAttemptId: attemptId }), {
+        selectionLeftOpen: options.selectionLeftOpen ?? false,
+      });
+    }
+    return repository.checkoutOf(attemptId, consumed);
+  };
   const consumer = paymentAuthorizedConsumer({
     db,
     logger,
     orders,
-    checkoutOf: async () =>
-      options.edgePlacesAt !== undefined && clock >= options.edgePlacesAt
-        ? { order: anOrder.order, selectionLeftOpen: options.selectionLeftOpen ?? false }
-        : null,
+    checkoutOf: (attemptId, consumed) => checkoutOf(attemptId, consumed),
     cart: {
       closeSelection: async (id) => {
+        if (options.cartFails) throw new Error('cart down');
         closed.push(id);
       },
     },
@@ -61,7 +74,7 @@ function harness(options: { at: number; graceMs?: number; edgePlacesAt?: number;
       clock += ms;
     },
   });
-  return { consumer, waits, completed, closed };
+  return { consumer, waits, completed, closed, checkoutOf };
 }
 
 describe('the PaymentAuthorized consumer', () => {
@@ -86,11 +99,37 @@ describe('the PaymentAuthorized consumer', () => {
 
   it('closes the selection of an order the saga placed with its selection left open (the cart failed at the closing)', async () => {
     const { consumer, completed, closed } = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 400, selectionLeftOpen: true });
+    const event = authorized(uniqueName('a'), T0);
 
-    await consumer.handle(authorized(uniqueName('a'), T0));
+    await consumer.handle(event);
 
     expect(completed).toEqual([]);
     expect(closed).toEqual(['s1']);
+    expect(await db.table('processed_events').where({ event_id: event.id }).select('consumer')).toEqual([{ consumer: 'order-payments' }]);
+  });
+
+  it('reads the order the edge placed and records the event in one statement; a left-open one only once it is closed (issue 28)', async () => {
+    const sent: string[] = [];
+    const listen = (q: { sql: string }) => void sent.push(q.sql);
+    const done = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 200 });
+    const open = harness({ at: T0 + 200, graceMs: 3000, edgePlacesAt: T0 + 200, selectionLeftOpen: true, cartFails: true });
+    const [doneEvent, openEvent] = [authorized(uniqueName('a'), T0), authorized(uniqueName('a'), T0)];
+    const recorded = async (event: { id: string }) =>
+      (await db.table('processed_events').where({ event_id: event.id }).select('consumer')).length;
+    // The orders placed by the harness's edge first, so only the consumer's own statements are counted below.
+    await done.checkoutOf(doneEvent.payload.attemptId);
+    await open.checkoutOf(openEvent.payload.attemptId);
+
+    db.knex.on('query', listen);
+    try {
+      await done.consumer.handle(doneEvent);
+      expect(sent).toHaveLength(1);
+    } finally {
+      db.knex.off('query', listen);
+    }
+    expect(await recorded(doneEvent)).toBe(1);
+    await expect(open.consumer.handle(openEvent)).rejects.toThrow('cart down');
+    expect(await recorded(openEvent)).toBe(0);
   });
 
   it('completes a fresh attempt the edge has not completed when the grace period is over (the visitor never came back)', async () => {

@@ -17,8 +17,11 @@ export interface PaymentAuthorizedConsumerDeps {
   db: Db;
   logger: Logger;
   orders: Pick<OrderClient, 'completePaidAttempt'>;
-  /** The attempt's order, if placed, and whether the saga left its selection open (the order service's own read). */
-  checkoutOf: (attemptId: string) => Promise<PlacedCheckout | null>;
+  /**
+   * The attempt's order, if placed, and whether the saga left its selection open (the order service's own read); with
+   * `consumed`, the event recorded as consumed in the same statement when the order is there and its selection closed.
+   */
+  checkoutOf: (attemptId: string, consumed?: { consumer: string; eventId: string }) => Promise<PlacedCheckout | null>;
   /** Closes the attempt's selection when the saga placed the order but could not close it (the cart failed). */
   cart: Pick<CartClient, 'closeSelection'>;
   /**
@@ -77,10 +80,13 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
       if (graceMs > 0) {
         const left = Math.min(Date.parse(envelope.occurredAt) + graceMs - now(), graceMs);
         if (left > 0) await sleep(left);
-        const order = await deps.checkoutOf(attemptId);
+        // One statement when the edge completed it (nearly always): the order read and the event recorded with it.
+        const order = await deps.checkoutOf(attemptId, { consumer: ORDER_PAYMENTS_GROUP, eventId: envelope.id });
         if (order) {
-          if (order.selectionLeftOpen) await deps.cart.closeSelection(selectionId);
-          await recordConsumed(deps.db, ORDER_PAYMENTS_GROUP, envelope);
+          if (order.selectionLeftOpen) {
+            await deps.cart.closeSelection(selectionId);
+            await recordConsumed(deps.db, ORDER_PAYMENTS_GROUP, envelope);
+          }
           deps.logger.debug({ eventId: envelope.id, attemptId, order: order.order }, 'order: paid attempt completed by the edge');
           return;
         }
