@@ -1,5 +1,5 @@
 import { AccountUpsertReceived, CustomerUpsertReceived, MarketUpsertReceived, ProductUpsertReceived } from '@commerce/erp-contracts';
-import { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
+import { ProductUpserted, StockChanged, StockCommitted } from '@commerce/catalog-contracts';
 import { CustomerChanged, CustomerRegistered } from '@commerce/account-contracts';
 import { CHANGE_EVENT_MAPPERS, changeEventsOf, changeEventTopics, offsetDate, type MapperContext } from './change-event.mappers';
 
@@ -131,6 +131,34 @@ describe('the change-event mappers', () => {
     ]);
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(false, ['req-2']))).toEqual([]);
     expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, event, context(true, ['req-2']))).toHaveLength(2);
+  });
+
+  it('map an order’s StockCommitted to the events a StockChanged of each of its products gave, in its order, unless a SOAP request of ours caused it', async () => {
+    const quiet = { productId: '7', externalId: 'P7', items: [{ variation: 'P7-V1', size: 'S-M', sku: 'SK-M', ean: '735', qty: 4 }] };
+    const soldOut = {
+      productId: '3',
+      externalId: 'P3',
+      items: [
+        { variation: 'P3-V1', size: 'S-S', sku: 'SK3-S', ean: '301', qty: 0 },
+        { variation: 'P3-V2', size: 'S-S', sku: 'SK3-T', ean: '302', qty: 2 },
+      ],
+    };
+    const committed = StockCommitted.create('stock-commits', { products: [{ ...quiet, republished: false }, soldOut] }, 'req-9');
+    const undated = (events: Array<{ date: string }>) => events.map(({ date: _date, ...rest }) => rest);
+    const each = [
+      ...(await changeEventsOf(CHANGE_EVENT_MAPPERS, StockChanged.create('7', { ...quiet, republished: false }), context(false))),
+      ...(await changeEventsOf(CHANGE_EVENT_MAPPERS, StockChanged.create('3', soldOut), context(false))),
+    ];
+    const mapped = await changeEventsOf(CHANGE_EVENT_MAPPERS, committed, context(false));
+    expect(undated(mapped)).toEqual(undated(each));
+    expect(mapped.map((e) => [e.entry, (e.data as { stock: { sku?: string } }).stock.sku])).toEqual([
+      ['P7', undefined],
+      ['P7', 'SK-M'],
+      ['P3', 'SK3-S'],
+      ['P3', 'SK3-T'],
+    ]);
+    expect(new Set(mapped.map((e) => e.date))).toEqual(new Set([offsetDate(committed.occurredAt)]));
+    expect(await changeEventsOf(CHANGE_EVENT_MAPPERS, committed, context(false, ['req-9']))).toEqual([]);
   });
 
   it('map a StockChanged the catalog did not re-publish the product for to the product-level stock event its ProductUpserted gave, then the items', async () => {

@@ -5,7 +5,7 @@ import {
   type ChangeEventType,
   type ReceivableEntity,
 } from '@commerce/erp-contracts';
-import { CatalogTopics, ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
+import { CatalogTopics, ProductUpserted, StockChanged, StockCommitted } from '@commerce/catalog-contracts';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { NewChangeEvent } from './change-feed.port';
 import { offsetDate } from './offset-date';
@@ -110,33 +110,52 @@ export const productUpsertedStockMapper: ChangeEventMapper = {
   },
 };
 
+/** A product's stock change as `StockChanged` and each entry of `StockCommitted` tell it. */
+type ProductStockChange = ReturnType<typeof StockChanged.parse>['payload'];
+
 /**
- * `catalog.stock.v1` StockChanged: one `stock` event per item whose stock changed, with its quantities in
- * the WSDL's Stock shape (product, variation and size by the ERP's ids, sku, ean, `qty`, and the
- * per-warehouse `warehouseitems` when the ERP's upsert set them). Echo rule as for ProductUpserted. A
- * change the catalog did not re-publish the product for (`republished: false`: an order's commit that sold
- * nothing out) first gives the product-level `stock` event its `ProductUpserted` would have given.
+ * One `stock` event per item whose stock changed, with its quantities in the WSDL's Stock shape (product,
+ * variation and size by the ERP's ids, sku, ean, `qty`, and the per-warehouse `warehouseitems` when the ERP's
+ * upsert set them). A change the catalog did not re-publish the product for (`republished: false`: an order's
+ * commit that sold nothing out) first gives the product-level `stock` event its `ProductUpserted` would have given.
  */
+const stockEventsOf = ({ externalId, items, republished }: ProductStockChange, envelope: EventEnvelope): NewChangeEvent[] =>
+  (republished === false ? [productStockEvent(externalId, envelope)] : []).concat(
+    items.map((item) =>
+      event('stock', externalId, envelope, {
+        product: { id: externalId },
+        variation: { id: item.variation },
+        size: { id: item.size },
+        sku: item.sku,
+        ean: item.ean,
+        qty: String(item.qty),
+        ...(item.warehouses ? { warehouseitems: item.warehouses.map((w) => ({ id: w.id, qty: String(w.qty) })) } : {}),
+      }),
+    ),
+  );
+
+/** `catalog.stock.v1` StockChanged (a product's, from the ERP's upsert): its `stock` events. Echo rule as for ProductUpserted. */
 export const stockChangedMapper: ChangeEventMapper = {
   topic: CatalogTopics.STOCK,
   matches: (envelope) => StockChanged.matches(envelope),
   async map(envelope, context) {
-    const { externalId, items, republished } = StockChanged.parse(envelope).payload;
+    const change = StockChanged.parse(envelope).payload;
     if (!context.echo && (await context.causedBySoap(envelope))) return [];
-    const product = republished === false ? [productStockEvent(externalId, envelope)] : [];
-    return product.concat(
-      items.map((item) =>
-        event('stock', externalId, envelope, {
-          product: { id: externalId },
-          variation: { id: item.variation },
-          size: { id: item.size },
-          sku: item.sku,
-          ean: item.ean,
-          qty: String(item.qty),
-          ...(item.warehouses ? { warehouseitems: item.warehouses.map((w) => ({ id: w.id, qty: String(w.qty) })) } : {}),
-        }),
-      ),
-    );
+    return stockEventsOf(change, envelope);
+  },
+};
+
+/**
+ * `catalog.stock.v1` StockCommitted (an order's commit, issue 28): each product's `stock` events in the order the
+ * message lists them, the same events as a `StockChanged` of each product gave before (decision 172).
+ */
+export const stockCommittedMapper: ChangeEventMapper = {
+  topic: CatalogTopics.STOCK,
+  matches: (envelope) => StockCommitted.matches(envelope),
+  async map(envelope, context) {
+    const { products } = StockCommitted.parse(envelope).payload;
+    if (!context.echo && (await context.causedBySoap(envelope))) return [];
+    return products.flatMap((change) => stockEventsOf(change, envelope));
   },
 };
 
@@ -145,6 +164,7 @@ export const CHANGE_EVENT_MAPPERS: readonly ChangeEventMapper[] = [
   soapUpsertEchoMapper,
   productUpsertedStockMapper,
   stockChangedMapper,
+  stockCommittedMapper,
   orderChangeEventMapper,
   customerChangeEventMapper,
 ];

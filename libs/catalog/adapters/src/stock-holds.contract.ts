@@ -179,17 +179,27 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await stockOf('CAFE-BRN-S')).toBe(1);
       expect(await stockOf('CAFE-BRN-M')).toBe(0);
       expect(await h.takeEvents()).toHaveLength(1);
-      // The items' new quantities on catalog.stock.v1 (the SOAP feed's stock events), once.
+      // The items' new quantities on catalog.stock.v1 (the SOAP feed's stock events), once: one StockCommitted.
       const stockEvents = (
         (await h.db.table('outbox').where({ topic: 'catalog.stock.v1' }).orderBy('seq').select('envelope')) as Array<{ envelope: unknown }>
-      ).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: { items: unknown[] } });
-      expect(stockEvents.at(-1)!.payload.items).toEqual(
+      ).map(
+        (r) =>
+          (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as {
+            type: string;
+            key: string;
+            payload: { products: Array<{ items: unknown[] }> };
+          },
+      );
+      expect(stockEvents.filter((e) => e.type === 'StockCommitted')).toHaveLength(1);
+      expect(stockEvents.at(-1)).toMatchObject({ type: 'StockCommitted', key: 'stock-commits' });
+      expect(stockEvents.at(-1)!.payload.products).toHaveLength(1);
+      expect(stockEvents.at(-1)!.payload.products[0]!.items).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 1 }),
           expect.objectContaining({ sku: 'CAFE-BRN-M', qty: 0 }),
         ]),
       );
-      expect(stockEvents.at(-1)!.payload.items).toHaveLength(2);
+      expect(stockEvents.at(-1)!.payload.products[0]!.items).toHaveLength(2);
       // The committed quantities are gone from the stock, not held twice.
       expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(true);
       expect((await hold([['CAFE-BRN-S', 1]])).held).toBe(false);
@@ -204,7 +214,12 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
           (await h.db.table('outbox').where({ topic: 'catalog.stock.v1' }).orderBy('seq').select('envelope')) as Array<{
             envelope: unknown;
           }>
-        ).map((r) => (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as { payload: Record<string, unknown> });
+        ).map(
+          (r) =>
+            (typeof r.envelope === 'string' ? JSON.parse(r.envelope) : r.envelope) as {
+              payload: { products: Array<Record<string, unknown>> };
+            },
+        );
       const seen = (await stockEvents()).length;
       const attempt = randomUUID();
       await hold([['CAFE-BRN-S', 3]], randomUUID(), attempt);
@@ -214,15 +229,19 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await h.takeEvents()).toEqual([]);
       const [quiet, ...more] = (await stockEvents()).slice(seen);
       expect(more).toEqual([]);
-      expect(quiet!.payload).toMatchObject({ republished: false, items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 1 })] });
+      expect(quiet!.payload.products).toHaveLength(1);
+      expect(quiet!.payload.products[0]).toMatchObject({
+        republished: false,
+        items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 1 })],
+      });
       // The last one sold: the product is re-published (its size no longer available), its StockChanged says nothing more.
       const last = randomUUID();
       await hold([['CAFE-BRN-S', 1]], randomUUID(), last);
       expect(await stock.commitStock(last)).toEqual({ committed: 1 });
       expect(await h.takeEvents()).toEqual([items.get('CAFE-BRN-S')!.split('-')[0]]);
       const [soldOut] = (await stockEvents()).slice(seen + 1);
-      expect(soldOut!.payload).not.toHaveProperty('republished');
-      expect(soldOut!.payload).toMatchObject({ items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 0 })] });
+      expect(soldOut!.payload.products[0]).not.toHaveProperty('republished');
+      expect(soldOut!.payload.products[0]).toMatchObject({ items: [expect.objectContaining({ sku: 'CAFE-BRN-S', qty: 0 })] });
     });
 
     it('a commit does not count the expired holds of other attempts', async () => {

@@ -1,4 +1,4 @@
-import type { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
+import type { ProductUpserted, StockChanged, StockCommitted } from '@commerce/catalog-contracts';
 import type { BrandsAndCollectionsRepository } from './brands-and-collections.repository';
 import type { CategoriesRepository } from './categories.repository';
 import type { DeliveryWindowsRepository } from './delivery-windows.repository';
@@ -9,7 +9,8 @@ import type { CatalogRef, Category, Pricelist, Product, ProductView, RefKind } f
 import type { SizesRepository } from './sizes.repository';
 
 /** An event the catalog publishes; written to the outbox in the transaction of the change. */
-export type CatalogEvent = ReturnType<typeof ProductUpserted.create> | ReturnType<typeof StockChanged.create>;
+export type CatalogEvent =
+  ReturnType<typeof ProductUpserted.create> | ReturnType<typeof StockChanged.create> | ReturnType<typeof StockCommitted.create>;
 
 /** The catalog's outbox: events recorded in the transaction of the change they tell of. */
 export interface CatalogOutbox {

@@ -1,4 +1,4 @@
-import { ProductUpserted, StockChanged } from '@commerce/catalog-contracts';
+import { ProductUpserted, STOCK_COMMITS_KEY, StockCommitted } from '@commerce/catalog-contracts';
 import type { CatalogEvent } from './catalog.repository';
 
 /** An item an order's stock commit lowered, before and after, as the commit's transaction saw it. */
@@ -29,13 +29,13 @@ const soldOut = (item: CommittedItem): boolean => {
 };
 
 /**
- * The events of an order's stock commit, per product in the order given: its `StockChanged` (the items'
- * new quantities, the SOAP feed's stock events) always, and its `ProductUpserted` only when what the shop
- * shows of the product may have changed, i.e. one of its items sold out (the listing's `inStock` and item
- * `stock`, the search index's `inStock` and available sizes; a commit never raises a stock). Otherwise
- * nothing a visitor sees moved and nobody need re-read or re-index the product: the
- * `StockChanged` then says `republished: false`, and the SOAP feed takes the product-level `stock` event
- * the `ProductUpserted` would have given from it, so the feed shows the same events either way.
+ * The events of an order's stock commit: one `StockCommitted` with every product's items and their new quantities
+ * (the SOAP feed's stock events), in the order given, and a product's `ProductUpserted` before it only when what
+ * the shop shows of the product may have changed, i.e. one of its items sold out (the listing's `inStock` and item
+ * `stock`, the search index's `inStock` and available sizes; a commit never raises a stock). Otherwise nothing a
+ * visitor sees moved and nobody need re-read or re-index the product: its entry then says `republished: false`,
+ * and the SOAP feed takes the product-level `stock` event the `ProductUpserted` would have given from it, so the
+ * feed shows the same events either way.
  */
 export function stockCommitEvents(items: CommittedItem[]): CatalogEvent[] {
   const products = new Map<number, { externalId: string; items: CommittedItem[] }>();
@@ -44,15 +44,18 @@ export function stockCommitEvents(items: CommittedItem[]): CatalogEvent[] {
     product.items.push(item);
     products.set(item.productId, product);
   }
-  return [...products].flatMap(([id, p]): CatalogEvent[] => {
+  if (products.size === 0) return [];
+  const upserted: CatalogEvent[] = [];
+  const changes = [...products].map(([id, p]) => {
     const productId = String(id);
     const republished = p.items.some(soldOut);
-    const stock = StockChanged.create(productId, {
+    if (republished) upserted.push(ProductUpserted.create(productId, { productId, externalId: p.externalId }));
+    return {
       productId,
       externalId: p.externalId,
       items: p.items.map((i) => ({ variation: i.variation, size: i.size, sku: i.sku, ean: i.ean, qty: i.stockAfter })),
       ...(republished ? {} : { republished: false }),
-    });
-    return republished ? [ProductUpserted.create(productId, { productId, externalId: p.externalId }), stock] : [stock];
+    };
   });
+  return [...upserted, StockCommitted.create(STOCK_COMMITS_KEY, { products: changes })];
 }
