@@ -147,7 +147,7 @@ export const stockChangedMapper: ChangeEventMapper = {
 
 /**
  * `catalog.stock.v1` StockCommitted (an order's commit, issue 28): each product's `stock` events in the order the
- * message lists them, the same events as a `StockChanged` of each product gave before (decision 172).
+ * message lists them, the same events as a `StockChanged` of each product gave before (decision 174).
  */
 export const stockCommittedMapper: ChangeEventMapper = {
   topic: CatalogTopics.STOCK,
