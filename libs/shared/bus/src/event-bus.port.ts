@@ -35,6 +35,13 @@ export interface SubscribeOptions {
    */
   maxBytesPerPartition?: number;
   /**
+   * Kafka only (the memory bus hands each event over at once): how long the broker may hold a fetch to gather
+   * events while fewer than 64 kB wait (default 0: a fetch answers at its first event; at most 2000). For a consumer
+   * nobody waits on event by event (the SOAP change feed, the saga's fallback): under load one fetch, and one commit
+   * a partition, for many events instead of one each; each event waits up to this long (decision 167).
+   */
+  gatherMs?: number;
+  /**
    * Kafka only (the memory bus ignores it): how long the broker waits for a heartbeat before it evicts the
    * member (default 10 000 ms; the broker's floor is 6 000). Heartbeats go on while a handler runs, so a long
    * handler does not need a longer session; a shorter one replaces a dead member sooner (decision 75).

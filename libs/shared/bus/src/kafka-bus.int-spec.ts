@@ -238,6 +238,51 @@ describeWithEngines('Kafka bus: a backlog of many requests (batchAcrossRequests)
   }, 60_000);
 });
 
+describeWithEngines('Kafka bus: a gathering subscription (gatherMs)', ['kafka'], (engines) => {
+  /** The runs `handleBatch` got for ten events of ten requests on one key, published one by one ~20 ms apart after the join. */
+  const runsOfTrickle = async (gatherMs: number | undefined): Promise<number[]> => {
+    const logger = pino({ level: 'silent' });
+    const runs: number[] = [];
+    await withGroup(engines.url('kafka'), 'gather', logger, async ({ bus, topic, groupId, committed }) => {
+      const handled: string[] = [];
+      await bus.subscribe({
+        groupId,
+        topics: [topic],
+        ...(gatherMs === undefined ? {} : { gatherMs }),
+        batchAcrossRequests: true,
+        handle: async (e) => {
+          runs.push(1);
+          handled.push(e.id);
+        },
+        handleBatch: async (events) => {
+          runs.push(events.length);
+          handled.push(...events.map((e) => e.id));
+        },
+      });
+      const published = Array.from({ length: 10 }, (_, i) => envelope(topic, 'k', {}, { requestId: `request-${i}` }));
+      for (const event of published) {
+        await bus.publish([event]);
+        await sleep(20);
+      }
+      await eventually(() => expect(handled).toEqual(published.map((e) => e.id)), 30_000);
+      // Committed as far as handled, once the fetched batch ended.
+      await eventually(async () => expect(await committed()).toBe(published.length), 10_000);
+    });
+    return runs;
+  };
+
+  it('hands events published apart over together: the broker holds the fetch while they trickle in', async () => {
+    // The fetch held for 2 s: at most one fetch's end falls within the ~0.5 s the ten take to come.
+    const runs = await runsOfTrickle(2000);
+    expect(runs.length).toBeLessThanOrEqual(2);
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(10);
+  }, 60_000);
+
+  it('without it, a fetch answers at the first event: the trickle comes in many runs', async () => {
+    expect((await runsOfTrickle(undefined)).length).toBeGreaterThan(2);
+  }, 60_000);
+});
+
 describeWithEngines('Kafka bus: a handler past its time limit gives its partitions up', ['kafka'], (engines) => {
   // A handler that never settles the first time it is called: heartbeats keep its membership (decision 75),
   // so only the time limit gets the event handled again (decision 76).

@@ -73,6 +73,14 @@ const MIN_MAX_BYTES = 10 * 1024 * 1024;
 /** Back-off of a handler that waited for the infrastructure (decision 105): its own wait (a pool's 5 s) comes on top. */
 const INFRASTRUCTURE_RETRY_BASE_MS = 100;
 const INFRASTRUCTURE_RETRY_MAX_MS = 2000;
+/** How long an idle fetch waits on the broker for a first event (a fetch that does not gather answers at it). */
+const IDLE_FETCH_WAIT_MS = 500;
+/** A gathering fetch (SubscribeOptions' gatherMs) answers once this much waits, or at its time. */
+const GATHER_BYTES = 64 * 1024;
+/** Well within the session (heartbeats go between fetches). */
+const MAX_GATHER_MS = 2000;
+/** A long fetched batch commits what it handled at least this often (decision 167); a short one once, at its end. */
+const COMMIT_INTERVAL_MS = 1000;
 /** Bytes of message values per produce request (see publish). */
 const PUBLISH_REQUEST_BYTES = 512 * 1024;
 
@@ -201,16 +209,19 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     const heartbeatInterval = Math.min(1000, Math.floor(sessionTimeout / 3));
     const maxBytesPerPartition = options.maxBytesPerPartition ?? DEFAULT_MAX_BYTES_PER_PARTITION;
     const handlerTimeoutMs = options.handlerTimeoutMs ?? defaultHandlerTimeoutMs;
+    const gatherMs = Math.min(Math.max(0, options.gatherMs ?? 0), MAX_GATHER_MS);
     const hangs = new HandlerHangs(options.maxHandlerTimeouts ?? defaultMaxHandlerTimeouts);
     const consumerConfig: ConsumerConfig = {
       groupId: options.groupId,
       // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
       // long one keeps its membership. A fetch answers as soon as an event arrives (minBytes 1), so the wait
       // only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second.
+      // A subscription that gathers (gatherMs) has the broker hold a fetch until GATHER_BYTES or its time.
       sessionTimeout,
       heartbeatInterval,
       rebalanceTimeout: Math.max(10_000, sessionTimeout),
-      maxWaitTimeInMs: 500,
+      maxWaitTimeInMs: gatherMs > 0 ? gatherMs : IDLE_FETCH_WAIT_MS,
+      minBytes: gatherMs > 0 ? GATHER_BYTES : 1,
       // kafkajs's 1 MB of a partition a fetch unless the subscription asks for more: the catalog's SOAP
       // upserts ask for 4 MB, a batch's ~1.5 MB share of a partition in one run (decisions 64 and 75).
       maxBytesPerPartition,
@@ -257,10 +268,38 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       ),
     );
 
-    const commitAfter = async (topic: string, partition: number, message: KafkaMessage) => {
-      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-      hangs.settled(topic, partition, message.offset);
+    /**
+     * What a fetched batch of one partition has handled (handled, or dead-lettered) and not yet committed: one commit
+     * a batch, not one an event or run (decision 167). It commits when the batch ends (returns, or throws: then as far
+     * as it got, when the membership still allows it), and at least every COMMIT_INTERVAL_MS within a long one.
+     */
+    const settledOffsets = (topic: string, partition: number, resolveOffset: (offset: string) => void) => {
+      let pending: string | undefined;
+      let committedAt = Date.now();
+      const commit = async () => {
+        if (pending === undefined) return;
+        const offset = (BigInt(pending) + 1n).toString();
+        pending = undefined;
+        committedAt = Date.now();
+        await consumer.commitOffsets([{ topic, partition, offset }]);
+      };
+      return {
+        /** The event at `message`'s offset, and those before it, are done with. */
+        settle: async (message: KafkaMessage): Promise<void> => {
+          hangs.settled(topic, partition, message.offset);
+          resolveOffset(message.offset);
+          pending = message.offset;
+          if (Date.now() - committedAt >= COMMIT_INTERVAL_MS) await commit();
+        },
+        commit,
+        /** The batch stopped on `error`: what it handled is committed if the broker still takes it; `error` goes on. */
+        commitBefore: async (error: unknown): Promise<never> => {
+          await commit().catch(() => undefined);
+          throw error;
+        },
+      };
     };
+    type Settled = ReturnType<typeof settledOffsets>;
 
     /** A handler's heartbeats (see withHeartbeats), none once the subscription stops; `limitMs` the handler's time limit. */
     const heartbeats = (heartbeat: () => Promise<void>, topic: string, partition: number, limitMs = handlerTimeoutMs): Heartbeats =>
@@ -299,6 +338,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       partition: number,
       message: KafkaMessage,
       heartbeat: () => Promise<void>,
+      settled: Settled,
     ): Promise<boolean> => {
       if (stopping) return false;
       let envelope: EventEnvelope;
@@ -306,7 +346,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         envelope = decodeEnvelope(message.value?.toString('utf8'));
       } catch (error) {
         await deadLetter(topic, message, error);
-        await commitAfter(topic, partition, message);
+        await settled.settle(message);
         return true;
       }
       let lastError: unknown;
@@ -319,7 +359,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           await beats.during(() => withRequestContext({ requestId: envelope.requestId ?? newRequestId() }, () => options.handle(envelope)));
           // The broker takes the commit only from the group's current generation; a member asked to rejoin
           // (a heartbeat met REBALANCE_IN_PROGRESS) still holds its partitions until it does.
-          await commitAfter(topic, partition, message);
+          await settled.settle(message);
         } catch (error) {
           // Timed out: the consumer is replaced (below, restart), unless this event's handler timed out as often
           // as allowed: then it is dead-lettered and the partition moves on (decision 85).
@@ -331,7 +371,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
             );
             if (give) {
               await deadLetter(topic, message, new HandlerTimeoutError(handlerTimeoutMs, count));
-              await commitAfter(topic, partition, message);
+              await settled.settle(message);
               return true;
             }
           }
@@ -358,7 +398,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         return true;
       }
       await deadLetter(topic, message, lastError);
-      await commitAfter(topic, partition, message);
+      await settled.settle(message);
       return true;
     };
 
@@ -411,71 +451,69 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
       await consume();
     };
+    /** Runs of `handleBatch` from `i` on, then events one by one; false when the member stops first. */
+    const handleRuns = async (
+      { topic, partition, messages }: { topic: string; partition: number; messages: KafkaMessage[] },
+      heartbeat: () => Promise<void>,
+      isLive: () => boolean,
+      settled: Settled,
+    ): Promise<boolean> => {
+      let waits = 0;
+      for (let i = 0; i < messages.length;) {
+        if (!isLive()) return false;
+        const run = handleBatch
+          ? requestBatch(messages.slice(i, i + maxBatch), (m) => m.value?.toString('utf8'), maxBatch, options.batchAcrossRequests)
+          : [];
+        const last = messages[i + run.length - 1];
+        const first = eventKey(topic, partition, messages[i]?.offset ?? '');
+        // A run that timed out before is handled one by one: the event that hangs is counted on its own.
+        if (handleBatch && run.length > 1 && last && !hangs.takeTimedOutRun(first)) {
+          const beats = heartbeats(heartbeat, topic, partition);
+          let applied = false;
+          try {
+            await beats.during(() => withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run)));
+            await settled.settle(last);
+            applied = true;
+          } catch (error) {
+            if (error instanceof HandlerTimeoutError) hangs.runTimedOut(first);
+            // Not one by one once the membership is lost (or the run timed out: the consumer is
+            // replaced): their commits would be refused as well.
+            beats.throwIfLost(error);
+            // Nor when the run waited for the infrastructure: the same run is tried again.
+            if (isInfrastructureWait(error)) {
+              const at = { topic, partition, offset: messages[i]?.offset ?? '', events: run.length };
+              await waitForInfrastructure(heartbeat, at, ++waits, error);
+              continue;
+            }
+            logger.warn({ topic, partition, events: run.length, err: error }, 'event batch failed; its events are handled one by one');
+          }
+          if (applied) {
+            waits = 0;
+            beats.throwIfLost();
+            await heartbeat();
+            i += run.length;
+            continue;
+          }
+        }
+        for (const message of messages.slice(i, i + Math.max(1, run.length))) {
+          if (!(await handleMessage(topic, partition, message, heartbeat, settled))) return false;
+          await heartbeat();
+          i++;
+        }
+      }
+      return true;
+    };
     const consume = () =>
       consumer.run({
         autoCommit: false,
         partitionsConsumedConcurrently: partitions,
-        ...(handleBatch
-          ? {
-              eachBatchAutoResolve: false,
-              eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-                const { topic, partition, messages } = batch;
-                let waits = 0;
-                for (let i = 0; i < messages.length;) {
-                  if (stopping || !isRunning() || isStale()) return;
-                  const run = requestBatch(
-                    messages.slice(i, i + maxBatch),
-                    (m) => m.value?.toString('utf8'),
-                    maxBatch,
-                    options.batchAcrossRequests,
-                  );
-                  const last = messages[i + run.length - 1];
-                  const first = eventKey(topic, partition, messages[i]?.offset ?? '');
-                  // A run that timed out before is handled one by one: the event that hangs is counted on its own.
-                  if (run.length > 1 && last && !hangs.takeTimedOutRun(first)) {
-                    const beats = heartbeats(heartbeat, topic, partition);
-                    let applied = false;
-                    try {
-                      await beats.during(() => withRequestContext({ requestId: batchRequestId(run) }, () => handleBatch(run)));
-                      await commitAfter(topic, partition, last);
-                      applied = true;
-                    } catch (error) {
-                      if (error instanceof HandlerTimeoutError) hangs.runTimedOut(first);
-                      // Not one by one once the membership is lost (or the run timed out: the consumer is
-                      // replaced): their commits would be refused as well.
-                      beats.throwIfLost(error);
-                      // Nor when the run waited for the infrastructure: the same run is tried again.
-                      if (isInfrastructureWait(error)) {
-                        const at = { topic, partition, offset: messages[i]?.offset ?? '', events: run.length };
-                        await waitForInfrastructure(heartbeat, at, ++waits, error);
-                        continue;
-                      }
-                      logger.warn(
-                        { topic, partition, events: run.length, err: error },
-                        'event batch failed; its events are handled one by one',
-                      );
-                    }
-                    if (applied) {
-                      waits = 0;
-                      resolveOffset(last.offset);
-                      beats.throwIfLost();
-                      await heartbeat();
-                      i += run.length;
-                      continue;
-                    }
-                  }
-                  for (const message of messages.slice(i, i + Math.max(1, run.length))) {
-                    if (!(await handleMessage(topic, partition, message, heartbeat))) return;
-                    resolveOffset(message.offset);
-                    i++;
-                  }
-                }
-              },
-            }
-          : {
-              eachMessage: async ({ topic, partition, message, heartbeat }) =>
-                void (await handleMessage(topic, partition, message, heartbeat)),
-            }),
+        eachBatchAutoResolve: false,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          const settled = settledOffsets(batch.topic, batch.partition, resolveOffset);
+          const isLive = () => !stopping && isRunning() && !isStale();
+          await handleRuns(batch, heartbeat, isLive, settled).catch(settled.commitBefore);
+          await settled.commit();
+        },
       });
 
     await start();

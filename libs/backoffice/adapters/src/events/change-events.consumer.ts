@@ -76,5 +76,10 @@ export function changeEventsConsumer(deps: ChangeEventsConsumerDeps): SubscribeO
     topics: changeEventTopics(deps.mappers, deps.echo),
     handle: (envelope) => handle([envelope]),
     handleBatch: handle,
+    // Nobody waits on the feed event by event: a fetch gathers for up to half a second, and what it brought is
+    // recorded in a run a partition whatever its requests (each event's SOAP question is its own): under load
+    // one fetch, one statement and one commit for many checkouts' events instead of one each (decision 167).
+    gatherMs: 500,
+    batchAcrossRequests: true,
   };
 }
