@@ -269,19 +269,35 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     );
 
     /**
-     * What a fetched batch of one partition has handled (handled, or dead-lettered) and not yet committed: one commit
-     * a batch, not one an event or run (decision 167). It commits when the batch ends (returns, or throws: then as far
-     * as it got, when the membership still allows it), and at least every COMMIT_INTERVAL_MS within a long one.
+     * One offset commit a fetch, not one an event or run (decision 167): the batches of a fetch (one a partition, run
+     * side by side) leave what they handled here, and the last of them to end commits it all in one request, before
+     * the next fetch (kafkajs fetches again once every batch of a fetch ended).
+     */
+    const fetched = new Map<string, { topic: string; partition: number; offset: string }>();
+    let batchesRunning = 0;
+    const commitFetched = async (): Promise<void> => {
+      if (fetched.size === 0) return;
+      const offsets = [...fetched.values()];
+      fetched.clear();
+      await consumer.commitOffsets(offsets);
+    };
+    /**
+     * What a fetched batch of one partition has handled (or dead-lettered) and not yet committed. It goes with the
+     * fetch's commit when the batch ends; a batch that throws commits it at once, as far as it got, when the
+     * membership still allows it; a long batch commits it at least every COMMIT_INTERVAL_MS.
      */
     const settledOffsets = (topic: string, partition: number, resolveOffset: (offset: string) => void) => {
       let pending: string | undefined;
       let committedAt = Date.now();
-      const commit = async () => {
-        if (pending === undefined) return;
-        const offset = (BigInt(pending) + 1n).toString();
+      const next = () => {
+        const offset = pending === undefined ? undefined : (BigInt(pending) + 1n).toString();
         pending = undefined;
+        return offset;
+      };
+      const commit = async () => {
+        const offset = next();
         committedAt = Date.now();
-        await consumer.commitOffsets([{ topic, partition, offset }]);
+        if (offset !== undefined) await consumer.commitOffsets([{ topic, partition, offset }]);
       };
       return {
         /** The event at `message`'s offset, and those before it, are done with. */
@@ -291,7 +307,11 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           pending = message.offset;
           if (Date.now() - committedAt >= COMMIT_INTERVAL_MS) await commit();
         },
-        commit,
+        /** The batch ended: its offset goes with the fetch's commit. */
+        leave: () => {
+          const offset = next();
+          if (offset !== undefined) fetched.set(`${topic}:${partition}`, { topic, partition, offset });
+        },
         /** The batch stopped on `error`: what it handled is committed if the broker still takes it; `error` goes on. */
         commitBefore: async (error: unknown): Promise<never> => {
           await commit().catch(() => undefined);
@@ -511,8 +531,19 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
           const settled = settledOffsets(batch.topic, batch.partition, resolveOffset);
           const isLive = () => !stopping && isRunning() && !isStale();
-          await handleRuns(batch, heartbeat, isLive, settled).catch(settled.commitBefore);
-          await settled.commit();
+          batchesRunning++;
+          let ended = false;
+          try {
+            await handleRuns(batch, heartbeat, isLive, settled).catch(settled.commitBefore);
+            settled.leave();
+            ended = true;
+          } finally {
+            if (--batchesRunning === 0) {
+              const committed = commitFetched();
+              // After an error, that error goes on (kafkajs rejoins); the others' offsets are committed if they can be.
+              await (ended ? committed : committed.catch(() => undefined));
+            }
+          }
         },
       });
 
