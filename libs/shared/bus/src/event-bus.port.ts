@@ -38,7 +38,7 @@ export interface SubscribeOptions {
    * Kafka only (the memory bus hands each event over at once): how long the broker may hold a fetch to gather
    * events while fewer than 64 kB wait (default 0: a fetch answers at its first event; at most 2000). For a consumer
    * nobody waits on event by event (the SOAP change feed, the saga's fallback): under load one fetch, and one commit
-   * a partition, for many events instead of one each; each event waits up to this long (decision 167).
+   * a partition, for many events instead of one each; each event waits up to this long (decision 175).
    */
   gatherMs?: number;
   /**

@@ -79,7 +79,7 @@ const IDLE_FETCH_WAIT_MS = 500;
 const GATHER_BYTES = 64 * 1024;
 /** Well within the session (heartbeats go between fetches). */
 const MAX_GATHER_MS = 2000;
-/** A long fetched batch commits what it handled at least this often (decision 167); a short one once, at its end. */
+/** A long fetched batch commits what it handled at least this often (decision 175); a short one once, at its end. */
 const COMMIT_INTERVAL_MS = 1000;
 /** Bytes of message values per produce request (see publish). */
 const PUBLISH_REQUEST_BYTES = 512 * 1024;
@@ -269,7 +269,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     );
 
     /**
-     * One offset commit a fetch, not one an event or run (decision 167): the batches of a fetch (one a partition, run
+     * One offset commit a fetch, not one an event or run (decision 175): the batches of a fetch (one a partition, run
      * side by side) leave what they handled here, and the last of them to end commits it all in one request, before
      * the next fetch (kafkajs fetches again once every batch of a fetch ended).
      */

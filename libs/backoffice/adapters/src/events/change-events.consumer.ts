@@ -78,7 +78,7 @@ export function changeEventsConsumer(deps: ChangeEventsConsumerDeps): SubscribeO
     handleBatch: handle,
     // Nobody waits on the feed event by event: a fetch gathers for up to half a second, and what it brought is
     // recorded in a run a partition whatever its requests (each event's SOAP question is its own): under load
-    // one fetch, one statement and one commit for many checkouts' events instead of one each (decision 167).
+    // one fetch, one statement and one commit for many checkouts' events instead of one each (decision 175).
     gatherMs: 500,
     batchAcrossRequests: true,
   };

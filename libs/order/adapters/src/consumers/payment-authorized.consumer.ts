@@ -67,7 +67,7 @@ export function paymentAuthorizedConsumer(deps: PaymentAuthorizedConsumerDeps): 
     // The retries span a service's restart (backoff), before the event goes to the dead-letter topic.
     maxAttempts: 10,
     // The saga's fallback, after its grace: a fetch gathers for up to half a second, one fetch and one commit a
-    // partition for many payments' events under load (decision 167).
+    // partition for many payments' events under load (decision 175).
     gatherMs: 500,
     handle: async (envelope: EventEnvelope) => {
       if (envelope.type === PaymentDeclined.type) {
