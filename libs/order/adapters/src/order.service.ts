@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { LeanRoute } from '@commerce/shared-http';
 import { OutboxRelay, type EventBus, type Subscription } from '@commerce/shared-bus';
 import { migrate, type Db } from '@commerce/shared-db';
 import type { Logger } from '@commerce/shared-logging';
@@ -6,7 +7,7 @@ import type { OrderClient } from '@commerce/order-contracts';
 import { orderUseCases, type Clock, type OrderRepository, type SagaClients } from '@commerce/order-core';
 import { orderMigrations } from './order.migrations';
 import { createOrderRepository } from './order.knex-repository';
-import { createOrderInternalRouter } from './order.internal-routes';
+import { createOrderInternalRouter, createOrderLeanRoutes } from './order.internal-routes';
 import { orderUpsertReceivedConsumer } from './consumers/upsert-received.consumer';
 import { paymentAuthorizedConsumer } from './consumers/payment-authorized.consumer';
 
@@ -37,6 +38,8 @@ export interface OrderService {
   /** The use cases as a typed client: the in-process implementation of OrderClient. */
   client: OrderClient;
   router: Router;
+  /** The saga's two calls of the edge on lean routes before the app (decision 63), served by the order process. */
+  leanRoutes: LeanRoute[];
   orders: OrderRepository;
   relay: OutboxRelay;
   /** Subscribes the consumers and starts the outbox relay. */
@@ -63,6 +66,7 @@ export async function buildOrderService(deps: OrderServiceDeps): Promise<OrderSe
   return {
     client,
     router: createOrderInternalRouter(client),
+    leanRoutes: createOrderLeanRoutes(client),
     orders,
     relay,
     async start() {
