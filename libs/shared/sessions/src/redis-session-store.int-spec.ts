@@ -1,6 +1,7 @@
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { createSessionStore } from './create-session-store';
 import { sessionStoreContract } from './testing/session-store.contract';
+import { observeRedis } from './redis-instruments';
 
 describeWithEngines('session store contract on redis', ['redis'], ({ url }) => {
   sessionStoreContract(() => ({
@@ -28,6 +29,41 @@ describeWithEngines('redis session store: one key for the tokens of every replic
       expect(a.minted(b.mintToken())).toEqual({ tag: '' });
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describeWithEngines('redis session store: one round trip a turn (decision 168)', ['redis'], ({ url }) => {
+  it('sends the reads, writes and raises asked for in one turn as one command, in their order, each with its answer', async () => {
+    const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix: `${uniqueName('sessions_turn')}:` });
+    const sent: string[] = [];
+    try {
+      await store.set('known', { selectionId: 's1' });
+      observeRedis((command) => sent.push(command));
+      // Asked for from separate callbacks of one turn, as requests whose bytes and cart answers arrived together ask.
+      const asked = await new Promise<Array<Promise<unknown>>>((resolve) => {
+        const calls: Array<Promise<unknown>> = [];
+        setImmediate(() => calls.push(store.getWithCounter('known', 'selectionId', 'selection:')));
+        setImmediate(() => calls.push(store.raise('selection:s1')));
+        setImmediate(() => calls.push(store.set('new', { country: 'SE' })));
+        setImmediate(() => calls.push(store.getWithCounter('known', 'selectionId', 'selection:')));
+        setImmediate(() => calls.push(store.get('new')));
+        setImmediate(() => calls.push(store.raise('selection:s1')));
+        setImmediate(() => resolve(calls));
+      });
+      expect(await Promise.all(asked)).toEqual([
+        { session: { selectionId: 's1' }, counter: 0 },
+        1,
+        undefined,
+        { session: { selectionId: 's1' }, counter: 1 },
+        { country: 'SE' },
+        2,
+      ]);
+      // One script for the six (a read, a raise and a write were three commands before).
+      expect(sent).toEqual(['evalsha']);
+    } finally {
+      observeRedis(undefined);
+      await store.close();
     }
   });
 });

@@ -54,68 +54,63 @@ const reasonOf = (err: unknown): string => {
   return typeof e?.message === 'string' ? (e.message.split('\n')[0] ?? 'error') : String(err);
 };
 
-/**
- * Raises every counter of KEYS by one, in their order (a key named twice is raised twice), each with its TTL
- * (ARGV[1], seconds) restarted; their new values in the same order.
- */
-const RAISE_SCRIPT = `
-local raised = {}
-for i, key in ipairs(KEYS) do
-  raised[i] = redis.call('INCR', key)
-  redis.call('EXPIRE', key, ARGV[1])
-end
-return raised`;
-
-/** A counter's raise waiting for the tick's script (`RedisSessionStore.raise`). */
-interface PendingRaise {
-  key: string;
-  resolve(value: number): void;
-  reject(error: unknown): void;
-}
-
 /** The key of the store's tokens (decision 134): the one already beside the sessions, else this one, kept. */
 const TOKEN_KEY_SCRIPT = `
 redis.call('SET', KEYS[1], ARGV[1], 'NX')
 return redis.call('GET', KEYS[1])`;
 
-/** A session read waiting for the turn's script (`RedisSessionStore.getWithCounter`). */
-interface PendingRead {
-  key: string;
-  field: string;
-  counterKeyPrefix: string;
-  resolve(value: [string | null, string | null]): void;
-  reject(error: unknown): void;
-}
+/**
+ * A command waiting for the turn's script (`RedisSessionStore.queue`): a session read with its counter (`read`),
+ * a session write (`write`) or a counter's raise (`raise`), each on its one key.
+ */
+type PendingOp = { key: string; reject(error: unknown): void } & (
+  | { kind: 'read'; field: string; counterKeyPrefix: string; resolve(value: [string | null, string | null]): void }
+  | { kind: 'write'; json: string; resolve(): void }
+  | { kind: 'raise'; resolve(value: number): void }
+);
 
 /**
- * Sessions, each with the counter one of its fields names, in one round trip (decision 97): KEYS are the
- * sessions; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, then for the i-th key its field (ARGV[1 + 2i]) and
- * its counter keys' prefix (ARGV[2 + 2i]); the answer is each key's session and counter in turn (false where
- * none). A session's TTL is slid only once it has lost more than the slack (a write propagated to replicas
- * and the AOF, so not at every read). A counter's key comes from the session's content, so it is not among
- * KEYS: fine on one Redis (with replicas), not on a Redis Cluster, where the counter would have to share the
- * session's hash slot.
+ * The session store's commands asked for in one turn of the event loop, in the order they were asked, in one round
+ * trip (decisions 89, 97, 168): KEYS are their keys, one each; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, ARGV[3]
+ * the TTL in seconds, then for the i-th key its kind (ARGV[1 + 3i]) and two arguments (ARGV[2 + 3i], ARGV[3 + 3i]);
+ * the answer has two places a key (false where nothing).
+ * - `r` reads the session with the counter one of its fields names (its field, its counter keys' prefix): the session
+ *   and the counter. A session's TTL is slid only once it has lost more than the slack (a write propagated to replicas
+ *   and the AOF, so not at every read). A counter's key comes from the session's content, so it is not among KEYS:
+ *   fine on one Redis (with replicas), not on a Redis Cluster, where the counter would have to share the session's
+ *   hash slot.
+ * - `w` writes the session (its JSON) with the TTL, as SET … PX does.
+ * - `i` raises the counter by one and restarts its TTL (INCR and EXPIRE together, so a counter never lives on without
+ *   one): its new value. A key named twice is raised twice.
  */
-const GET_WITH_COUNTERS_SCRIPT = `
+const TURN_SCRIPT = `
 local ttl = tonumber(ARGV[1])
 local slack = tonumber(ARGV[2])
 local out = {}
 for i, key in ipairs(KEYS) do
-  local s = redis.call('GET', key)
-  local counter = false
-  if s then
-    if redis.call('PTTL', key) < ttl - slack then redis.call('PEXPIRE', key, ttl) end
-    local field = ARGV[1 + 2 * i]
-    if field ~= '' then
-      local ok, data = pcall(cjson.decode, s)
-      local name = ok and type(data) == 'table' and data[field]
-      if type(name) == 'string' then counter = redis.call('GET', ARGV[2 + 2 * i] .. name) or '0' end
+  local kind = ARGV[1 + 3 * i]
+  local first = false
+  local second = false
+  if kind == 'r' then
+    first = redis.call('GET', key)
+    if first then
+      if redis.call('PTTL', key) < ttl - slack then redis.call('PEXPIRE', key, ttl) end
+      local field = ARGV[2 + 3 * i]
+      if field ~= '' then
+        local ok, data = pcall(cjson.decode, first)
+        local name = ok and type(data) == 'table' and data[field]
+        if type(name) == 'string' then second = redis.call('GET', ARGV[3 + 3 * i] .. name) or '0' end
+      end
     end
+  elseif kind == 'w' then
+    redis.call('SET', key, ARGV[2 + 3 * i], 'PX', ttl)
+    first = 1
   else
-    s = false
+    first = redis.call('INCR', key)
+    redis.call('EXPIRE', key, ARGV[3])
   end
-  out[2 * i - 1] = s
-  out[2 * i] = counter
+  out[2 * i - 1] = first
+  out[2 * i] = second
 end
 return out`;
 
@@ -125,10 +120,8 @@ export class RedisSessionStore implements SessionStore {
   private closed = false;
 
   private readonly slackMs: number;
-  /** The raises asked for in this tick, sent together as one script when it ends (decision 89). */
-  private raises: PendingRaise[] = [];
-  /** The session reads asked for in this turn of the event loop, sent together as one script (decision 97). */
-  private reads: PendingRead[] = [];
+  /** The reads, writes and raises asked for in this turn of the event loop, sent together as one script (decision 168). */
+  private pending: PendingOp[] = [];
 
   private readonly tokens: TokenMinter;
 
@@ -141,10 +134,9 @@ export class RedisSessionStore implements SessionStore {
   ) {
     this.slackMs = slideSlackMs(ttlSeconds);
     this.tokens = tokenMinter(tokenKey, ttlSeconds * 1000, Date.now);
-    // The number of keys comes first in each call: one script reads the sessions of a turn together.
-    redis.defineCommand('sessionsWithCounters', { lua: GET_WITH_COUNTERS_SCRIPT });
-    // The number of keys comes first in each call: one script raises the counters of a tick together.
-    redis.defineCommand('raiseCounters', { lua: RAISE_SCRIPT });
+    // The number of keys comes first in each call: one script runs the commands of a turn together, in their order.
+    // Sent by its SHA-1 (EVALSHA, once EVAL after a script flush), not as its text.
+    redis.defineCommand('sessionTurn', { lua: TURN_SCRIPT });
   }
 
   /** Connects and checks that Redis answers; throws SessionStoreUnavailableError within a few seconds if not. */
@@ -176,37 +168,53 @@ export class RedisSessionStore implements SessionStore {
   async getWithCounter<T = SessionData>(token: string, field: string, counterPrefix: string) {
     // One command for every read asked for in this turn of the event loop (decision 97): the requests whose
     // bytes arrived in one poll of the sockets each open their session, and one script reads them all.
-    const [json, counter] = await new Promise<[string | null, string | null]>((resolve, reject) => {
-      const read = { key: this.prefix + token, field, counterKeyPrefix: this.counterKey(counterPrefix), resolve, reject };
-      if (this.reads.push(read) === 1) setImmediate(() => this.sendReads());
-    });
+    const [json, counter] = await new Promise<[string | null, string | null]>((resolve, reject) =>
+      this.queue({ kind: 'read', key: this.prefix + token, field, counterKeyPrefix: this.counterKey(counterPrefix), resolve, reject }),
+    );
     return { session: json === null ? null : (JSON.parse(json) as T), counter: counter === null ? null : Number(counter) };
   }
 
+  /** Queues a command for the turn's script, sent once the turn's callbacks have run (`sendTurn`). */
+  private queue(op: PendingOp): void {
+    if (this.pending.push(op) === 1) setImmediate(() => this.sendTurn());
+  }
+
   /**
-   * Sends the reads queued so far as one script (EVALSHA, once EVAL after a script flush). Every other
-   * command sends them first, so commands still reach Redis in the order they were asked for (a write asked
-   * for after a read never overtakes it).
+   * Sends the commands queued so far as one script (EVALSHA, once EVAL after a script flush), in the order they were
+   * asked for. Every command outside it sends them first, so commands still reach Redis in the order they were asked
+   * for (a write asked for after a read never overtakes it).
    */
-  private sendReads(): void {
-    const reads = this.reads;
-    if (!reads.length) return;
-    this.reads = [];
+  private sendTurn(): void {
+    const ops = this.pending;
+    if (!ops.length) return;
+    this.pending = [];
     const redis = this.redis as Redis & {
-      sessionsWithCounters(keys: number, ...args: Array<string | number>): Promise<Array<string | null>>;
+      sessionTurn(keys: number, ...args: Array<string | number>): Promise<Array<string | number | null>>;
     };
-    const args: Array<string | number> = reads.map((r) => r.key);
-    args.push(this.ttlSeconds * 1000, this.slackMs);
-    for (const r of reads) args.push(r.field, r.counterKeyPrefix);
-    this.call(() => redis.sessionsWithCounters(reads.length, ...args)).then(
-      (answers) => reads.forEach((r, i) => r.resolve([answers[2 * i] ?? null, answers[2 * i + 1] ?? null])),
-      (error: unknown) => reads.forEach((r) => r.reject(error)),
+    const args: Array<string | number> = ops.map((op) => op.key);
+    args.push(this.ttlSeconds * 1000, this.slackMs, this.ttlSeconds);
+    for (const op of ops) {
+      if (op.kind === 'read') args.push('r', op.field, op.counterKeyPrefix);
+      else if (op.kind === 'write') args.push('w', op.json, '');
+      else args.push('i', '', '');
+    }
+    this.call(() => redis.sessionTurn(ops.length, ...args)).then(
+      (answers) =>
+        ops.forEach((op, i) => {
+          const first = answers[2 * i] ?? null;
+          if (op.kind === 'read') op.resolve([first === null ? null : String(first), (answers[2 * i + 1] as string | null) ?? null]);
+          else if (op.kind === 'write') op.resolve();
+          else op.resolve(Number(first));
+        }),
+      (error: unknown) => ops.forEach((op) => op.reject(error)),
     );
   }
 
   async set(token: string, data: SessionData): Promise<void> {
-    this.sendReads();
-    await this.call(() => this.redis.set(this.prefix + token, JSON.stringify(data), 'EX', this.ttlSeconds));
+    // With the turn's reads and raises (decision 168): a new session's write rides with the reads of the requests
+    // that arrived beside it.
+    const json = JSON.stringify(data);
+    await new Promise<void>((resolve, reject) => this.queue({ kind: 'write', key: this.prefix + token, json, resolve, reject }));
   }
 
   mintToken(tag?: string): string {
@@ -218,36 +226,20 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async delete(token: string): Promise<void> {
-    this.sendReads();
+    this.sendTurn();
     await this.call(() => this.redis.del(this.prefix + token));
   }
 
   async counter(name: string): Promise<number> {
-    this.sendReads();
+    this.sendTurn();
     return Number((await this.call(() => this.redis.get(this.counterKey(name)))) ?? 0);
   }
 
   raise(name: string): Promise<number> {
-    // One command for every raise asked for in this tick (decision 89): the changes a cart batch answered
-    // together (decision 78) resume in one tick, each raising its selection's counter before it answers.
-    // INCR and the TTL together in a script (atomic, as MULTI would be, at a fraction of the client's cost
-    // per call), so a counter never lives on without one; sent by its SHA-1 (EVALSHA, once EVAL after a
-    // script flush), not as its text.
-    return new Promise<number>((resolve, reject) => {
-      if (this.raises.push({ key: this.counterKey(name), resolve, reject }) === 1) process.nextTick(() => this.sendRaises());
-    });
-  }
-
-  private sendRaises(): void {
-    this.sendReads();
-    const raises = this.raises;
-    this.raises = [];
-    const redis = this.redis as Redis & { raiseCounters(keys: number, ...args: Array<string | number>): Promise<number[]> };
-    const keys = raises.map((r) => r.key);
-    this.call(() => redis.raiseCounters(keys.length, ...keys, this.ttlSeconds)).then(
-      (raised) => raises.forEach((r, i) => r.resolve(Number(raised[i]))),
-      (error: unknown) => raises.forEach((r) => r.reject(error)),
-    );
+    // One command for every command asked for in this turn (decisions 89, 168): the changes a cart batch answered
+    // together (decision 78) resume in one turn, each raising its selection's counter before it answers, and the
+    // requests that arrived meanwhile read their sessions in the same script.
+    return new Promise<number>((resolve, reject) => this.queue({ kind: 'raise', key: this.counterKey(name), resolve, reject }));
   }
 
   /** Counters beside the sessions (and the tokens' key, `#token-key`): a token (base64url) never contains `#`, so none meets one. */
@@ -261,8 +253,8 @@ export class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    // Reads asked for before the close are sent before QUIT, as every other command asked for before it.
-    this.sendReads();
+    // Commands asked for before the close are sent before QUIT, as every other command asked for before it.
+    this.sendTurn();
     this.closed = true;
     try {
       await this.redis.quit();
