@@ -233,3 +233,33 @@ describe('lean routes that open their requests (decision 67)', () => {
     ).rejects.toThrow(/opens and envelopes/);
   });
 });
+
+describe('a lean route’s deadline (decision 132)', () => {
+  const BUDGET_MS = 150;
+  /** Opens in 40 ms; `stall` never answers, anything else answers at once. */
+  const timed: LeanRoute<string> = {
+    method: 'POST',
+    route: '/timed/:id',
+    path: /^\/timed\/([^/]+)$/,
+    bodyless: true,
+    open: () => new Promise((resolve) => setTimeout(() => resolve('opened'), 40)),
+    handle: ([id], _body, opened) => (id === 'stall' ? new Promise(() => undefined) : Promise.resolve({ id, opened })),
+  };
+  let server: RunningServer;
+  beforeAll(async () => {
+    const app = createHttpApp({ service: 'lean-deadline', logger });
+    server = await serve(app, { port: 0, host: '127.0.0.1', logger, leanRoutes: [timed as LeanRoute], requestBudgetMs: BUDGET_MS });
+  });
+  afterAll(() => server.close());
+
+  it('answers 503 with Retry-After once the budget has run out, its open included', async () => {
+    const started = performance.now();
+    const res = await fetch(`${server.url}/timed/stall`, { method: 'POST' });
+    const ms = performance.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).not.toBeNull();
+    // The budget plus the 50 ms backstop, not the stall (which never ends); generous above for a loaded machine.
+    expect(ms).toBeGreaterThanOrEqual(BUDGET_MS);
+    expect(ms).toBeLessThan(BUDGET_MS + 2_000);
+  });
+});
