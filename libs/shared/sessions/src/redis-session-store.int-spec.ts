@@ -33,7 +33,7 @@ describeWithEngines('redis session store: one key for the tokens of every replic
   });
 });
 
-describeWithEngines('redis session store: one round trip a turn (decision 168)', ['redis'], ({ url }) => {
+describeWithEngines('redis session store: one round trip a turn (decision 177)', ['redis'], ({ url }) => {
   it('sends the reads, writes and raises asked for in one turn as one command, in their order, each with its answer', async () => {
     const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix: `${uniqueName('sessions_turn')}:` });
     const sent: string[] = [];

@@ -71,7 +71,7 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
 
 /**
  * The session store's commands asked for in one turn of the event loop, in the order they were asked, in one round
- * trip (decisions 89, 97, 168): KEYS are their keys, one each; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, ARGV[3]
+ * trip (decisions 89, 97, 177): KEYS are their keys, one each; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, ARGV[3]
  * the TTL in seconds, then for the i-th key its kind (ARGV[1 + 3i]) and two arguments (ARGV[2 + 3i], ARGV[3 + 3i]);
  * the answer has two places a key (false where nothing).
  * - `r` reads the session with the counter one of its fields names (its field, its counter keys' prefix): the session
@@ -120,7 +120,7 @@ export class RedisSessionStore implements SessionStore {
   private closed = false;
 
   private readonly slackMs: number;
-  /** The reads, writes and raises asked for in this turn of the event loop, sent together as one script (decision 168). */
+  /** The reads, writes and raises asked for in this turn of the event loop, sent together as one script (decision 177). */
   private pending: PendingOp[] = [];
 
   private readonly tokens: TokenMinter;
@@ -211,7 +211,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async set(token: string, data: SessionData): Promise<void> {
-    // With the turn's reads and raises (decision 168): a new session's write rides with the reads of the requests
+    // With the turn's reads and raises (decision 177): a new session's write rides with the reads of the requests
     // that arrived beside it.
     const json = JSON.stringify(data);
     await new Promise<void>((resolve, reject) => this.queue({ kind: 'write', key: this.prefix + token, json, resolve, reject }));
@@ -236,7 +236,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   raise(name: string): Promise<number> {
-    // One command for every command asked for in this turn (decisions 89, 168): the changes a cart batch answered
+    // One command for every command asked for in this turn (decisions 89, 177): the changes a cart batch answered
     // together (decision 78) resume in one turn, each raising its selection's counter before it answers, and the
     // requests that arrived meanwhile read their sessions in the same script.
     return new Promise<number>((resolve, reject) => this.queue({ kind: 'raise', key: this.counterKey(name), resolve, reject }));
