@@ -33,6 +33,17 @@ interface HoldRow {
   unavailable: number | null;
 }
 
+/** An item of a commit as its stock events name it. */
+interface CommitNamed {
+  id: string;
+  sku: string;
+  ean: string;
+  variation: string;
+  size: string;
+  product_id: number;
+  external_id: string;
+}
+
 /** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
 const HOLD_TRIES = 3;
 
@@ -270,6 +281,140 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       }));
   };
 
+  /**
+   * What a commit reads, in one statement: its items' names, the items (with whether other attempts' expired holds
+   * of each still count) and its holds. `lock`: the items locked in id order, then the holds (their read waits on
+   * `locked`), each locking read answering the row's newest version: items first, then holds, as a hold takes
+   * them (the other order deadlocked a commit beside a new payment of the same selection, decision 121). The
+   * attempt's items, and what its stock events name of them, never change once it holds.
+   */
+  const commitRead = async (runner: Knex | Knex.Transaction, attemptId: string, at: Date, lock: boolean) => {
+    const read = (
+      await runner.raw(
+        `with named as materialized (select h.item_id as id, i.sku, i.ean, v.external_id as variation, s.external_id as size,
+            p.id as product_id, p.external_id
+          from ${q('stock_holds')} h
+          left join ${q('items')} i on i.id = h.item_id
+          left join ${q('variants')} v on v.id = i.variant_id
+          left join ${q('products')} p on p.id = v.product_id
+          left join ${q('sizes')} s on s.id = i.size_id
+          where h.attempt_id = :attemptId),
+        locked as materialized (${itemsSql(expiredSql)}
+          where i.id in (select id from named) order by i.id ${lock ? 'for update of i' : ''}),
+        holds as materialized (select item_id, quantity, state, unavailable from ${q('stock_holds')}
+          where attempt_id = :attemptId and (select count(*) from locked) >= 0 order by item_id ${lock ? 'for update' : ''})
+        select (select coalesce(json_agg(n order by n.product_id, n.id), '[]') from named n) as named,
+          (select coalesce(json_agg(l), '[]') from locked l) as items,
+          (select coalesce(json_agg(h order by h.item_id), '[]') from holds h) as holds`,
+        { attemptId, at },
+      )
+    ).rows[0] as { named: unknown; items: unknown; holds: unknown };
+    return {
+      named: json<CommitNamed[]>(read.named),
+      items: new Map(json<ItemRow[]>(read.items).map((r) => [r.id, itemOf(r)])),
+      all: json<HoldRow[]>(read.holds),
+    };
+  };
+
+  /**
+   * What of a commit's holds the stock no longer covers beside the other attempts' live holds: a hold that expired
+   * or was replaced may have been sold meanwhile, and then the order is not placed (never oversold).
+   */
+  const commitShort = (items: Map<string, ItemRow>, holds: HoldRow[]) =>
+    shortOf(
+      items,
+      new Map(holds.map((h) => [h.item_id, h.quantity])),
+      new Map(holds.filter((h) => h.state === 'held').map((h) => [h.item_id, h.quantity])),
+    );
+
+  /**
+   * The commit's write: the stock and counters, the holds committed and the events in one statement. `guarded`:
+   * first the items locked in id order, then the holds, and nothing written unless each is as `expected` (the
+   * items' stock and counter, the holds' states as read); it returns a row an event written, so none when not.
+   */
+  const commitWriteSql = (guarded: boolean) => `with ${
+    guarded
+      ? `expected as (select * from json_to_recordset(cast(:expected as json)) as e(id text, stock integer, held integer)),
+      states as (select * from json_to_recordset(cast(:states as json)) as s(item_id text, state text)),
+      locked as materialized (select i.id, i.stock, i.held from ${q('items')} i where i.id in (select id from expected) order by i.id for update),
+      own as materialized (select item_id, state from ${q('stock_holds')}
+        where attempt_id = :attemptId and (select count(*) from locked) >= 0 order by item_id for update),
+      ok as materialized (select
+        (select count(*) from locked l join expected e on e.id = l.id and e.stock = l.stock and e.held = l.held) = (select count(*) from expected)
+        and (select count(*) from own o join states s on s.item_id = o.item_id and s.state = o.state) = (select count(*) from states)
+        and (select count(*) from own) = (select count(*) from states) as ok),`
+      : ''
+  }
+    taken as (
+      update ${q('items')} t set stock = greatest(t.stock - c.units, 0), held = t.held - c.unheld
+      from json_to_recordset(cast(:taken as json)) as c(id text, units integer, unheld integer)
+      where t.id = c.id ${guarded ? 'and (select ok from ok)' : ''} returning t.id),
+    committed as (
+      update ${q('stock_holds')} set state = 'committed', updated_at = :at
+      where attempt_id = :attemptId and state <> 'committed' ${guarded ? 'and (select ok from ok)' : ''} returning item_id),
+    input as (select * from (${outboxInputSql}) x ${guarded ? 'where (select ok from ok)' : ''})
+    ${outboxInsertSql('input', ':outbox:')}${guarded ? ' returning id' : ''}`;
+
+  /**
+   * The write's bindings: each hold's units off its item's stock, its quantity off the counter while `held`; the
+   * items' new quantities on catalog.stock.v1 (the SOAP feed's stock events), the product re-published (the
+   * indexer re-reads it) only when one of its items sold out (decisions 149, 174).
+   */
+  const commitWriteBindings = (attemptId: string, at: Date, named: CommitNamed[], items: Map<string, ItemRow>, holds: HoldRow[]) => {
+    const taken = holds.map((h) => ({
+      id: h.item_id,
+      units: h.quantity * (items.get(h.item_id)?.divisor ?? 1),
+      unheld: h.state === 'held' ? h.quantity : 0,
+    }));
+    const units = new Map(taken.map((t) => [t.id, t.units]));
+    const events = stockCommitEvents(
+      named
+        .filter((r) => units.has(r.id))
+        .map((r) => {
+          const item = items.get(r.id);
+          const before = item?.stock ?? 0;
+          return {
+            productId: Number(r.product_id),
+            externalId: r.external_id,
+            variation: r.variation,
+            size: r.size,
+            sku: r.sku,
+            ean: r.ean,
+            stockBefore: before,
+            stockAfter: Math.max(0, before - (units.get(r.id) ?? 0)),
+            divisor: item?.divisor ?? 1,
+            preorder: Boolean(item?.preorder),
+          };
+        }),
+    );
+    return { ...outboxBatch(events), taken: JSON.stringify(taken), at, attemptId, outbox: `${db.schema}.outbox` };
+  };
+
+  /**
+   * A commit without a transaction: its read (no lock), then the guarded write. Answers undefined when the
+   * locking path must decide: a hold lost, an item with other attempts' expired holds to reclaim, the stock short,
+   * or an item or hold no longer as read when the write locked them (a concurrent hold, commit or release).
+   */
+  const commitAtOnce = async (attemptId: string, at: Date): Promise<CommitStockResult | undefined> => {
+    const { named, items, all } = await commitRead(db.knex, attemptId, at, false);
+    if (named.length === 0) return { committed: 0 };
+    // Committed and lost are final: a commit of committed holds does nothing; a lost one answers with the locks.
+    if (all.some((h) => h.state === 'lost')) return undefined;
+    const holds = all.filter((h) => h.state !== 'committed');
+    if (holds.length === 0) return { committed: 0 };
+    if ([...items.values()].some((i) => i.expired) || commitShort(items, holds).length > 0) return undefined;
+    const written = (
+      await db.knex.raw(commitWriteSql(true), {
+        ...commitWriteBindings(attemptId, at, named, items, holds),
+        expected: JSON.stringify([...items.values()].map((i) => ({ id: i.id, stock: i.stock, held: i.held }))),
+        states: JSON.stringify(all.map((h) => ({ item_id: h.item_id, state: h.state }))),
+      })
+    ).rows as unknown[];
+    if (written.length === 0) return undefined;
+    outboxWritten(db);
+    return { committed: holds.length };
+  };
+
   return {
     async holdStock(command): Promise<HoldStockResult> {
       const wanted = new Map<string, number>();
@@ -307,110 +452,47 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
 
     async commitStock(attemptId): Promise<CommitStockResult> {
       const at = now();
-      const result = await contended(async (trx): Promise<CommitStockResult> => {
-        // The items first, then the holds, as a hold takes them (items, then the selection's older holds it
-        // replaces): the other order deadlocked a commit beside a new payment of the same selection. The
-        // attempt's items, and what its stock events name of them, never change once it holds: read before any lock.
-        // One statement reads them, then locks the items in id order (each locking read answers the row's newest
-        // version), then the attempt's holds (their read waits on `locked`): a concurrent commit waits on the items,
-        // then finds the holds committed (or lost).
-        const read = (
-          await trx.raw(
-            `with named as materialized (select h.item_id as id, i.sku, i.ean, v.external_id as variation, s.external_id as size,
-                p.id as product_id, p.external_id
-              from ${q('stock_holds')} h
-              left join ${q('items')} i on i.id = h.item_id
-              left join ${q('variants')} v on v.id = i.variant_id
-              left join ${q('products')} p on p.id = v.product_id
-              left join ${q('sizes')} s on s.id = i.size_id
-              where h.attempt_id = :attemptId),
-            locked as materialized (${itemsSql(expiredSql)}
-              where i.id in (select id from named) order by i.id for update of i),
-            holds as materialized (select item_id, quantity, state, unavailable from ${q('stock_holds')}
-              where attempt_id = :attemptId and (select count(*) from locked) >= 0 order by item_id for update)
-            select (select coalesce(json_agg(n order by n.product_id, n.id), '[]') from named n) as named,
-              (select coalesce(json_agg(l), '[]') from locked l) as items,
-              (select coalesce(json_agg(h order by h.item_id), '[]') from holds h) as holds`,
-            { attemptId, at },
-          )
-        ).rows[0] as { named: unknown; items: unknown; holds: unknown };
-        const named = json<
-          Array<{ id: string; sku: string; ean: string; variation: string; size: string; product_id: number; external_id: string }>
-        >(read.named);
-        if (named.length === 0) return { committed: 0 };
-        const items = new Map(json<ItemRow[]>(read.items).map((r) => [r.id, itemOf(r)]));
-        const all = json<HoldRow[]>(read.holds);
-        const lost = all.filter((h) => h.state === 'lost');
-        if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
-        const holds = all.filter((h) => h.state !== 'committed');
-        if (holds.length === 0) return { committed: 0 };
-        // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
-        const stale = [...items.values()].filter((i) => i.expired).map((i) => i.id);
-        if (stale.length > 0) {
-          const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
-            JSON.stringify(stale),
-            at,
-            attemptId,
-          ]);
-          heldNow(items, counters);
-        }
-        // The stock must still be there beside the other attempts' live holds: a hold that expired or was
-        // replaced may have been sold meanwhile, and then the order is not placed (never oversold).
-        const own = new Map(holds.filter((h) => h.state === 'held').map((h) => [h.item_id, h.quantity]));
-        const unavailable = shortOf(items, new Map(holds.map((h) => [h.item_id, h.quantity])), own);
-        if (unavailable.length > 0) {
-          await unhold(trx, to('lost'), 'attempt_id = ?', [attemptId]);
-          for (const hold of holds) {
-            const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
-            await db
-              .table('stock_holds', trx)
-              .where({ attempt_id: attemptId, item_id: hold.item_id })
-              .update({ state: 'lost', unavailable: short, updated_at: at });
+      // Without a lock first: read, then one statement that writes only if every item and hold is still as read
+      // (then the events made from the read are exact). Otherwise, or when something is to be reclaimed or lost,
+      // the locking path decides.
+      const fast = await retryContended(() => commitAtOnce(attemptId, at));
+      const result =
+        fast ??
+        (await contended(async (trx): Promise<CommitStockResult> => {
+          const { named, items, all } = await commitRead(trx, attemptId, at, true);
+          if (named.length === 0) return { committed: 0 };
+          const lost = all.filter((h) => h.state === 'lost');
+          if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
+          const holds = all.filter((h) => h.state !== 'committed');
+          if (holds.length === 0) return { committed: 0 };
+          // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
+          const stale = [...items.values()].filter((i) => i.expired).map((i) => i.id);
+          if (stale.length > 0) {
+            const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
+              JSON.stringify(stale),
+              at,
+              attemptId,
+            ]);
+            heldNow(items, counters);
           }
-          return { committed: 0, unavailable };
-        }
-        // The items' new quantities go on catalog.stock.v1 (the SOAP feed's stock events), per product; the
-        // product is re-published (the indexer re-reads it) only when one of its items sold out. Under the items'
-        // locks their stock after is known: the stock and counters, the holds committed and the events in one statement.
-        const taken = holds.map((h) => ({
-          id: h.item_id,
-          units: h.quantity * (items.get(h.item_id)?.divisor ?? 1),
-          unheld: h.state === 'held' ? h.quantity : 0,
+          const unavailable = commitShort(items, holds);
+          if (unavailable.length > 0) {
+            await unhold(trx, to('lost'), 'attempt_id = ?', [attemptId]);
+            for (const hold of holds) {
+              const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
+              await db
+                .table('stock_holds', trx)
+                .where({ attempt_id: attemptId, item_id: hold.item_id })
+                .update({ state: 'lost', unavailable: short, updated_at: at });
+            }
+            return { committed: 0, unavailable };
+          }
+          // Under the items' locks their stock after is known: the stock and counters, the holds committed and the
+          // events in one statement.
+          await trx.raw(commitWriteSql(false), commitWriteBindings(attemptId, at, named, items, holds));
+          outboxWritten(db, trx);
+          return { committed: holds.length };
         }));
-        const units = new Map(taken.map((t) => [t.id, t.units]));
-        const events = stockCommitEvents(
-          named
-            .filter((r) => units.has(r.id))
-            .map((r) => {
-              const locked = items.get(r.id);
-              const before = locked?.stock ?? 0;
-              return {
-                productId: Number(r.product_id),
-                externalId: r.external_id,
-                variation: r.variation,
-                size: r.size,
-                sku: r.sku,
-                ean: r.ean,
-                stockBefore: before,
-                stockAfter: Math.max(0, before - (units.get(r.id) ?? 0)),
-                divisor: locked?.divisor ?? 1,
-                preorder: Boolean(locked?.preorder),
-              };
-            }),
-        );
-        await trx.raw(
-          `with taken as (
-            update ${q('items')} t set stock = greatest(t.stock - c.units, 0), held = t.held - c.unheld
-            from json_to_recordset(cast(:taken as json)) as c(id text, units integer, unheld integer) where t.id = c.id returning t.id),
-          committed as (
-            update ${q('stock_holds')} set state = 'committed', updated_at = :at where attempt_id = :attemptId and state <> 'committed' returning item_id),
-          input as (${outboxInputSql})
-          ${outboxInsertSql('input', ':outbox:')}`,
-          { ...outboxBatch(events), taken: JSON.stringify(taken), at, attemptId, outbox: `${db.schema}.outbox` },
-        );
-        outboxWritten(db, trx);
-        return { committed: holds.length };
-      });
       if (result.committed > 0) options.onCommitted?.();
       return result;
     },
