@@ -59,7 +59,7 @@ const HOLD_TRIES = 3;
  * reclaim, takes the locking path: the item rows' locks in id order, then the holds'. Every hold leaving `held`
  * (released, replaced, expired, committed, lost) leaves its item's counter in the same statement.
  * A commit decrements the stock of the attempt's holds not yet committed and marks them committed in the same
- * transaction, so however often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a
+ * statement, so however often it is called, the stock goes down once; it never goes below 0 (`greatest`, and a
  * check constraint). Holds count items; the stock is in the ERP's units, `stockdivisor` of them an item (decision
  * 22): an item's stock holds floor(stock / divisor) items, and a committed item takes `divisor` units.
  */
