@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { env, httpServiceEnv, kafkaNamingEnv, outboxEnv, receivedUpsertsRetentionEnv, retentionEnv } from '@commerce/shared-config';
+import {
+  dbPreparedStatementsEnv,
+  env,
+  httpServiceEnv,
+  kafkaNamingEnv,
+  outboxEnv,
+  receivedUpsertsRetentionEnv,
+  retentionEnv,
+} from '@commerce/shared-config';
 import { backofficeSoapEnv } from '@commerce/backoffice-adapters';
 import { catalogEnv } from '@commerce/catalog-adapters';
 import { accountEnv } from '@commerce/account-adapters';
@@ -16,6 +24,7 @@ export const AllInOneConfigSchema = z.object({
   DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
   DB_QUERY_TIMEOUT_MS: env.dbQueryTimeoutMs,
+  DB_PREPARED_STATEMENTS: dbPreparedStatementsEnv,
   REDIS_URL: env.redisUrl.default('memory'),
   KAFKA_BROKERS: env.kafkaBrokers.default('memory'),
   ...kafkaNamingEnv(),

@@ -103,6 +103,13 @@ export const env = {
       .transform((v) => v === 'true' || v === '1'),
 };
 
+/** DB_PREPARED_STATEMENTS: named prepared statements on Postgres (decision 179). */
+export const dbPreparedStatementsEnv = env
+  .flag(true)
+  .describe(
+    'Postgres: every parameterized SQL statement goes out as a named prepared statement, parsed and planned once per connection instead of at every execution (at most 500 names a connection and texts up to 4,096 characters; longer ones run unnamed). A statement whose plan a migration made stale (`cached plan must not change result type`) runs again under a new name, a transaction again from its start (decision 179). Turn it off (`false`) behind a PgBouncer in transaction mode that does not keep prepared statements per client (before 1.21, or `max_prepared_statements` 0): every statement then runs unnamed. PGlite ignores it.',
+  );
+
 /** PORT, HOST, REUSE_PORT and LOG_LEVEL: what every service that serves HTTP reads. */
 export const httpServiceEnv = (defaultPort: number) => ({
   PORT: env.port(defaultPort).describe('TCP port the HTTP server listens on (`0`: any free port).'),
@@ -137,12 +144,13 @@ export const kafkaNamingEnv = () => ({
   ),
 });
 
-/** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS: what every service that owns tables reads. */
+/** DATABASE_URL, DATABASE_SCHEMA, DB_POOL_MAX, DB_ACQUIRE_TIMEOUT_MS, DB_QUERY_TIMEOUT_MS and DB_PREPARED_STATEMENTS: what every service that owns tables reads. */
 export const databaseEnv = (defaultSchema: string) => ({
   DATABASE_URL: env.databaseUrl,
   DB_POOL_MAX: env.dbPoolMax,
   DB_ACQUIRE_TIMEOUT_MS: env.dbAcquireTimeoutMs,
   DB_QUERY_TIMEOUT_MS: env.dbQueryTimeoutMs,
+  DB_PREPARED_STATEMENTS: dbPreparedStatementsEnv,
   DATABASE_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
@@ -10,6 +9,7 @@ import { currentDeadline, type Logger } from '@commerce/shared-logging';
 import type { Db } from './db.port';
 import { openPglite as openPgliteConnection } from './pglite-loader';
 import { dbObserver, timedAcquire } from './db-instruments';
+import { isStalePreparedPlan, namedStatementsDialect, StatementNames, type PreparedStatementLimits } from './prepared-statements';
 
 /** One SQL engine (a knex instance) that every service of a process shares, one schema each. */
 export interface DbEngine {
@@ -35,6 +35,14 @@ export interface DbEngineOptions {
    * `Db.query` inside a request waits no longer than its deadline (default 5000 ms; `DB_QUERY_TIMEOUT_MS`, decision 132).
    */
   queryTimeoutMs?: number;
+  /**
+   * Postgres: every parameterized statement (knex's and `Db.query`'s) as a named prepared statement, parsed and
+   * planned once per connection (default on; `DB_PREPARED_STATEMENTS`, decision 179). Off for a transaction-mode
+   * PgBouncer that does not keep a session's prepared statements.
+   */
+  preparedStatements?: boolean;
+  /** The bounds of the prepared statements (default `DEFAULT_PREPARED_STATEMENT_LIMITS`). */
+  preparedStatementLimits?: PreparedStatementLimits;
 }
 
 /** The default of `queryTimeoutMs` (and `DB_QUERY_TIMEOUT_MS`). */
@@ -122,6 +130,8 @@ export interface DbEngineConfig {
   DB_ACQUIRE_TIMEOUT_MS: number;
   /** `queryTimeoutMs` (decision 132). */
   DB_QUERY_TIMEOUT_MS?: number;
+  /** `preparedStatements` (decision 179). */
+  DB_PREPARED_STATEMENTS?: boolean;
 }
 
 /** The engine a service's config names: its URL, pool size and acquire time-out. */
@@ -131,13 +141,15 @@ export const createDbEngineFromConfig = (config: DbEngineConfig, logger: Logger)
     poolMax: config.DB_POOL_MAX,
     acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
     ...(config.DB_QUERY_TIMEOUT_MS ? { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS } : {}),
+    ...(config.DB_PREPARED_STATEMENTS === undefined ? {} : { preparedStatements: config.DB_PREPARED_STATEMENTS }),
   });
 
 async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
   const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const names = options.preparedStatements === false ? undefined : new StatementNames(options.preparedStatementLimits);
   const knex = knexFactory({
-    client: 'pg',
+    client: names ? namedStatementsDialect(names) : 'pg',
     connection: {
       connectionString: url,
       // An unreachable host must fail start-up in seconds, not hang.
@@ -168,6 +180,7 @@ async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEn
     knex,
     'postgres',
     preparedStatementRunner(knex, maskUrl(url), acquireTimeoutMs, queryTimeoutMs + CLIENT_TIMEOUT_SLACK_MS),
+    names,
   );
 }
 
@@ -198,14 +211,14 @@ function knexLog(logger: Logger | undefined): Knex.Logger {
   return { warn: log('warn'), error: log('error'), deprecate: log('warn'), debug: log('debug') };
 }
 
-function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: PreparedStatementRunner): DbEngine {
+function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: PreparedStatementRunner, names?: StatementNames): DbEngine {
   // Every statement knex sends, a transaction's BEGIN and COMMIT and `Db.query`'s (announced as knex's): /metrics.
   knex.on('query', () => dbObserver()?.statement());
   let closed: Promise<void> | undefined;
   return {
     knex,
     engine,
-    forSchema: (schema) => createDb(knex, engine, schema, statements),
+    forSchema: (schema) => createDb(knex, engine, schema, statements, names),
     close: () =>
       (closed ??= (async () => {
         // The runner's connections first: knex's pool waits for every connection taken from it.
@@ -218,12 +231,15 @@ function engineOf(knex: Knex, engine: 'postgres' | 'pglite', statements?: Prepar
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
 interface PgConnection {
-  query<R>(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
+  query<R>(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
 }
+
+/** `Db.query`'s statement: its `$n` text, and the name it goes out under on a connection (none: unnamed). */
+type StatementOn = (connection: PgClient) => { name: string | undefined; text: string };
 
 /** Runs `Db.query`'s named prepared statements on connections it keeps from knex's pool (decisions 69 and 90). */
 interface PreparedStatementRunner {
-  run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]>;
+  run<R>(statement: StatementOn, values: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -333,11 +349,12 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
     else idle.push(connection);
   };
   return {
-    async run<R>(statement: { name: string; text: string }, values: readonly unknown[]): Promise<R[]> {
+    async run<R>(statementOn: StatementOn, values: readonly unknown[]): Promise<R[]> {
       if (closed) throw new Error('database: engine closed');
       const taken = timedAcquire(acquire);
       const connection = taken instanceof Promise ? await taken : taken;
       inUse++;
+      const statement = statementOn(connection);
       return new Promise<R[]>((resolve, reject) => {
         // A text config, named after: pg copies an object config's descriptors on every query.
         const query = new pg.Query(statement.text, values as unknown[], (error: Error | undefined, result: pg.QueryResult) => {
@@ -346,7 +363,7 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
           if (error) reject(error);
           else resolve(result.rows as R[]);
         });
-        (query as unknown as { name: string }).name = statement.name;
+        if (statement.name !== undefined) (query as unknown as { name: string }).name = statement.name;
         // Inside a request, the answer is of no use past its deadline: given up then (a 503 naming the database).
         const deadline = currentDeadline();
         if (deadline !== undefined)
@@ -362,42 +379,69 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
   };
 }
 
-/** `?` placeholders as `$n`, and a name from the text's digest: the same text is one prepared statement per connection. */
-const prepared = new Map<string, { name: string; text: string }>();
-function preparedStatement(sql: string): { name: string; text: string } {
-  let statement = prepared.get(sql);
-  if (!statement) {
+/** `?` placeholders as `$n`, made once per text. */
+const positional = new Map<string, string>();
+function positionalText(sql: string): string {
+  let text = positional.get(sql);
+  if (text === undefined) {
     let n = 0;
-    statement = { name: `q_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    text = sql.replace(/\?/g, () => `$${++n}`);
     // Statement shapes are few (fixed texts and a handful of line counts); bounded anyway.
-    if (prepared.size > 1000) prepared.clear();
-    prepared.set(sql, statement);
+    if (positional.size > 1000) positional.clear();
+    positional.set(sql, text);
   }
-  return statement;
+  return text;
 }
 
 /** A `Db` on an existing knex; schema names are plain lowercase identifiers so that they never need quoting. */
-export function createDb(knex: Knex, engine: 'postgres' | 'pglite', schema: string, statements?: PreparedStatementRunner): Db {
+export function createDb(
+  knex: Knex,
+  engine: 'postgres' | 'pglite',
+  schema: string,
+  statements?: PreparedStatementRunner,
+  names?: StatementNames,
+): Db {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`database: invalid schema name ${JSON.stringify(schema)} (use [a-z_][a-z0-9_]*)`);
+  // A statement that met a stale prepared plan runs once more under the names' next generation (decision 179).
+  const againIfStale = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!names || !isStalePreparedPlan(error)) throw error;
+      return run();
+    }
+  };
+  const run = async <R>(text: string, bindings: readonly unknown[]): Promise<R[]> => {
+    let sent: string | undefined;
+    const statementOn: StatementOn = (connection) => ({ name: (sent = names?.nameFor(connection, text)), text });
+    try {
+      if (statements) return await statements.run<R>(statementOn, bindings);
+      const client = knex.client as { acquireConnection(): Promise<PgClient>; releaseConnection(c: PgClient): Promise<unknown> };
+      const connection = await client.acquireConnection();
+      try {
+        const { name } = statementOn(connection);
+        return (await (connection as unknown as PgConnection).query<R>({ ...(name ? { name } : {}), text, values: bindings })).rows;
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    } catch (error) {
+      if (sent !== undefined && isStalePreparedPlan(error)) names?.stale(sent);
+      throw error;
+    }
+  };
   return {
     knex,
     schema,
     engine,
     table: (name, trx) => (trx ?? knex)(`${schema}.${name}`),
-    transaction: (fn) => knex.transaction(fn),
+    // The whole transaction runs again when a statement of it met a stale prepared plan: it was rolled back.
+    transaction: (fn) => againIfStale(() => knex.transaction(fn)),
     query: async <R>(sql: string, bindings: readonly unknown[]): Promise<R[]> => {
       if (engine !== 'postgres') return ((await knex.raw(sql, bindings as Knex.RawBinding[])) as { rows: R[] }).rows;
-      const statement = preparedStatement(sql);
+      const text = positionalText(sql);
       // As knex announces its own queries, for whoever listens (logs, tests counting statements).
       knex.emit('query', { method: 'raw', sql, bindings });
-      if (statements) return statements.run<R>(statement, bindings);
-      const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<unknown> };
-      const connection = await client.acquireConnection();
-      try {
-        return (await connection.query<R>({ name: statement.name, text: statement.text, values: bindings })).rows;
-      } finally {
-        await client.releaseConnection(connection);
-      }
+      return againIfStale(() => run<R>(text, bindings));
     },
     ping: async () => {
       await knex.raw('select 1');
