@@ -132,6 +132,18 @@ describe('the PaymentAuthorized consumer', () => {
     expect(await recorded(openEvent)).toBe(0);
   });
 
+  it('reads and records on the all-in-one’s schema, `order`, a keyword of SQL', async () => {
+    const keyword = engine.forSchema('order');
+    await migrate(keyword, orderMigrations);
+    const repository = createOrderRepository(keyword);
+    const order = await placeOrder({ orders: repository }, placeOrderCommand());
+    const consumed = { consumer: 'order-payments', eventId: uniqueName('e') };
+    expect(await repository.checkoutOf(order.paymentAttemptId, consumed)).toEqual({ order: order.order, selectionLeftOpen: false });
+    expect(await keyword.table('processed_events').where({ event_id: consumed.eventId }).select('consumer')).toEqual([
+      { consumer: 'order-payments' },
+    ]);
+  });
+
   it('completes a fresh attempt the edge has not completed when the grace period is over (the visitor never came back)', async () => {
     const attemptId = uniqueName('a');
     const { consumer, waits, completed } = harness({ at: T0 + 50, graceMs: 3000 });
