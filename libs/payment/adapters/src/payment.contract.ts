@@ -399,6 +399,18 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect((await payment.client.liveAttemptOf(first.selectionId))?.attemptId).toBe(newer.attempt.attemptId);
     });
 
+    it('an authorization applied to an attempt read before the sweep expired it is voided, never kept (a stale read)', async () => {
+      const started = await payment.client.startAttempt(command());
+      const read = (await payment.useCases.attemptByReference('test', started.attempt.providerReference))!;
+      // Expired (cancelled) after the webhook's read of it, before its update: no other attempt holds the selection.
+      await payment.client.cancelAttempt(started.attempt.attemptId);
+      await payment.useCases.notify('test', { headers: {}, body: notificationOf(settings, started.attempt, true) }, read);
+      expect(await payment.client.getAttempt(started.attempt.attemptId)).toMatchObject({ status: 'voided' });
+      expect(await events(started.attempt.attemptId, PaymentAuthorized.type)).toBe(0);
+      expect(await events(started.attempt.attemptId, 'PaymentVoided')).toBe(1);
+      expect(await payment.client.liveAttemptOf(started.attempt.selectionId)).toBeNull();
+    });
+
     it('a start while the selection is authorized starts nothing and answers the authorized attempt', async () => {
       const { started, location } = await payOnHostedPage('approve');
       await payment.client.verifyResult(queryOf(location));

@@ -121,13 +121,16 @@ export function paymentUseCases(deps: PaymentDeps): PaymentUseCases {
     if (!VERDICT_FROM.includes(attempt.status)) return attempt;
     const moved = await deps.attempts.transition(
       attempt.attemptId,
-      // A decline after the attempt was replaced is recorded as such; an authorization is voided (above).
-      VERDICT_FROM,
+      // A decline after the attempt was replaced is recorded as such; an authorization moves only a started attempt:
+      // one cancelled since it was read (replaced, or expired by the sweep) is voided, as above, never kept.
+      verdict.outcome === 'authorized' ? ['started'] : VERDICT_FROM,
       verdict.outcome,
       verdict.customerAddress ? { customerAddress: verdict.customerAddress } : {},
       eventOf(verdict.outcome, attempt),
     );
-    return moved ?? (await deps.attempts.find(attempt.attemptId))!;
+    if (moved) return moved;
+    const now = (await deps.attempts.find(attempt.attemptId))!;
+    return now.status === 'cancelled' && verdict.outcome === 'authorized' ? voidReplaced(now) : now;
   }
 
   /**
