@@ -73,8 +73,11 @@ const MIN_MAX_BYTES = 10 * 1024 * 1024;
 /** Back-off of a handler that waited for the infrastructure (decision 105): its own wait (a pool's 5 s) comes on top. */
 const INFRASTRUCTURE_RETRY_BASE_MS = 100;
 const INFRASTRUCTURE_RETRY_MAX_MS = 2000;
-/** How long an idle fetch waits on the broker for a first event (a fetch that does not gather answers at it). */
-const IDLE_FETCH_WAIT_MS = 500;
+/**
+ * How long an idle fetch waits on the broker for a first event (a fetch that does not gather answers at it): an idle
+ * consumer's poll, and its heartbeat (sent between fetches), every 2 s (decision 180), within a third of its session.
+ */
+const IDLE_FETCH_WAIT_MS = 2000;
 /** A gathering fetch (SubscribeOptions' gatherMs) answers once this much waits, or at its time. */
 const GATHER_BYTES = 64 * 1024;
 /** Well within the session (heartbeats go between fetches). */
@@ -215,12 +218,13 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       groupId: options.groupId,
       // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
       // long one keeps its membership. A fetch answers as soon as an event arrives (minBytes 1), so the wait
-      // only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second.
+      // only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second, 500 ms
+      // twice (decision 180). It also delays a stopping consumer and its notice of a rebalance by as much.
       // A subscription that gathers (gatherMs) has the broker hold a fetch until GATHER_BYTES or its time.
       sessionTimeout,
       heartbeatInterval,
       rebalanceTimeout: Math.max(10_000, sessionTimeout),
-      maxWaitTimeInMs: gatherMs > 0 ? gatherMs : IDLE_FETCH_WAIT_MS,
+      maxWaitTimeInMs: gatherMs > 0 ? gatherMs : Math.min(IDLE_FETCH_WAIT_MS, Math.floor(sessionTimeout / 3)),
       minBytes: gatherMs > 0 ? GATHER_BYTES : 1,
       // kafkajs's 1 MB of a partition a fetch unless the subscription asks for more: the catalog's SOAP
       // upserts ask for 4 MB, a batch's ~1.5 MB share of a partition in one run (decisions 64 and 75).
