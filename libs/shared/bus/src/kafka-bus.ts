@@ -75,7 +75,7 @@ const INFRASTRUCTURE_RETRY_BASE_MS = 100;
 const INFRASTRUCTURE_RETRY_MAX_MS = 2000;
 /**
  * How long an idle fetch waits on the broker for a first event (a fetch that does not gather answers at it): an idle
- * consumer's poll, and its heartbeat (sent between fetches), every 2 s (decision 180), within a third of its session.
+ * consumer's poll, and its heartbeat (sent between fetches), every 2 s (decision 181), within a third of its session.
  */
 const IDLE_FETCH_WAIT_MS = 2000;
 /** A gathering fetch (SubscribeOptions' gatherMs) answers once this much waits, or at its time. */
@@ -219,7 +219,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       // Short session: a stopped member is replaced fast; a running handler heartbeats (withHeartbeats), so a
       // long one keeps its membership. A fetch answers as soon as an event arrives (minBytes 1), so the wait
       // only bounds idle polls: 100 ms made every idle consumer of seven services poll ten times a second, 500 ms
-      // twice (decision 180). It also delays a stopping consumer and its notice of a rebalance by as much.
+      // twice (decision 181). It also delays a stopping consumer and its notice of a rebalance by as much.
       // A subscription that gathers (gatherMs) has the broker hold a fetch until GATHER_BYTES or its time.
       sessionTimeout,
       heartbeatInterval,
