@@ -321,7 +321,8 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       const newSessions = createSessionLimit(
         engines().redisUrl?.() ?? 'memory',
         { perAddress: 3, windowSeconds: 60 },
-        { keyPrefix: `session-new-test-${process.pid}-${Date.now()}` },
+        // On Redis counted by the session store in its turns' script (decision 177), as the edge process counts it.
+        { keyPrefix: `session-new-test-${process.pid}-${Date.now()}`, store: sessions },
       )!;
       closeSessionLimit = () => newSessions.close();
       limited = await edge(undefined, { ...deps, newSessions });

@@ -38,7 +38,7 @@ export async function checkoutModule(
   // The guessing limits count in the same Redis as the sessions, so every replica sees the same attempts.
   const loginGuard = createLoginGuard(config.REDIS_URL, loginLimits(config));
   closers.add(() => loginGuard.close());
-  const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config));
+  const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config), { store: sessions });
   if (newSessions) closers.add(() => newSessions.close());
   const deps = {
     sessions: checkoutSessions(sessions),

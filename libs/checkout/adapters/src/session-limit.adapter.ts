@@ -1,4 +1,5 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { SessionStore } from '@commerce/shared-sessions';
 import type { NewSessionLimit } from '@commerce/checkout-core';
 import { rateLimiters } from './login-guard.adapter';
 
@@ -16,18 +17,36 @@ export const sessionLimits = (config: { SESSION_NEW_PER_ADDRESS: number; SESSION
 export type ClosableNewSessionLimit = NewSessionLimit & { close(): Promise<void> };
 
 /**
- * The new-session limit (decision 134) on rate-limiter-flexible: a fixed window per client address, in memory
- * (`memory`) or in the sessions' Redis, so every replica of the edge counts the same sessions. Undefined when
- * `perAddress` is 0. A store that does not answer admits: the session's own write then fails as it would anyway.
+ * The new-session limit (decision 134): a fixed window per client address, in memory (`memory`, rate-limiter-flexible)
+ * or in the sessions' Redis, so every replica of the edge counts the same sessions. On Redis a session store that
+ * counts windows (`store.windowCount`) counts it in the turn's one script with the sessions' reads and writes
+ * (decision 177), with rate-limiter-flexible's key and script; else rate-limiter-flexible on a client of its own.
+ * Undefined when `perAddress` is 0. A store that does not answer admits: the session's own write then fails as it
+ * would anyway.
  */
 export function createSessionLimit(
   redisUrl: string,
   limits: NewSessionLimits,
-  options: { keyPrefix?: string } = {},
+  options: { keyPrefix?: string; store?: Pick<SessionStore, 'windowCount'> } = {},
 ): ClosableNewSessionLimit | undefined {
   if (limits.perAddress === 0) return undefined;
+  const keyPrefix = options.keyPrefix ?? 'session-new';
+  const windowCount = options.store?.windowCount?.bind(options.store);
+  if (redisUrl !== 'memory' && windowCount)
+    return {
+      async admit(address) {
+        try {
+          // rate-limiter-flexible's key (`getKey`): replicas still on it count with this one.
+          const { count, msLeft } = await windowCount(`${keyPrefix}:${address}`, limits.windowSeconds);
+          return count > limits.perAddress ? Math.max(1, Math.ceil(msLeft / 1000)) : 0;
+        } catch {
+          return 0;
+        }
+      },
+      close: async () => undefined,
+    };
   const limiters = rateLimiters(redisUrl);
-  const addresses = limiters.limiter(options.keyPrefix ?? 'session-new', limits.perAddress, limits.windowSeconds);
+  const addresses = limiters.limiter(keyPrefix, limits.perAddress, limits.windowSeconds);
   return {
     async admit(address) {
       try {

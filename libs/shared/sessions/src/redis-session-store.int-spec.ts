@@ -67,3 +67,35 @@ describeWithEngines('redis session store: one round trip a turn (decision 177)',
     }
   });
 });
+
+describeWithEngines('redis session store: a fixed window counted in the turn (decision 177)', ['redis'], ({ url }) => {
+  it('counts as rate-limiter-flexible does on the same key, in the turn’s one script with the sessions’ reads', async () => {
+    const { RateLimiterRedis } = await import('rate-limiter-flexible');
+    const Redis = (await import('ioredis')).default;
+    const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix: `${uniqueName('sessions_window')}:` });
+    const client = new Redis(url('redis'));
+    const prefix = uniqueName('window');
+    const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: prefix, points: 100, duration: 30 });
+    const sent: string[] = [];
+    try {
+      const windowCount = store.windowCount!.bind(store);
+      expect(await windowCount(`${prefix}:1.2.3.4`, 30)).toEqual({ count: 1, msLeft: expect.any(Number) });
+      // A replica still on rate-limiter-flexible counts on with the same key and window.
+      expect((await limiter.consume('1.2.3.4')).consumedPoints).toBe(2);
+      const third = await windowCount(`${prefix}:1.2.3.4`, 30);
+      expect(third.count).toBe(3);
+      expect(third.msLeft).toBeGreaterThan(25_000);
+      expect(third.msLeft).toBeLessThanOrEqual(30_000);
+      await store.set('t', { country: 'SE' });
+      observeRedis((command) => sent.push(command));
+      const [read, counted] = await Promise.all([store.get('t'), windowCount(`${prefix}:5.6.7.8`, 30)]);
+      expect(read).toEqual({ country: 'SE' });
+      expect(counted.count).toBe(1);
+      expect(sent).toEqual(['evalsha']);
+    } finally {
+      observeRedis(undefined);
+      client.disconnect();
+      await store.close();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   slideSlackMs,
   type SessionData,
   type SessionStore,
+  type WindowCount,
   type SessionStoreOptions,
 } from './session-store';
 import { newTokenKey, tokenMinter, type MintedToken, type TokenMinter } from './session-token';
@@ -67,6 +68,7 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
   | { kind: 'read'; field: string; counterKeyPrefix: string; resolve(value: [string | null, string | null]): void }
   | { kind: 'write'; json: string; resolve(): void }
   | { kind: 'raise'; resolve(value: number): void }
+  | { kind: 'window'; windowSeconds: number; resolve(value: WindowCount): void }
 );
 
 /**
@@ -82,6 +84,9 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
  * - `w` writes the session (its JSON) with the TTL, as SET … PX does.
  * - `i` raises the counter by one and restarts its TTL (INCR and EXPIRE together, so a counter never lives on without
  *   one): its new value. A key named twice is raised twice.
+ * - `l` counts one in a fixed window of its seconds (`windowCount`), as rate-limiter-flexible's `RateLimiterRedis`
+ *   consumes a point (the same key and script, so replicas of either kind count together): the count and the
+ *   window's milliseconds left.
  */
 const TURN_SCRIPT = `
 local ttl = tonumber(ARGV[1])
@@ -105,6 +110,15 @@ for i, key in ipairs(KEYS) do
   elseif kind == 'w' then
     redis.call('SET', key, ARGV[2 + 3 * i], 'PX', ttl)
     first = 1
+  elseif kind == 'l' then
+    local window = ARGV[2 + 3 * i]
+    redis.call('SET', key, 0, 'EX', window, 'NX')
+    first = redis.call('INCRBY', key, 1)
+    second = redis.call('PTTL', key)
+    if second == -1 then
+      redis.call('EXPIRE', key, window)
+      second = 1000 * tonumber(window)
+    end
   else
     first = redis.call('INCR', key)
     redis.call('EXPIRE', key, ARGV[3])
@@ -196,6 +210,7 @@ export class RedisSessionStore implements SessionStore {
     for (const op of ops) {
       if (op.kind === 'read') args.push('r', op.field, op.counterKeyPrefix);
       else if (op.kind === 'write') args.push('w', op.json, '');
+      else if (op.kind === 'window') args.push('l', op.windowSeconds, '');
       else args.push('i', '', '');
     }
     this.call(() => redis.sessionTurn(ops.length, ...args)).then(
@@ -204,6 +219,7 @@ export class RedisSessionStore implements SessionStore {
           const first = answers[2 * i] ?? null;
           if (op.kind === 'read') op.resolve([first === null ? null : String(first), (answers[2 * i + 1] as string | null) ?? null]);
           else if (op.kind === 'write') op.resolve();
+          else if (op.kind === 'window') op.resolve({ count: Number(first), msLeft: Number(answers[2 * i + 1]) });
           else op.resolve(Number(first));
         }),
       (error: unknown) => ops.forEach((op) => op.reject(error)),
@@ -240,6 +256,11 @@ export class RedisSessionStore implements SessionStore {
     // together (decision 78) resume in one turn, each raising its selection's counter before it answers, and the
     // requests that arrived meanwhile read their sessions in the same script.
     return new Promise<number>((resolve, reject) => this.queue({ kind: 'raise', key: this.counterKey(name), resolve, reject }));
+  }
+
+  windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
+    // With the turn's reads, writes and raises (decision 177): a new visitor's admission rides with them.
+    return new Promise<WindowCount>((resolve, reject) => this.queue({ kind: 'window', key, windowSeconds, resolve, reject }));
   }
 
   /** Counters beside the sessions (and the tokens' key, `#token-key`): a token (base64url) never contains `#`, so none meets one. */

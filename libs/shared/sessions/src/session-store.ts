@@ -41,9 +41,21 @@ export interface SessionStore {
   counter(name: string): Promise<number>;
   /** Raises a counter by one, atomically (concurrent raises all count), and restarts its TTL; the new value. */
   raise(name: string): Promise<number>;
+  /**
+   * Counts one under `key` (as it is, no prefix) in a fixed window of `windowSeconds` started by the first count,
+   * shared by every replica on the store: the count so far and the window's milliseconds left. Redis only, where it
+   * goes with the turn's other commands (decision 177); limits elsewhere count on rate-limiter-flexible.
+   */
+  windowCount?(key: string, windowSeconds: number): Promise<WindowCount>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A fixed window's count (`SessionStore.windowCount`): the counts so far, and the window's milliseconds left. */
+export interface WindowCount {
+  count: number;
+  msLeft: number;
 }
 
 export interface SessionStoreOptions {
