@@ -321,7 +321,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
       const newSessions = createSessionLimit(
         engines().redisUrl?.() ?? 'memory',
         { perAddress: 3, windowSeconds: 60 },
-        // On Redis counted by the session store in its turns' script (decision 177), as the edge process counts it.
+        // On Redis counted by the session store in its turns' script (decision 182), as the edge process counts it.
         { keyPrefix: `session-new-test-${process.pid}-${Date.now()}`, store: sessions },
       )!;
       closeSessionLimit = () => newSessions.close();

@@ -20,7 +20,7 @@ export type ClosableNewSessionLimit = NewSessionLimit & { close(): Promise<void>
  * The new-session limit (decision 134): a fixed window per client address, in memory (`memory`, rate-limiter-flexible)
  * or in the sessions' Redis, so every replica of the edge counts the same sessions. On Redis a session store that
  * counts windows (`store.windowCount`) counts it in the turn's one script with the sessions' reads and writes
- * (decision 177), with rate-limiter-flexible's key and script; else rate-limiter-flexible on a client of its own.
+ * (decisions 177, 182), with rate-limiter-flexible's key and script; else rate-limiter-flexible on a client of its own.
  * Undefined when `perAddress` is 0. A store that does not answer admits: the session's own write then fails as it
  * would anyway.
  */

@@ -48,7 +48,7 @@ export const sessionEnv = () => ({
     .min(0)
     .default(600)
     .describe(
-      "New sessions one client address (the `LOGIN_TRUST_PROXY` rule) may store in `SESSION_NEW_WINDOW_SECONDS` (rate-limiter-flexible, in the sessions' Redis when `REDIS_URL` is Redis); a request that changes nothing stores none, so only a visitor's first change counts. Over it that change is 429 `{session}` with `Retry-After`; reads go on. 0: no limit (decision 134).",
+      "New sessions one client address (the `LOGIN_TRUST_PROXY` rule) may store in `SESSION_NEW_WINDOW_SECONDS` (a fixed window: in the sessions' Redis when `REDIS_URL` is Redis, counted with the session store's commands on rate-limiter-flexible's key, decision 182; rate-limiter-flexible in memory otherwise); a request that changes nothing stores none, so only a visitor's first change counts. Over it that change is 429 `{session}` with `Retry-After`; reads go on. 0: no limit (decision 134).",
     ),
   SESSION_NEW_WINDOW_SECONDS: boundedInt(1, 86_400, 60).describe('The window of `SESSION_NEW_PER_ADDRESS`, in seconds (decision 134).'),
 });

@@ -2,8 +2,8 @@ import { DomainError } from '@commerce/shared-errors';
 
 /**
  * Port: how many new sessions one client address may have stored (decision 134). A session costs nothing until its
- * first change stores it; that first store is admitted here, per address in a fixed window (rate-limiter-flexible,
- * in memory or in the sessions' Redis).
+ * first change stores it; that first store is admitted here, per address in a fixed window (rate-limiter-flexible
+ * in memory, or in the sessions' Redis with the session store's commands: decision 182).
  */
 export interface NewSessionLimit {
   /** Counts a new session of the address: 0 when admitted, else the seconds until the address may store one again. */

@@ -68,7 +68,7 @@ describeWithEngines('redis session store: one round trip a turn (decision 177)',
   });
 });
 
-describeWithEngines('redis session store: a fixed window counted in the turn (decision 177)', ['redis'], ({ url }) => {
+describeWithEngines('redis session store: a fixed window counted in the turn (decision 182)', ['redis'], ({ url }) => {
   it('counts as rate-limiter-flexible does on the same key, in the turn’s one script with the sessions’ reads', async () => {
     const { RateLimiterRedis } = await import('rate-limiter-flexible');
     const Redis = (await import('ioredis')).default;

@@ -259,7 +259,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
-    // With the turn's reads, writes and raises (decision 177): a new visitor's admission rides with them.
+    // With the turn's reads, writes and raises (decision 182): a new visitor's admission rides with them.
     return new Promise<WindowCount>((resolve, reject) => this.queue({ kind: 'window', key, windowSeconds, resolve, reject }));
   }
 

@@ -44,7 +44,7 @@ export interface SessionStore {
   /**
    * Counts one under `key` (as it is, no prefix) in a fixed window of `windowSeconds` started by the first count,
    * shared by every replica on the store: the count so far and the window's milliseconds left. Redis only, where it
-   * goes with the turn's other commands (decision 177); limits elsewhere count on rate-limiter-flexible.
+   * goes with the turn's other commands (decision 182); limits elsewhere count on rate-limiter-flexible.
    */
   windowCount?(key: string, windowSeconds: number): Promise<WindowCount>;
   /** Resolves when the store answers; for readiness checks. */
