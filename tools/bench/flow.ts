@@ -4,7 +4,7 @@
 // payment-result` (the order placed). Per request kind: requests/s and p50/p99; per row: CPU ms per process (/proc,
 // idle taken off) for every service and, on real engines, Postgres, Redis and Kafka; and the deterministic counts of
 // the work a row asked (each service's /metrics): internal HTTP calls, SQL statements and Redis commands, and the
-// Kafka messages produced (the run's topics' offsets). On the all-in-one (embedded engines) and, when DATABASE_URL,
+// Kafka messages produced (the run's topics' offsets) and the requests the services' Kafka clients sent, by API. On the all-in-one (embedded engines) and, when DATABASE_URL,
 // REDIS_URL and KAFKA_BROKERS are set, on the separate processes `npm run services` starts (tools/services); each
 // row's requests/s as a ratio to a bare Koa handler driven by as many visitors in the same run.
 //
@@ -171,6 +171,8 @@ interface Counts {
   requests: Map<string, number>;
   statements: number;
   redis: number;
+  /** The process's Kafka clients' requests (`kafka_requests_total`), by API. */
+  kafka: Map<string, number>;
   /** The waits' histograms (issue 28 part 3), by `<metric>{<labels but le>}`: count, sum (s) and cumulative buckets. */
   waits: Map<string, Histogram>;
 }
@@ -235,6 +237,7 @@ async function countsOf(url: string): Promise<Counts> {
     // A request's or an event's (its handling has a request id): the work asked for, not the relays' polls.
     statements: sum(/^db_statements_total\{context="request"\} (\d+)$/gm),
     redis: sum(/^redis_command_seconds_count\{[^}]*\} (\d+)$/gm),
+    kafka: new Map([...text.matchAll(/^kafka_requests_total\{api="([^"]*)"\} (\d+)$/gm)].map(([, api, n]) => [api!, Number(n)])),
     waits: waitsOf(text),
   };
 }
@@ -270,9 +273,11 @@ async function snapshot(
   const counts = await Promise.all(running.processes.map((p) => countsOf(p.url)));
   const work = new Map<string, number>([...(await kafkaMessages(running.kafka))].map(([topic, n]) => [`kafka ${topic}`, n]));
   running.processes.forEach((p, i) => {
-    const { statements, redis, requests } = counts[i]!;
+    const { statements, redis, requests, kafka } = counts[i]!;
     work.set(`statements ${p.name}`, statements);
     work.set(`redis ${p.name}`, redis);
+    // Every service's clients together, by API (like every count, less the idle rate: what the row's work added).
+    for (const [api, n] of kafka) work.set(`kafka-requests ${api}`, (work.get(`kafka-requests ${api}`) ?? 0) + n);
     // The edge's requests are the visitors', and so are the payment pages' (the provider's, served by the payment
     // service); every other request a process answered is an internal call.
     if (p.name === 'checkout-api' || p.name === 'all-in-one') return;
@@ -521,6 +526,7 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
       `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
       `  Redis commands ${workOf(row, 'redis ')}`,
       `  Kafka messages ${workOf(row, 'kafka ')}`,
+      `  Kafka requests (the services' clients) ${workOf(row, 'kafka-requests ')}`,
       `  waits (db_pool_acquire, event-loop delay, Redis, internal routes' time):`,
       ...row.waits.map((line) => `    ${line}`),
     );

@@ -12,6 +12,7 @@ export {
 export * from './memory-bus';
 export * from './kafka-bus';
 export * from './kafka-heartbeats';
+export { kafkaRequestListener, observeKafka, type KafkaObserver } from './kafka-instruments';
 export * from './create-event-bus';
 export * from './outbox';
 export * from './retention-pruner';

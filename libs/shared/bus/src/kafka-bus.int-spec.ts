@@ -6,6 +6,7 @@ import { envelope, eventBusContract, eventually, type RawMessage } from './event
 import { sleep } from './envelope-codec';
 import type { SubscribeOptions } from './event-bus.port';
 import { createKafkaBus, type KafkaBus } from './kafka-bus';
+import { observeKafka } from './kafka-instruments';
 
 /** Reads a topic from its start with a throw-away group until `count` messages came. */
 async function readRaw(brokers: string, topic: string, count: number): Promise<RawMessage[]> {
@@ -235,6 +236,26 @@ describeWithEngines('Kafka bus: a backlog of many requests (batchAcrossRequests)
 
   it('without it, one request a run (a lone event goes to handle)', async () => {
     expect(await runsOfBacklog(false)).toEqual([]);
+  }, 60_000);
+});
+
+describeWithEngines('Kafka bus: its clients tell their requests (kafka_requests_total)', ['kafka'], (engines) => {
+  afterEach(() => observeKafka(undefined));
+
+  it('tells the observer each request by API: Produce for a publish, Fetch and OffsetCommit for a consumer', async () => {
+    const requests = new Map<string, number>();
+    observeKafka({ request: (api) => void requests.set(api, (requests.get(api) ?? 0) + 1) });
+    await withGroup(engines.url('kafka'), 'requests', pino({ level: 'silent' }), async ({ bus, topic, groupId }) => {
+      const handled: string[] = [];
+      await bus.subscribe({ groupId, topics: [topic], handle: async (e) => void handled.push(e.id) });
+      const produced = requests.get('Produce') ?? 0;
+      const sent = envelope(topic, 'k');
+      await bus.publish([sent]);
+      expect((requests.get('Produce') ?? 0) - produced).toBe(1);
+      await eventually(() => expect(handled).toEqual([sent.id]), 20_000);
+      await eventually(() => expect(requests.get('OffsetCommit') ?? 0).toBeGreaterThanOrEqual(1), 10_000);
+      expect(requests.get('Fetch') ?? 0).toBeGreaterThanOrEqual(1);
+    });
   }, 60_000);
 });
 

@@ -27,6 +27,7 @@ import {
 import { HandlerHangs, eventKey } from './kafka-hangs';
 import { createTopics, causedBy, stringHeaders, pinoLogCreator, describeCause, withTimeout } from './kafka-support';
 import { HandlerTimeoutError, withHeartbeats, type Heartbeats } from './kafka-heartbeats';
+import { kafkaRequestListener } from './kafka-instruments';
 
 /** Kafka does not answer at start-up; one line, safe to log. */
 export class BusUnavailableError extends Error {
@@ -121,6 +122,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     await probe.disconnect().catch(() => undefined);
   }
   const admin = kafka.admin();
+  admin.on(admin.events.REQUEST, kafkaRequestListener);
   await admin.connect();
 
   // Idempotent, acks from all in-sync replicas, one request in flight: no duplicates, order kept per key.
@@ -130,6 +132,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
+  producer.on(producer.events.REQUEST, kafkaRequestListener);
   let producerReady: Promise<void> | undefined;
   const connectedProducer = async (): Promise<Producer> => {
     producerReady ??= producer.connect().catch((error: unknown) => {
@@ -234,6 +237,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
     };
     // Started again after kafkajs gave it up (see restart): the same consumer, so that it rejoins as the member it was.
     const consumer: Consumer = kafka.consumer(consumerConfig);
+    consumer.on(consumer.events.REQUEST, kafkaRequestListener);
     let stopping = false;
     // A restart's pause, cut short when the subscription stops.
     let wakeUp = (): void => undefined;

@@ -10,6 +10,7 @@ import { createLogDestination, createLogger, currentDeadline, currentRequestId, 
 import Redis from 'ioredis';
 import { createDbEngine } from '@commerce/shared-db';
 import { instrumentRedis } from '@commerce/shared-sessions';
+import { kafkaRequestListener } from '@commerce/shared-bus';
 import { createHttpApp, type HttpAppOptions } from './http-app';
 import { mountRouters } from './mount-routers';
 import { serve, type RunningServer } from './serve';
@@ -406,6 +407,17 @@ describe('createHttpApp', () => {
         await engine.close();
       }
     }, 60_000);
+
+    it('counts the requests of the Kafka clients by API in kafka_requests_total (issue 28)', async () => {
+      const count = async (api: string) =>
+        Number((await (await get('/metrics')).text()).match(new RegExp(`^kafka_requests_total\\{api="${api}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+      const [fetches, commits] = [await count('Fetch'), await count('OffsetCommit')];
+      // What the Kafka bus hands each kafkajs client's REQUEST events to.
+      kafkaRequestListener({ payload: { apiName: 'Fetch' } });
+      kafkaRequestListener({ payload: { apiName: 'Fetch' } });
+      kafkaRequestListener({ payload: { apiName: 'OffsetCommit' } });
+      expect([(await count('Fetch')) - fetches, (await count('OffsetCommit')) - commits]).toEqual([2, 1]);
+    });
 
     it('times Redis commands by command in redis_command_seconds (issue 28)', async () => {
       const count = async () =>

@@ -4,6 +4,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { currentRequestId, droppedLogLines } from '@commerce/shared-logging';
 import { contentionRetries, observeDb } from '@commerce/shared-db';
 import { observeRedis } from '@commerce/shared-sessions';
+import { observeKafka } from '@commerce/shared-bus';
 
 /** Buckets (seconds) of the waits a request may meet: a connection of the pool, the event loop. */
 const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -106,6 +107,7 @@ function defaultMetricsRegistry(): Registry {
     eventLoopDelayHistogram(processRegistry);
     dbMetrics(processRegistry);
     redisMetrics(processRegistry);
+    kafkaMetrics(processRegistry);
     let counted = 0;
     new Counter({
       name: 'log_lines_dropped_total',
@@ -144,6 +146,20 @@ function redisMetrics(registry: Registry): void {
     registers: [registry],
   });
   observeRedis((command, seconds) => latency.observe({ command }, seconds));
+}
+
+/**
+ * `kafka_requests_total{api}` (issue 28): the requests the process's Kafka clients sent (kafkajs), by API: produce,
+ * fetch, offset commits, heartbeats; what each costs the broker as well.
+ */
+function kafkaMetrics(registry: Registry): void {
+  const requests = new Counter({
+    name: 'kafka_requests_total',
+    help: 'Requests the Kafka clients sent (kafkajs), by API: Produce, Fetch, OffsetCommit, Heartbeat, Metadata ...',
+    labelNames: ['api'] as const,
+    registers: [registry],
+  });
+  observeKafka({ request: (api) => requests.inc({ api }) });
 }
 
 export interface AppMetrics {
