@@ -2,6 +2,7 @@ import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { createSessionStore } from './create-session-store';
 import { sessionStoreContract } from './testing/session-store.contract';
 import { observeRedis } from './redis-instruments';
+import { SessionStoreUnavailableError } from './session-store';
 
 describeWithEngines('session store contract on redis', ['redis'], ({ url }) => {
   sessionStoreContract(() => ({
@@ -63,6 +64,49 @@ describeWithEngines('redis session store: one round trip a turn (decision 177)',
       expect(sent).toEqual(['evalsha']);
     } finally {
       observeRedis(undefined);
+      await store.close();
+    }
+  });
+});
+
+describeWithEngines('redis session store: a command Redis refuses fails alone (decision 177)', ['redis'], ({ url }) => {
+  it('answers the turn’s other commands when one meets a key of the wrong type, and fails that one saying why', async () => {
+    const Redis = (await import('ioredis')).default;
+    const keyPrefix = `${uniqueName('sessions_refused')}:`;
+    const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix });
+    const client = new Redis(url('redis'));
+    const sent: string[] = [];
+    try {
+      await store.set('known', { selectionId: 's1' });
+      // A session key that is not a string: the session's GET meets WRONGTYPE.
+      await client.rpush(`${keyPrefix}listed`, 'x');
+      observeRedis((command) => sent.push(command));
+      const asked = await new Promise<Array<Promise<unknown>>>((resolve) => {
+        const calls: Array<Promise<unknown>> = [];
+        setImmediate(() => calls.push(store.getWithCounter('known', 'selectionId', 'selection:')));
+        setImmediate(() => calls.push(store.getWithCounter('listed', 'selectionId', 'selection:')));
+        setImmediate(() => calls.push(store.raise('selection:s1')));
+        setImmediate(() => calls.push(store.set('new', { country: 'SE' })));
+        setImmediate(() => calls.push(store.windowCount!(`${keyPrefix}window`, 30)));
+        setImmediate(() => resolve(calls));
+      });
+      const settled = await Promise.allSettled(asked);
+      expect(sent).toEqual(['evalsha']);
+      expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
+        { session: { selectionId: 's1' }, counter: 0 },
+        expect.stringMatching(/refused a session read \(GET: WRONGTYPE /),
+        1,
+        undefined,
+        { count: 1, msLeft: expect.any(Number) },
+      ]);
+      expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(SessionStoreUnavailableError);
+      observeRedis(undefined);
+      // The commands after the refused one ran once each: the write is there, the counter was raised once.
+      expect(await store.get('new')).toEqual({ country: 'SE' });
+      expect(await store.counter('selection:s1')).toBe(1);
+    } finally {
+      observeRedis(undefined);
+      client.disconnect();
       await store.close();
     }
   });

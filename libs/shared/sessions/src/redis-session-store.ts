@@ -71,6 +71,14 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
   | { kind: 'window'; windowSeconds: number; resolve(value: WindowCount): void }
 );
 
+/** What each kind of command is called in the error of a command Redis refused. */
+const OP_NAMES: Record<PendingOp['kind'], string> = {
+  read: 'session read',
+  write: 'session write',
+  raise: 'counter raise',
+  window: 'window count',
+};
+
 /**
  * The session store's commands asked for in one turn of the event loop, in the order they were asked, in one round
  * trip (decisions 89, 97, 177): KEYS are their keys, one each; ARGV[1] the TTL in ms, ARGV[2] the slack in ms, ARGV[3]
@@ -87,41 +95,58 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
  * - `l` counts one in a fixed window of its seconds (`windowCount`), as rate-limiter-flexible's `RateLimiterRedis`
  *   consumes a point (the same key and script, so replicas of either kind count together): the count and the
  *   window's milliseconds left.
+ * Every Redis command runs with `redis.pcall` (decision 177): when Redis refuses one (WRONGTYPE, OOM, READONLY), its
+ * key's command stops there and its two places are Redis's error (an error reply inside the answer) and the refused
+ * command's name; the other keys' commands still run and answer. With `redis.call` the refusal ended the script: the
+ * commands before it had run, yet the whole turn failed. An error of the script itself still fails the whole turn.
  */
 const TURN_SCRIPT = `
 local ttl = tonumber(ARGV[1])
 local slack = tonumber(ARGV[2])
-local out = {}
-for i, key in ipairs(KEYS) do
+local function call(command, ...)
+  local answer = redis.pcall(command, ...)
+  if type(answer) == 'table' and answer.err then error({ refused = answer, command = command }) end
+  return answer
+end
+local function run(i, key)
   local kind = ARGV[1 + 3 * i]
   local first = false
   local second = false
   if kind == 'r' then
-    first = redis.call('GET', key)
+    first = call('GET', key)
     if first then
-      if redis.call('PTTL', key) < ttl - slack then redis.call('PEXPIRE', key, ttl) end
+      if call('PTTL', key) < ttl - slack then call('PEXPIRE', key, ttl) end
       local field = ARGV[2 + 3 * i]
       if field ~= '' then
         local ok, data = pcall(cjson.decode, first)
         local name = ok and type(data) == 'table' and data[field]
-        if type(name) == 'string' then second = redis.call('GET', ARGV[3 + 3 * i] .. name) or '0' end
+        if type(name) == 'string' then second = call('GET', ARGV[3 + 3 * i] .. name) or '0' end
       end
     end
   elseif kind == 'w' then
-    redis.call('SET', key, ARGV[2 + 3 * i], 'PX', ttl)
+    call('SET', key, ARGV[2 + 3 * i], 'PX', ttl)
     first = 1
   elseif kind == 'l' then
     local window = ARGV[2 + 3 * i]
-    redis.call('SET', key, 0, 'EX', window, 'NX')
-    first = redis.call('INCRBY', key, 1)
-    second = redis.call('PTTL', key)
+    call('SET', key, 0, 'EX', window, 'NX')
+    first = call('INCRBY', key, 1)
+    second = call('PTTL', key)
     if second == -1 then
-      redis.call('EXPIRE', key, window)
+      call('EXPIRE', key, window)
       second = 1000 * tonumber(window)
     end
   else
-    first = redis.call('INCR', key)
-    redis.call('EXPIRE', key, ARGV[3])
+    first = call('INCR', key)
+    call('EXPIRE', key, ARGV[3])
+  end
+  return first, second
+end
+local out = {}
+for i, key in ipairs(KEYS) do
+  local ok, first, second = pcall(run, i, key)
+  if not ok then
+    if type(first) ~= 'table' or not first.refused then error(first, 0) end
+    first, second = first.refused, first.command
   end
   out[2 * i - 1] = first
   out[2 * i] = second
@@ -203,7 +228,7 @@ export class RedisSessionStore implements SessionStore {
     if (!ops.length) return;
     this.pending = [];
     const redis = this.redis as Redis & {
-      sessionTurn(keys: number, ...args: Array<string | number>): Promise<Array<string | number | null>>;
+      sessionTurn(keys: number, ...args: Array<string | number>): Promise<Array<string | number | Error | null>>;
     };
     const args: Array<string | number> = ops.map((op) => op.key);
     args.push(this.ttlSeconds * 1000, this.slackMs, this.ttlSeconds);
@@ -217,13 +242,22 @@ export class RedisSessionStore implements SessionStore {
       (answers) =>
         ops.forEach((op, i) => {
           const first = answers[2 * i] ?? null;
-          if (op.kind === 'read') op.resolve([first === null ? null : String(first), (answers[2 * i + 1] as string | null) ?? null]);
+          // Redis refused one of this command's Redis commands (its error, then that command's name): it fails alone.
+          if (first instanceof Error) op.reject(this.refused(op, String(answers[2 * i + 1]), first));
+          else if (op.kind === 'read') op.resolve([first === null ? null : String(first), (answers[2 * i + 1] as string | null) ?? null]);
           else if (op.kind === 'write') op.resolve();
           else if (op.kind === 'window') op.resolve({ count: Number(first), msLeft: Number(answers[2 * i + 1]) });
           else op.resolve(Number(first));
         }),
       (error: unknown) => ops.forEach((op) => op.reject(error)),
     );
+  }
+
+  /** The error of a turn's command Redis refused (WRONGTYPE, OOM, READONLY): which command, which of its Redis commands, why. */
+  private refused(op: PendingOp, command: string, error: Error): SessionStoreUnavailableError {
+    return new SessionStoreUnavailableError(`session store: ${this.url} refused a ${OP_NAMES[op.kind]} (${command}: ${error.message})`, {
+      cause: error,
+    });
   }
 
   async set(token: string, data: SessionData): Promise<void> {
