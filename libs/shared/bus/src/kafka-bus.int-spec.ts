@@ -304,6 +304,36 @@ describeWithEngines('Kafka bus: a gathering subscription (gatherMs)', ['kafka'],
   }, 60_000);
 });
 
+describeWithEngines('Kafka bus: a graceful stop', ['kafka'], (engines) => {
+  it('commits what it handled before it leaves: the next member of the group gets the rest, nothing twice', async () => {
+    await withGroup(engines.url('kafka'), 'graceful-stop', pino({ level: 'silent' }), async ({ bus, topic, groupId, committed }) => {
+      // One key, one partition: a backlog that one fetch brings as one batch, handled in ~1.2 s.
+      const published = Array.from({ length: 8 }, () => envelope(topic, 'k'));
+      await bus.publish(published);
+      const first: string[] = [];
+      const subscription = await bus.subscribe({
+        groupId,
+        topics: [topic],
+        handle: async (e) => {
+          await sleep(150);
+          first.push(e.id);
+        },
+      });
+      // Stopped mid-batch, well before the batch's first commit of a long batch (after 1 s).
+      await eventually(() => expect(first.length).toBeGreaterThanOrEqual(2), 20_000);
+      await subscription.stop();
+      expect(first.length).toBeLessThan(published.length);
+      expect(await committed()).toBe(first.length);
+      const second: string[] = [];
+      await bus.subscribe({ groupId, topics: [topic], handle: async (e) => void second.push(e.id) });
+      await eventually(() => expect([...first, ...second]).toEqual(published.map((e) => e.id)), 20_000);
+      // Long enough for a redelivery to show.
+      await sleep(2000);
+      expect([...first, ...second]).toEqual(published.map((e) => e.id));
+    });
+  }, 60_000);
+});
+
 describeWithEngines('Kafka bus: a handler past its time limit gives its partitions up', ['kafka'], (engines) => {
   // A handler that never settles the first time it is called: heartbeats keep its membership (decision 75),
   // so only the time limit gets the event handled again (decision 76).

@@ -28,6 +28,7 @@ import { HandlerHangs, eventKey } from './kafka-hangs';
 import { createTopics, causedBy, stringHeaders, pinoLogCreator, describeCause, withTimeout } from './kafka-support';
 import { HandlerTimeoutError, withHeartbeats, type Heartbeats } from './kafka-heartbeats';
 import { kafkaRequestListener } from './kafka-instruments';
+import { OffsetCommits, partitionKey, type PartitionOffset } from './kafka-commits';
 
 /** Kafka does not answer at start-up; one line, safe to log. */
 export class BusUnavailableError extends Error {
@@ -85,6 +86,12 @@ const GATHER_BYTES = 64 * 1024;
 const MAX_GATHER_MS = 2000;
 /** A long fetched batch commits what it handled at least this often (decision 175); a short one once, at its end. */
 const COMMIT_INTERVAL_MS = 1000;
+/**
+ * How long a stopping subscription waits for its running batches to end, to commit what they handled before it
+ * leaves its group (kafkajs drops a commit once its consumer stops): within the shutdown's 20 s grace, after its
+ * requests' 10 s. What a handler still running then handles is redelivered.
+ */
+const STOP_WAIT_MS = 5000;
 /** Bytes of message values per produce request (see publish). */
 const PUBLISH_REQUEST_BYTES = 512 * 1024;
 
@@ -268,26 +275,33 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         resolve();
       });
     });
+    // Commits in turn, none behind the offset last sent for its partition (kafkajs runs a fetcher a broker side by side).
+    const commits = new OffsetCommits((offsets) => consumer.commitOffsets(offsets));
     // Every join told (a rebalance, a rejoin after an outage): how long it took says whether the group waited for a member.
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      commits.reset();
       logger.info(
         { groupId: options.groupId, memberId: payload.memberId, durationMs: payload.duration, partitions: payload.memberAssignment },
         'event bus: the consumer joined its group',
-      ),
-    );
+      );
+    });
 
     /**
      * One offset commit a fetch, not one an event or run (decision 175): the batches of a fetch (one a partition, run
-     * side by side) leave what they handled here, and the last of them to end commits it all in one request, before
-     * the next fetch (kafkajs fetches again once every batch of a fetch ended).
+     * side by side) leave what they handled here, and the last of them to end commits it all in one request. A
+     * partition's entry goes once taken for a commit, or once a later commit of the partition covers it.
      */
-    const fetched = new Map<string, { topic: string; partition: number; offset: string }>();
+    const fetched = new Map<string, PartitionOffset>();
     let batchesRunning = 0;
+    /** Told when no batch runs any more and the last one's commit settled (a stopping subscription waits for it). */
+    const batchesEndedListeners: Array<() => void> = [];
+    const batchesEnded = (): Promise<void> =>
+      batchesRunning === 0 ? commits.settled() : new Promise((resolve) => batchesEndedListeners.push(resolve));
     const commitFetched = async (): Promise<void> => {
       if (fetched.size === 0) return;
       const offsets = [...fetched.values()];
       fetched.clear();
-      await consumer.commitOffsets(offsets);
+      await commits.commit(offsets);
     };
     /**
      * What a fetched batch of one partition has handled (or dead-lettered) and not yet committed. It goes with the
@@ -305,7 +319,11 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
       const commit = async () => {
         const offset = next();
         committedAt = Date.now();
-        if (offset !== undefined) await consumer.commitOffsets([{ topic, partition, offset }]);
+        if (offset === undefined) return;
+        // An earlier batch's offset of the partition, left for the fetch's commit, is behind this one.
+        const left = fetched.get(partitionKey({ topic, partition }));
+        if (left && BigInt(left.offset) <= BigInt(offset)) fetched.delete(partitionKey({ topic, partition }));
+        await commits.commit([{ topic, partition, offset }]);
       };
       return {
         /** The event at `message`'s offset, and those before it, are done with. */
@@ -318,7 +336,7 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
         /** The batch ended: its offset goes with the fetch's commit. */
         leave: () => {
           const offset = next();
-          if (offset !== undefined) fetched.set(`${topic}:${partition}`, { topic, partition, offset });
+          if (offset !== undefined) fetched.set(partitionKey({ topic, partition }), { topic, partition, offset });
         },
         /** The batch stopped on `error`: what it handled is committed if the broker still takes it; `error` goes on. */
         commitBefore: async (error: unknown): Promise<never> => {
@@ -548,8 +566,14 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           } finally {
             if (--batchesRunning === 0) {
               const committed = commitFetched();
-              // After an error, that error goes on (kafkajs rejoins); the others' offsets are committed if they can be.
-              await (ended ? committed : committed.catch(() => undefined));
+              try {
+                // After an error, that error goes on (kafkajs rejoins); the others' offsets are committed if they can be.
+                await (ended ? committed : committed.catch(() => undefined));
+              } finally {
+                if (batchesRunning === 0) {
+                  for (const tell of batchesEndedListeners.splice(0)) tell();
+                }
+              }
             }
           }
         },
@@ -569,6 +593,15 @@ export async function createKafkaBus(brokers: string[], options: KafkaBusOptions
           wakeUp();
           subscriptions.delete(subscription);
           await restarting;
+          // kafkajs drops a commit once its consumer stops (disconnect stops it first), so the running batches end
+          // first (handling nothing more) and what they handled is committed while the consumer still runs.
+          await withTimeout(batchesEnded(), STOP_WAIT_MS, 'batches still running').catch(() =>
+            logger.info(
+              { groupId: options.groupId, waitedMs: STOP_WAIT_MS },
+              'event bus: a handler still ran when its consumer stopped: what it handles is redelivered',
+            ),
+          );
+          await commitFetched().catch(() => undefined);
           await consumer.disconnect();
         })()),
     };
