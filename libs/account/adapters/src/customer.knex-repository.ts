@@ -1,5 +1,5 @@
 import { enqueue } from '@commerce/shared-bus';
-import type { Db, Knex } from '@commerce/shared-db';
+import { isUniqueViolation, type Db, type Knex } from '@commerce/shared-db';
 import type { AddressDto } from '@commerce/account-contracts';
 import { emailKey, type Customer, type CustomerRepository } from '@commerce/account-core';
 
@@ -70,8 +70,6 @@ export async function setPasswordHash(db: Db, trx: Knex.Transaction | undefined,
     .onConflict('customer_id')
     .merge(['password_hash', 'changed_at']);
 }
-
-const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 export function createCustomerRepository(db: Db): CustomerRepository {
   const select = () => customerSelect(db);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '@commerce/shared-db';
+import { isUniqueViolation, type Db } from '@commerce/shared-db';
 import type { Selection, SelectionLine, SelectionRepository } from '@commerce/cart-core';
 
 interface SelectionRow {
@@ -151,8 +151,6 @@ const lineRow = (selectionId: string, l: SelectionLine, digits: number) => ({
   external_size: l.external?.size ?? null,
   external_brand: l.external?.brand ?? null,
 });
-
-const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
 
 /** Optimistic tries of a change before it queues for the row lock (decision 51). */
 const OPTIMISTIC_ATTEMPTS = 3;

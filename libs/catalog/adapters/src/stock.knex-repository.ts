@@ -1,7 +1,7 @@
 import { outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
 import { stockCommitEvents } from '@commerce/catalog-core';
 import { json } from './catalog-sql';
-import { retryContended, type Db, type Knex } from '@commerce/shared-db';
+import { isUniqueViolation, retryContended, type Db, type Knex } from '@commerce/shared-db';
 import {
   itemIdParts,
   type CommitStockResult,
@@ -425,7 +425,7 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       for (let tries = 1; ; tries++) {
         const once = await retryContended(() => holdAtOnce(command, wanted, at, expiresAt)).catch((error: unknown) => {
           // The same attempt held at the same time (its hold's key is taken): the locking path answers its hold.
-          if ((error as { code?: unknown }).code === '23505') return { held: 0, blocked: true };
+          if (isUniqueViolation(error)) return { held: 0, blocked: true };
           throw error;
         });
         if (once.blocked) return holdLocked(command, wanted, at, expiresAt);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
-import { retryContended, type Db } from '@commerce/shared-db';
+import { isUniqueViolation, retryContended, type Db } from '@commerce/shared-db';
 import {
   ORDER_STATUS_DESCRIPTIONS,
   type CancelledLine,
@@ -47,7 +47,6 @@ interface InvoiceRow {
 const ORDER_COLUMNS = ['id', 'store', 'number', 'payment_attempt_id', 'customer_id', 'placed_at', 'status', 'version', 'snapshot'];
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 /** The SQLSTATE of a unique key met: a placing of an attempt that has its order. */
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * A placing in one statement (issue 28; bound as in `place`): the store's counter taken (insert-or-increment: its
@@ -269,7 +268,7 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
         outboxWritten(db, outer);
         return orderOf(String(result.rows[0]!.number));
       } catch (error) {
-        if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return null;
+        if (isUniqueViolation(error)) return null;
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 import { enqueue, outboxBatch, outboxInputSql, outboxInsertSql, outboxWritten } from '@commerce/shared-bus';
-import { retryContended, type Db, type Knex } from '@commerce/shared-db';
+import { isUniqueViolation, retryContended, type Db, type Knex } from '@commerce/shared-db';
 import type { AttemptRepository, StoredAttempt } from '@commerce/payment-core';
 import type { AttemptStatus, PaymentAddress } from '@commerce/payment-contracts';
 
@@ -26,7 +26,6 @@ interface AttemptRow {
 /** The statuses of a live attempt: at most one per selection (the `attempts_one_live_per_selection` index). */
 const LIVE: AttemptStatus[] = ['started', 'authorized'];
 /** Another attempt id of the same selection won the race for the unique live slot (or the same id: a repeated start). */
-const UNIQUE_VIOLATION = '23505';
 
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
@@ -168,7 +167,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
             }),
           );
         } catch (error) {
-          if (run >= 5 || (error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+          if (run >= 5 || !isUniqueViolation(error)) throw error;
         }
       }
     },

@@ -16,6 +16,11 @@ export function isContention(error: unknown): boolean {
   return typeof code === 'string' && CONTENTION_SQLSTATES.has(code);
 }
 
+/** True for a unique violation (SQLSTATE 23505): the row's key is taken, on Postgres and PGlite alike. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
 export interface ContentionRetryOptions {
   /** Runs in all, the first included (default 6). */
   attempts?: number;
