@@ -262,6 +262,13 @@ async function kafkaMessages(kafka: Running['kafka']): Promise<Map<string, numbe
   }
 }
 
+const LOAD_GENERATOR = 'load generator';
+/** This process's CPU ms so far. */
+const cpuMsOfProcess = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 /**
  * Everything a row reads, now: each process's CPU ms (a process tree: the all-in-one under tsx, Postgres and its
  * backends), and the work counted so far under `<what> <process>[ <route>]`: SQL statements, Redis commands,
@@ -286,6 +293,8 @@ async function snapshot(
   const cpu = new Map([
     ...running.processes.map((p) => [p.name, cpuMsOfTree(p.pid)] as const),
     ...Object.entries(running.engines_ ?? {}).map(([name, pid]) => [name, cpuMsOfTree(pid)] as const),
+    // The visitors themselves (this process: their HTTP clients and the figures' reads) share the two cores too.
+    [LOAD_GENERATOR, cpuMsOfProcess()] as const,
   ]);
   return { at: Date.now(), cpu, work, waits: new Map(running.processes.map((p, i) => [p.name, counts[i]!.waits])) };
 }
@@ -512,7 +521,7 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
   const details: string[] = [];
   for (const row of rows) {
     const unit = row.flow === 'cart' ? 'a selection' : 'a checkout';
-    const services = [...row.cpu].filter(([name]) => !['postgres', 'redis', 'kafka'].includes(name));
+    const services = [...row.cpu].filter(([name]) => !['postgres', 'redis', 'kafka', LOAD_GENERATOR].includes(name));
     const servicesMs = services.reduce((sum, [, ms]) => sum + ms, 0);
     table.push(
       `| ${engines} | ${row.flow} | ${row.visitors} | ${fixed(row.perSecond, 0)} | ${fixed(row.perSecond / bare.get(row.visitors)!, 3)} | ${row.flow === 'checkout' ? `${fixed(row.selections / seconds)} checkouts/s` : `${row.selections} selections`}${row.failed ? ` (${row.failed} failed)` : ''} | ` +
@@ -521,7 +530,7 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
     );
     details.push(
       `${engines}, ${row.flow}, ${row.visitors} visitors, ${unit}:`,
-      `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => !services.some(([s]) => s === name)))}`,
+      `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => name !== LOAD_GENERATOR && !services.some(([s]) => s === name)))}; load generator ${fixed(row.cpu.get(LOAD_GENERATOR) ?? 0)}`,
       `  internal HTTP calls ${workOf(row, 'call ')}`,
       `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
       `  Redis commands ${workOf(row, 'redis ')}`,
