@@ -291,9 +291,9 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
     (before.paymentFields === after.paymentFields || JSON.stringify(before.paymentFields) === JSON.stringify(after.paymentFields));
 
   // The hot path (decision 51) as fixed SQL texts on `db.query` (prepared statements on Postgres, no query
-  // builder): the schema is a plain identifier (createDb checks it), the columns are constants.
-  const selections = `${db.schema}.selections`;
-  const selectionLines = `${db.schema}.selection_lines`;
+  // builder): the tables quoted (`db.qualified`), the columns are constants.
+  const selections = db.qualified('selections');
+  const selectionLines = db.qualified('selection_lines');
   const readOpenSql = `select s.version as selection_version, ${SELECTION_COLUMNS.map((c) => `s.${c}`).join(', ')}, ${LINE_COLUMNS.map((c) => `l.${c}`).join(', ')}
     from ${selections} s left join ${selectionLines} l on l.selection_id = s.id
     where s.id = ? and s.status = 'open' order by l.seq`;

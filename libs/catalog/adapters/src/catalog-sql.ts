@@ -14,8 +14,8 @@ export interface SqlScope {
 
 /** A table of the catalog's schema, in the scope's transaction. */
 export const table = (scope: SqlScope, name: string): Knex.QueryBuilder => scope.db.table(name, scope.trx);
-/** A table's schema-qualified name (for joins and raw SQL). */
-export const qualified = (db: Db, name: string): string => `${db.schema}.${name}`;
+/** A table's schema-qualified name for knex's builder and `??` bindings, which quote it (raw SQL text: `db.qualified`). */
+export const knexTable = (db: Db, name: string): string => `${db.schema}.${name}`;
 
 export const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
 export const isoOrNull = (value: Date | string | null): string | null => (value === null ? null : iso(value));

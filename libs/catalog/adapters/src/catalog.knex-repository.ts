@@ -21,7 +21,7 @@ import {
   toCategory,
   type CategoryRow,
 } from './categories.knex-repository';
-import { chunks, groupBy, json, qualified, table, type SqlScope } from './catalog-sql';
+import { chunks, groupBy, json, table, type SqlScope } from './catalog-sql';
 import {
   createDeliveryWindowsRepository,
   deliveryWindowSpans,
@@ -100,7 +100,7 @@ export function createCatalogRepository(db: Db, outer?: Knex.Transaction): Catal
    */
   async function viewsInOneStatement(by: 'product' | 'variant', ids: number[]): Promise<ProductView[]> {
     if (ids.length === 0) return [];
-    const q = (name: string) => qualified(db, name);
+    const q = (name: string) => db.qualified(name);
     const wanted = `(select cast(value as integer) from json_array_elements_text(cast(? as json)))`;
     const all = (relation: string, order = '') => `(select coalesce(json_agg(r${order}), '[]') from ${relation} r)`;
     const [row] = await db.query<Record<string, unknown>>(

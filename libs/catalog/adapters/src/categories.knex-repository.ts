@@ -1,6 +1,6 @@
 import { categoryTreeOrder, type CategoriesRepository, type Category } from '@commerce/catalog-core';
 import type { Db, Knex } from '@commerce/shared-db';
-import { chunks, json, nextval, qualified, table, uriRunEnd, uriTaken, type SqlScope } from './catalog-sql';
+import { chunks, json, nextval, knexTable, table, uriRunEnd, uriTaken, type SqlScope } from './catalog-sql';
 
 export interface CategoryRow {
   id: number;
@@ -61,7 +61,7 @@ export function createCategoriesRepository(db: Db, trx: Knex.Transaction): Categ
     async list() {
       return ((await t().orderBy('id')) as CategoryRow[]).map(toCategory);
     },
-    nextId: () => nextval(trx, qualified(db, 'categories')),
+    nextId: () => nextval(trx, knexTable(db, 'categories')),
     uriTaken: (uri, exceptId) => uriTaken(t(), uri, exceptId),
     uriHighestSuffix: (base) => uriRunEnd(t(), base),
     async nextTopPosition() {

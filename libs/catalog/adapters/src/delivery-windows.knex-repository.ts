@@ -1,6 +1,6 @@
 import type { DeliveryWindow, DeliveryWindowSpan, DeliveryWindowsRepository } from '@commerce/catalog-core';
 import type { Db, Knex } from '@commerce/shared-db';
-import { chunks, groupBy, isoOrNull, qualified, table, type SqlScope } from './catalog-sql';
+import { chunks, groupBy, isoOrNull, knexTable, table, type SqlScope } from './catalog-sql';
 
 interface DeliveryWindowRow {
   external_id: string;
@@ -22,7 +22,7 @@ interface DeliveryWindowVariationRow {
 /** The windows these variations are in, with their dates (what a product's view shows). */
 export async function deliveryWindowSpans(scope: SqlScope, variationExternalIds: string[]): Promise<DeliveryWindowSpan[]> {
   if (variationExternalIds.length === 0) return [];
-  const q = (name: string) => qualified(scope.db, name);
+  const q = (name: string) => knexTable(scope.db, name);
   const spans = (await scope.db
     .knex(`${q('delivery_window_variations')} as dwv`)
     .join(`${q('delivery_windows')} as dw`, 'dw.external_id', 'dwv.window')

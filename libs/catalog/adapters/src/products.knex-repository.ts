@@ -1,6 +1,6 @@
 import type { Product, ProductKey, ProductsRepository, RefKind } from '@commerce/catalog-core';
 import type { Db, Knex } from '@commerce/shared-db';
-import { chunks, groupBy, json, qualified, table, type SqlScope } from './catalog-sql';
+import { chunks, groupBy, json, knexTable, table, type SqlScope } from './catalog-sql';
 import {
   ITEM_COLUMNS,
   ITEM_STOCK_COLUMNS,
@@ -21,7 +21,7 @@ const REF_COLUMNS: Record<RefKind, string> = { brand: 'brand_id', collection: 'c
 /** Products by id with their variants, items (and their sizes) and per-warehouse stock; unknown ids are left out. */
 export async function loadProducts(scope: SqlScope, ids: number[]): Promise<Product[]> {
   if (ids.length === 0) return [];
-  const q = (name: string) => qualified(scope.db, name);
+  const q = (name: string) => knexTable(scope.db, name);
   const rows = (await table(scope, 'products').whereIn('id', ids)) as ProductRow[];
   if (rows.length === 0) return [];
   const variants = (await table(scope, 'variants')
@@ -45,7 +45,7 @@ export async function loadProducts(scope: SqlScope, ids: number[]): Promise<Prod
           's.size_table_external_id as size_table_external_id',
           // Each item's per-warehouse stock in the same statement (issue 28: it was a read of its own).
           scope.db.knex.raw(
-            `(select coalesce(json_agg(json_build_object('item_id', st.item_id, 'warehouse', st.warehouse, 'qty', st.qty) order by st.warehouse), '[]'::json) from ${q('item_stock')} as st where st.item_id = ${q('items')}.id) as item_stock`,
+            `(select coalesce(json_agg(json_build_object('item_id', st.item_id, 'warehouse', st.warehouse, 'qty', st.qty) order by st.warehouse), '[]'::json) from ${scope.db.qualified('item_stock')} as st where st.item_id = ${scope.db.qualified('items')}.id) as item_stock`,
           ),
         )) as Array<ItemRow & { item_stock: ItemStockRow[] | string }>)
     : [];
@@ -72,7 +72,7 @@ export function productsOfRows(
 /** The products, variants, items and stock of a unit of work (`trx`), and which products a change touches. */
 export function createProductsRepository(db: Db, trx: Knex.Transaction): ProductsRepository {
   const scope: SqlScope = { db, trx };
-  const q = (name: string) => qualified(db, name);
+  const q = (name: string) => knexTable(db, name);
   /** Products (id, external id) selected by a query on products `p` joined as the caller needs. */
   const keys = async (query: (products: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<ProductKey[]> =>
     (
@@ -169,7 +169,7 @@ async function saveProducts(db: Db, trx: Knex.Transaction, products: Product[]):
   // A URI can move from one variant to another in one upsert; free them all first.
   await trx.raw(
     `update ?? set uri = '~' || id where id in (select cast(value as integer) from json_array_elements_text(cast(? as json)))`,
-    [qualified(db, 'variants'), JSON.stringify(variants.map(({ v }) => v.id))],
+    [knexTable(db, 'variants'), JSON.stringify(variants.map(({ v }) => v.id))],
   );
   await upsertJson(
     db,
@@ -213,6 +213,6 @@ async function upsertJson(
   await trx.raw(
     `insert into ?? (${names}) select ${names} from json_to_recordset(cast(? as json)) as r(${types}) ` +
       `on conflict (${key.map((k) => `"${k}"`).join(', ')}) do update set ${updates}`,
-    [qualified(db, tableName), JSON.stringify(rows)],
+    [knexTable(db, tableName), JSON.stringify(rows)],
   );
 }

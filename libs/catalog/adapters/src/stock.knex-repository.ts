@@ -65,7 +65,7 @@ const HOLD_TRIES = 3;
  */
 export function createStockRepository(db: Db, options: { now?: () => Date; onCommitted?: () => void } = {}): StockClient {
   const now = () => (options.now ?? (() => new Date()))();
-  const q = (name: string) => `${db.schema}.${name}`;
+  const q = (name: string) => db.qualified(name);
   /** One transaction, run again when Postgres gives it up for a deadlock or a serialization failure (DESIGN §8). */
   const contended = <T>(fn: (trx: Knex.Transaction) => Promise<T>) => retryContended(() => db.transaction(fn));
 

@@ -179,12 +179,10 @@ export function createOrderRepository(db: Db, outer?: Knex.Transaction): OrderRe
    * `checkoutOf` with the consumer's record: the order's row read, and the event recorded in `processed_events` (the
    * table `recordConsumed` writes) only when the order is there with its selection closed. A prepared statement.
    */
-  // The schema quoted: the all-in-one's is `order`, a keyword.
-  const schema = `"${db.schema.replaceAll('"', '""')}"`;
   const checkoutConsumedSql = `with placed as (
-      select number, selection_left_open from ${schema}.orders where payment_attempt_id = ?
+      select number, selection_left_open from ${db.qualified('orders')} where payment_attempt_id = ?
     ), recorded as (
-      insert into ${schema}.processed_events (consumer, event_id)
+      insert into ${db.qualified('processed_events')} (consumer, event_id)
       select consumer, event_id from (values (cast(? as text), cast(? as text))) as e(consumer, event_id)
       where exists (select 1 from placed where not selection_left_open)
       on conflict (consumer, event_id) do nothing

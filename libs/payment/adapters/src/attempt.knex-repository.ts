@@ -88,7 +88,7 @@ const toAttempt = (r: AttemptRow): StoredAttempt => ({
 export function createAttemptRepository(db: Db): AttemptRepository {
   /** The provider's data with `data`'s keys set (a shallow merge, in the statement that writes it). */
   const mergedJson = (data: Record<string, unknown>) => db.knex.raw('provider_data || ?::jsonb', [JSON.stringify(data)]);
-  const attempts = `${db.schema}.attempts`;
+  const attempts = db.qualified('attempts');
   const find = async (id: string, trx?: Knex.Transaction, lock = false) => {
     const q = db.table('attempts', trx).where({ id }).first();
     const row = (await (lock ? q.forUpdate() : q)) as AttemptRow | undefined;
@@ -217,7 +217,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
           ? ''
           : `, input as (${outboxInputSql}), written as (${outboxInsertSql(
               '(select * from input where exists (select 1 from moved)) as due',
-              `${db.schema}.outbox`,
+              db.qualified('outbox'),
             )})`;
       const statement = positional(
         `with moved as (update ${attempts} set ${sets.join(', ')} where id = :id and status = any(cast(:from as text[])) returning *)${outbox}

@@ -379,6 +379,9 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
   };
 }
 
+/** An SQL identifier quoted (a `"` in it doubled): a keyword or any character is then a plain name. */
+export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
 /** `?` placeholders as `$n`, made once per text. */
 const positional = new Map<string, string>();
 function positionalText(sql: string): string {
@@ -393,7 +396,10 @@ function positionalText(sql: string): string {
   return text;
 }
 
-/** A `Db` on an existing knex; schema names are plain lowercase identifiers so that they never need quoting. */
+/**
+ * A `Db` on an existing knex; schema names are plain lowercase identifiers, a keyword among them (the all-in-one's
+ * `order`): raw SQL names its tables by `qualified`, which quotes them.
+ */
 export function createDb(
   knex: Knex,
   engine: 'postgres' | 'pglite',
@@ -434,6 +440,7 @@ export function createDb(
     schema,
     engine,
     table: (name, trx) => (trx ?? knex)(`${schema}.${name}`),
+    qualified: (name) => `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`,
     // The whole transaction runs again when a statement of it met a stale prepared plan: it was rolled back.
     transaction: (fn) => againIfStale(() => knex.transaction(fn)),
     query: async <R>(sql: string, bindings: readonly unknown[]): Promise<R[]> => {

@@ -6,9 +6,10 @@ import { migrate } from './migrate';
 /**
  * The behaviour every `Db` and `migrate` must show, whatever the engine: run by `db.spec.ts` on PGlite
  * and by `db.int-spec.ts` on Postgres, so the two cannot drift apart. One engine per file (PGlite's
- * start costs seconds), one schema per test.
+ * start costs seconds), one schema per test. `keywordSchema` (an engine of the file's own: the name is not unique)
+ * runs a table of a schema named by an SQL keyword.
  */
-export function dbContract(openEngine: () => Promise<DbEngine>): void {
+export function dbContract(openEngine: () => Promise<DbEngine>, keywordSchema?: 'order'): void {
   let engine: DbEngine;
   let db: Db;
 
@@ -188,11 +189,31 @@ export function dbContract(openEngine: () => Promise<DbEngine>): void {
       const labels = Array.from({ length: 40 }, (_, i) => `l${i}`);
       expect(await Promise.all(labels.map((l) => db.query(insert, [l])))).toEqual(labels.map((label) => [{ label }]));
       const failing = `insert into ${db.schema}.many (id, label) values (?, ?)`;
-      const [{ id }] = (await db.query<{ id: number }>(`select min(id)::int as id from ${db.schema}.many where label = ?`, ['l0'])) as [{ id: number }];
+      const [{ id }] = (await db.query<{ id: number }>(`select min(id)::int as id from ${db.schema}.many where label = ?`, ['l0'])) as [
+        { id: number },
+      ];
       const results = await Promise.allSettled(labels.map(() => db.query(failing, [id, 'again'])));
       expect(results.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === '23505')).toBe(true);
       // The connections that carried the failures serve the next statements.
       expect(await db.query(`select count(*)::int as n from ${db.schema}.many where label like ?`, ['l%'])).toEqual([{ n: 40 }]);
+    });
+
+    it('names a table for raw SQL quoted, so a keyword schema (the all-in-one’s `order`) runs too', async () => {
+      expect(db.qualified('items')).toBe(`"${db.schema}"."items"`);
+      expect(db.qualified('we"ird')).toBe(`"${db.schema}"."we""ird"`);
+      if (!keywordSchema) return;
+      const keyword = engine.forSchema(keywordSchema);
+      await migrate(keyword, [createTable('items')]);
+      try {
+        await keyword.query(`insert into ${keyword.qualified('items')} (label) values (?)`, ['kept']);
+        expect(await keyword.query(`select label from ${keyword.qualified('items')} where label = ?`, ['kept'])).toEqual([
+          { label: 'kept' },
+        ]);
+        // Unquoted, the keyword is a syntax error: what the helper is for.
+        await expect(keyword.query(`select label from ${keyword.schema}.items where label = ?`, ['kept'])).rejects.toThrow(/syntax error/);
+      } finally {
+        await keyword.knex.raw('drop schema if exists ?? cascade', [keywordSchema]);
+      }
     });
 
     it('answers ping while the engine is open', async () => {

@@ -14,6 +14,11 @@ export interface Db {
   readonly engine: 'postgres' | 'pglite';
   /** A query builder on `<schema>.<name>`, inside trx when given. */
   table(name: string, trx?: Knex.Transaction): Knex.QueryBuilder;
+  /**
+   * A table of the schema as raw SQL text names it, each part quoted: `"payment"."attempts"` (the all-in-one's
+   * `order` schema is a keyword). Knex's builder and its `??` / `:name:` bindings quote `<schema>.<name>` themselves.
+   */
+  qualified(name: string): string;
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
    * One statement with positional `?` parameters (no `??`; `?` nowhere else in the text), for a hot path:
