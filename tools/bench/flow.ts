@@ -185,7 +185,7 @@ interface Histogram {
 
 /** Where a request waits (decision 139): a pooled connection, the event loop, Redis, and each internal route's time. */
 const WAITS =
-  /^(db_pool_acquire_seconds|nodejs_eventloop_delay_seconds|redis_command_seconds|http_request_duration_seconds)_(bucket|sum|count)(?:\{([^}\n]*)\})? (\S+)$/gm;
+  /^(db_pool_acquire_seconds|nodejs_eventloop_delay_seconds|redis_command_seconds|http_request_duration_seconds|checkout_wait_seconds)_(bucket|sum|count)(?:\{([^}\n]*)\})? (\S+)$/gm;
 
 function waitsOf(text: string): Map<string, Histogram> {
   const waits = new Map<string, Histogram>();

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { StoreView, type CheckoutDeps } from '@commerce/checkout-core';
 import type { ModuleContext, ServiceModule } from '@commerce/shared-http';
 import { createSessionStore, type SessionStore } from '@commerce/shared-sessions';
+import { checkoutWaits, timedStages } from './checkout-waits';
 import { checkoutCors, type corsEnv } from './checkout-cors';
 import type { checkoutEdgeEnv } from './checkout.env';
 import { checkoutErrorBody, checkoutSessionMiddleware, createCheckoutRoutes } from './checkout.routes';
@@ -40,19 +41,24 @@ export async function checkoutModule(
   closers.add(() => loginGuard.close());
   const newSessions = createSessionLimit(config.REDIS_URL, sessionLimits(config), { store: sessions });
   if (newSessions) closers.add(() => newSessions.close());
-  const deps = {
-    sessions: checkoutSessions(sessions),
-    ...context.peers,
-    paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
-    loginGuard,
-    rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
-    ...(newSessions ? { newSessions } : {}),
-    trustProxy: config.LOGIN_TRUST_PROXY,
-    view: new StoreView(context.store),
-    productCacheMs: config.PRODUCT_CACHE_MS,
-    ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
-    ...withGeoip(config),
-  };
+  // What a request waits on, stage by stage, at /metrics (issue 28).
+  const waits = checkoutWaits();
+  const deps = timedStages(
+    {
+      sessions: checkoutSessions(sessions),
+      ...context.peers,
+      paymentHoldSeconds: config.PAYMENT_HOLD_SECONDS,
+      loginGuard,
+      rotateTokenOnLogin: config.SESSION_ROTATE_ON_LOGIN,
+      ...(newSessions ? { newSessions } : {}),
+      trustProxy: config.LOGIN_TRUST_PROXY,
+      view: new StoreView(context.store),
+      productCacheMs: config.PRODUCT_CACHE_MS,
+      ...(config.COUNTRY_HEADER ? { countryHeader: config.COUNTRY_HEADER } : {}),
+      ...withGeoip(config),
+    },
+    waits.timed,
+  );
   // `POST items/{item}` is answered before the app (decision 67); the router has it too, for what that leaves.
   const { router, leanRoutes } = createCheckoutRoutes(deps);
   return {
@@ -67,5 +73,6 @@ export async function checkoutModule(
       requestBudgetMs: config.REQUEST_BUDGET_MS,
     },
     readiness: [{ name: 'sessions', check: () => sessions.ping() }],
+    metricsRegistries: [waits.registry],
   };
 }

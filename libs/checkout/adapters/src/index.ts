@@ -11,3 +11,4 @@ export * from './payment.routes';
 export * from './selection-answer-cache';
 export * from './session-limit.adapter';
 export * from './checkout.module';
+export * from './checkout-waits';
