@@ -50,20 +50,6 @@ const INSERTED = [
 ] as const;
 const JSONB = new Set<string>(['address', 'customer_address', 'order_draft', 'provider_data']);
 
-/**
- * `sql` with its named bindings (`:name`, never a `::` cast) as `Db.query`'s positional ones, in the order they
- * appear: the outbox's shared input relation (`outboxInputSql`) inside a statement of this repository's own.
- */
-function positional(sql: string, named: Record<string, unknown>): { sql: string; bindings: unknown[] } {
-  const bindings: unknown[] = [];
-  const text = sql.replace(/(?<!:):([A-Za-z]\w*)/g, (_, name: string) => {
-    if (!(name in named)) throw new Error(`attempts: no binding for :${name}`);
-    bindings.push(named[name]);
-    return '?';
-  });
-  return { sql: text, bindings };
-}
-
 const toAttempt = (r: AttemptRow): StoredAttempt => ({
   attemptId: r.id,
   paymentMethod: r.payment_method,
@@ -219,7 +205,7 @@ export function createAttemptRepository(db: Db): AttemptRepository {
               '(select * from input where exists (select 1 from moved)) as due',
               db.qualified('outbox'),
             )})`;
-      const statement = positional(
+      const [updated] = await db.query<AttemptRow>(
         `with moved as (update ${attempts} set ${sets.join(', ')} where id = :id and status = any(cast(:from as text[])) returning *)${outbox}
           select * from moved`,
         {
@@ -231,7 +217,6 @@ export function createAttemptRepository(db: Db): AttemptRepository {
           ...(events.length === 0 ? {} : outboxBatch(events)),
         },
       );
-      const [updated] = await db.query<AttemptRow>(statement.sql, statement.bindings);
       if (!updated) return null;
       if (events.length > 0) outboxWritten(db);
       return toAttempt(updated);

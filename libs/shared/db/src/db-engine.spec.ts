@@ -83,14 +83,23 @@ describe("knex's internals that Db.query's runner relies on (decision 90)", () =
     return knex;
   };
   type Pool = { max: number; numFree(): number; numUsed(): number; numPendingCreates(): number; numPendingAcquires(): number };
-  type Client = { acquireConnection(): Promise<FakePgConnection & { __knex__disposed?: unknown }>; releaseConnection(c: unknown): Promise<void>; pool: Pool };
+  type Client = {
+    acquireConnection(): Promise<FakePgConnection & { __knex__disposed?: unknown }>;
+    releaseConnection(c: unknown): Promise<void>;
+    pool: Pool;
+  };
 
   it('are there with the shape the runner uses: acquire and release on the client, the pool with its max and counters', async () => {
     const knex = fakeKnex();
     try {
       expect(knexInternalsProblems(knex)).toEqual([]);
       const client = knex.client as unknown as Client;
-      const counters = () => [client.pool.numFree(), client.pool.numUsed(), client.pool.numPendingCreates(), client.pool.numPendingAcquires()];
+      const counters = () => [
+        client.pool.numFree(),
+        client.pool.numUsed(),
+        client.pool.numPendingCreates(),
+        client.pool.numPendingAcquires(),
+      ];
       expect({ max: client.pool.max, counters: counters() }).toEqual({ max: 2, counters: [0, 0, 0, 0] });
       const first = await client.acquireConnection();
       expect(first).toBeInstanceOf(FakePgConnection);
@@ -142,7 +151,9 @@ describe("knex's internals that Db.query's runner relies on (decision 90)", () =
       const problems = knexInternalsProblems(knex);
       client.pool = pool;
       expect(problems).toEqual([
-        expect.stringMatching(/^knex \S+ has no client\.releaseConnection\(\), which Db\.query's connection runner relies on \(decision 90\)/),
+        expect.stringMatching(
+          /^knex \S+ has no client\.releaseConnection\(\), which Db\.query's connection runner relies on \(decision 90\)/,
+        ),
         expect.stringMatching(/^knex \S+ has no client\.pool\.numPendingCreates\(\), which .* \(decision 90\)/),
       ]);
       expect(problems[0]).not.toMatch(/^knex unknown/);

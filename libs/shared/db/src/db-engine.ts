@@ -382,6 +382,31 @@ function preparedStatementRunner(knex: Knex, database: string, timeoutMs: number
 /** An SQL identifier quoted (a `"` in it doubled): a keyword or any character is then a plain name. */
 export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
+/** A text with `:name` parameters as one with `?` ones, and the names in the order they appear: made once per text. */
+const named = new Map<string, { sql: string; names: string[] }>();
+function positionalOf(sql: string, bindings: Readonly<Record<string, unknown>>): { sql: string; bindings: unknown[] } {
+  let shape = named.get(sql);
+  if (shape === undefined) {
+    const names: string[] = [];
+    // Not the second colon of a `::` cast.
+    const text = sql.replace(/(?<!:):([A-Za-z_]\w*)/g, (_, name: string) => {
+      names.push(name);
+      return '?';
+    });
+    shape = { sql: text, names };
+    // Statement shapes are few (fixed texts and a handful of line counts); bounded anyway.
+    if (named.size > 1000) named.clear();
+    named.set(sql, shape);
+  }
+  return {
+    sql: shape.sql,
+    bindings: shape.names.map((name) => {
+      if (!Object.hasOwn(bindings, name)) throw new Error(`database: no binding for :${name}`);
+      return bindings[name];
+    }),
+  };
+}
+
 /** `?` placeholders as `$n`, made once per text. */
 const positional = new Map<string, string>();
 function positionalText(sql: string): string {
@@ -443,7 +468,8 @@ export function createDb(
     qualified: (name) => `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`,
     // The whole transaction runs again when a statement of it met a stale prepared plan: it was rolled back.
     transaction: (fn) => againIfStale(() => knex.transaction(fn)),
-    query: async <R>(sql: string, bindings: readonly unknown[]): Promise<R[]> => {
+    query: async <R>(statement: string, given: readonly unknown[] | Readonly<Record<string, unknown>>): Promise<R[]> => {
+      const { sql, bindings } = isPositional(given) ? { sql: statement, bindings: given } : positionalOf(statement, given);
       if (engine !== 'postgres') return ((await knex.raw(sql, bindings as Knex.RawBinding[])) as { rows: R[] }).rows;
       const text = positionalText(sql);
       // As knex announces its own queries, for whoever listens (logs, tests counting statements).
@@ -455,6 +481,9 @@ export function createDb(
     },
   };
 }
+
+const isPositional = (bindings: readonly unknown[] | Readonly<Record<string, unknown>>): bindings is readonly unknown[] =>
+  Array.isArray(bindings);
 
 /** The version of an installed package, for messages (`unknown` in a bundle without its package.json). */
 function installedVersion(name: string): string {

@@ -183,6 +183,18 @@ export function dbContract(openEngine: () => Promise<DbEngine>, keywordSchema?: 
       expect(seen.filter((sql) => sql.includes(`${db.schema}.items`))).toHaveLength(4);
     });
 
+    it('runs a statement with named parameters through query: a name used twice, casts left alone, a missing name refused', async () => {
+      await migrate(db, [createTable('items')]);
+      const insert = `insert into ${db.qualified('items')} (label) values (:first), (:second || '-' || :first::text) returning label`;
+      expect(await db.query(insert, { second: 'b', first: 'a', unused: 'x' })).toEqual([{ label: 'a' }, { label: 'b-a' }]);
+      const select = `select label::text as label, cast(:n as int) as n from ${db.qualified('items')} where label = any(cast(:labels as text[])) order by label`;
+      expect(await db.query(select, { n: 2, labels: ['a', 'b-a', 'c'] })).toEqual([
+        { label: 'a', n: 2 },
+        { label: 'b-a', n: 2 },
+      ]);
+      await expect(db.query(select, { n: 2 })).rejects.toThrow('database: no binding for :labels');
+    });
+
     it('runs more statements at once through query than the pool has connections, and a failing one rejects with its code', async () => {
       await migrate(db, [createTable('many')]);
       const insert = `insert into ${db.schema}.many (label) values (?) returning label`;

@@ -21,11 +21,14 @@ export interface Db {
   qualified(name: string): string;
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
-   * One statement with positional `?` parameters (no `??`; `?` nowhere else in the text), for a hot path:
-   * its rows. On Postgres a named prepared statement (parsed and planned once per connection) sent on a
-   * pooled connection without knex's builder or binding rewrites; on PGlite through `knex.raw`.
+   * One statement, for a hot path: its rows. Its parameters positional `?` with an array (no `??`; `?` nowhere
+   * else in the text), or named `:name` with an object (a `::` cast is not one; `:` nowhere else before a letter,
+   * e.g. in a string literal; each name must be in the object): a text shared with knex's named `raw` bindings,
+   * such as the outbox's input (`outboxInputSql`), runs here unchanged. On Postgres a named prepared statement
+   * (parsed and planned once per connection) sent on a pooled connection without knex's builder or binding
+   * rewrites; on PGlite through `knex.raw`.
    */
-  query<R = Record<string, unknown>>(sql: string, bindings: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(sql: string, bindings: readonly unknown[] | Readonly<Record<string, unknown>>): Promise<R[]>;
   /** Readiness: `select 1`. */
   ping(): Promise<void>;
 }

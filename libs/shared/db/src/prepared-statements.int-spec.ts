@@ -95,17 +95,24 @@ describeWithEngines('prepared statements on Postgres (decision 179)', ['postgres
     const read = () => db.table('things').where({ id: 1 }).first();
     const readInTransaction = () => db.transaction((trx) => db.table('things', trx).where({ id: 1 }).first());
     const query = async () => (await db.query(`select * from ${schema}.things where id = ?`, [1]))[0];
+    const named = async () => (await db.query(`select *, 0 as named from ${schema}.things where id = :id`, { id: 1 }))[0];
     for (const run of [read, readInTransaction, query]) expect(await run()).toEqual({ id: 1, label: 'one' });
+    expect(await named()).toEqual({ id: 1, label: 'one', named: 0 });
+    // Named bindings go out as the positional ones do: one prepared statement, run by its name.
+    expect(await named()).toEqual({ id: 1, label: 'one', named: 0 });
+    expect((await preparedLike('0 as named'))[0]).toEqual([`select *, 0 as named from ${schema}.things where id = $1`, 2]);
 
     await engine.knex.raw(`alter table ${schema}.things add column note text default 'n'`);
     // Postgres refuses the old plans ("cached plan must not change result type"); each runs again, renamed.
     expect(await readInTransaction()).toEqual({ id: 1, label: 'one', note: 'n' });
     expect(await read()).toEqual({ id: 1, label: 'one', note: 'n' });
     expect(await query()).toEqual({ id: 1, label: 'one', note: 'n' });
+    expect(await named()).toEqual({ id: 1, label: 'one', note: 'n', named: 0 });
 
     await engine.knex.raw(`alter table ${schema}.things add column extra int default 7`);
     expect(await read()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7 });
     expect(await query()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7 });
+    expect(await named()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7, named: 0 });
     expect(await readInTransaction()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7 });
   }, 60_000);
 });
