@@ -144,6 +144,38 @@ suite('the demo shop in Chromium', () => {
     await context.close();
   }, 60_000);
 
+  it('keeps a discount code typed while the bag is drawn again after a change, and applies it', async () => {
+    const { context, page } = await visitor();
+    await page.goto(`${base}/`);
+    await page.getByRole('searchbox', { name: 'Search products' }).fill('scarf');
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('link', { name: /Red Wool Scarf/ })
+      .first()
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Red Wool Scarf' }).waitFor();
+    await page.locator('.sizes label', { hasText: 'In stock' }).first().click();
+    await page.getByRole('button', { name: 'Add to bag' }).click();
+    await page.getByText('is in your bag').waitFor();
+    await page.getByRole('link', { name: /^Bag/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your bag' }).waitFor();
+    // A busy shop: the bag's reading after a change answers late (as the all-in-one's did on a loaded box), and
+    // the shopper types the code meanwhile; the bag is drawn again under the typing before Apply is pressed.
+    await page.route('**/api/checkout/selection', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await page.getByRole('button', { name: /^One more Red Wool Scarf/ }).click();
+    await page.locator('#bag-count', { hasText: '2' }).waitFor();
+    await page.getByLabel('Discount code').fill('WELCOME10');
+    await page.locator('#bag-live', { hasText: 'one more' }).waitFor();
+    await page.unroute('**/api/checkout/selection');
+    expect(await page.getByLabel('Discount code').inputValue()).toBe('WELCOME10');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('.applied', { hasText: 'WELCOME10' }).waitFor();
+    await context.close();
+  }, 60_000);
+
   it('walks a shopper from search to receipt and order history, and a second visitor into the 410', async () => {
     const a = await visitor();
     const page = a.page;

@@ -1,6 +1,7 @@
 import { api, ApiError } from '../api';
 import { fill, h, sentence } from '../dom';
-import { keep, loadSession } from '../session';
+import { currentRoute } from '../router';
+import { keep } from '../session';
 import { notice, picture, problemText, productHref } from '../ui';
 import type { Envelope, Line, Totals } from '../types';
 import type { Screen } from '../main';
@@ -116,7 +117,7 @@ function lineRow(e: Envelope, line: Line, redraw: (p: Promise<unknown>, message:
   );
 }
 
-function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string) => void): HTMLElement {
+function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string) => void, typed: string): HTMLElement {
   const error = h('p', { class: 'field-error', id: 'voucher-error', role: 'alert' });
   const form = h(
     'form',
@@ -128,6 +129,9 @@ function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string)
         if (!voucher) return;
         try {
           keep(await api('POST', 'vouchers', { voucher }));
+          // Applied: the field is emptied (the one on screen, which a drawing of the bag may have replaced).
+          const field = document.querySelector<HTMLInputElement>('#voucher-code');
+          if (field) field.value = '';
           redraw(Promise.resolve(), `Code ${voucher} applied.`);
         } catch (err) {
           error.textContent = err instanceof ApiError ? sentence(Object.values(err.errors).join('; ')) : problemText(err);
@@ -139,7 +143,7 @@ function voucherForm(e: Envelope, redraw: (p: Promise<unknown>, message: string)
     h(
       'div',
       { class: 'inline-form' },
-      h('input', { id: 'voucher-code', name: 'voucher', autocomplete: 'off', 'aria-describedby': 'voucher-error' }),
+      h('input', { id: 'voucher-code', name: 'voucher', autocomplete: 'off', 'aria-describedby': 'voucher-error', value: typed }),
       h('button', { type: 'submit', class: 'button secondary' }, 'Apply'),
     ),
     error,
@@ -206,8 +210,19 @@ export function shippingChoice(e: Envelope, redraw: (p: Promise<unknown>, messag
   );
 }
 
+/** Drawings of the bag begun: each reads the selection, and only the latest one draws. */
+let draws = 0;
+
 export const renderBag: Screen = async (main) => {
-  const e = await loadSession();
+  const draw = ++draws;
+  const answer = await api<Envelope>('GET', 'selection');
+  // A later drawing began while this one read (another change, the country): its answer is the newer bag. A
+  // shopper who left the bag meanwhile keeps the screen they went to.
+  if (draw !== draws || currentRoute().parts[0] !== 'bag') return;
+  const e = keep(answer);
+  // The bag is drawn again after each change, once the selection is read anew: a code typed meanwhile (that read
+  // is slow on a busy shop) stays in the new form instead of being dropped under the shopper's fingers.
+  const typed = main.querySelector<HTMLInputElement>('#voucher-code')?.value ?? '';
   const live = h('p', { class: 'visually-hidden', role: 'status', id: 'bag-live' });
   const problem = h('div', { class: 'bag-problem' });
   /** Runs a change, keeps its answer, draws the bag again and says what happened. */
@@ -263,7 +278,7 @@ export const renderBag: Screen = async (main) => {
         h('p', { class: 'ship-to' }, `Shipping to ${e.location.name || 'no country yet'} · prices in ${e.selection.currency}`),
         e.location.shipTo ? null : notice('error', 'We do not ship to this country. Choose another one at the top of the page.'),
         shippingChoice(e, redraw),
-        voucherForm(e, redraw),
+        voucherForm(e, redraw, typed),
         e.selection.totals ? totalsTable(e.selection.totals) : null,
         h(
           'a',
