@@ -161,6 +161,40 @@ export function receivedUpsertsStoreContract(engine: () => DbEngine): void {
       expect(await new OutboxRelay(db, createMemoryBus()).flush()).toBe(0);
     });
 
+    it('writes the batch once, whole, when Db.transaction runs it again (a stale prepared plan, decision 179), its chunks read once', async () => {
+      const db = await freshDb();
+      const rolledBack = new Error('rolled back');
+      let runs = 0;
+      // As `Db.transaction` does when a statement met a stale plan: the first run rolled back, the function run again.
+      const rerunning: Db = {
+        ...db,
+        transaction: async (fn) => {
+          runs++;
+          await db
+            .transaction(async (trx) => {
+              await fn(trx);
+              throw rolledBack;
+            })
+            .catch((error: unknown) => {
+              if (error !== rolledBack) throw error;
+            });
+          return db.transaction(fn);
+        },
+      };
+      let reads = 0;
+      async function* parsed(): AsyncGenerator<EventEnvelope[]> {
+        reads++;
+        yield [event('a'), event('b')];
+        yield [event('c')];
+      }
+
+      await createReceivedUpsertsStore(rerunning).saveChunks('product', parsed(), 'req-r');
+
+      expect({ runs, reads }).toEqual({ runs: 1, reads: 1 });
+      expect((await readReceivedUpserts(db)).upserts.map((r) => r.external_id)).toEqual(['a', 'b', 'c']);
+      expect(await db.table('outbox').count({ n: '*' })).toEqual([{ n: 3 }]);
+    });
+
     it("writes nothing when a chunk's write fails, and a refusal made after it still comes first", async () => {
       const db = await freshDb();
       const store = createReceivedUpsertsStore(db);

@@ -53,15 +53,28 @@ export function createReceivedUpsertsStore(db: Db): UpsertStore {
      * soon as the statement before it answered (the connection runs one at a time): Postgres parses and
      * writes a chunk while this process makes the next (decision 79). A turn of the event loop after each
      * chunk lets a statement go out and the one before answer. The chunks may come asynchronously (decision 91).
+     * `Db.transaction` runs the whole transaction again after a stale prepared plan (decision 179; rolled back):
+     * the chunks are read once (a parse's generator is not read twice), and a run again sends those read so far
+     * before it reads on.
      */
     async saveChunks(entity, chunks, requestId) {
+      const source = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+      const read: EventEnvelope[][] = [];
+      async function* chunksOfRun(): AsyncGenerator<EventEnvelope[]> {
+        yield* read.slice();
+        for (let next = await source.next(); !next.done; next = await source.next()) {
+          read.push(next.value);
+          yield next.value;
+        }
+      }
       let written = 0;
-      await db.knex.transaction(async (trx) => {
+      await db.transaction(async (trx) => {
+        written = 0;
         let failed: { error: unknown } | undefined;
         // The statements in turn; it never rejects (a failure is kept in `failed`).
         let writes: Promise<unknown> = Promise.resolve();
         try {
-          for await (const events of chunks) {
+          for await (const events of chunksOfRun()) {
             // After a failed write the rest is still made (a refused entity's Fault comes first), not sent.
             if (failed || events.length === 0) continue;
             const bindings = bindingsOf(entity, events, requestId);
