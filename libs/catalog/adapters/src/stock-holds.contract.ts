@@ -156,6 +156,70 @@ export function stockHoldsContract(name: string, engine: () => DbEngine) {
       expect(await statementsOf(async () => expect(await stock.commitStock(attempt)).toEqual({ committed: 0 }))).toEqual(['with']);
     });
 
+    it('a hold of the same items between a commit’s read and its write moves only their counters: the write goes on, no lock first (decision 183)', async () => {
+      const attempt = randomUUID();
+      await hold(
+        [
+          ['CAFE-BRN-S', 1],
+          ['CAFE-BRN-M', 2],
+        ],
+        randomUUID(),
+        attempt,
+      );
+      const sent: string[] = [];
+      let between: Promise<unknown> | undefined;
+      const listen = (query: { sql: string }) => {
+        const sql = query.sql.trim().toLowerCase();
+        sent.push(sql.startsWith('with named') ? 'read' : sql.startsWith('with expected') ? 'write' : sql.split(/[\s;]+/)[0]!);
+        // Another selection holds the same items while the commit's read runs: asked before the write, it goes first.
+        if (sql.startsWith('with named') && !between)
+          between = hold([
+            ['CAFE-BRN-S', 1],
+            ['CAFE-BRN-M', 1],
+          ]);
+      };
+      h.db.knex.on('query', listen);
+      try {
+        expect(await stock.commitStock(attempt)).toEqual({ committed: 2 });
+        expect(await between).toEqual({ held: true });
+      } finally {
+        h.db.knex.off('query', listen);
+      }
+      // The commit's read and its one write (the hold's statement beside them): no transaction, no locking read.
+      expect(sent.filter((s) => s !== 'with')).toEqual(['read', 'write']);
+      expect([await stockOf('CAFE-BRN-S'), await stockOf('CAFE-BRN-M')]).toEqual([3, 3]);
+      // The other selection's hold still counts (the afterEach checks every counter against the live holds).
+      expect((await hold([['CAFE-BRN-S', 3]])).held).toBe(false);
+    });
+
+    it('a commit whose item another commit lowered between its read and its write reads and writes once more, without a lock first', async () => {
+      const [first, second] = [randomUUID(), randomUUID()];
+      await hold([['CAFE-BRN-M', 2]], randomUUID(), first);
+      await hold([['CAFE-BRN-M', 1]], randomUUID(), second);
+      const sent: string[] = [];
+      let beside: Promise<unknown> | undefined;
+      const listen = (query: { sql: string }) => {
+        const sql = query.sql.trim().toLowerCase();
+        sent.push(sql.startsWith('with named') ? 'read' : sql.startsWith('with expected') ? 'write' : sql.split(/[\s;]+/)[0]!);
+        if (sql.startsWith('with named') && !beside) beside = stock.commitStock(second);
+      };
+      h.db.knex.on('query', listen);
+      try {
+        expect(await stock.commitStock(first)).toEqual({ committed: 1 });
+        expect(await beside).toEqual({ committed: 1 });
+      } finally {
+        h.db.knex.off('query', listen);
+      }
+      // The one whose stock moved read and wrote again (on PGlite, which runs them in turn, always: three reads and
+      // three writes; on Postgres when the other's write came between), never a transaction.
+      const reads = sent.filter((s) => s === 'read').length;
+      expect(sent).not.toContain('begin');
+      expect(sent.filter((s) => s === 'write')).toHaveLength(reads);
+      if (engine().engine === 'pglite') expect(reads).toBe(3);
+      else expect(reads).toBeGreaterThanOrEqual(2);
+      expect(await stockOf('CAFE-BRN-M')).toBe(2);
+    });
+
     it('a commit decrements the stock once, however often and concurrently it is called, and re-publishes the product', async () => {
       const attempt = randomUUID();
       await hold(

@@ -46,6 +46,8 @@ interface CommitNamed {
 
 /** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
 const HOLD_TRIES = 3;
+/** How many times a commit is read and written without a lock while its items move under it, before the locking path. */
+const COMMIT_TRIES = 2;
 
 /**
  * Stock holds on the catalog's items (the checkout saga). An item's row counts what its live holds keep (`held`,
@@ -329,18 +331,23 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
 
   /**
    * The commit's write: the stock and counters, the holds committed and the events in one statement. `guarded`:
-   * first the items locked in id order, then the holds, and nothing written unless each is as `expected` (the
-   * items' stock and counter, the holds' states as read); it returns a row an event written, so none when not.
+   * first the items locked in id order, then the holds, and nothing written unless each item's stock is as read (the
+   * events' stock before is exact) and still covers its hold beside the other attempts' holds as its counter counts
+   * them now (`need` items, `own` of them in the counter: `commitShort` on the locked row), and the holds' states are
+   * as read; it returns a row an event written, so none when not. A concurrent hold or release of the same items
+   * moves only the counter: the write goes on when the stock still covers it (decision 183).
    */
   const commitWriteSql = (guarded: boolean) => `with ${
     guarded
-      ? `expected as (select * from json_to_recordset(cast(:expected as json)) as e(id text, stock integer, held integer)),
+      ? `expected as (select * from json_to_recordset(cast(:expected as json))
+        as e(id text, stock integer, divisor integer, need integer, own integer)),
       states as (select * from json_to_recordset(cast(:states as json)) as s(item_id text, state text)),
       locked as materialized (select i.id, i.stock, i.held from ${q('items')} i where i.id in (select id from expected) order by i.id for update),
       own as materialized (select item_id, state from ${q('stock_holds')}
         where attempt_id = :attemptId and (select count(*) from locked) >= 0 order by item_id for update),
       ok as materialized (select
-        (select count(*) from locked l join expected e on e.id = l.id and e.stock = l.stock and e.held = l.held) = (select count(*) from expected)
+        (select count(*) from locked l join expected e on e.id = l.id and e.stock = l.stock
+          and (e.need = 0 or l.stock / e.divisor - (l.held - e.own) >= e.need)) = (select count(*) from expected)
         and (select count(*) from own o join states s on s.item_id = o.item_id and s.state = o.state) = (select count(*) from states)
         and (select count(*) from own) = (select count(*) from states) as ok),`
       : ''
@@ -391,26 +398,38 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
   };
 
   /**
-   * A commit without a transaction: its read (no lock), then the guarded write. Answers undefined when the
-   * locking path must decide: a hold lost, an item with other attempts' expired holds to reclaim, the stock short,
-   * or an item or hold no longer as read when the write locked them (a concurrent hold, commit or release).
+   * A commit without a transaction: its read (no lock), then the guarded write. Answers `locking` when the locking
+   * path must decide (a hold lost, an item with other attempts' expired holds to reclaim, the stock short), `moved`
+   * when the write found an item's stock or a hold no longer as read, or the stock no longer covering the hold (a
+   * concurrent commit, release or ERP change): nothing written then.
    */
-  const commitAtOnce = async (attemptId: string, at: Date): Promise<CommitStockResult | undefined> => {
+  const commitAtOnce = async (attemptId: string, at: Date): Promise<CommitStockResult | 'locking' | 'moved'> => {
     const { named, items, all } = await commitRead(db.knex, attemptId, at, false);
     if (named.length === 0) return { committed: 0 };
     // Committed and lost are final: a commit of committed holds does nothing; a lost one answers with the locks.
-    if (all.some((h) => h.state === 'lost')) return undefined;
+    if (all.some((h) => h.state === 'lost')) return 'locking';
     const holds = all.filter((h) => h.state !== 'committed');
     if (holds.length === 0) return { committed: 0 };
-    if ([...items.values()].some((i) => i.expired) || commitShort(items, holds).length > 0) return undefined;
+    if ([...items.values()].some((i) => i.expired) || commitShort(items, holds).length > 0) return 'locking';
+    const holdOf = new Map(holds.map((h) => [h.item_id, h]));
+    const expected = [...items.values()].map((i) => {
+      const hold = holdOf.get(i.id);
+      return {
+        id: i.id,
+        stock: i.stock,
+        divisor: i.divisor,
+        need: hold && !i.unlimited ? hold.quantity : 0,
+        own: hold?.state === 'held' ? hold.quantity : 0,
+      };
+    });
     const written = (
       await db.knex.raw(commitWriteSql(true), {
         ...commitWriteBindings(attemptId, at, named, items, holds),
-        expected: JSON.stringify([...items.values()].map((i) => ({ id: i.id, stock: i.stock, held: i.held }))),
+        expected: JSON.stringify(expected),
         states: JSON.stringify(all.map((h) => ({ item_id: h.item_id, state: h.state }))),
       })
     ).rows as unknown[];
-    if (written.length === 0) return undefined;
+    if (written.length === 0) return 'moved';
     outboxWritten(db);
     return { committed: holds.length };
   };
@@ -455,44 +474,47 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       // Without a lock first: read, then one statement that writes only if every item and hold is still as read
       // (then the events made from the read are exact). Otherwise, or when something is to be reclaimed or lost,
       // the locking path decides.
-      const fast = await retryContended(() => commitAtOnce(attemptId, at));
+      let fast = await retryContended(() => commitAtOnce(attemptId, at));
+      // Moved under it (another commit of the same items, mostly): read and written once more before the locks.
+      for (let tries = 1; fast === 'moved' && tries < COMMIT_TRIES; tries++) fast = await retryContended(() => commitAtOnce(attemptId, at));
       const result =
-        fast ??
-        (await contended(async (trx): Promise<CommitStockResult> => {
-          const { named, items, all } = await commitRead(trx, attemptId, at, true);
-          if (named.length === 0) return { committed: 0 };
-          const lost = all.filter((h) => h.state === 'lost');
-          if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
-          const holds = all.filter((h) => h.state !== 'committed');
-          if (holds.length === 0) return { committed: 0 };
-          // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
-          const stale = [...items.values()].filter((i) => i.expired).map((i) => i.id);
-          if (stale.length > 0) {
-            const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
-              JSON.stringify(stale),
-              at,
-              attemptId,
-            ]);
-            heldNow(items, counters);
-          }
-          const unavailable = commitShort(items, holds);
-          if (unavailable.length > 0) {
-            await unhold(trx, to('lost'), 'attempt_id = ?', [attemptId]);
-            for (const hold of holds) {
-              const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
-              await db
-                .table('stock_holds', trx)
-                .where({ attempt_id: attemptId, item_id: hold.item_id })
-                .update({ state: 'lost', unavailable: short, updated_at: at });
-            }
-            return { committed: 0, unavailable };
-          }
-          // Under the items' locks their stock after is known: the stock and counters, the holds committed and the
-          // events in one statement.
-          await trx.raw(commitWriteSql(false), commitWriteBindings(attemptId, at, named, items, holds));
-          outboxWritten(db, trx);
-          return { committed: holds.length };
-        }));
+        typeof fast === 'object'
+          ? fast
+          : await contended(async (trx): Promise<CommitStockResult> => {
+              const { named, items, all } = await commitRead(trx, attemptId, at, true);
+              if (named.length === 0) return { committed: 0 };
+              const lost = all.filter((h) => h.state === 'lost');
+              if (lost.length > 0) return { committed: 0, unavailable: await lostEntries(trx, lost) };
+              const holds = all.filter((h) => h.state !== 'committed');
+              if (holds.length === 0) return { committed: 0 };
+              // Other attempts' expired holds on these items no longer count: reclaimed, so the check below is exact.
+              const stale = [...items.values()].filter((i) => i.expired).map((i) => i.id);
+              if (stale.length > 0) {
+                const counters = await unhold(trx, to('expired'), `item_id in ${idsIn} and expires_at <= ? and attempt_id <> ?`, [
+                  JSON.stringify(stale),
+                  at,
+                  attemptId,
+                ]);
+                heldNow(items, counters);
+              }
+              const unavailable = commitShort(items, holds);
+              if (unavailable.length > 0) {
+                await unhold(trx, to('lost'), 'attempt_id = ?', [attemptId]);
+                for (const hold of holds) {
+                  const short = unavailable.find((u) => u.item === hold.item_id)?.unavailable ?? 0;
+                  await db
+                    .table('stock_holds', trx)
+                    .where({ attempt_id: attemptId, item_id: hold.item_id })
+                    .update({ state: 'lost', unavailable: short, updated_at: at });
+                }
+                return { committed: 0, unavailable };
+              }
+              // Under the items' locks their stock after is known: the stock and counters, the holds committed and the
+              // events in one statement.
+              await trx.raw(commitWriteSql(false), commitWriteBindings(attemptId, at, named, items, holds));
+              outboxWritten(db, trx);
+              return { committed: holds.length };
+            });
       if (result.committed > 0) options.onCommitted?.();
       return result;
     },
