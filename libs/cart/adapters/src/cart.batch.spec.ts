@@ -7,6 +7,7 @@ import { createHttpApp, mountRouters, withLeanRoutes } from '@commerce/shared-ht
 import { createLogger, currentRequestId, withRequestContext } from '@commerce/shared-logging';
 import { uniqueName } from '@commerce/shared-testing';
 import {
+  CART_BATCH_PATH,
   CART_CHANGES_PATH,
   createCartHttpClient,
   type CartClient,
@@ -160,6 +161,82 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     ]);
     expect(outcomes([viaCreate])).toEqual(outcomes([viaChange]));
     expect(outcomes([viaCreate])[0]).toMatchObject({ code: 'CART.QUANTITY_RULE' });
+  });
+
+  it('sends the new selections made while a call is in flight with the changes, in one call, each with the outcome its own request gets (decision 183)', async () => {
+    const made = (change?: SelectionChange) => ({ currency: 'SEK', country: 'SE', language: 'sv', ...(change ? { change } : {}) });
+    const run = async (client: CartClient) => {
+      const id = await newSelection();
+      const settled = await Promise.allSettled([
+        client.changeSelection(id, add('15-1')), // goes alone: nothing in flight
+        client.createSelection(made(add('15-2', 2))),
+        client.changeSelection(id, add('15-3')),
+        client.createSelection(made(add('15-4', 3, { quantityMultipleOf: 2 }))), // 400: the quantity rule
+        client.createSelection({ ...made(), currency: 'sek' }), // 400: the command's shape
+        client.createSelection(made()),
+        client.changeSelection(unknownSelection, add('15-5')), // bare 404: CART.SELECTION_NOT_FOUND
+      ]);
+      // Each selection stored as its last answer left it.
+      const last = new Map(settled.flatMap((s) => (s.status === 'fulfilled' ? [[s.value.id, s.value] as const] : [])));
+      for (const [selectionId, selection] of last) expect(await cart.client.getSelection(selectionId)).toEqual(selection);
+      return outcomes(settled);
+    };
+    const one = await run(alone);
+    expect(paths.filter((p) => p === CART_BATCH_PATH)).toHaveLength(0);
+    paths.length = 0;
+    const together = await run(batched);
+    expect(together).toEqual(one);
+    // The first change alone, the six behind it in one request.
+    expect(
+      paths.filter(
+        (p) => p.startsWith('/internal/cart/') && !p.startsWith('/internal/cart/selections/') && p !== '/internal/cart/selections',
+      ),
+    ).toEqual([CART_BATCH_PATH]);
+    expect(together.map((o) => ('code' in o ? o.code : o.lines))).toEqual([
+      [['15-1', 1]],
+      [['15-2', 2]],
+      [
+        ['15-1', 1],
+        ['15-3', 1],
+      ],
+      'CART.QUANTITY_RULE',
+      'REQUEST.INVALID',
+      [],
+      'CART.SELECTION_NOT_FOUND',
+    ]);
+    // New selections only (no change among them) go the same way.
+    paths.length = 0;
+    const [, ...only] = await Promise.all([
+      batched.changeSelection(unknownSelection, add('15-6')).catch(() => null),
+      batched.createSelection(made()),
+      batched.createSelection(made(add('15-7'))),
+    ]);
+    expect(only.map((s) => s.items.map((i) => i.item))).toEqual([[], ['15-7']]);
+    expect(paths.filter((p) => p === CART_BATCH_PATH)).toHaveLength(1);
+  });
+
+  it('makes the new selections of a batch on the Koa router as on the lean route, and each on its own route on a cart without the batch route', async () => {
+    const made = { currency: 'SEK', country: 'SE', language: 'sv', change: add('16-1', 2) };
+    const koaOnly = createCartHttpClient(await serve(cart.client, false));
+    const oldApp = createHttpApp({ service: 'cart', logger, metrics: false });
+    mountRouters(oldApp, [createCartInternalRouter(cart.client, logger)]);
+    const oldCart = createCartHttpClient(
+      await listen((req, res) => (req.url === CART_BATCH_PATH ? res.writeHead(404).end() : oldApp.callback()(req, res))),
+    );
+    for (const client of [koaOnly, oldCart]) {
+      paths.length = 0;
+      const id = await newSelection();
+      const [, first, second] = await Promise.all([
+        client.changeSelection(id, add('16-2')),
+        client.createSelection(made),
+        client.createSelection({ ...made, change: add('16-3', 0) }).catch((error: unknown) => error),
+      ]);
+      expect(first.items.map((i) => [i.item, i.quantity])).toEqual([['16-1', 2]]);
+      expect(second).toMatchObject({ code: 'CART.INVALID_QUANTITY' });
+      expect(paths.filter((p) => p === CART_BATCH_PATH)).toHaveLength(1);
+    }
+    // The older cart made each on its own route after the batch route's bare 404.
+    expect(paths.filter((p) => p === '/internal/cart/selections')).toHaveLength(2);
   });
 
   it('answers a new selection the same on the lean route as on the Koa router: 201, a refused change its coded error (decision 162)', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { currencyFormats, parseStoreConfig } from '@commerce/shared-config';
 import { migrate, type Db } from '@commerce/shared-db';
-import type { AddItemCommand } from '@commerce/cart-contracts';
+import type { AddItemCommand, NewSelectionCommand } from '@commerce/cart-contracts';
 import { itemIdParts } from '@commerce/catalog-contracts';
 import { buildCartService, type CartService } from './cart.service';
 import { cartMigrations } from './cart.migrations';
@@ -86,6 +86,72 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         ((await database.knex.withSchema(database.schema).table('selections').count('* as n')) as Array<{ n: unknown }>)[0]!.n,
       );
       expect(after).toBe(before);
+    });
+
+    it('creates several anonymous selections with their first changes in one statement, each with its own outcome (decision 183)', async () => {
+      const command = (change?: NewSelectionCommand['change']): NewSelectionCommand => ({
+        currency: 'SEK',
+        country: 'SE',
+        language: 'sv',
+        ...(change ? { change } : {}),
+      });
+      const commands = [
+        command({
+          lines: [
+            { op: 'addItem', item: item('22-1', 10), quantity: 2 },
+            { op: 'addItem', item: item('22-2', 0.01), quantity: 1 },
+          ],
+        }),
+        command(),
+        // Refused: the product's quantity rule.
+        command({ lines: [{ op: 'addItem', item: { ...item('22-3', 10), quantityMultipleOf: 2 }, quantity: 3 }] }),
+        { ...command({ addVoucher: 'SUMMER "25"', set: { paymentMethod: 'card', country: null } }), currency: 'EUR', language: null },
+      ];
+      const seen: string[] = [];
+      const listen = (q: { sql: string }) => void seen.push(q.sql);
+      database.knex.on('query', listen);
+      let settled;
+      try {
+        settled = await cart.client.createSelections!(commands);
+      } finally {
+        database.knex.off('query', listen);
+      }
+      expect(seen).toHaveLength(1);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'CART.QUANTITY_RULE' });
+      const [a, b, , d] = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+      expect(a!.items.map((i) => [i.item, i.quantity, i.priceEachMinor])).toEqual([
+        ['22-1', 2, 1000],
+        ['22-2', 1, 1],
+      ]);
+      expect(d).toMatchObject({
+        currency: 'EUR',
+        country: null,
+        language: null,
+        paymentMethod: 'card',
+        vouchers: ['SUMMER "25"'],
+        items: [],
+      });
+      for (const made of [a!, b!, d!]) expect(await cart.client.getSelection(made.id)).toEqual(made);
+      // Kept as any selection this process wrote: the next change is one statement.
+      database.knex.on('query', listen);
+      seen.length = 0;
+      try {
+        const next = await cart.client.changeSelection(a!.id, { lines: [{ op: 'setLine', line: a!.items[0]!.line, quantity: 5 }] });
+        expect(next.items.map((i) => i.quantity)).toEqual([5, 1]);
+      } finally {
+        database.knex.off('query', listen);
+      }
+      expect(seen).toHaveLength(1);
+      // A customer's goes as createSelection: to the saved selection when there is one.
+      const customerId = `customer-${Date.now()}-${Math.random()}`;
+      const saved = await cart.client.createSelection({ ...command(), customerId });
+      const [mine, other] = await cart.client.createSelections!([
+        { ...command({ lines: [{ op: 'addItem', item: item('22-4', 10), quantity: 1 }] }), customerId },
+        command({ lines: [{ op: 'addItem', item: item('22-5', 10), quantity: 1 }] }),
+      ]);
+      expect(mine).toMatchObject({ status: 'fulfilled', value: { id: saved.id, items: [{ item: '22-4' }] } });
+      expect(other).toMatchObject({ status: 'fulfilled', value: { items: [{ item: '22-5' }] } });
     });
 
     it("makes a customer's first change to the saved selection when one is there", async () => {

@@ -4,6 +4,7 @@ import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type Do
 import { answerOrNotFound, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import { withRequestContext, type Logger } from '@commerce/shared-logging';
 import {
+  CART_BATCH_PATH,
   CART_CHANGES_PATH,
   type BatchedOutcome,
   type CartClient,
@@ -98,12 +99,17 @@ const requestBody = (ctx: { request: unknown }): unknown => (ctx.request as { bo
 
 const selectionNotFound = (err: DomainError) => err.code === 'CART.SELECTION_NOT_FOUND';
 
-const Batch = z.object({
-  changes: z
-    .array(z.object({ id: z.string().min(1), change: z.unknown(), requestId: z.string().max(128).optional() }))
-    .min(1)
-    .max(1000),
-});
+const BatchedChanges = z
+  .array(z.object({ id: z.string().min(1), change: z.unknown(), requestId: z.string().max(128).optional() }))
+  .max(1000);
+const Batch = z.object({ changes: BatchedChanges.min(1) });
+/** New selections and changes in one batch (decision 183): each its own outcome, in its list's order. */
+const MixedBatch = z
+  .object({
+    creates: z.array(z.object({ command: z.unknown(), requestId: z.string().max(128).optional() })).max(1000),
+    changes: BatchedChanges,
+  })
+  .refine((b) => b.creates.length + b.changes.length > 0, { message: 'an empty batch', path: ['changes'] });
 
 /** The selection changes, for the router and the lean routes alike. */
 const changeHandlers = (cart: CartClient, logger?: Logger) => {
@@ -118,47 +124,83 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
     if (selectionNotFound(err)) return { status, body: { errors: err.fields, ...err.extra } };
     return { status, body: { code: err.code, errors: err.fields } };
   };
+  /** Each valid one's settled outcome in its place among the batch's outcomes. */
+  const answered = (
+    outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>>,
+    valid: Array<{ index: number }>,
+    settled: Array<PromiseSettledResult<SelectionDto>>,
+  ) =>
+    valid.forEach(({ index }, k) => {
+      const outcome = settled[k]!;
+      outcomes[index] = outcome.status === 'fulfilled' ? { ok: outcome.value } : outcomeOf(outcome.reason);
+    });
+  /**
+   * A batch of changes (decision 78), each with its own outcome: applied at once, but a selection's changes
+   * one after the other in the batch's order. Each runs under its own request's id.
+   */
+  const changeAll = async (
+    changes: Array<{ id: string; change: unknown; requestId?: string | undefined }>,
+  ): Promise<{ outcomes: BatchedOutcome[] }> => {
+    const outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>> = [];
+    const valid: Array<{ index: number; id: string; change: SelectionChange }> = [];
+    changes.forEach(({ id, change: given }, index) => {
+      try {
+        valid.push({ index, id, change: parse(Change, given) as SelectionChange });
+      } catch (err) {
+        outcomes[index] = outcomeOf(err);
+      }
+    });
+    if (cart.changeSelections) {
+      answered(outcomes, valid, await cart.changeSelections(valid));
+    } else {
+      // One at a time a selection, in the batch's order; each under its own request's id.
+      const last = new Map<string, Promise<unknown>>();
+      for (const { index, id, change: given } of valid) {
+        const requestId = changes[index]!.requestId;
+        const run = () =>
+          (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
+            (ok): BatchedOutcome => ({ ok }),
+            outcomeOf,
+          );
+        const before = last.get(id);
+        const outcome = before ? before.then(run) : run();
+        last.set(id, outcome);
+        outcomes[index] = outcome;
+      }
+    }
+    return { outcomes: await Promise.all(outcomes) };
+  };
+  /** New selections (decision 183), each with its own outcome as the create route answers it. */
+  const createAll = async (creates: Array<{ command: unknown; requestId?: string | undefined }>): Promise<BatchedOutcome[]> => {
+    const outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>> = [];
+    const valid: Array<{ index: number; command: NewSelectionCommand }> = [];
+    creates.forEach(({ command }, index) => {
+      try {
+        valid.push({ index, command: parse(NewSelectionWithChange, command) as NewSelectionCommand });
+      } catch (err) {
+        outcomes[index] = outcomeOf(err);
+      }
+    });
+    const settled = cart.createSelections
+      ? await cart.createSelections(valid.map((v) => v.command))
+      : await Promise.allSettled(
+          valid.map(({ index, command }) => {
+            const requestId = creates[index]!.requestId;
+            return requestId ? withRequestContext({ requestId }, () => cart.createSelection(command)) : cart.createSelection(command);
+          }),
+        );
+    answered(outcomes, valid, settled);
+    return Promise.all(outcomes);
+  };
   return {
     addItem: (id: string, body: unknown) => cart.addItem(id, parse(AddItem, body)),
     change,
-    /**
-     * A batch of changes (decision 78), each with its own outcome: applied at once, but a selection's changes
-     * one after the other in the batch's order. Each runs under its own request's id.
-     */
-    batch: async (body: unknown): Promise<{ outcomes: BatchedOutcome[] }> => {
-      const changes = parse(Batch, body).changes;
-      const outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>> = [];
-      const valid: Array<{ index: number; id: string; change: SelectionChange }> = [];
-      changes.forEach(({ id, change: given }, index) => {
-        try {
-          valid.push({ index, id, change: parse(Change, given) as SelectionChange });
-        } catch (err) {
-          outcomes[index] = outcomeOf(err);
-        }
-      });
-      if (cart.changeSelections) {
-        const settled = await cart.changeSelections(valid);
-        valid.forEach(({ index }, k) => {
-          const outcome = settled[k]!;
-          outcomes[index] = outcome.status === 'fulfilled' ? { ok: outcome.value } : outcomeOf(outcome.reason);
-        });
-      } else {
-        // One at a time a selection, in the batch's order; each under its own request's id.
-        const last = new Map<string, Promise<unknown>>();
-        for (const { index, id, change: given } of valid) {
-          const requestId = changes[index]!.requestId;
-          const run = () =>
-            (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
-              (ok): BatchedOutcome => ({ ok }),
-              outcomeOf,
-            );
-          const before = last.get(id);
-          const outcome = before ? before.then(run) : run();
-          last.set(id, outcome);
-          outcomes[index] = outcome;
-        }
-      }
-      return { outcomes: await Promise.all(outcomes) };
+    batch: async (body: unknown): Promise<{ outcomes: BatchedOutcome[] }> => changeAll(parse(Batch, body).changes),
+    /** New selections and changes (decision 183): the selections made together, beside the changes' batch. */
+    mixed: async (body: unknown): Promise<{ created: BatchedOutcome[]; outcomes: BatchedOutcome[] }> => {
+      const { creates, changes } = parse(MixedBatch, body);
+      const [created, { outcomes }] = await Promise.all([createAll(creates), changes.length ? changeAll(changes) : { outcomes: [] }]);
+      return { created, outcomes };
     },
   };
 };
@@ -185,6 +227,12 @@ export function createCartLeanRoutes(cart: CartClient, logger?: Logger): LeanRou
       route: CART_CHANGES_PATH,
       path: /^\/internal\/cart\/changes$/,
       handle: (_params, body) => changes.batch(body),
+    },
+    {
+      method: 'POST',
+      route: CART_BATCH_PATH,
+      path: /^\/internal\/cart\/batch$/,
+      handle: (_params, body) => changes.mixed(body),
     },
     {
       method: 'POST',
@@ -221,6 +269,10 @@ export function createCartInternalRouter(cart: CartClient, logger?: Logger): Rou
   router.post(
     '/changes',
     withCodes((ctx) => changes.batch(requestBody(ctx))),
+  );
+  router.post(
+    '/batch',
+    withCodes((ctx) => changes.mixed(requestBody(ctx))),
   );
   router.post(
     '/selections/:id/items',

@@ -382,6 +382,42 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
     await db.query(sql, bindings);
   };
 
+  // Arrays as rows (`unnest … with ordinality`: n is the row's place), each array typed by its column.
+  const unnestOf = (alias: string, columns: string[], casts: Record<string, string>) =>
+    `unnest(${columns.map((c) => `?::${casts[c] ?? 'text'}[]`).join(', ')}) with ordinality as ${alias} (${columns.join(', ')}, n)`;
+  const LINE_ARRAY_CASTS = { ...LINE_CASTS, selection_id: 'uuid' };
+  /** A line's row onto the statement's arrays: its selection's id in the first, a column in each next one. */
+  const pushLine = (into: unknown[][], id: string, line: SelectionLine, digits: number) => {
+    const r = lineRow(id, line, digits) as Record<string, unknown>;
+    into[0]!.push(id);
+    LINE_COLUMNS.forEach((c, k) => into[k + 1]!.push(r[c] ?? null));
+  };
+  /** The lines given as arrays inserted in their order, those of the selections the statement's `s` wrote only. */
+  const insertLinesOfS = `insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
+      select a.selection_id, ${LINE_COLUMNS.map((c) => `a.${c}`).join(', ')} from ${unnestOf('a', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
+      where a.selection_id in (select id from s) order by a.n`;
+  /**
+   * New anonymous selections and their lines in one statement (decision 183), from arrays (`unnest`): one text
+   * for every count, so one prepared statement. The lines go in their selections' order, each after its row.
+   */
+  const createManySql = `with s as (insert into ${selections} (id, status, ${SET_COLUMNS.join(', ')})
+      select n.id, 'open', ${SET_COLUMNS.map((c) => (c === 'vouchers' || c === 'payment_fields' ? `n.${c}::jsonb` : `n.${c}`)).join(', ')}
+      from ${unnestOf('n', ['id', ...SET_COLUMNS], { id: 'uuid' })} returning id),
+    i as (${insertLinesOfS})
+    select count(*)::int as n from s`;
+  const createMany = async (made: Selection[]): Promise<void> => {
+    const rows = Array.from({ length: 1 + SET_COLUMNS.length }, (): unknown[] => []);
+    const lines = Array.from({ length: 1 + LINE_COLUMNS.length }, (): unknown[] => []);
+    for (const s of made) {
+      const fields = selectionFields(s);
+      rows[0]!.push(s.id);
+      SET_COLUMNS.forEach((c, k) => rows[k + 1]!.push(fields[c]));
+      for (const line of s.lines) pushLine(lines, s.id, line, digitsOf(s.currency));
+    }
+    await db.query(createManySql, [...rows, ...lines]);
+    for (const s of made) keep(s, 0);
+  };
+
   /** The open selection and its version, in one statement (no lock). */
   const readOpen = async (id: string): Promise<{ selection: Selection; version: number } | null> => {
     const rows = await db.query<SelectionRow & LineRow & { line: string | null; selection_version: number }>(readOpenSql, [id]);
@@ -480,17 +516,12 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
   // A batch's item adds as one statement (decision 78): the changes that start from a kept selection and change
   // only its lines, each applied only at its kept version, from arrays (one text for every batch: one prepared
   // statement). A selection whose version moved is left out by its own row's condition, not the others'.
-  const unnestOf = (alias: string, columns: string[], casts: Record<string, string>) =>
-    `unnest(${columns.map((c) => `?::${casts[c] ?? 'text'}[]`).join(', ')}) with ordinality as ${alias} (${columns.join(', ')}, n)`;
-  const LINE_ARRAY_CASTS = { ...LINE_CASTS, selection_id: 'uuid' };
   const updateManySql = `with v as (select * from unnest(?::uuid[], ?::integer[]) as v (id, version)),
     s as (update ${selections} t set updated_at = now(), version = t.version + 1 from v
       where t.id = v.id and t.status = 'open' and t.version = v.version returning t.id),
     d as (delete from ${selectionLines} l using unnest(?::uuid[], ?::text[]) as g (selection_id, line)
       where l.selection_id = g.selection_id and l.line = g.line and g.selection_id in (select id from s)),
-    i as (insert into ${selectionLines} (selection_id, ${LINE_COLUMNS.join(', ')})
-      select a.selection_id, ${LINE_COLUMNS.map((c) => `a.${c}`).join(', ')} from ${unnestOf('a', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
-      where a.selection_id in (select id from s) order by a.n),
+    i as (${insertLinesOfS}),
     u as (update ${selectionLines} l set ${LINE_COLUMNS.filter((c) => c !== 'line')
       .map((c) => `${c} = c.${c}`)
       .join(', ')} from ${unnestOf('c', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
@@ -513,11 +544,6 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
     const gone = columns(2);
     const added = columns(1 + LINE_COLUMNS.length);
     const changed = columns(1 + LINE_COLUMNS.length);
-    const push = (into: unknown[][], id: string, line: SelectionLine, digits: number) => {
-      const r = lineRow(id, line, digits) as Record<string, unknown>;
-      into[0]!.push(id);
-      LINE_COLUMNS.forEach((c, k) => into[k + 1]!.push(r[c] ?? null));
-    };
     for (const { id, before, version, after } of combined) {
       ids.push(id);
       versions.push(version);
@@ -526,8 +552,8 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
         gone[0]!.push(id);
         gone[1]!.push(line);
       }
-      for (const line of lines.added) push(added, id, line, digitsOf(after.currency));
-      for (const line of lines.changed) push(changed, id, line, digitsOf(after.currency));
+      for (const line of lines.added) pushLine(added, id, line, digitsOf(after.currency));
+      for (const line of lines.changed) pushLine(changed, id, line, digitsOf(after.currency));
     }
     const rows = await db.query<{ id: string }>(updateManySql, [ids, versions, ...gone, ...added, ...changed]);
     return new Set(rows.map((r) => r.id));
@@ -592,6 +618,8 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
   };
 
   return {
+    createMany,
+
     async create(s, customerId) {
       try {
         if (s.lines.length) await createWithLines(s, customerId);

@@ -136,6 +136,11 @@ export interface NewSelectionCommand {
 /** Questions the edge asks the cart synchronously (DESIGN §2). HTTP and in-process implementations. */
 export interface CartClient {
   createSelection(command: NewSelectionCommand): Promise<SelectionDto>;
+  /**
+   * Several new selections, each with the outcome `createSelection` gives it (decision 183). Where absent, a
+   * caller makes them one by one.
+   */
+  createSelections?(commands: NewSelectionCommand[]): Promise<Array<PromiseSettledResult<SelectionDto>>>;
   /** null when no open selection has that id. */
   getSelection(selectionId: string): Promise<SelectionDto | null>;
   addItem(selectionId: string, command: AddItemCommand): Promise<SelectionDto>;

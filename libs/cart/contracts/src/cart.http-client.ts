@@ -6,6 +6,18 @@ import type { AddItemCommand, CartClient, NewSelectionCommand, SelectionChange, 
 /** The path of the cart's batch of selection changes (decision 78). */
 export const CART_CHANGES_PATH = '/internal/cart/changes';
 
+/**
+ * The path of a batch with new selections in it (decision 183): `{creates: [{command, requestId}], changes: [...]}`,
+ * answered `{created: [...], outcomes: [...]}`, each list's outcomes in its order.
+ */
+export const CART_BATCH_PATH = '/internal/cart/batch';
+
+/** One new selection of a batch (decision 183): the command, and the request id it was made for. */
+export interface BatchedCreate {
+  command: NewSelectionCommand;
+  requestId?: string;
+}
+
 /** One change of a batch, as the edge sends it: the selection, the change, and the request id it was made for. */
 export interface BatchedChange {
   id: string;
@@ -21,59 +33,96 @@ export type BatchedOutcome = { ok: SelectionDto } | { status: number; body: unkn
 
 export interface CartHttpClientOptions {
   /**
-   * At most this many selection changes in one internal request (decision 78; default 64). While a batch is
-   * in flight the next changes queue and go together when it is answered; 1 sends each change on its own.
+   * At most this many selection changes and new selections in one internal request (decisions 78, 183; default
+   * 64). While a batch is in flight the next queue and go together when it is answered; 1 sends each on its own.
    */
   changeBatch?: number;
 }
 
-interface Queued extends BatchedChange {
+/** A batch's answer: the changes' outcomes, and the new selections' when it had any (decision 183). */
+interface BatchAnswer {
+  created?: BatchedOutcome[];
+  outcomes?: BatchedOutcome[];
+}
+
+interface Pending {
+  requestId?: string;
   resolve(selection: SelectionDto | null): void;
   reject(error: unknown): void;
 }
+type Queued = Pending & ({ kind: 'change'; id: string; change: SelectionChange } | { kind: 'create'; command: NewSelectionCommand });
 
 /**
- * Selection changes sent in batches (decision 78), natural batching without timers: a change made while no
- * batch is in flight goes at once (alone, on the change's own route); those made while one is in flight queue
- * and go together, in the order they were made, when it is answered. Each change gets its own outcome.
+ * Selection changes and new selections sent in batches (decisions 78, 183), natural batching without timers: one
+ * made while no batch is in flight goes at once (alone, on its own route); those made while one is in flight queue
+ * and go together, in the order they were made, when it is answered. Each gets its own outcome.
  */
-function changeBatcher(call: InternalCall, answerOf: InternalAnswer, max: number) {
-  const single = (id: string, change: SelectionChange) =>
-    call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(id)}/changes`, change);
-  if (max <= 1) return single;
+function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number) {
+  const single = (queued: Queued) =>
+    queued.kind === 'create'
+      ? call<SelectionDto>('POST', '/internal/cart/selections', queued.command)
+      : call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(queued.id)}/changes`, queued.change);
   const queue: Queued[] = [];
   let inFlight = false;
-  /** Each change alone, as its own request would send it (its request id on the call). */
-  const alone = (queued: Queued) => inContext(queued.requestId, () => single(queued.id, queued.change)).then(queued.resolve, queued.reject);
+  /** Each alone, as its own request would send it (its request id on the call). */
+  const alone = (queued: Queued) => inContext(queued.requestId, () => single(queued)).then(queued.resolve, queued.reject);
   const settle = (batch: Queued[], outcomes: BatchedOutcome[]) =>
     batch.forEach((queued, i) => {
       const outcome = outcomes[i];
       try {
-        // An answer without this change's outcome is the cart's failure, as a 5xx of its own request would be.
+        // An answer without this one's outcome is the cart's failure, as a 5xx of its own request would be.
         queued.resolve(outcome && 'ok' in outcome ? outcome.ok : answerOf<SelectionDto>(outcome?.status ?? 502, outcome?.body));
       } catch (error) {
         queued.reject(error);
       }
     });
-  const send = (batch: Queued[]): Promise<unknown> => {
-    if (batch.length === 1) return alone(batch[0]!);
-    const changes = batch.map(({ id, change, requestId }): BatchedChange => ({ id, change, requestId }));
-    return inContext(batch[0]!.requestId, () => call<{ outcomes: BatchedOutcome[] }>('POST', CART_CHANGES_PATH, { changes })).then(
-      // A cart without the batch route (a bare 404: nothing applied) takes each change on its own route.
-      (answer): unknown => (answer ? settle(batch, answer.outcomes ?? []) : Promise.all(batch.map(alone))),
+  const post = (batch: Queued[]): Promise<unknown> => {
+    const changes = batch.flatMap((q): BatchedChange[] =>
+      q.kind === 'change' ? [{ id: q.id, change: q.change, requestId: q.requestId }] : [],
+    );
+    const asked = inContext(batch[0]!.requestId, () =>
+      changes.length === batch.length
+        ? call<BatchAnswer>('POST', CART_CHANGES_PATH, { changes })
+        : call<BatchAnswer>('POST', CART_BATCH_PATH, {
+            creates: batch.flatMap((q): BatchedCreate[] => (q.kind === 'create' ? [{ command: q.command, requestId: q.requestId }] : [])),
+            changes,
+          }),
+    );
+    return asked.then(
+      (answer) => {
+        // A cart without the batch route (a bare 404: nothing applied) takes each on its own route.
+        if (!answer) return Promise.all(batch.map(alone)).then(() => undefined);
+        settle(
+          batch.filter((q) => q.kind === 'create'),
+          answer.created ?? [],
+        );
+        settle(
+          batch.filter((q) => q.kind === 'change'),
+          answer.outcomes ?? [],
+        );
+      },
       (error: unknown) => batch.forEach((queued) => queued.reject(error)),
     );
   };
+  const send = (batch: Queued[]): Promise<unknown> => (batch.length === 1 ? alone(batch[0]!) : post(batch));
   const flush = (): void => {
     const batch = queue.splice(0, max);
     inFlight = batch.length > 0;
     if (inFlight) void send(batch).finally(flush);
   };
-  return (id: string, change: SelectionChange) =>
-    new Promise<SelectionDto | null>((resolve, reject) => {
-      queue.push({ id, change, requestId: currentRequestId(), resolve, reject });
-      if (!inFlight) flush();
-    });
+  const enqueue =
+    max <= 1
+      ? (queued: Queued) => void alone(queued)
+      : (queued: Queued) => {
+          queue.push(queued);
+          if (!inFlight) flush();
+        };
+  const queued = (what: { kind: 'change'; id: string; change: SelectionChange } | { kind: 'create'; command: NewSelectionCommand }) =>
+    new Promise<SelectionDto | null>((resolve, reject) => enqueue({ ...what, requestId: currentRequestId(), resolve, reject }));
+  return {
+    change: (id: string, change: SelectionChange) => queued({ kind: 'change', id, change }),
+    create: (command: NewSelectionCommand) => queued({ kind: 'create', command }),
+  };
 }
 
 const inContext = <T>(requestId: string | undefined, fn: () => T): T => (requestId ? withRequestContext({ requestId }, fn) : fn());
@@ -85,13 +134,13 @@ export function createCartHttpClient(baseUrl: string, options: CartHttpClientOpt
     if (!selection) throw new DomainError('CART.SELECTION_NOT_FOUND', 'not_found', { selection: 'not found' });
     return selection;
   };
-  const change = changeBatcher(call, answer, options.changeBatch ?? 64);
+  const batcher = cartBatcher(call, answer, options.changeBatch ?? 64);
   return {
-    createSelection: async (command: NewSelectionCommand) => (await call<SelectionDto>('POST', '/internal/cart/selections', command))!,
+    createSelection: async (command: NewSelectionCommand) => (await batcher.create(command))!,
     getSelection: (id) => call<SelectionDto>('GET', `/internal/cart/selections/${encodeURIComponent(id)}`),
     addItem: async (id, command: AddItemCommand) =>
       found(await call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(id)}/items`, command)),
-    changeSelection: async (id, selectionChange: SelectionChange) => found(await change(id, selectionChange)),
+    changeSelection: async (id, selectionChange: SelectionChange) => found(await batcher.change(id, selectionChange)),
     savedSelection: (customerId) => call<SelectionDto>('GET', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection`),
     claimSelection: (customerId, anonymousSelectionId) =>
       call<SelectionDto>('POST', `/internal/cart/customers/${encodeURIComponent(customerId)}/selection/claims`, { anonymousSelectionId }),

@@ -18,7 +18,8 @@ export interface CartDeps {
 
 export const MAX_LINE_QUANTITY = 10_000;
 
-export async function createSelection(deps: CartDeps, command: NewSelectionCommand): Promise<SelectionDto> {
+/** The new selection a command makes, with its first change applied (decision 157): a refused change throws. */
+function newSelection(command: NewSelectionCommand): Selection {
   const empty: Selection = {
     id: randomUUID(),
     status: 'open',
@@ -32,8 +33,12 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     paymentFields: {},
     lines: [],
   };
+  return command.change ? applyChange(empty, command.change) : empty;
+}
+
+export async function createSelection(deps: CartDeps, command: NewSelectionCommand): Promise<SelectionDto> {
   // The first change made with the selection (decision 157): a refused one throws before anything is written.
-  const selection = command.change ? applyChange(empty, command.change) : empty;
+  const selection = newSelection(command);
   if (!(await deps.selections.create(selection, command.customerId))) {
     // The customer's saved selection was made meanwhile (another device): that one is the customer's.
     const saved = await savedSelection(deps, command.customerId!);
@@ -41,6 +46,41 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
     throw new SelectionNotFoundError();
   }
   return toSelectionDto(selection);
+}
+
+/**
+ * Several new selections, each with the outcome `createSelection` gives it (decision 183): the anonymous ones
+ * whose first change is accepted are written together in one statement (each on its own when that statement
+ * fails: nothing of it was written); a customer's goes as `createSelection` (its saved selection may be there).
+ */
+export async function createSelections(
+  deps: CartDeps,
+  commands: NewSelectionCommand[],
+): Promise<Array<PromiseSettledResult<SelectionDto>>> {
+  const outcomes: Array<Promise<SelectionDto>> = [];
+  const made: Array<{ index: number; selection: Selection }> = [];
+  commands.forEach((command, index) => {
+    if (command.customerId) outcomes[index] = createSelection(deps, command);
+    else
+      try {
+        made.push({ index, selection: newSelection(command) });
+      } catch (error) {
+        outcomes[index] = Promise.reject(error);
+      }
+  });
+  const together =
+    made.length > 1
+      ? deps.selections.createMany(made.map((m) => m.selection)).then(
+          () => true,
+          () => false,
+        )
+      : Promise.resolve(false);
+  for (const { index, selection } of made)
+    outcomes[index] = together.then(async (written) => {
+      if (!written) await deps.selections.create(selection);
+      return toSelectionDto(selection);
+    });
+  return Promise.allSettled(outcomes);
 }
 
 export async function getSelection(deps: CartDeps, selectionId: string): Promise<SelectionDto | null> {
@@ -212,6 +252,7 @@ export async function claimSelection(deps: CartDeps, customerId: string, anonymo
 export function cartUseCases(deps: CartDeps): CartClient {
   return {
     createSelection: (command) => createSelection(deps, command),
+    createSelections: (commands) => createSelections(deps, commands),
     getSelection: (id) => getSelection(deps, id),
     addItem: (id, command) => addItem(deps, id, command),
     changeSelection: (id, change) => changeSelection(deps, id, change),

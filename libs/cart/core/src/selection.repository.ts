@@ -7,6 +7,11 @@ export interface SelectionRepository {
    * customer already has an open saved selection (one per customer, a unique index).
    */
   create(selection: Selection, customerId?: string): Promise<boolean>;
+  /**
+   * Stores new anonymous selections with their lines in one statement (decision 183), all or none: throws when
+   * it fails (a line id met elsewhere), and then nothing was stored.
+   */
+  createMany(selections: Selection[]): Promise<void>;
   /** The id of the customer's open saved selection, or null. */
   findSavedId(customerId: string): Promise<string | null>;
   /**
