@@ -163,7 +163,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(outcomes([viaCreate])[0]).toMatchObject({ code: 'CART.QUANTITY_RULE' });
   });
 
-  it('sends the new selections made while a call is in flight with the changes, in one call, each with the outcome its own request gets (decision 183)', async () => {
+  it('sends the new selections made while a call is in flight with the changes, in one call, each with the outcome its own request gets (decision 184)', async () => {
     const made = (change?: SelectionChange) => ({ currency: 'SEK', country: 'SE', language: 'sv', ...(change ? { change } : {}) });
     const run = async (client: CartClient) => {
       const id = await newSelection();

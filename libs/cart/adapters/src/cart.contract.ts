@@ -88,7 +88,7 @@ export function cartContract(name: string, db: () => Promise<Db>) {
       expect(after).toBe(before);
     });
 
-    it('creates several anonymous selections with their first changes in one statement, each with its own outcome (decision 183)', async () => {
+    it('creates several anonymous selections with their first changes in one statement, each with its own outcome (decision 184)', async () => {
       const command = (change?: NewSelectionCommand['change']): NewSelectionCommand => ({
         currency: 'SEK',
         country: 'SE',

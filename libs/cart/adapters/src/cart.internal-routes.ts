@@ -103,7 +103,7 @@ const BatchedChanges = z
   .array(z.object({ id: z.string().min(1), change: z.unknown(), requestId: z.string().max(128).optional() }))
   .max(1000);
 const Batch = z.object({ changes: BatchedChanges.min(1) });
-/** New selections and changes in one batch (decision 183): each its own outcome, in its list's order. */
+/** New selections and changes in one batch (decision 184): each its own outcome, in its list's order. */
 const MixedBatch = z
   .object({
     creates: z.array(z.object({ command: z.unknown(), requestId: z.string().max(128).optional() })).max(1000),
@@ -170,7 +170,7 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
     }
     return { outcomes: await Promise.all(outcomes) };
   };
-  /** New selections (decision 183), each with its own outcome as the create route answers it. */
+  /** New selections (decision 184), each with its own outcome as the create route answers it. */
   const createAll = async (creates: Array<{ command: unknown; requestId?: string | undefined }>): Promise<BatchedOutcome[]> => {
     const outcomes: Array<BatchedOutcome | Promise<BatchedOutcome>> = [];
     const valid: Array<{ index: number; command: NewSelectionCommand }> = [];
@@ -196,7 +196,7 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
     addItem: (id: string, body: unknown) => cart.addItem(id, parse(AddItem, body)),
     change,
     batch: async (body: unknown): Promise<{ outcomes: BatchedOutcome[] }> => changeAll(parse(Batch, body).changes),
-    /** New selections and changes (decision 183): the selections made together, beside the changes' batch. */
+    /** New selections and changes (decision 184): the selections made together, beside the changes' batch. */
     mixed: async (body: unknown): Promise<{ created: BatchedOutcome[]; outcomes: BatchedOutcome[] }> => {
       const { creates, changes } = parse(MixedBatch, body);
       const [created, { outcomes }] = await Promise.all([createAll(creates), changes.length ? changeAll(changes) : { outcomes: [] }]);

@@ -397,7 +397,7 @@ export function createSelectionRepository(db: Db, digitsOf: DigitsOf): Selection
       select a.selection_id, ${LINE_COLUMNS.map((c) => `a.${c}`).join(', ')} from ${unnestOf('a', ['selection_id', ...LINE_COLUMNS], LINE_ARRAY_CASTS)}
       where a.selection_id in (select id from s) order by a.n`;
   /**
-   * New anonymous selections and their lines in one statement (decision 183), from arrays (`unnest`): one text
+   * New anonymous selections and their lines in one statement (decision 184), from arrays (`unnest`): one text
    * for every count, so one prepared statement. The lines go in their selections' order, each after its row.
    */
   const createManySql = `with s as (insert into ${selections} (id, status, ${SET_COLUMNS.join(', ')})

@@ -137,7 +137,7 @@ export interface NewSelectionCommand {
 export interface CartClient {
   createSelection(command: NewSelectionCommand): Promise<SelectionDto>;
   /**
-   * Several new selections, each with the outcome `createSelection` gives it (decision 183). Where absent, a
+   * Several new selections, each with the outcome `createSelection` gives it (decision 184). Where absent, a
    * caller makes them one by one.
    */
   createSelections?(commands: NewSelectionCommand[]): Promise<Array<PromiseSettledResult<SelectionDto>>>;

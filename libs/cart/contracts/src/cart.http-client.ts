@@ -7,12 +7,12 @@ import type { AddItemCommand, CartClient, NewSelectionCommand, SelectionChange, 
 export const CART_CHANGES_PATH = '/internal/cart/changes';
 
 /**
- * The path of a batch with new selections in it (decision 183): `{creates: [{command, requestId}], changes: [...]}`,
+ * The path of a batch with new selections in it (decision 184): `{creates: [{command, requestId}], changes: [...]}`,
  * answered `{created: [...], outcomes: [...]}`, each list's outcomes in its order.
  */
 export const CART_BATCH_PATH = '/internal/cart/batch';
 
-/** One new selection of a batch (decision 183): the command, and the request id it was made for. */
+/** One new selection of a batch (decision 184): the command, and the request id it was made for. */
 export interface BatchedCreate {
   command: NewSelectionCommand;
   requestId?: string;
@@ -33,13 +33,13 @@ export type BatchedOutcome = { ok: SelectionDto } | { status: number; body: unkn
 
 export interface CartHttpClientOptions {
   /**
-   * At most this many selection changes and new selections in one internal request (decisions 78, 183; default
+   * At most this many selection changes and new selections in one internal request (decisions 78, 184; default
    * 64). While a batch is in flight the next queue and go together when it is answered; 1 sends each on its own.
    */
   changeBatch?: number;
 }
 
-/** A batch's answer: the changes' outcomes, and the new selections' when it had any (decision 183). */
+/** A batch's answer: the changes' outcomes, and the new selections' when it had any (decision 184). */
 interface BatchAnswer {
   created?: BatchedOutcome[];
   outcomes?: BatchedOutcome[];
@@ -53,7 +53,7 @@ interface Pending {
 type Queued = Pending & ({ kind: 'change'; id: string; change: SelectionChange } | { kind: 'create'; command: NewSelectionCommand });
 
 /**
- * Selection changes and new selections sent in batches (decisions 78, 183), natural batching without timers: one
+ * Selection changes and new selections sent in batches (decisions 78, 184), natural batching without timers: one
  * made while no batch is in flight goes at once (alone, on its own route); those made while one is in flight queue
  * and go together, in the order they were made, when it is answered. Each gets its own outcome.
  */

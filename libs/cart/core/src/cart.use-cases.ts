@@ -49,7 +49,7 @@ export async function createSelection(deps: CartDeps, command: NewSelectionComma
 }
 
 /**
- * Several new selections, each with the outcome `createSelection` gives it (decision 183): the anonymous ones
+ * Several new selections, each with the outcome `createSelection` gives it (decision 184): the anonymous ones
  * whose first change is accepted are written together in one statement (each on its own when that statement
  * fails: nothing of it was written); a customer's goes as `createSelection` (its saved selection may be there).
  */

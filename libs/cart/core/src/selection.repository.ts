@@ -8,7 +8,7 @@ export interface SelectionRepository {
    */
   create(selection: Selection, customerId?: string): Promise<boolean>;
   /**
-   * Stores new anonymous selections with their lines in one statement (decision 183), all or none: throws when
+   * Stores new anonymous selections with their lines in one statement (decision 184), all or none: throws when
    * it fails (a line id met elsewhere), and then nothing was stored.
    */
   createMany(selections: Selection[]): Promise<void>;
