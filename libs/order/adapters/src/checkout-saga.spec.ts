@@ -296,6 +296,29 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     expect(h.reads.liveAttemptOf).toBe(1);
   });
 
+  it('an authorization arriving after its attempt was given up (expired, cancelled) is voided: the hold released, never committed, no order, on every call', async () => {
+    const h = await harness();
+    const selectionId = randomUUID();
+    const begun = await beginCheckout(h.deps, command(selectionId));
+    // The late authorization as the payment service records it (decision 185): voided, and `replaced` since it was
+    // voided from cancelled. Before, a cancelled (not expired) attempt stayed not replaced: the saga took the void for
+    // its own (its stock gone), committed the hold and threw "voided but its stock is not lost" (a stock leak).
+    h.attempts.set(begun.attemptId, { ...h.attempts.get(begun.attemptId)!, status: 'voided', replaced: true });
+    for (let call = 0; call < 2; call++)
+      expect(await completePaidAttempt(h.deps, begun.attemptId)).toEqual({ placed: false, failed: true });
+    expect(h.holds.get(begun.attemptId)).toBe('released');
+    expect(h.stockTaken()).toBe(0);
+    // Charged nothing: the payment service voided it; the saga voids nothing of its own.
+    expect(h.voided).toEqual([]);
+    expect(await h.ordersOf(selectionId)).toBe(0);
+    // The selection's next attempt is the live one: paid, it is placed, its own stock taken once.
+    const next = await beginCheckout(h.deps, command(selectionId));
+    h.paid(next.attemptId);
+    expect(await completePaidAttempt(h.deps, next.attemptId)).toMatchObject({ placed: true });
+    expect(h.stockTaken()).toBe(1);
+    expect(await h.ordersOf(selectionId)).toBe(1);
+  });
+
   it('POST payment on a paid selection whose own hold took the last stock: that attempt completed, not 410', async () => {
     const h = await harness();
     const selectionId = randomUUID();

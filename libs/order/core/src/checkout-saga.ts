@@ -124,6 +124,7 @@ export async function completePaidAttempt(
     return { placed: false, failed: true };
   }
   // Voided, not replaced: a call before this one found the stock gone; the catalog answers the same entries again.
+  // (The payment service records every other void `replaced`: one after the attempt was given up, decision 185.)
   if (attempt.status !== 'authorized' && attempt.status !== 'voided') throw new PaymentNotAuthorizedError(attempt.status);
   const stock = await deps.stock.commitStock(paymentAttemptId);
   if (stock.unavailable) {

@@ -195,8 +195,10 @@ export function createAttemptRepository(db: Db): AttemptRepository {
       const sets = ['status = :to'];
       if (patch.customerAddress !== undefined) sets.push('customer_address = cast(:customerAddress as jsonb)');
       if (patch.providerData) sets.push('provider_data = provider_data || cast(:providerData as jsonb)');
-      // Voided at the provider: nothing left due there.
-      if (to === 'voided') sets.push('provider_void_due = false');
+      // Voided at the provider: nothing left due there. Voided from cancelled (an authorization arriving after the attempt
+      // was given up: replaced, expired, cancelled): recorded `replaced`, never kept, so the checkout saga releases its
+      // hold; voided from authorized (its stock gone) stays as it was.
+      if (to === 'voided') sets.push('provider_void_due = false', `replaced = replaced or status = 'cancelled'`);
       sets.push('updated_at = now()');
       const outbox =
         events.length === 0

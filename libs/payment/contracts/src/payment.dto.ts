@@ -44,7 +44,10 @@ export interface AttemptDto {
   /** What the caller asked to keep with the attempt (the edge: the order to place once paid). */
   orderDraft: unknown;
   createdAt: string;
-  /** A newer attempt of the selection replaced it (cancelled; `voided` if paid after): never kept, never an order. */
+  /**
+   * Given up before it was paid: a newer attempt of the selection replaced it, the sweep expired it, or it was
+   * cancelled (cancelled; `voided` if paid after): never kept, never an order, its stock hold released.
+   */
   replaced: boolean;
 }
 
