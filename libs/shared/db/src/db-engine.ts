@@ -147,7 +147,7 @@ export const createDbEngineFromConfig = (config: DbEngineConfig, logger: Logger)
 async function openPostgres(url: string, options: DbEngineOptions): Promise<DbEngine> {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
   const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const names = options.preparedStatements === false ? undefined : new StatementNames(options.preparedStatementLimits);
+  const names = options.preparedStatements === false ? undefined : new StatementNames(options.preparedStatementLimits, options.logger);
   const knex = knexFactory({
     client: names ? namedStatementsDialect(names) : 'pg',
     connection: {

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { describeWithEngines, uniqueName } from '@commerce/shared-testing';
 import { createDbEngine, type DbEngine } from './db-engine';
 import type { Db } from './db.port';
@@ -11,8 +12,12 @@ describeWithEngines('prepared statements on Postgres (decision 179)', ['postgres
   let db: Db;
   let schema: string;
 
+  /** The engine's log lines at warn and above. */
+  let warnings: Array<{ msg: string; preparedStatements?: number; ofOlderGenerations?: number }>;
   const open = async (options: { preparedStatements?: boolean; preparedStatementLimits?: PreparedStatementLimits } = {}) => {
-    engine = await createDbEngine(engines.url('postgres'), { poolMax: 1, ...options });
+    warnings = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]) });
+    engine = await createDbEngine(engines.url('postgres'), { poolMax: 1, logger, ...options });
     schema = uniqueName('prep');
     await engine.knex.raw(`create schema ${schema}`);
     await engine.knex.raw(`create table ${schema}.things (id int primary key, label text not null)`);
@@ -75,6 +80,10 @@ describeWithEngines('prepared statements on Postgres (decision 179)', ['postgres
     expect(await preparedLike('xxxx')).toHaveLength(0);
     for (let i = 0; i < 6; i++) expect(await db.query(`select ?::int + ${i} as n`, [1])).toEqual([{ n: 1 + i }]);
     expect((await prepared()).size).toBe(3);
+    // Told once (the one connection), at warn.
+    expect(warnings).toEqual([
+      expect.objectContaining({ preparedStatements: 3, ofOlderGenerations: 0, msg: expect.stringContaining('run unnamed') }),
+    ]);
     // The named ones still run by their name.
     await db.query('select ?::int + 0 as n', [5]);
     expect((await preparedLike('+ 0 as n'))[0]![1]).toBe(2);
@@ -114,5 +123,7 @@ describeWithEngines('prepared statements on Postgres (decision 179)', ['postgres
     expect(await query()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7 });
     expect(await named()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7, named: 0 });
     expect(await readInTransaction()).toEqual({ id: 1, label: 'one', note: 'n', extra: 7 });
+    // The older generations' names stay on the connection, counted in its bound, far below it here: nothing told.
+    expect(warnings).toEqual([]);
   }, 60_000);
 });

@@ -34,12 +34,22 @@ export function isStalePreparedPlan(error: unknown): boolean {
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
 }
 
+/** Where `StatementNames` tells that a connection holds its most names (a pino logger is one). */
+export interface StatementNamesLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /** The names of one engine's statements: a digest of the text, under a generation that a stale plan moves on. */
 export class StatementNames {
   private generation = 0;
   private readonly names = new Map<string, string>();
+  /** The connections told of as full (once each). */
+  private readonly full = new WeakSet<object>();
 
-  constructor(private readonly limits: PreparedStatementLimits = DEFAULT_PREPARED_STATEMENT_LIMITS) {}
+  constructor(
+    private readonly limits: PreparedStatementLimits = DEFAULT_PREPARED_STATEMENT_LIMITS,
+    private readonly log?: StatementNamesLog,
+  ) {}
 
   /** The name to send `text` under on `client` (a pg client), or undefined: run it unnamed. */
   nameFor(client: object, text: string): string | undefined {
@@ -48,7 +58,19 @@ export class StatementNames {
     const prepared = (client as PgClientStatements).connection?.parsedStatements;
     if (!prepared || prepared[name] !== undefined) return name;
     // A name new to the connection: counted only then (rare once the connection is warm).
-    return Object.keys(prepared).length < this.limits.perConnection ? name : undefined;
+    const held = Object.keys(prepared);
+    if (held.length < this.limits.perConnection) return name;
+    if (!this.full.has(client)) {
+      this.full.add(client);
+      // Once a connection: its further new texts run unnamed (parsed and planned at every run) until it closes.
+      const older = held.filter((n) => !n.startsWith(this.prefix())).length;
+      this.log?.warn(
+        { preparedStatements: held.length, ofOlderGenerations: older, perConnection: this.limits.perConnection },
+        `database: a connection holds ${held.length} prepared statements, the most it may (${older} of them named before a stale plan, ` +
+          'unused since): its new statements run unnamed until it closes (decision 179)',
+      );
+    }
+    return undefined;
   }
 
   /**
