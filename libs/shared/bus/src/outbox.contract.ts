@@ -17,6 +17,8 @@ import {
 } from './outbox';
 
 export interface OutboxHarness {
+  /** The SQL engine `openDb` opens: Postgres's relays hold a lease and mark a batch at their next turn (decision 183). */
+  engine: 'postgres' | 'pglite';
   openDb(): Promise<DbEngine>;
   openBus(): Promise<EventBus>;
   timeoutMs: number;
@@ -156,7 +158,7 @@ export function outboxContract(harness: OutboxHarness): void {
       // ~5 s on a loaded two-core box against Postgres: more than jest's default.
     }, 30_000);
 
-    it('takes its turn and its batch in one statement on Postgres (issue 28): a publish is a BEGIN, it and a COMMIT', async () => {
+    it('publishes a batch in one statement on Postgres (issue 28, decision 183): no transaction, the mark carried by the next turn', async () => {
       await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1'), envelope(topic, 'k2')]));
       const r = relay({ batchSize: 2 });
       const sent: string[] = [];
@@ -167,8 +169,10 @@ export function outboxContract(harness: OutboxHarness): void {
       } finally {
         db.knex.off('query', listen);
       }
-      // A full batch looks again: two publishes' worth, the second finding nothing. PGlite: a read and an update, no transaction.
-      expect(sent).toHaveLength(db.engine === 'postgres' ? 6 : 3);
+      // A full batch looks again: the second turn finds nothing and marks the first batch sent. PGlite: a read and an
+      // update a batch, then the read that finds nothing.
+      expect(sent).toHaveLength(db.engine === 'postgres' ? 2 : 3);
+      expect(sent.filter((q) => /^(begin|commit)/i.test(q))).toEqual([]);
       expect(await pending()).toBe(0);
     });
 
@@ -176,8 +180,47 @@ export function outboxContract(harness: OutboxHarness): void {
       const events = Array.from({ length: 25 }, (_, i) => envelope(topic, `k${i}`));
       await db.transaction((trx) => enqueue(db, trx, events));
 
-      expect(await relay({ batchSize: 10 }).flush()).toBe(25);
+      const r = relay({ batchSize: 10 });
+      expect(await r.flush()).toBe(25);
+      expect(await r.flush()).toBe(0);
       expect(await pending()).toBe(0);
+    });
+
+    it('marks its last batch sent when it stops', async () => {
+      const got = await received();
+      await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1'), envelope(topic, 'k2'), envelope(topic, 'k3')]));
+      const r = relay();
+
+      expect(await r.flush()).toBe(3);
+      // On Postgres the batch is marked by the relay's next statement (decision 183); PGlite's as soon as it is out.
+      expect(await pending()).toBe(db.engine === 'postgres' ? 3 : 0);
+      await r.stop();
+
+      expect(await pending()).toBe(0);
+      await eventually(() => expect(got).toHaveLength(3), timeoutMs);
+    });
+
+    it('keeps a batch whose publish failed pending, the batch before it marked sent, and publishes each once', async () => {
+      const got = await received();
+      const first = envelope(topic, 'k1', { n: 1 });
+      const second = [envelope(topic, 'k1', { n: 2 }), envelope(topic, 'k2', { n: 3 })];
+      await db.transaction((trx) => enqueue(db, trx, [first]));
+      const r = relay();
+      expect(await r.flush()).toBe(1);
+      await db.transaction((trx) => enqueue(db, trx, second));
+      bus.down = true;
+
+      await expect(r.flush()).rejects.toThrow('broker down');
+
+      const left = (await db.table('outbox').whereNull('sent_at').orderBy('seq').select('id')) as Array<{ id: string }>;
+      expect(left.map((row) => row.id)).toEqual(second.map((e) => e.id));
+      bus.down = false;
+      expect(await r.flush()).toBe(2);
+      await r.stop();
+      expect(await pending()).toBe(0);
+      // Each once; a key's events in their order.
+      await eventually(() => expect(got.map((e) => e.id).sort()).toEqual([first, ...second].map((e) => e.id).sort()), timeoutMs);
+      expect(got.filter((e) => e.key === 'k1').map((e) => e.id)).toEqual([first.id, second[0]!.id]);
     });
 
     it('keeps events pending while the bus fails, and publishes them once it is back', async () => {
@@ -304,12 +347,14 @@ export function outboxContract(harness: OutboxHarness): void {
       const old = envelope(topic, 'k1', { n: 1 });
       await writtenElsewhere(old);
       await db.table('outbox').update({ type: null, request_id: null });
+      const r = relay();
 
-      expect(await relay().flush()).toBe(1);
+      expect(await r.flush()).toBe(1);
 
       expect(bus.encoded).toEqual([]);
       expect(bus.published).toEqual([[old]]);
       await eventually(() => expect(got).toEqual([old]), timeoutMs);
+      await r.stop();
       expect(await pending()).toBe(0);
     });
 
@@ -336,9 +381,102 @@ export function outboxContract(harness: OutboxHarness): void {
       const counts = await Promise.all([a.flush(), b.flush(), a.flush(), b.flush()]);
 
       expect(counts.reduce((x, y) => x + y, 0)).toBe(40);
+      await Promise.all([a.stop(), b.stop()]);
       expect(await pending()).toBe(0);
     });
   });
+
+  if (harness.engine === 'postgres')
+    describe("the Postgres relays' lease (decision 183)", () => {
+      const leaseRow = async () =>
+        (await db.knex.raw('select holder, xmin::text as version from ??.outbox_lease', [db.schema])).rows as Array<{
+          holder: string | null;
+          version: string;
+        }>;
+
+      it('a relay that died after publishing, before marking, is replaced once its lease lapsed, and its batch is published again', async () => {
+        const got = await received();
+        const events = [envelope(topic, 'k1', { n: 1 }), envelope(topic, 'k2', { n: 2 }), envelope(topic, 'k1', { n: 3 })];
+        await db.transaction((trx) => enqueue(db, trx, events));
+        // Never stopped: what a process killed between its publish and its next turn leaves behind.
+        const dead = new OutboxRelay(db, bus, { leaseMs: 1000 });
+        expect(await dead.flush()).toBe(3);
+        await eventually(() => expect(got).toHaveLength(3), timeoutMs);
+        expect(await pending()).toBe(3);
+        const next = relay();
+
+        // The dead relay's lease still holds: nothing is published twice at the same time.
+        expect(await next.flush()).toBe(0);
+        await eventually(async () => expect(await next.flush()).toBe(3), timeoutMs);
+
+        await eventually(() => expect(got).toHaveLength(6), timeoutMs);
+        for (const key of ['k1', 'k2']) {
+          const ids = events.filter((e) => e.key === key).map((e) => e.id);
+          expect(got.filter((e) => e.key === key).map((e) => e.id)).toEqual([...ids, ...ids]);
+        }
+        await next.stop();
+        expect(await pending()).toBe(0);
+      });
+
+      it('two started relays publish one at a time in seq order, and when the holder stops the other takes over at once', async () => {
+        const got = await received();
+        const buses = [breakableBus(rawBus), breakableBus(rawBus)];
+        // A lease far longer than the test: a takeover seen here is the stopped holder's release, not a lapse.
+        const both = buses.map((b) => {
+          const r = new OutboxRelay(db, b, { intervalMs: 50, leaseMs: 120_000 });
+          relays.push(r);
+          r.start();
+          return r;
+        });
+        const written: EventEnvelope[] = [];
+        const write = async (n: number) => {
+          for (let i = 0; i < n; i++) {
+            const e = [envelope(topic, `k${i % 3}`, { n: written.length })];
+            written.push(...e);
+            // Half through this process's enqueue (its relays nudged), half as another replica writes them (the polls).
+            if (i % 2 === 0) await db.transaction((trx) => enqueue(db, trx, e));
+            else await writtenElsewhere(e[0]!);
+          }
+        };
+        const publishedBy = () => buses.map((b) => b.encoded.flat().length);
+        const inOrder = () => {
+          for (const key of ['k0', 'k1', 'k2'])
+            expect(got.filter((e) => e.key === key).map((e) => e.id)).toEqual(written.filter((e) => e.key === key).map((e) => e.id));
+        };
+
+        await write(30);
+        await eventually(() => expect(got).toHaveLength(30), timeoutMs);
+        inOrder();
+        const holder = publishedBy().findIndex((n) => n > 0);
+        expect(publishedBy()).toEqual(holder === 0 ? [30, 0] : [0, 30]);
+        const [lease] = await leaseRow();
+        expect(lease?.holder).not.toBeNull();
+
+        await both[holder]!.stop();
+        await write(12);
+
+        await eventually(() => expect(got).toHaveLength(42), timeoutMs);
+        inOrder();
+        expect(publishedBy()).toEqual(holder === 0 ? [30, 12] : [12, 30]);
+        await both[1 - holder]!.stop();
+        expect(await pending()).toBe(0);
+      });
+
+      it('a holder with more than half its lease left writes nothing at an idle turn', async () => {
+        await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1')]));
+        const r = relay({ leaseMs: 60_000 });
+        expect(await r.flush()).toBe(1);
+        expect(await r.flush()).toBe(0);
+        const [taken] = await leaseRow();
+        const marked = await db.knex.raw('select xmin::text as version from ??.outbox', [db.schema]);
+
+        for (let i = 0; i < 3; i++) expect(await r.flush()).toBe(0);
+
+        expect(await leaseRow()).toEqual([taken]);
+        expect((await db.knex.raw('select xmin::text as version from ??.outbox', [db.schema])).rows).toEqual(marked.rows);
+        expect(await pending()).toBe(0);
+      });
+    });
 
   describe('consumeOnce', () => {
     const applyMigration = async () =>

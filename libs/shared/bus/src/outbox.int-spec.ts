@@ -6,6 +6,7 @@ import { outboxContract } from './outbox.contract';
 
 describeWithEngines('outbox on Postgres and Kafka', ['postgres', 'kafka'], (engines) => {
   outboxContract({
+    engine: 'postgres',
     openDb: () => createDbEngine(engines.url('postgres'), { poolMax: 4 }),
     openBus: () => createKafkaBus(engines.url('kafka').split(','), { clientId: 'outbox-test', logger: pino({ level: 'error' }) }),
     timeoutMs: 20_000,

@@ -3,5 +3,10 @@ import { createMemoryBus } from './memory-bus';
 import { outboxContract } from './outbox.contract';
 
 describe('outbox on PGlite and the memory bus', () => {
-  outboxContract({ openDb: () => createDbEngine('pglite://memory'), openBus: async () => createMemoryBus(), timeoutMs: 2000 });
+  outboxContract({
+    engine: 'pglite',
+    openDb: () => createDbEngine('pglite://memory'),
+    openBus: async () => createMemoryBus(),
+    timeoutMs: 2000,
+  });
 });

@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { Db, Knex, Migration } from '@commerce/shared-db';
 import { REQUEST_ID_HEADER, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
@@ -83,6 +85,23 @@ export const outboxMigrations: Migration[] = [
     },
     down: async (knex, schema) => {
       await knex.raw('alter table ??.outbox drop column type, drop column request_id', [schema]);
+    },
+  },
+  {
+    // The Postgres relays' lease (decision 183): one row, the relay that publishes this outbox (`holder`, a
+    // relay's random id) until `held_until`. Starts expired: the first relay to look takes it.
+    name: 'shared-bus-006-outbox-lease',
+    up: async (knex, schema) => {
+      await knex.schema.withSchema(schema).createTable('outbox_lease', (t) => {
+        t.boolean('one').notNullable().defaultTo(true).primary();
+        t.text('holder').nullable();
+        t.timestamp('held_until', { useTz: true }).notNullable();
+      });
+      await knex.raw('alter table ??.outbox_lease add constraint outbox_lease_one check (one)', [schema]);
+      await knex.raw(`insert into ??.outbox_lease (held_until) values ('-infinity')`, [schema]);
+    },
+    down: async (knex, schema) => {
+      await knex.schema.withSchema(schema).dropTable('outbox_lease');
     },
   },
 ];
@@ -202,21 +221,52 @@ export interface OutboxRelayOptions {
    * it passes. For crash tests that kill a process between committing and publishing.
    */
   startDelayMs?: number;
+  /**
+   * Postgres: how long the relay's lease on its outbox lasts (default the larger of `DEFAULT_OUTBOX_LEASE_MS`,
+   * 10 s, and three polls). One relay of an outbox publishes at a time; a relay that died without stopping is
+   * replaced once its lease lapsed, and republishes its last batch (decision 183).
+   */
+  leaseMs?: number;
 }
 
+/** How long a Postgres relay's lease lasts at least (decision 183): a relay that died is replaced after this. */
+export const DEFAULT_OUTBOX_LEASE_MS = 10_000;
+
 /**
- * The Postgres relay's turn and batch in one statement (issue 28: a BEGIN, this and a COMMIT a publish, where a
- * lock, a read and an update each went alone): the outbox's advisory lock tried once (an init plan: when another
- * relay holds it, no row is read), the oldest pending rows locked, marked sent and returned with the envelope as
- * text (decision 99), in no particular order (the caller sorts by seq).
+ * A Postgres relay's turn in one statement (decision 183; issue 28: a publish was a BEGIN, a statement and a
+ * COMMIT held open while the bus was awaited). In order of the text:
+ * - the previous batch, published and acknowledged since the last turn, is marked sent (`?` 1: its seqs);
+ * - the outbox's lease is taken when it lapsed, or renewed by its holder once half of it is gone (`?` 2 the relay's
+ *   id, `?` 3 the lease in ms): a holder with more than half of it left writes nothing;
+ * - while this relay holds the lease, the oldest pending rows are read (those of the previous batch left out: the
+ *   statement's own mark is not visible to its read), the envelope as text (decision 99), in seq order.
+ * Autocommit: no transaction stays open while the bus is awaited; a row is marked sent only at the turn after its
+ * publish was acknowledged, so a relay that dies in between leaves it pending (published again: at least once).
  */
-const relayTurnSql = `with pending as (
-    select p.seq from :outbox: as p
-    where p.sent_at is null and (select pg_try_advisory_xact_lock(hashtext(:lock)))
-    order by p.seq limit :limit for update of p skip locked
+const relayTurnSql = (schema: string): string => {
+  const outbox = `"${schema}".outbox`;
+  const lease = `"${schema}".outbox_lease`;
+  return `with marked as (
+    update ${outbox} set sent_at = now() where seq = any(cast(? as bigint[])) and sent_at is null
+  ), taken as (
+    update ${lease} set holder = ?, held_until = now() + cast(? as integer) * interval '1 millisecond'
+    where held_until < now() or (holder = ? and held_until < now() + cast(? as integer) * interval '0.5 millisecond')
+    returning 1
+  ), held as (
+    select 1 from taken
+    union all
+    select 1 from ${lease} where holder = ? and held_until >= now() + cast(? as integer) * interval '0.5 millisecond'
   )
-  update :outbox: as o set sent_at = now() from pending where o.seq = pending.seq
-  returning o.seq, o.id, o.topic, o.key, o.type, o.request_id, o.envelope::text as envelope`;
+  select p.seq, p.id, p.topic, p.key, p.type, p.request_id, p.envelope::text as envelope from ${outbox} as p
+  where p.sent_at is null and p.seq <> all(cast(? as bigint[])) and exists (select 1 from held)
+  order by p.seq limit cast(? as integer)`;
+};
+
+/** A stopping relay's last statement: its last batch marked sent and its lease given up, so another relay takes it at once. */
+const relayLeaveSql = (schema: string): string => `with marked as (
+    update "${schema}".outbox set sent_at = now() where seq = any(cast(? as bigint[])) and sent_at is null
+  )
+  update "${schema}".outbox_lease set held_until = '-infinity' where holder = ?`;
 
 /** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 99). */
 interface PendingRow {
@@ -232,19 +282,28 @@ interface PendingRow {
 /**
  * Publishes the outbox to the bus in `seq` order and marks rows sent only once the bus acknowledged
  * them, so an event is published at least once and never before its transaction committed. When the
- * bus fails, rows stay pending and are retried on the next tick.
+ * bus fails, rows stay pending and are retried on the next tick. On Postgres one relay of an outbox (its
+ * lease's holder) publishes at a time, each turn one statement that also marks the previous batch sent
+ * (decision 183); on PGlite relays of one process take turns, each marking its batch as soon as it is out.
  */
 export class OutboxRelay {
   private readonly logger: Logger | undefined;
   private readonly intervalMs: number;
   private readonly batchSize: number;
   private readonly startDelayMs: number;
+  private readonly leaseMs: number;
+  /** This relay's id as its lease's holder. */
+  private readonly holder = randomUUID();
+  private readonly turnSql: string;
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private nudged = false;
   private started = false;
   private stopped = false;
   private failing = false;
+  /** Postgres: whether a turn ran (the relay may hold the lease), and the seqs published since, to be marked sent by the next statement. */
+  private turned = false;
+  private unmarked: Array<number | string> = [];
 
   constructor(
     private readonly db: Db,
@@ -255,6 +314,8 @@ export class OutboxRelay {
     this.intervalMs = options.intervalMs ?? DEFAULT_OUTBOX_POLL_MS;
     this.batchSize = options.batchSize ?? 500;
     this.startDelayMs = options.startDelayMs ?? 0;
+    this.leaseMs = Math.round(options.leaseMs ?? Math.max(DEFAULT_OUTBOX_LEASE_MS, 3 * this.intervalMs));
+    this.turnSql = relayTurnSql(db.schema);
   }
 
   /** Starts polling. */
@@ -277,13 +338,19 @@ export class OutboxRelay {
   nudge(): void {
     if (!this.started || this.stopped || this.nudged) return;
     this.nudged = true;
-    setImmediate(() => {
-      this.nudged = false;
-      void this.flush().catch(() => undefined);
-    });
+    setImmediate(this.nudgedFlush);
   }
 
-  /** Publishes everything pending now; resolves with how many events were published, rejects when the bus fails. */
+  /** A nudge's flush, outside the request that nudged (bound where the relay was made): no request's deadline cuts its statements short. */
+  private readonly nudgedFlush = AsyncResource.bind(() => {
+    this.nudged = false;
+    void this.flush().catch(() => undefined);
+  });
+
+  /**
+   * Publishes everything pending now; resolves with how many events were published, rejects when the bus fails.
+   * On Postgres the last batch is marked sent by the next turn (a nudge, a poll, a flush) or by `stop`.
+   */
   flush(): Promise<number> {
     // One flush at a time per relay: batches go out in seq order.
     const run = this.chain.then(() => this.publishPending());
@@ -303,12 +370,32 @@ export class OutboxRelay {
     );
   }
 
-  /** Stops polling and waits for a publish in progress. */
+  /**
+   * Stops polling and waits for a publish in progress; on Postgres then marks the last batch sent and gives up
+   * the lease in one statement (a failure there is logged: the next holder publishes that batch again).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     register(this, this.db, false);
     if (this.timer) clearTimeout(this.timer);
-    await this.chain;
+    const left = this.chain.then(() => this.leave());
+    this.chain = left;
+    await left;
+  }
+
+  private async leave(): Promise<void> {
+    if (!this.turned) return;
+    const sent = this.unmarked;
+    try {
+      await this.db.query(relayLeaveSql(this.db.schema), [sent, this.holder]);
+      this.turned = false;
+      if (this.unmarked === sent) this.unmarked = [];
+    } catch (error) {
+      this.logger?.warn(
+        { err: error, schema: this.db.schema, unmarked: sent.length },
+        'outbox relay: could not mark its last batch or leave its lease',
+      );
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -339,19 +426,24 @@ export class OutboxRelay {
         return this.publishRows(rows, (seqs) => this.db.table('outbox').whereIn('seq', seqs).update({ sent_at: this.db.knex.fn.now() }));
       });
     }
-    return this.db.transaction(async (trx) => {
-      // One statement takes the relay's turn and its batch, marked sent inside this transaction, which commits
-      // only once the bus has acknowledged the batch (a failed publish rolls the mark back: the rows stay
-      // pending). Two relays of one service: one publishes at a time so events keep their seq order; the other
-      // finds the lock taken and takes nothing (skip locked guards any row it still meets).
-      const taken = (await trx.raw(relayTurnSql, {
-        lock: `${this.db.schema}.outbox`,
-        outbox: `${this.db.schema}.outbox`,
-        limit: this.batchSize,
-      })) as { rows: PendingRow[] };
-      const rows = taken.rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-      return this.publishRows(rows, async () => undefined);
-    });
+    // One statement a turn: the previous batch marked sent, the lease taken or kept, the next batch read (decision 183).
+    const sent = this.unmarked;
+    const { holder, leaseMs } = this;
+    this.turned = true;
+    const rows = await this.db.query<PendingRow>(this.turnSql, [
+      sent,
+      holder,
+      leaseMs,
+      holder,
+      leaseMs,
+      holder,
+      leaseMs,
+      sent,
+      this.batchSize,
+    ]);
+    this.unmarked = [];
+    // Marked sent by the next turn, once the bus acknowledged them; a failed publish leaves them pending.
+    return this.publishRows(rows, async (seqs) => void (this.unmarked = seqs));
   }
 
   private pendingQuery(query: Knex.QueryBuilder): Knex.QueryBuilder {
