@@ -1,7 +1,6 @@
-import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Db, Knex, Migration } from '@commerce/shared-db';
-import { REQUEST_ID_HEADER, type Logger } from '@commerce/shared-logging';
+import { currentRequestId, REQUEST_ID_HEADER, withRequestContext, type Logger } from '@commerce/shared-logging';
 import type { EventEnvelope } from '@commerce/shared-events';
 import type { EncodedEvent, EventBus } from './event-bus.port';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, withCurrentRequestId } from './envelope-codec';
@@ -338,14 +337,16 @@ export class OutboxRelay {
   nudge(): void {
     if (!this.started || this.stopped || this.nudged) return;
     this.nudged = true;
-    setImmediate(this.nudgedFlush);
+    // Under the nudging request's id (its logs, its statements' count), not its deadline: a request's time left
+    // does not cut the relay's statements short (`Db.query` gives up a request's statement at its deadline).
+    const requestId = currentRequestId();
+    setImmediate(() => {
+      this.nudged = false;
+      const flush = () => void this.flush().catch(() => undefined);
+      if (requestId === undefined) flush();
+      else withRequestContext({ requestId }, flush);
+    });
   }
-
-  /** A nudge's flush, outside the request that nudged (bound where the relay was made): no request's deadline cuts its statements short. */
-  private readonly nudgedFlush = AsyncResource.bind(() => {
-    this.nudged = false;
-    void this.flush().catch(() => undefined);
-  });
 
   /**
    * Publishes everything pending now; resolves with how many events were published, rejects when the bus fails.
