@@ -238,7 +238,8 @@ export const DEFAULT_OUTBOX_LEASE_MS = 10_000;
  * - the outbox's lease is taken when it lapsed, or renewed by its holder once half of it is gone (`?` 2 the relay's
  *   id, `?` 3 the lease in ms): a holder with more than half of it left writes nothing;
  * - while this relay holds the lease, the oldest pending rows are read (those of the previous batch left out: the
- *   statement's own mark is not visible to its read), the envelope as text (decision 99), in seq order.
+ *   statement's own mark is not visible to its read; an anti-join, as the catalog's batches are 5,000 rows), the
+ *   envelope as text (decision 99), in seq order.
  * Autocommit: no transaction stays open while the bus is awaited; a row is marked sent only at the turn after its
  * publish was acknowledged, so a relay that dies in between leaves it pending (published again: at least once).
  */
@@ -257,7 +258,8 @@ const relayTurnSql = (schema: string): string => {
     select 1 from ${lease} where holder = ? and held_until >= now() + cast(? as integer) * interval '0.5 millisecond'
   )
   select p.seq, p.id, p.topic, p.key, p.type, p.request_id, p.envelope::text as envelope from ${outbox} as p
-  where p.sent_at is null and p.seq <> all(cast(? as bigint[])) and exists (select 1 from held)
+  where p.sent_at is null and exists (select 1 from held)
+    and not exists (select 1 from unnest(cast(? as bigint[])) as b(seq) where b.seq = p.seq)
   order by p.seq limit cast(? as integer)`;
 };
 
