@@ -17,7 +17,7 @@ import {
 } from './outbox';
 
 export interface OutboxHarness {
-  /** The SQL engine `openDb` opens: Postgres's relays hold a lease and mark a batch at their next turn (decision 183). */
+  /** The SQL engine `openDb` opens: Postgres's relays hold a lease and mark a batch at their next turn (decision 186). */
   engine: 'postgres' | 'pglite';
   openDb(): Promise<DbEngine>;
   openBus(): Promise<EventBus>;
@@ -158,7 +158,7 @@ export function outboxContract(harness: OutboxHarness): void {
       // ~5 s on a loaded two-core box against Postgres: more than jest's default.
     }, 30_000);
 
-    it('publishes a batch in one statement on Postgres (issue 28, decision 183): no transaction, the mark carried by the next turn', async () => {
+    it('publishes a batch in one statement on Postgres (issue 28, decision 186): no transaction, the mark carried by the next turn', async () => {
       await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1'), envelope(topic, 'k2')]));
       const r = relay({ batchSize: 2 });
       const sent: string[] = [];
@@ -192,7 +192,7 @@ export function outboxContract(harness: OutboxHarness): void {
       const r = relay();
 
       expect(await r.flush()).toBe(3);
-      // On Postgres the batch is marked by the relay's next statement (decision 183); PGlite's as soon as it is out.
+      // On Postgres the batch is marked by the relay's next statement (decision 186); PGlite's as soon as it is out.
       expect(await pending()).toBe(db.engine === 'postgres' ? 3 : 0);
       await r.stop();
 
@@ -387,7 +387,7 @@ export function outboxContract(harness: OutboxHarness): void {
   });
 
   if (harness.engine === 'postgres')
-    describe("the Postgres relays' lease (decision 183)", () => {
+    describe("the Postgres relays' lease (decision 186)", () => {
       const leaseRow = async () =>
         (await db.knex.raw('select holder, xmin::text as version from ??.outbox_lease', [db.schema])).rows as Array<{
           holder: string | null;

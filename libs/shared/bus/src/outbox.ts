@@ -87,7 +87,7 @@ export const outboxMigrations: Migration[] = [
     },
   },
   {
-    // The Postgres relays' lease (decision 183): one row, the relay that publishes this outbox (`holder`, a
+    // The Postgres relays' lease (decision 186): one row, the relay that publishes this outbox (`holder`, a
     // relay's random id) until `held_until`. Starts expired: the first relay to look takes it.
     name: 'shared-bus-006-outbox-lease',
     up: async (knex, schema) => {
@@ -223,16 +223,16 @@ export interface OutboxRelayOptions {
   /**
    * Postgres: how long the relay's lease on its outbox lasts (default the larger of `DEFAULT_OUTBOX_LEASE_MS`,
    * 10 s, and three polls). One relay of an outbox publishes at a time; a relay that died without stopping is
-   * replaced once its lease lapsed, and republishes its last batch (decision 183).
+   * replaced once its lease lapsed, and republishes its last batch (decision 186).
    */
   leaseMs?: number;
 }
 
-/** How long a Postgres relay's lease lasts at least (decision 183): a relay that died is replaced after this. */
+/** How long a Postgres relay's lease lasts at least (decision 186): a relay that died is replaced after this. */
 export const DEFAULT_OUTBOX_LEASE_MS = 10_000;
 
 /**
- * A Postgres relay's turn in one statement (decision 183; issue 28: a publish was a BEGIN, a statement and a
+ * A Postgres relay's turn in one statement (decision 186; issue 28: a publish was a BEGIN, a statement and a
  * COMMIT held open while the bus was awaited). In order of the text:
  * - the previous batch, published and acknowledged since the last turn, is marked sent (`?` 1: its seqs);
  * - the outbox's lease is taken when it lapsed, or renewed by its holder once half of it is gone (`?` 2 the relay's
@@ -285,7 +285,7 @@ interface PendingRow {
  * them, so an event is published at least once and never before its transaction committed. When the
  * bus fails, rows stay pending and are retried on the next tick. On Postgres one relay of an outbox (its
  * lease's holder) publishes at a time, each turn one statement that also marks the previous batch sent
- * (decision 183); on PGlite relays of one process take turns, each marking its batch as soon as it is out.
+ * (decision 186); on PGlite relays of one process take turns, each marking its batch as soon as it is out.
  */
 export class OutboxRelay {
   private readonly logger: Logger | undefined;
@@ -429,7 +429,7 @@ export class OutboxRelay {
         return this.publishRows(rows, (seqs) => this.db.table('outbox').whereIn('seq', seqs).update({ sent_at: this.db.knex.fn.now() }));
       });
     }
-    // One statement a turn: the previous batch marked sent, the lease taken or kept, the next batch read (decision 183).
+    // One statement a turn: the previous batch marked sent, the lease taken or kept, the next batch read (decision 186).
     const sent = this.unmarked;
     const { holder, leaseMs } = this;
     this.turned = true;
