@@ -234,40 +234,41 @@ export const DEFAULT_OUTBOX_LEASE_MS = 10_000;
 /**
  * A Postgres relay's turn in one statement (decision 186; issue 28: a publish was a BEGIN, a statement and a
  * COMMIT held open while the bus was awaited). In order of the text:
- * - the previous batch, published and acknowledged since the last turn, is marked sent (`?` 1: its seqs);
- * - the outbox's lease is taken when it lapsed, or renewed by its holder once half of it is gone (`?` 2 the relay's
- *   id, `?` 3 the lease in ms): a holder with more than half of it left writes nothing;
+ * - the previous batch, published and acknowledged since the last turn, is marked sent (`:sent`, its seqs);
+ * - the outbox's lease is taken when it lapsed, or renewed by its holder once half of it is gone (`:holder` the
+ *   relay's id, `:leaseMs`): a holder with more than half of it left writes nothing;
  * - while this relay holds the lease, the oldest pending rows are read (those of the previous batch left out: the
  *   statement's own mark is not visible to its read; an anti-join, as the catalog's batches are 5,000 rows), the
  *   envelope as text (decision 99), in seq order.
  * Autocommit: no transaction stays open while the bus is awaited; a row is marked sent only at the turn after its
  * publish was acknowledged, so a relay that dies in between leaves it pending (published again: at least once).
  */
-const relayTurnSql = (schema: string): string => {
-  const outbox = `"${schema}".outbox`;
-  const lease = `"${schema}".outbox_lease`;
+const relayTurnSql = (db: Db): string => {
+  const outbox = db.qualified('outbox');
+  const lease = db.qualified('outbox_lease');
+  const half = `now() + cast(:leaseMs as integer) * interval '0.5 millisecond'`;
   return `with marked as (
-    update ${outbox} set sent_at = now() where seq = any(cast(? as bigint[])) and sent_at is null
+    update ${outbox} set sent_at = now() where seq = any(cast(:sent as bigint[])) and sent_at is null
   ), taken as (
-    update ${lease} set holder = ?, held_until = now() + cast(? as integer) * interval '1 millisecond'
-    where held_until < now() or (holder = ? and held_until < now() + cast(? as integer) * interval '0.5 millisecond')
+    update ${lease} set holder = :holder, held_until = now() + cast(:leaseMs as integer) * interval '1 millisecond'
+    where held_until < now() or (holder = :holder and held_until < ${half})
     returning 1
   ), held as (
     select 1 from taken
     union all
-    select 1 from ${lease} where holder = ? and held_until >= now() + cast(? as integer) * interval '0.5 millisecond'
+    select 1 from ${lease} where holder = :holder and held_until >= ${half}
   )
   select p.seq, p.id, p.topic, p.key, p.type, p.request_id, p.envelope::text as envelope from ${outbox} as p
   where p.sent_at is null and exists (select 1 from held)
-    and not exists (select 1 from unnest(cast(? as bigint[])) as b(seq) where b.seq = p.seq)
-  order by p.seq limit cast(? as integer)`;
+    and not exists (select 1 from unnest(cast(:sent as bigint[])) as b(seq) where b.seq = p.seq)
+  order by p.seq limit cast(:limit as integer)`;
 };
 
 /** A stopping relay's last statement: its last batch marked sent and its lease given up, so another relay takes it at once. */
-const relayLeaveSql = (schema: string): string => `with marked as (
-    update "${schema}".outbox set sent_at = now() where seq = any(cast(? as bigint[])) and sent_at is null
+const relayLeaveSql = (db: Db): string => `with marked as (
+    update ${db.qualified('outbox')} set sent_at = now() where seq = any(cast(:sent as bigint[])) and sent_at is null
   )
-  update "${schema}".outbox_lease set held_until = '-infinity' where holder = ?`;
+  update ${db.qualified('outbox_lease')} set held_until = '-infinity' where holder = :holder`;
 
 /** A pending outbox row: the envelope as the text it was written as, and its headers' columns (null on rows from before decision 99). */
 interface PendingRow {
@@ -316,7 +317,7 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 500;
     this.startDelayMs = options.startDelayMs ?? 0;
     this.leaseMs = Math.round(options.leaseMs ?? Math.max(DEFAULT_OUTBOX_LEASE_MS, 3 * this.intervalMs));
-    this.turnSql = relayTurnSql(db.schema);
+    this.turnSql = relayTurnSql(db);
   }
 
   /** Starts polling. */
@@ -390,7 +391,7 @@ export class OutboxRelay {
     if (!this.turned) return;
     const sent = this.unmarked;
     try {
-      await this.db.query(relayLeaveSql(this.db.schema), [sent, this.holder]);
+      await this.db.query(relayLeaveSql(this.db), { sent, holder: this.holder });
       this.turned = false;
       if (this.unmarked === sent) this.unmarked = [];
     } catch (error) {
@@ -431,19 +432,8 @@ export class OutboxRelay {
     }
     // One statement a turn: the previous batch marked sent, the lease taken or kept, the next batch read (decision 186).
     const sent = this.unmarked;
-    const { holder, leaseMs } = this;
     this.turned = true;
-    const rows = await this.db.query<PendingRow>(this.turnSql, [
-      sent,
-      holder,
-      leaseMs,
-      holder,
-      leaseMs,
-      holder,
-      leaseMs,
-      sent,
-      this.batchSize,
-    ]);
+    const rows = await this.db.query<PendingRow>(this.turnSql, { sent, holder: this.holder, leaseMs: this.leaseMs, limit: this.batchSize });
     this.unmarked = [];
     // Marked sent by the next turn, once the bus acknowledged them; a failed publish leaves them pending.
     return this.publishRows(rows, async (seqs) => void (this.unmarked = seqs));
