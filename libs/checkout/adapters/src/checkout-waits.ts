@@ -66,6 +66,17 @@ export function timedStages<D extends Pick<CheckoutDeps, 'sessions' | 'cart' | '
       changeSelection: timed('cart_change', cart.changeSelection.bind(cart)),
     },
     catalog: { ...catalog, getProduct: timed('catalog_product', catalog.getProduct.bind(catalog)) },
-    ...(newSessions ? { newSessions: { ...newSessions, admit: timed('session_limit', newSessions.admit.bind(newSessions)) } } : {}),
+    ...(newSessions
+      ? {
+          newSessions: {
+            ...newSessions,
+            admit: timed('session_limit', newSessions.admit.bind(newSessions)),
+            // Asked with the session's read (decision 183): its time is the read's turn.
+            ...(newSessions.admitUnlessStored
+              ? { admitUnlessStored: timed('session_limit', newSessions.admitUnlessStored.bind(newSessions)) }
+              : {}),
+          },
+        }
+      : {}),
   };
 }

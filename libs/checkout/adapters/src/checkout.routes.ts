@@ -40,10 +40,13 @@ export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promi
   return state.checkout;
 }
 
-/** The session a request's token names (a fresh one for none, an unknown or an expired one). */
-export function openRequestSession(deps: CheckoutHttpDeps, req: IncomingMessage): Promise<SessionHandle> {
+/**
+ * The session a request's token names (a fresh one for none, an unknown or an expired one); `changing`: the request
+ * stores a fresh session (`openSession`: its first store admitted with the read, decision 183).
+ */
+export function openRequestSession(deps: CheckoutHttpDeps, req: IncomingMessage, changing = false): Promise<SessionHandle> {
   const header = headerText(req, TOKEN_HEADER).trim();
-  return openSession(deps, header || undefined, () => visitorCountry(deps, req), clientAddress(req, deps.trustProxy));
+  return openSession(deps, header || undefined, () => visitorCountry(deps, req), clientAddress(req, deps.trustProxy), changing);
 }
 
 /** A new visitor's country: the trusted header's, else the GeoIP table's for their address, else none. */
@@ -141,6 +144,8 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
       // The session with its selection's version (decision 57's one round trip): a change's answer is kept
       // as the rendering of the version it raised when that is one more than this (decision 72; amends 70).
       open: (req) => openRequestSession(deps, req),
+      // `POST items/{item}` stores a fresh visitor's session: admitted with its read (decision 183).
+      openChanging: (req) => openRequestSession(deps, req, true),
       errorBody: errorToken,
       headers: (handle) => ({ 'API-Token': handle.token }),
     },

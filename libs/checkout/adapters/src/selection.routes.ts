@@ -105,8 +105,13 @@ export function mountSelectionRoutes(
   );
 }
 
-/** How a lean checkout route opens the request's session and carries its token (see createCheckoutRoutes). */
-export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open' | 'errorBody' | 'headers'>;
+/**
+ * How a lean checkout route opens the request's session and carries its token (see createCheckoutRoutes);
+ * `openChanging` opens it for a route that stores a fresh session (`POST items/{item}`), else `open` does.
+ */
+export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open' | 'errorBody' | 'headers'> & {
+  openChanging?: Required<LeanRoute<SessionHandle>>['open'];
+};
 
 /**
  * The selection's busiest routes answered before the Koa app, with the same use cases as their router
@@ -123,8 +128,10 @@ export function selectionLeanRoutes(
   const escaped = prefix.replaceAll('/', '\\/');
   // Every domain error as the error middleware answers it: `{token, errors}`.
   const answered = { passes: () => true, json: (answer: unknown) => envelopeParts(answer) ?? JSON.stringify(answer) };
+  const { openChanging, ...opening } = session;
   const addItemRoute: LeanRoute<SessionHandle> = {
-    ...session,
+    ...opening,
+    ...(openChanging ? { open: openChanging } : {}),
     ...answered,
     method: 'POST',
     route: `${prefix}/items/:item`,
@@ -138,7 +145,7 @@ export function selectionLeanRoutes(
   // The kept rendering (decision 48) without Koa's context, middleware and router: less work and less
   // garbage a `GET` (the edge's scavenges, decision 82).
   const getSelectionRoute: LeanRoute<SessionHandle> = {
-    ...session,
+    ...opening,
     ...answered,
     method: 'GET',
     route: `${prefix}/selection`,

@@ -1,5 +1,5 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { SessionStore } from '@commerce/shared-sessions';
+import type { SessionStore, WindowCount } from '@commerce/shared-sessions';
 import type { NewSessionLimit } from '@commerce/checkout-core';
 import { rateLimiters } from './login-guard.adapter';
 
@@ -27,22 +27,36 @@ export type ClosableNewSessionLimit = NewSessionLimit & { close(): Promise<void>
 export function createSessionLimit(
   redisUrl: string,
   limits: NewSessionLimits,
-  options: { keyPrefix?: string; store?: Pick<SessionStore, 'windowCount'> } = {},
+  options: { keyPrefix?: string; store?: Pick<SessionStore, 'windowCount' | 'windowCountUnlessStored'> } = {},
 ): ClosableNewSessionLimit | undefined {
   if (limits.perAddress === 0) return undefined;
   const keyPrefix = options.keyPrefix ?? 'session-new';
   const windowCount = options.store?.windowCount?.bind(options.store);
+  const unlessStored = options.store?.windowCountUnlessStored?.bind(options.store);
+  const waitOf = ({ count, msLeft }: WindowCount) => (count > limits.perAddress ? Math.max(1, Math.ceil(msLeft / 1000)) : 0);
   if (redisUrl !== 'memory' && windowCount)
     return {
       async admit(address) {
         try {
           // rate-limiter-flexible's key (`getKey`): replicas still on it count with this one.
-          const { count, msLeft } = await windowCount(`${keyPrefix}:${address}`, limits.windowSeconds);
-          return count > limits.perAddress ? Math.max(1, Math.ceil(msLeft / 1000)) : 0;
+          return waitOf(await windowCount(`${keyPrefix}:${address}`, limits.windowSeconds));
         } catch {
           return 0;
         }
       },
+      // With the token's read, when the token has no session yet (decision 183).
+      ...(unlessStored
+        ? {
+            async admitUnlessStored(address: string, token: string) {
+              try {
+                const counted = await unlessStored(`${keyPrefix}:${address}`, limits.windowSeconds, token);
+                return counted && waitOf(counted);
+              } catch {
+                return 0;
+              }
+            },
+          }
+        : {}),
       close: async () => undefined,
     };
   const limiters = rateLimiters(redisUrl);

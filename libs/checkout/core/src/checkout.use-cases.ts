@@ -43,6 +43,8 @@ export interface SessionHandle {
   stored: boolean;
   /** The new-session limit admitted the session's first store (`admitSession`). */
   admitted?: boolean;
+  /** The new-session limit refused the session's first store when it was asked with the read: the seconds to wait. */
+  refusedFor?: number;
   /** The client's address (the trusted-proxy rule's), for the new-session limit. */
   address?: string;
   /** The logged-in customer as last read or changed in this request (the envelope's `loggedIn`). */
@@ -62,12 +64,16 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
  * a fresh anonymous session under that token; an unknown, expired or malformed token gets a fresh anonymous session
  * and a new token (never an error). A fresh session starts in the country the request comes from when known
  * (`detectCountry`: asked only for a fresh session) and is stored at its first change (`storeSession`).
+ * `changing`: the request will store the session if it is fresh (`POST items`): a minted token's first store is
+ * admitted by the new-session limit in the read's round trip, counted only when the session is not stored
+ * (decision 183); `admitSession` then answers what it said.
  */
 export async function openSession(
   deps: CheckoutDeps,
   token: string | undefined,
   detectCountry?: string | null | (() => string | null),
   address?: string,
+  changing = false,
 ): Promise<SessionHandle> {
   const from = address === undefined ? {} : { address };
   const fresh = (country: string | null | undefined, minted?: string): SessionHandle => {
@@ -75,9 +81,15 @@ export async function openSession(
     return { token: minted ?? deps.sessions.newToken(session.country), session, isNew: minted === undefined, stored: false, ...from };
   };
   if (token && TOKEN_FORMAT.test(token)) {
-    const { session, selectionVersion } = deps.sessions.getWithVersion
-      ? await deps.sessions.getWithVersion(token)
-      : { session: await deps.sessions.get(token), selectionVersion: null };
+    const limit = changing && address !== undefined && deps.newSessions?.admitUnlessStored ? deps.newSessions : undefined;
+    const admitting = limit ? (deps.sessions.minted?.(token) ?? null) : null;
+    // Both asked in this turn: the store sends them in one round trip (decision 183).
+    const [{ session, selectionVersion }, admission] = await Promise.all([
+      deps.sessions.getWithVersion
+        ? deps.sessions.getWithVersion(token)
+        : deps.sessions.get(token).then((s) => ({ session: s, selectionVersion: null })),
+      admitting && address !== undefined ? limit?.admitUnlessStored?.(address, token) : null,
+    ]);
     const versionRead =
       session?.selectionId && selectionVersion !== null
         ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } }
@@ -97,8 +109,13 @@ export async function openSession(
       await deps.sessions.delete(token);
     } else {
       // Minted for an answer that stored nothing: the fresh session it was, in the country it started in.
-      const minted = deps.sessions.minted?.(token);
-      if (minted) return fresh(minted.country, token);
+      const minted = limit ? admitting : deps.sessions.minted?.(token);
+      if (minted) {
+        const handle = fresh(minted.country, token);
+        if (admission === 0) handle.admitted = true;
+        else if (admission) handle.refusedFor = admission;
+        return handle;
+      }
     }
   }
   return fresh(typeof detectCountry === 'function' ? detectCountry() : detectCountry);
@@ -111,6 +128,7 @@ export async function openSession(
  */
 export async function admitSession(deps: CheckoutDeps, handle: SessionHandle): Promise<void> {
   if (handle.stored || handle.admitted || !deps.newSessions || handle.address === undefined) return;
+  if (handle.refusedFor !== undefined) throw new TooManySessionsError(handle.refusedFor);
   const wait = await deps.newSessions.admit(handle.address);
   if (wait > 0) throw new TooManySessionsError(wait);
   handle.admitted = true;

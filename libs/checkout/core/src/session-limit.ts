@@ -8,6 +8,11 @@ import { DomainError } from '@commerce/shared-errors';
 export interface NewSessionLimit {
   /** Counts a new session of the address: 0 when admitted, else the seconds until the address may store one again. */
   admit(address: string): Promise<number>;
+  /**
+   * `admit`, asked in the same round trip as the token's session read, counting only when the token has no stored
+   * session: null (nothing counted) when it has one (decision 183). Absent where the store cannot.
+   */
+  admitUnlessStored?(address: string, token: string): Promise<number | null>;
 }
 
 /** Over the limit: 429 with `errors` and `Retry-After` (the shared error middleware answers it); nothing is stored. */

@@ -109,3 +109,57 @@ describe('a login ended elsewhere (a password reset raised the epoch, or the cus
     expect(handle.session.customerId).toBeUndefined();
   });
 });
+
+describe('a minted token’s first store admitted with its read (decision 183)', () => {
+  const minted = 'aMintedTokenNotStored_0123456789';
+  /** A limit that counts, per address, the admissions asked for the tokens it was given (unless stored). */
+  function limited(max: number) {
+    const { d, sessions } = deps();
+    const asked: string[] = [];
+    let counted = 0;
+    const limit = {
+      admit: async (address: string) => (asked.push(`admit ${address}`), ++counted > max ? 30 : 0),
+      admitUnlessStored: async (address: string, token: string) => {
+        asked.push(`unless ${address} ${token}`);
+        if (sessions.has(token)) return null;
+        return ++counted > max ? 30 : 0;
+      },
+    };
+    const d2: CheckoutDeps = {
+      ...d,
+      sessions: { ...d.sessions, minted: (t) => (t === minted ? { country: 'SE' } : null) },
+      newSessions: limit,
+    };
+    return { d: d2, sessions, asked };
+  }
+
+  it('asks the limit with the read, and storing the session asks nothing more', async () => {
+    const { d, sessions, asked } = limited(5);
+    const handle = await openSession(d, minted, null, '1.2.3.4', true);
+    expect(handle).toMatchObject({ token: minted, stored: false, admitted: true, session: { country: 'SE' } });
+    await storeSession(d, handle);
+    expect(asked).toEqual([`unless 1.2.3.4 ${minted}`]);
+    expect(sessions.has(minted)).toBe(true);
+    // Stored: the next change's read counts nothing.
+    expect(await openSession(d, minted, null, '1.2.3.4', true)).toMatchObject({ stored: true });
+    expect(asked).toHaveLength(2);
+  });
+
+  it('over the limit, the store is refused (429) when it is made, with what the read was told', async () => {
+    const { d, sessions, asked } = limited(0);
+    const handle = await openSession(d, minted, null, '1.2.3.4', true);
+    expect(handle.admitted).toBeUndefined();
+    await expect(storeSession(d, handle)).rejects.toMatchObject({ code: 'CHECKOUT.TOO_MANY_SESSIONS', headers: { 'Retry-After': '30' } });
+    expect(sessions.size).toBe(0);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a request that changes nothing, or a token the store did not mint, is admitted at its store as before', async () => {
+    const { d, asked } = limited(5);
+    await openSession(d, minted, null, '1.2.3.4');
+    const other = await openSession(d, 'someOtherTokenOfOurs_0123456789', null, '1.2.3.4', true);
+    expect(asked).toEqual([]);
+    await storeSession(d, other);
+    expect(asked).toEqual(['admit 1.2.3.4']);
+  });
+});

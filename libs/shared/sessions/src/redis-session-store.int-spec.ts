@@ -143,3 +143,32 @@ describeWithEngines('redis session store: a fixed window counted in the turn (de
     }
   });
 });
+
+describeWithEngines('redis session store: a window counted unless the session is stored (decision 183)', ['redis'], ({ url }) => {
+  it('counts with the token’s read in one script when the token has no session, and nothing once it has one', async () => {
+    const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix: `${uniqueName('sessions_unless')}:` });
+    const window = `${uniqueName('window')}:1.2.3.4`;
+    const sent: string[] = [];
+    try {
+      const token = store.mintToken('SE');
+      observeRedis((command) => sent.push(command));
+      const [fresh, counted] = await Promise.all([store.get(token), store.windowCountUnlessStored!(window, 30, token)]);
+      expect(fresh).toBeNull();
+      expect(counted).toEqual({ count: 1, msLeft: expect.any(Number) });
+      // One script (its text the first time this connection runs it).
+      expect(sent).toEqual([expect.stringMatching(/^eval(sha)?$/)]);
+
+      await store.set(token, { country: 'SE' });
+      const [stored, notCounted] = await Promise.all([store.get(token), store.windowCountUnlessStored!(window, 30, token)]);
+      expect(stored).toEqual({ country: 'SE' });
+      expect(notCounted).toBeNull();
+      // The window still holds the one count: the stored session's request counted nothing.
+      expect((await store.windowCount!(window, 30)).count).toBe(2);
+      // Another fresh token of the same address counts on in the same window.
+      expect(await store.windowCountUnlessStored!(window, 30, store.mintToken())).toMatchObject({ count: 3 });
+    } finally {
+      observeRedis(undefined);
+      await store.close();
+    }
+  });
+});

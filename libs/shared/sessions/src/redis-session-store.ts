@@ -68,7 +68,7 @@ type PendingOp = { key: string; reject(error: unknown): void } & (
   | { kind: 'read'; field: string; counterKeyPrefix: string; resolve(value: [string | null, string | null]): void }
   | { kind: 'write'; json: string; resolve(): void }
   | { kind: 'raise'; resolve(value: number): void }
-  | { kind: 'window'; windowSeconds: number; resolve(value: WindowCount): void }
+  | { kind: 'window'; windowSeconds: number; unlessKey: string; resolve(value: WindowCount | null): void }
 );
 
 /** What each kind of command is called in the error of a command Redis refused. */
@@ -94,7 +94,8 @@ const OP_NAMES: Record<PendingOp['kind'], string> = {
  *   one): its new value. A key named twice is raised twice.
  * - `l` counts one in a fixed window of its seconds (`windowCount`), as rate-limiter-flexible's `RateLimiterRedis`
  *   consumes a point (the same key and script, so replicas of either kind count together): the count and the
- *   window's milliseconds left.
+ *   window's milliseconds left. With a session's key (its second argument, `windowCountUnlessStored`), only when
+ *   that session is not stored (else nothing is counted and its places are false); not among KEYS either.
  * Every Redis command runs with `redis.pcall` (decision 177): when Redis refuses one (WRONGTYPE, OOM, READONLY), its
  * key's command stops there and its two places are Redis's error (an error reply inside the answer) and the refused
  * command's name; the other keys' commands still run and answer. With `redis.call` the refusal ended the script: the
@@ -128,6 +129,8 @@ local function run(i, key)
     first = 1
   elseif kind == 'l' then
     local window = ARGV[2 + 3 * i]
+    local unless = ARGV[3 + 3 * i]
+    if unless ~= '' and call('EXISTS', unless) == 1 then return false, false end
     call('SET', key, 0, 'EX', window, 'NX')
     first = call('INCRBY', key, 1)
     second = call('PTTL', key)
@@ -235,7 +238,7 @@ export class RedisSessionStore implements SessionStore {
     for (const op of ops) {
       if (op.kind === 'read') args.push('r', op.field, op.counterKeyPrefix);
       else if (op.kind === 'write') args.push('w', op.json, '');
-      else if (op.kind === 'window') args.push('l', op.windowSeconds, '');
+      else if (op.kind === 'window') args.push('l', op.windowSeconds, op.unlessKey);
       else args.push('i', '', '');
     }
     this.call(() => redis.sessionTurn(ops.length, ...args)).then(
@@ -246,7 +249,7 @@ export class RedisSessionStore implements SessionStore {
           if (first instanceof Error) op.reject(this.refused(op, String(answers[2 * i + 1]), first));
           else if (op.kind === 'read') op.resolve([first === null ? null : String(first), (answers[2 * i + 1] as string | null) ?? null]);
           else if (op.kind === 'write') op.resolve();
-          else if (op.kind === 'window') op.resolve({ count: Number(first), msLeft: Number(answers[2 * i + 1]) });
+          else if (op.kind === 'window') op.resolve(first === null ? null : { count: Number(first), msLeft: Number(answers[2 * i + 1]) });
           else op.resolve(Number(first));
         }),
       (error: unknown) => ops.forEach((op) => op.reject(error)),
@@ -292,9 +295,20 @@ export class RedisSessionStore implements SessionStore {
     return new Promise<number>((resolve, reject) => this.queue({ kind: 'raise', key: this.counterKey(name), resolve, reject }));
   }
 
-  windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
+  async windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
     // With the turn's reads, writes and raises (decision 182): a new visitor's admission rides with them.
-    return new Promise<WindowCount>((resolve, reject) => this.queue({ kind: 'window', key, windowSeconds, resolve, reject }));
+    return (await this.windowOp(key, windowSeconds, ''))!;
+  }
+
+  windowCountUnlessStored(key: string, windowSeconds: number, token: string): Promise<WindowCount | null> {
+    // Asked beside the token's read (decision 183): a fresh visitor's first change is admitted in its read's turn.
+    return this.windowOp(key, windowSeconds, this.prefix + token);
+  }
+
+  private windowOp(key: string, windowSeconds: number, unlessKey: string): Promise<WindowCount | null> {
+    return new Promise<WindowCount | null>((resolve, reject) =>
+      this.queue({ kind: 'window', key, windowSeconds, unlessKey, resolve, reject }),
+    );
   }
 
   /** Counters beside the sessions (and the tokens' key, `#token-key`): a token (base64url) never contains `#`, so none meets one. */

@@ -47,6 +47,11 @@ export interface SessionStore {
    * goes with the turn's other commands (decision 182); limits elsewhere count on rate-limiter-flexible.
    */
   windowCount?(key: string, windowSeconds: number): Promise<WindowCount>;
+  /**
+   * `windowCount`, only when the token has no stored session (null, nothing counted, when it has): asked in the same
+   * turn as the token's read, a fresh visitor's first change is admitted with it (decision 183). Redis only.
+   */
+  windowCountUnlessStored?(key: string, windowSeconds: number, token: string): Promise<WindowCount | null>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
