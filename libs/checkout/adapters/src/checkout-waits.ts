@@ -71,7 +71,7 @@ export function timedStages<D extends Pick<CheckoutDeps, 'sessions' | 'cart' | '
           newSessions: {
             ...newSessions,
             admit: timed('session_limit', newSessions.admit.bind(newSessions)),
-            // Asked with the session's read (decision 183): its time is the read's turn.
+            // Asked with the session's read (decision 187): its time is the read's turn.
             ...(newSessions.admitUnlessStored
               ? { admitUnlessStored: timed('session_limit', newSessions.admitUnlessStored.bind(newSessions)) }
               : {}),

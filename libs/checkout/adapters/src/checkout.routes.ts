@@ -42,7 +42,7 @@ export async function sessionOf(deps: CheckoutHttpDeps, ctx: Koa.Context): Promi
 
 /**
  * The session a request's token names (a fresh one for none, an unknown or an expired one); `changing`: the request
- * stores a fresh session (`openSession`: its first store admitted with the read, decision 183).
+ * stores a fresh session (`openSession`: its first store admitted with the read, decision 187).
  */
 export function openRequestSession(deps: CheckoutHttpDeps, req: IncomingMessage, changing = false): Promise<SessionHandle> {
   const header = headerText(req, TOKEN_HEADER).trim();
@@ -144,7 +144,7 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
       // The session with its selection's version (decision 57's one round trip): a change's answer is kept
       // as the rendering of the version it raised when that is one more than this (decision 72; amends 70).
       open: (req) => openRequestSession(deps, req),
-      // `POST items/{item}` stores a fresh visitor's session: admitted with its read (decision 183).
+      // `POST items/{item}` stores a fresh visitor's session: admitted with its read (decision 187).
       openChanging: (req) => openRequestSession(deps, req, true),
       errorBody: errorToken,
       headers: (handle) => ({ 'API-Token': handle.token }),

@@ -44,7 +44,7 @@ export function createSessionLimit(
           return 0;
         }
       },
-      // With the token's read, when the token has no session yet (decision 183).
+      // With the token's read, when the token has no session yet (decision 187).
       ...(unlessStored
         ? {
             async admitUnlessStored(address: string, token: string) {

@@ -66,7 +66,7 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
  * (`detectCountry`: asked only for a fresh session) and is stored at its first change (`storeSession`).
  * `changing`: the request will store the session if it is fresh (`POST items`): a minted token's first store is
  * admitted by the new-session limit in the read's round trip, counted only when the session is not stored
- * (decision 183); `admitSession` then answers what it said.
+ * (decision 187); `admitSession` then answers what it said.
  */
 export async function openSession(
   deps: CheckoutDeps,
@@ -83,7 +83,7 @@ export async function openSession(
   if (token && TOKEN_FORMAT.test(token)) {
     const limit = changing && address !== undefined && deps.newSessions?.admitUnlessStored ? deps.newSessions : undefined;
     const admitting = limit ? (deps.sessions.minted?.(token) ?? null) : null;
-    // Both asked in this turn: the store sends them in one round trip (decision 183).
+    // Both asked in this turn: the store sends them in one round trip (decision 187).
     const [{ session, selectionVersion }, admission] = await Promise.all([
       deps.sessions.getWithVersion
         ? deps.sessions.getWithVersion(token)

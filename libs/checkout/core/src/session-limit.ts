@@ -10,7 +10,7 @@ export interface NewSessionLimit {
   admit(address: string): Promise<number>;
   /**
    * `admit`, asked in the same round trip as the token's session read, counting only when the token has no stored
-   * session: null (nothing counted) when it has one (decision 183). Absent where the store cannot.
+   * session: null (nothing counted) when it has one (decision 187). Absent where the store cannot.
    */
   admitUnlessStored?(address: string, token: string): Promise<number | null>;
 }

@@ -110,7 +110,7 @@ describe('a login ended elsewhere (a password reset raised the epoch, or the cus
   });
 });
 
-describe('a minted token’s first store admitted with its read (decision 183)', () => {
+describe('a minted token’s first store admitted with its read (decision 187)', () => {
   const minted = 'aMintedTokenNotStored_0123456789';
   /** A limit that counts, per address, the admissions asked for the tokens it was given (unless stored). */
   function limited(max: number) {

@@ -144,7 +144,7 @@ describeWithEngines('redis session store: a fixed window counted in the turn (de
   });
 });
 
-describeWithEngines('redis session store: a window counted unless the session is stored (decision 183)', ['redis'], ({ url }) => {
+describeWithEngines('redis session store: a window counted unless the session is stored (decision 187)', ['redis'], ({ url }) => {
   it('counts with the token’s read in one script when the token has no session, and nothing once it has one', async () => {
     const store = await createSessionStore(url('redis'), { ttlSeconds: 60, keyPrefix: `${uniqueName('sessions_unless')}:` });
     const window = `${uniqueName('window')}:1.2.3.4`;

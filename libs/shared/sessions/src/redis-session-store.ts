@@ -295,13 +295,14 @@ export class RedisSessionStore implements SessionStore {
     return new Promise<number>((resolve, reject) => this.queue({ kind: 'raise', key: this.counterKey(name), resolve, reject }));
   }
 
-  async windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
-    // With the turn's reads, writes and raises (decision 182): a new visitor's admission rides with them.
-    return (await this.windowOp(key, windowSeconds, ''))!;
+  windowCount(key: string, windowSeconds: number): Promise<WindowCount> {
+    // With the turn's reads, writes and raises (decision 182): a new visitor's admission rides with them. Without a
+    // session's key the script always counts: never null.
+    return this.windowOp(key, windowSeconds, '') as Promise<WindowCount>;
   }
 
   windowCountUnlessStored(key: string, windowSeconds: number, token: string): Promise<WindowCount | null> {
-    // Asked beside the token's read (decision 183): a fresh visitor's first change is admitted in its read's turn.
+    // Asked beside the token's read (decision 187): a fresh visitor's first change is admitted in its read's turn.
     return this.windowOp(key, windowSeconds, this.prefix + token);
   }
 

@@ -49,7 +49,7 @@ export interface SessionStore {
   windowCount?(key: string, windowSeconds: number): Promise<WindowCount>;
   /**
    * `windowCount`, only when the token has no stored session (null, nothing counted, when it has): asked in the same
-   * turn as the token's read, a fresh visitor's first change is admitted with it (decision 183). Redis only.
+   * turn as the token's read, a fresh visitor's first change is admitted with it (decision 187). Redis only.
    */
   windowCountUnlessStored?(key: string, windowSeconds: number, token: string): Promise<WindowCount | null>;
   /** Resolves when the store answers; for readiness checks. */
