@@ -343,6 +343,57 @@ export function paymentContract(name: string, db: () => Promise<Db>) {
       expect(malformed.status).toBe(400);
     });
 
+    it('the test page’s Approve and Decline on the lean route answer as the app’s route does (issue 28)', async () => {
+      const lean = paymentBrowser(settings.publicUrl, () => leanServer.url);
+      /** A button of a new attempt's page, through `browser`: what the visitor is answered, the attempt's ids put back. */
+      const click = async (browser: typeof lean, decision: string, headers: Record<string, string> = {}) => {
+        const started = await payment.client.startAttempt(command());
+        const url = (started.action as { url: string }).url;
+        const back = await browser.browse(`${url}/decision`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams({ decision }).toString(),
+        });
+        const names = (text: string) =>
+          text.replaceAll(started.attempt.attemptId, '<attempt>').replaceAll(started.attempt.providerReference, '<reference>');
+        return {
+          status: back.status,
+          type: back.headers.get('content-type'),
+          location: names(back.headers.get('location') ?? '').replace(/merchantSig=[^&]+/, 'merchantSig=<sig>'),
+          body: names(await back.text()).replace(/merchantSig=[^&]+/g, 'merchantSig=<sig>'),
+          headers: [...back.headers.keys()].filter((h) => h !== 'date').sort(),
+          status_: (await payment.client.getAttempt(started.attempt.attemptId))?.status,
+        };
+      };
+      const before = leanAnswered;
+      for (const [decision, headers] of [
+        ['approve', {}],
+        ['decline', {}],
+        ['approve', { accept: 'text/plain' }],
+      ] as const) {
+        const answered = await click(lean, decision, headers);
+        expect(answered).toEqual(
+          await click(
+            paymentBrowser(settings.publicUrl, () => base),
+            decision,
+            headers,
+          ),
+        );
+        expect(answered.status).toBe(303);
+      }
+      expect(leanAnswered).toBe(before + 3);
+      expect((await click(lean, 'approve')).status_).toBe('authorized');
+      // An unknown payment: the app's page, from the lean route too.
+      const unknown = await lean.postForm(`${settings.publicUrl}/payment/test/pay/TP-nope/decision`, { decision: 'approve' });
+      const app = await postForm(`${settings.publicUrl}/payment/test/pay/TP-nope/decision`, { decision: 'approve' });
+      expect({ status: unknown.status, type: unknown.headers.get('content-type'), body: await unknown.text() }).toEqual({
+        status: app.status,
+        type: app.headers.get('content-type'),
+        body: await app.text(),
+      });
+      expect(unknown.status).toBe(404);
+    });
+
     it('starting an attempt twice answers the same attempt; a newer attempt of the selection cancels the older', async () => {
       const first = command();
       const a = await payment.client.startAttempt(first);

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
+import type { LeanRoute } from '@commerce/shared-http';
 import type { PaymentUseCases, StoredAttempt } from '@commerce/payment-core';
 import { notificationOf, returnParams } from './providers/hosted-test.provider';
 import { embeddedCheckoutPage, type EmbeddedCompletion } from './providers/embedded-test.provider';
@@ -31,11 +32,20 @@ export interface PaymentPagesOptions {
   minorDigits: (currency: string) => number;
 }
 
+/** A page's answer, written on the request's Koa context (a page or a redirect). */
+type PageAnswer = (ctx: Koa.Context) => void;
+
+export interface PaymentPages {
+  router: Router;
+  /** The hosted page's Approve and Decline on a lean route before the app (decision 63; issue 28): one a checkout. */
+  leanRoutes: LeanRoute[];
+}
+
 /**
  * What the payment service serves to browsers and PSPs under `/payment/`: the built-in test providers'
  * payment page and embedded checkout, and the providers' notification webhook.
  */
-export function createPaymentPagesRouter(payment: PaymentUseCases, options: PaymentPagesOptions): Router {
+export function createPaymentPages(payment: PaymentUseCases, options: PaymentPagesOptions): PaymentPages {
   const router = new Router({ prefix: '/payment' });
   const { settings } = options;
   const amountOf = (a: StoredAttempt) =>
@@ -66,6 +76,23 @@ export function createPaymentPagesRouter(payment: PaymentUseCases, options: Paym
     );
   };
 
+  /**
+   * The hosted page's button (the form's `decision`, read after the attempt is found): the PSP's side notifies the
+   * shop's webhook, then sends the visitor back with signed parameters. The attempt just read goes with the
+   * notification, so it is not looked up again.
+   */
+  const decide = async (reference: string, form: () => Promise<Record<string, string>>): Promise<PageAnswer> => {
+    const attempt = await findIn(options.hosted, reference);
+    if (!attempt) return (ctx) => page(ctx, 404, 'Payment', '<p>No such payment.</p>');
+    const approved = (await form())['decision'] === 'approve';
+    if (attempt.status === 'started')
+      await payment.notify(attempt.provider, { headers: {}, body: notificationOf(settings, attempt, approved) }, attempt);
+    return (ctx) => {
+      ctx.status = 303;
+      ctx.redirect(withQuery(approved ? attempt.returnUrl : attempt.failedUrl, returnParams(settings, attempt, approved)));
+    };
+  };
+
   router.get('/test/pay/:reference', async (ctx) => {
     const attempt = await findIn(options.hosted, ctx.params['reference']!);
     if (!attempt) return page(ctx, 404, 'Payment', '<p>No such payment.</p>');
@@ -85,17 +112,7 @@ export function createPaymentPagesRouter(payment: PaymentUseCases, options: Paym
     hostedPage(ctx, stored);
   });
 
-  router.post('/test/pay/:reference/decision', async (ctx) => {
-    const attempt = await findIn(options.hosted, ctx.params['reference']!);
-    if (!attempt) return page(ctx, 404, 'Payment', '<p>No such payment.</p>');
-    const approved = (await readForm(ctx))['decision'] === 'approve';
-    // The PSP's side: it notifies the shop's webhook, then sends the visitor back with signed parameters. The attempt
-    // just read goes with the notification, so it is not looked up again.
-    if (attempt.status === 'started')
-      await payment.notify(attempt.provider, { headers: {}, body: notificationOf(settings, attempt, approved) }, attempt);
-    ctx.status = 303;
-    ctx.redirect(withQuery(approved ? attempt.returnUrl : attempt.failedUrl, returnParams(settings, attempt, approved)));
-  });
+  router.post('/test/pay/:reference/decision', async (ctx) => (await decide(ctx.params['reference']!, () => readForm(ctx)))(ctx));
 
   router.get('/test-embedded/:reference', async (ctx) => {
     const attempt = await findIn(options.embedded, ctx.params['reference']!);
@@ -151,5 +168,17 @@ export function createPaymentPagesRouter(payment: PaymentUseCases, options: Paym
       ctx.body = { errors: err.fields };
     }
   });
-  return router;
+  const leanRoutes: LeanRoute[] = [
+    {
+      method: 'POST',
+      route: '/payment/test/pay/:reference/decision',
+      path: /^\/payment\/test\/pay\/([^/]+)\/decision$/,
+      form: true,
+      handle: (params, body) => decide(params[0]!, () => Promise.resolve(body as Record<string, string>)),
+      respond: (answer, ctx) => (answer as PageAnswer)(ctx),
+      // Errors as the app's error middleware answers them (`{errors}`), as the router's route does.
+      passes: () => true,
+    },
+  ];
+  return { router, leanRoutes };
 }

@@ -9,7 +9,7 @@ import { paymentUseCases, type PaymentUseCases, type SweepOutcome } from '@comme
 import { paymentMigrations } from './payment.migrations';
 import { createAttemptRepository } from './attempt.knex-repository';
 import { createPaymentInternalRouter, createPaymentLeanRoutes } from './payment.internal-routes';
-import { createPaymentPagesRouter } from './payment.pages';
+import { createPaymentPages } from './payment.pages';
 import { paymentProviders } from './payment-providers';
 import type { TestProviderSettings } from './providers/test-provider.settings';
 
@@ -35,7 +35,10 @@ export interface PaymentService {
   useCases: PaymentUseCases;
   /** `/internal/payment`: the edge's questions. */
   router: Router;
-  /** A checkout's start and result on lean routes before the app (decision 63), served by the payment process. */
+  /**
+   * A checkout's start and result, and the test page's Approve, on lean routes before the app (decision 63), served by
+   * the payment process.
+   */
   leanRoutes: LeanRoute[];
   /** `/payment`: the test providers' pages and the providers' webhooks (public, through the ingress). */
   pages: Router;
@@ -99,17 +102,18 @@ export async function buildPaymentService(deps: PaymentServiceDeps): Promise<Pay
   };
   const notifying: PaymentUseCases = useCases;
   const names = (kinds: string[]) => [...providers.keys()].filter((p) => kinds.includes(p));
+  const pages = createPaymentPages(notifying, {
+    settings: deps.testProviders,
+    hosted: names(['test', 'test-form']),
+    embedded: names(['test-embedded']),
+    minorDigits,
+  });
   return {
     client,
     useCases: notifying,
     router: createPaymentInternalRouter(client),
-    leanRoutes: createPaymentLeanRoutes(client),
-    pages: createPaymentPagesRouter(notifying, {
-      settings: deps.testProviders,
-      hosted: names(['test', 'test-form']),
-      embedded: names(['test-embedded']),
-      minorDigits,
-    }),
+    leanRoutes: [...createPaymentLeanRoutes(client), ...pages.leanRoutes],
+    pages: pages.router,
     relay,
     sweep,
     async start() {

@@ -43,6 +43,16 @@ export interface LeanRoute<S = unknown> {
   headers?(opened: S): Record<string, string>;
   /** The answer's JSON text or bytes, or its bytes in parts written one after the other (JSON.stringify without). */
   json?(answer: unknown): string | Buffer | readonly Buffer[];
+  /**
+   * The body is a form as a browser posts it (`application/x-www-form-urlencoded`, its fields as an object of strings),
+   * not JSON: a page's button (the test provider's Approve, issue 28).
+   */
+  form?: boolean;
+  /**
+   * The answer written as the app's route writes it (a page, a redirect): on a Koa context made for the request
+   * (`app.createContext`, none of the app's middleware run), whose status, headers and string body are sent.
+   */
+  respond?(answer: unknown, ctx: Koa.Context): void;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -57,6 +67,7 @@ const acceptableId = /^[\w.:@/+=-]{1,128}$/;
 /** Larger bodies go to the app, whose own limit (`bodyLimit`, 1 MB by default) applies. */
 const LEAN_BODY_LIMIT = 64 * 1024;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 /** co-body's strict JSON: an object or an array. */
 const STRICT_JSON = /^[ \t\n\r]*[[{]/;
 
@@ -126,7 +137,10 @@ export function withLeanRoutes(
       !params ||
       !(
         (noBody && route.bodyless) ||
-        (JSON_TYPE.test(req.headers['content-type'] ?? '') && Number.isInteger(length) && length > 0 && length <= LEAN_BODY_LIMIT)
+        ((route.form ? FORM_TYPE : JSON_TYPE).test(req.headers['content-type'] ?? '') &&
+          Number.isInteger(length) &&
+          length > 0 &&
+          length <= LEAN_BODY_LIMIT)
       )
     )
       return koa(req, res);
@@ -144,6 +158,7 @@ export function withLeanRoutes(
       body: unknown,
       headers: Record<string, string> = {},
       json: string | Buffer | readonly Buffer[] = JSON.stringify(body),
+      write?: (ctx: Koa.Context) => void,
     ) => {
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
@@ -156,17 +171,25 @@ export function withLeanRoutes(
         if (allowed) for (const name in allowed) res.setHeader(name, allowed[name]!);
       }
       if (isOpen && route.headers) for (const [name, value] of Object.entries(route.headers(opened))) res.setHeader(name, value);
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      const whole = typeof json === 'string' || Buffer.isBuffer(json);
-      res.setHeader('Content-Length', whole ? Buffer.byteLength(json) : byteLengthOf(json));
       // During a graceful shutdown, a kept-alive socket must not outlive its last response.
       if (isShuttingDown(app)) res.setHeader('Connection', 'close');
-      if (whole) res.end(json);
-      else {
-        // Node corks the socket at a response's first write until the next tick: the head and the parts go
-        // out in one writev, as one buffer would.
-        for (let i = 0; i < json.length - 1; i++) res.write(json[i]);
-        res.end(json[json.length - 1]);
+      if (write) {
+        // The route's own answer: written on the app's context as its route writes it (status, headers, a string body).
+        const ctx = app.createContext(req, res);
+        ctx.status = status;
+        write(ctx);
+        res.end(ctx.body as string);
+      } else {
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        const whole = typeof json === 'string' || Buffer.isBuffer(json);
+        res.setHeader('Content-Length', whole ? Buffer.byteLength(json) : byteLengthOf(json));
+        if (whole) res.end(json);
+        else {
+          // Node corks the socket at a response's first write until the next tick: the head and the parts go
+          // out in one writev, as one buffer would.
+          for (let i = 0; i < json.length - 1; i++) res.write(json[i]);
+          res.end(json[json.length - 1]);
+        }
       }
       const ms = performance.now() - started;
       observe?.(route.method, route.route, status, ms / 1000);
@@ -227,7 +250,8 @@ export function withLeanRoutes(
         if (!noBody)
           try {
             if (size !== length) throw new MalformedBody();
-            body = parseBody(Buffer.concat(chunks, size).toString('utf8'));
+            const text = Buffer.concat(chunks, size).toString('utf8');
+            body = route.form ? Object.fromEntries(new URLSearchParams(text)) : parseBody(text);
           } catch (err) {
             logger.debug({ status: 400 }, 'request rejected');
             return send(400, { ...errorBody(), errors: { body: err instanceof NotAnObject ? NOT_A_JSON_OBJECT : 'malformed JSON' } });
@@ -238,7 +262,9 @@ export function withLeanRoutes(
         } catch (err) {
           return fail(err);
         }
-        send(route.status ?? 200, answer, {}, route.json ? route.json(answer) : JSON.stringify(answer));
+        const { respond } = route;
+        if (respond) send(route.status ?? 200, answer, {}, '', (ctx) => respond(answer, ctx));
+        else send(route.status ?? 200, answer, {}, route.json ? route.json(answer) : JSON.stringify(answer));
       });
     });
   };
