@@ -26,6 +26,8 @@ const add = (id: string, quantity = 1, extra: Partial<LineItemData> = {}): Selec
   return { lines: [{ op: 'addItem', item: { ...data, ...extra }, quantity }] };
 };
 const unknownSelection = '00000000-0000-4000-8000-000000000000';
+/** One batch call in flight at a time: what a burst sends is then one alone and the rest together. */
+const oneInFlight = { callsInFlight: 1 };
 
 /** Settled outcomes, comparable: the selection's lines, or the error's code, kind and fields. */
 const outcomes = (settled: PromiseSettledResult<Awaited<ReturnType<CartClient['changeSelection']>>>[]) =>
@@ -66,7 +68,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     engine = await createDbEngine('pglite://memory');
     cart = await buildCartService({ db: engine.forSchema(uniqueName('cartbatch')), currencyFormat: currencyFormats(store), logger });
     const url = await serve(cart.client, true);
-    batched = createCartHttpClient(url);
+    batched = createCartHttpClient(url, oneInFlight);
     alone = createCartHttpClient(url, { changeBatch: 1 });
     // A cart client without `changeSelections`: the route makes the batch's changes one by one.
     const { changeSelections: _many, ...oneByOne } = cart.client;
@@ -81,6 +83,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
         },
         true,
       ),
+      oneInFlight,
     );
   }, 60_000);
   afterAll(async () => {
@@ -217,11 +220,12 @@ describe('selection changes batched over HTTP (decision 78)', () => {
 
   it('makes the new selections of a batch on the Koa router as on the lean route, and each on its own route on a cart without the batch route', async () => {
     const made = { currency: 'SEK', country: 'SE', language: 'sv', change: add('16-1', 2) };
-    const koaOnly = createCartHttpClient(await serve(cart.client, false));
+    const koaOnly = createCartHttpClient(await serve(cart.client, false), oneInFlight);
     const oldApp = createHttpApp({ service: 'cart', logger, metrics: false });
     mountRouters(oldApp, [createCartInternalRouter(cart.client, logger)]);
     const oldCart = createCartHttpClient(
       await listen((req, res) => (req.url === CART_BATCH_PATH ? res.writeHead(404).end() : oldApp.callback()(req, res))),
+      oneInFlight,
     );
     for (const client of [koaOnly, oldCart]) {
       paths.length = 0;
@@ -285,7 +289,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
   });
 
   it('answers a batch the same on the Koa router as on the lean route (a batch over the lean route’s body limit goes there)', async () => {
-    const koaOnly = createCartHttpClient(await serve(cart.client, false));
+    const koaOnly = createCartHttpClient(await serve(cart.client, false), oneInFlight);
     const ids = await Promise.all([newSelection(), newSelection()]);
     const settled = outcomes(
       await Promise.allSettled([
@@ -310,6 +314,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     mountRouters(oldApp, [createCartInternalRouter(cart.client, logger)]);
     const oldCart = createCartHttpClient(
       await listen((req, res) => (req.url === CART_CHANGES_PATH ? res.writeHead(404).end() : oldApp.callback()(req, res))),
+      oneInFlight,
     );
     const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
     paths.length = 0;
@@ -327,6 +332,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
           res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":{"cart":"shutting down"}}');
         else setTimeout(() => res.writeHead(503).end(), 20);
       }),
+      oneInFlight,
     );
     const settled = await Promise.allSettled(ids.map((id) => failing.changeSelection(id, add('11-1'))));
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);

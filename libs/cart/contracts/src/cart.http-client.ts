@@ -37,6 +37,12 @@ export interface CartHttpClientOptions {
    * 64). While a batch is in flight the next queue and go together when it is answered; 1 sends each on its own.
    */
   changeBatch?: number;
+  /**
+   * Calls of batches in flight at once (decision 184; default 2): one made while fewer are goes at once, the next
+   * queue and go together as soon as one is answered. A selection's change never goes while a call in flight
+   * holds one of its changes, so they reach the cart in the order they were made.
+   */
+  callsInFlight?: number;
 }
 
 /** A batch's answer: the changes' outcomes, and the new selections' when it had any (decision 184). */
@@ -57,13 +63,15 @@ type Queued = Pending & ({ kind: 'change'; id: string; change: SelectionChange }
  * made while no batch is in flight goes at once (alone, on its own route); those made while one is in flight queue
  * and go together, in the order they were made, when it is answered. Each gets its own outcome.
  */
-function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number) {
+function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number, callsInFlight: number) {
   const single = (queued: Queued) =>
     queued.kind === 'create'
       ? call<SelectionDto>('POST', '/internal/cart/selections', queued.command)
       : call<SelectionDto>('POST', `/internal/cart/selections/${encodeURIComponent(queued.id)}/changes`, queued.change);
   const queue: Queued[] = [];
-  let inFlight = false;
+  let inFlight = 0;
+  /** The selections whose changes are in a call in flight: how many such calls. */
+  const busy = new Map<string, number>();
   /** Each alone, as its own request would send it (its request id on the call). */
   const alone = (queued: Queued) => inContext(queued.requestId, () => single(queued)).then(queued.resolve, queued.reject);
   const settle = (batch: Queued[], outcomes: BatchedOutcome[]) =>
@@ -105,17 +113,48 @@ function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number) 
     );
   };
   const send = (batch: Queued[]): Promise<unknown> => (batch.length === 1 ? alone(batch[0]!) : post(batch));
+  /**
+   * The next batch: the queue's new selections and changes in order, but none of a selection a call in flight
+   * changes, nor any after one held back: a selection's changes reach the cart in the order they were made.
+   */
+  const take = (): Queued[] => {
+    const batch: Queued[] = [];
+    const held = new Set<string>();
+    for (let i = 0; i < queue.length && batch.length < max;) {
+      const queued = queue[i]!;
+      if (queued.kind === 'change' && (busy.has(queued.id) || held.has(queued.id))) {
+        held.add(queued.id);
+        i++;
+      } else batch.push(...queue.splice(i, 1));
+    }
+    return batch;
+  };
+  const hold = (ids: string[], by: number) =>
+    ids.forEach((id) => {
+      const n = (busy.get(id) ?? 0) + by;
+      if (n > 0) busy.set(id, n);
+      else busy.delete(id);
+    });
   const flush = (): void => {
-    const batch = queue.splice(0, max);
-    inFlight = batch.length > 0;
-    if (inFlight) void send(batch).finally(flush);
+    while (inFlight < callsInFlight && queue.length > 0) {
+      const batch = take();
+      if (batch.length === 0) return;
+      const ids = batch.flatMap((q) => (q.kind === 'change' ? [q.id] : []));
+      inFlight++;
+      hold(ids, 1);
+      void send(batch).finally(() => {
+        inFlight--;
+        hold(ids, -1);
+        flush();
+      });
+    }
   };
   const enqueue =
     max <= 1
       ? (queued: Queued) => void alone(queued)
       : (queued: Queued) => {
           queue.push(queued);
-          if (!inFlight) flush();
+          flush();
         };
   const queued = (what: { kind: 'change'; id: string; change: SelectionChange } | { kind: 'create'; command: NewSelectionCommand }) =>
     new Promise<SelectionDto | null>((resolve, reject) => enqueue({ ...what, requestId: currentRequestId(), resolve, reject }));
@@ -134,7 +173,7 @@ export function createCartHttpClient(baseUrl: string, options: CartHttpClientOpt
     if (!selection) throw new DomainError('CART.SELECTION_NOT_FOUND', 'not_found', { selection: 'not found' });
     return selection;
   };
-  const batcher = cartBatcher(call, answer, options.changeBatch ?? 64);
+  const batcher = cartBatcher(call, answer, options.changeBatch ?? 64, Math.max(1, options.callsInFlight ?? 2));
   return {
     createSelection: async (command: NewSelectionCommand) => (await batcher.create(command))!,
     getSelection: (id) => call<SelectionDto>('GET', `/internal/cart/selections/${encodeURIComponent(id)}`),
