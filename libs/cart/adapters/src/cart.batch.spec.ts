@@ -47,6 +47,8 @@ describe('selection changes batched over HTTP (decision 78)', () => {
   let batched: CartClient;
   let alone: CartClient;
   let noting: CartClient;
+  /** As the edge makes it: two calls in flight at once (decision 184). */
+  let two: CartClient;
 
   const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const server = createServer((req, res) => {
@@ -70,6 +72,7 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     const url = await serve(cart.client, true);
     batched = createCartHttpClient(url, oneInFlight);
     alone = createCartHttpClient(url, { changeBatch: 1 });
+    two = createCartHttpClient(url);
     // A cart client without `changeSelections`: the route makes the batch's changes one by one.
     const { changeSelections: _many, ...oneByOne } = cart.client;
     noting = createCartHttpClient(
@@ -263,7 +266,11 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(await post(lean, refused)).toMatchObject({ status: 400, body: { code: 'CART.QUANTITY_RULE' } });
   });
 
-  it("applies one selection's changes in the order they were made and loses none", async () => {
+  it.each([
+    ['one call', () => batched],
+    ['two calls', () => two],
+  ])("applies one selection's changes in the order they were made and loses none, %s in flight", async (_, client) => {
+    const batched = client();
     const id = await newSelection();
     const line = (await batched.changeSelection(id, add('5-1'))).items[0]!.line;
     const settled = await Promise.all([
@@ -278,6 +285,38 @@ describe('selection changes batched over HTTP (decision 78)', () => {
       ['5-1', 7],
       ['6-1', 20],
     ]);
+  });
+
+  it("sends a second call at once while one is in flight, never two holding one selection's changes (decision 184)", async () => {
+    const [a, b] = [await newSelection(), await newSelection()];
+    const line = (await cart.client.changeSelection(a, add('17-1'))).items[0]!.line;
+    // The cart as its process serves it, a's first change answered late: a's next changes must wait for it.
+    const app = createHttpApp({ service: 'cart', logger, metrics: false });
+    mountRouters(app, [createCartInternalRouter(cart.client, logger)]);
+    const handler = withLeanRoutes(app, createCartLeanRoutes(cart.client, logger), logger, app.callback());
+    let slow = `/internal/cart/selections/${a}/changes`;
+    const late = createCartHttpClient(
+      await listen((req, res) => {
+        if (req.url !== slow) return void handler(req, res);
+        slow = '';
+        setTimeout(() => void handler(req, res), 150);
+      }),
+    );
+    paths.length = 0;
+    const settled = await Promise.all([
+      late.changeSelection(a, { lines: [{ op: 'setLine', line, quantity: 10 }] }), // at once
+      late.changeSelection(b, add('17-2')), // at once: a second call
+      late.changeSelection(a, { lines: [{ op: 'addLine', line, quantity: 2 }] }), // waits: two in flight
+      late.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', change: add('17-3') }),
+      late.changeSelection(a, { lines: [{ op: 'setLine', line, quantity: 4 }] }),
+      late.changeSelection(b, add('17-2')),
+    ]);
+    expect(paths.slice(0, 2).sort()).toEqual([`/internal/cart/selections/${a}/changes`, `/internal/cart/selections/${b}/changes`].sort());
+    expect(paths.length).toBeLessThan(6);
+    expect([settled[0], settled[2], settled[4]].map((s) => s.items[0]!.quantity)).toEqual([10, 12, 4]);
+    expect([settled[1], settled[5]].map((s) => s.items[0]!.quantity)).toEqual([1, 2]);
+    expect(settled[3].items.map((i) => i.item)).toEqual(['17-3']);
+    expect((await cart.client.getSelection(a))!.items[0]!.quantity).toBe(4);
   });
 
   it("makes a batch's changes one by one, each under its own request's id, for a cart client without changeSelections", async () => {
