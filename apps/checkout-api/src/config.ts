@@ -15,7 +15,7 @@ export const ConfigSchema = z.object({
   CATALOG_URL: env.url.describe("The catalog service's internal address (products, search, stock holds)."),
   CART_URL: env.url.describe("The cart service's internal address (selections)."),
   CART_CHANGE_BATCH: boundedInt(1, 1000, 64).describe(
-    'At most this many selection changes and new selections in one call to the cart: while a call is in flight the next queue and go together when it is answered, each with its own outcome (no timer: one made while nothing is in flight goes at once); 1 sends each in its own call (decisions 78, 184).',
+    'At most this many selection changes and new selections in one call to the cart: while two calls are in flight the next queue and go together when one is answered, each with its own outcome (no timer: one made while fewer are in flight goes at once); 1 sends each in its own call (decisions 78, 184).',
   ),
   ACCOUNT_URL: env.url.describe("The account service's internal address (customers, logins, password resets)."),
   ORDER_URL: env.url.describe("The order service's internal address (orders placed and read)."),
