@@ -46,7 +46,7 @@ interface CommitNamed {
 
 /** How many times a hold refused on a row a concurrent change had just freed is tried again before it answers. */
 const HOLD_TRIES = 3;
-/** How many times a commit is read and written without a lock while its items move under it, before the locking path. */
+/** How many times a commit is written without a lock while its items move under it, before the locking path. */
 const COMMIT_TRIES = 2;
 
 /**
@@ -360,7 +360,14 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
       update ${q('stock_holds')} set state = 'committed', updated_at = :at
       where attempt_id = :attemptId and state <> 'committed' ${guarded ? 'and (select ok from ok)' : ''} returning item_id),
     input as (select * from (${outboxInputSql}) x ${guarded ? 'where (select ok from ok)' : ''})
-    ${outboxInsertSql('input', ':outbox:')}${guarded ? ' returning id' : ''}`;
+    ${
+      guarded
+        ? `, written as (${outboxInsertSql('input', ':outbox:')} returning id)
+    select (select count(*) from written)::int as written,
+      (select coalesce(json_agg(json_build_object('id', l.id, 'stock', l.stock, 'held', l.held)), '[]') from locked l) as items,
+      (select coalesce(json_agg(o), '[]') from own o) as holds`
+        : outboxInsertSql('input', ':outbox:')
+    }`;
 
   /**
    * The write's bindings: each hold's units off its item's stock, its quantity off the counter while `held`; the
@@ -401,37 +408,56 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
    * A commit without a transaction: its read (no lock), then the guarded write. Answers `locking` when the locking
    * path must decide (a hold lost, an item with other attempts' expired holds to reclaim, the stock short), `moved`
    * when the write found an item's stock or a hold no longer as read, or the stock no longer covering the hold (a
-   * concurrent commit, release or ERP change): nothing written then.
+   * concurrent commit, release or ERP change), `COMMIT_TRIES` times: nothing written then. A write that wrote
+   * nothing answers the items and holds as it locked them, and the next write goes by them without reading again
+   * (the names, divisors and hold quantities of an attempt never change once it holds).
    */
   const commitAtOnce = async (attemptId: string, at: Date): Promise<CommitStockResult | 'locking' | 'moved'> => {
-    const { named, items, all } = await commitRead(db.knex, attemptId, at, false);
+    const read = await commitRead(db.knex, attemptId, at, false);
+    const { named } = read;
+    let { items, all } = read;
     if (named.length === 0) return { committed: 0 };
-    // Committed and lost are final: a commit of committed holds does nothing; a lost one answers with the locks.
-    if (all.some((h) => h.state === 'lost')) return 'locking';
-    const holds = all.filter((h) => h.state !== 'committed');
-    if (holds.length === 0) return { committed: 0 };
-    if ([...items.values()].some((i) => i.expired) || commitShort(items, holds).length > 0) return 'locking';
-    const holdOf = new Map(holds.map((h) => [h.item_id, h]));
-    const expected = [...items.values()].map((i) => {
-      const hold = holdOf.get(i.id);
-      return {
-        id: i.id,
-        stock: i.stock,
-        divisor: i.divisor,
-        need: hold && !i.unlimited ? hold.quantity : 0,
-        own: hold?.state === 'held' ? hold.quantity : 0,
-      };
-    });
-    const written = (
-      await db.knex.raw(commitWriteSql(true), {
-        ...commitWriteBindings(attemptId, at, named, items, holds),
-        expected: JSON.stringify(expected),
-        states: JSON.stringify(all.map((h) => ({ item_id: h.item_id, state: h.state }))),
-      })
-    ).rows as unknown[];
-    if (written.length === 0) return 'moved';
-    outboxWritten(db);
-    return { committed: holds.length };
+    if ([...items.values()].some((i) => i.expired)) return 'locking';
+    for (let tries = 1; ; tries++) {
+      // Committed and lost are final: a commit of committed holds does nothing; a lost one answers with the locks.
+      if (all.some((h) => h.state === 'lost')) return 'locking';
+      const holds = all.filter((h) => h.state !== 'committed');
+      if (holds.length === 0) return { committed: 0 };
+      if (commitShort(items, holds).length > 0) return 'locking';
+      const holdOf = new Map(holds.map((h) => [h.item_id, h]));
+      const expected = [...items.values()].map((i) => {
+        const hold = holdOf.get(i.id);
+        return {
+          id: i.id,
+          stock: i.stock,
+          divisor: i.divisor,
+          need: hold && !i.unlimited ? hold.quantity : 0,
+          own: hold?.state === 'held' ? hold.quantity : 0,
+        };
+      });
+      const row = (
+        await db.knex.raw(commitWriteSql(true), {
+          ...commitWriteBindings(attemptId, at, named, items, holds),
+          expected: JSON.stringify(expected),
+          states: JSON.stringify(all.map((h) => ({ item_id: h.item_id, state: h.state }))),
+        })
+      ).rows[0] as { written: number; items: unknown; holds: unknown };
+      if (Number(row.written) > 0) {
+        outboxWritten(db);
+        return { committed: holds.length };
+      }
+      if (tries >= COMMIT_TRIES) return 'moved';
+      // As the write found them under its locks: the next write's expected stock, counters and states.
+      const locked = new Map(json<Array<{ id: string; stock: number; held: number }>>(row.items).map((r) => [r.id, r]));
+      items = new Map(
+        [...items].map(([id, item]) => {
+          const now = locked.get(id);
+          return [id, now ? { ...item, stock: Number(now.stock), held: Number(now.held) } : item];
+        }),
+      );
+      const states = new Map(json<Array<{ item_id: string; state: string }>>(row.holds).map((h) => [h.item_id, h.state]));
+      all = all.map((h) => ({ ...h, state: states.get(h.item_id) ?? h.state }));
+    }
   };
 
   return {
@@ -471,12 +497,10 @@ export function createStockRepository(db: Db, options: { now?: () => Date; onCom
 
     async commitStock(attemptId): Promise<CommitStockResult> {
       const at = now();
-      // Without a lock first: read, then one statement that writes only if every item and hold is still as read
-      // (then the events made from the read are exact). Otherwise, or when something is to be reclaimed or lost,
-      // the locking path decides.
-      let fast = await retryContended(() => commitAtOnce(attemptId, at));
-      // Moved under it (another commit of the same items, mostly): read and written once more before the locks.
-      for (let tries = 1; fast === 'moved' && tries < COMMIT_TRIES; tries++) fast = await retryContended(() => commitAtOnce(attemptId, at));
+      // Without a lock first: read, then one statement that writes only if every item's stock and hold is still as
+      // read (then the events made from the read are exact) and covers the hold; a write that found them moved, once
+      // more with what it found. Otherwise, or when something is to be reclaimed or lost, the locking path decides.
+      const fast = await retryContended(() => commitAtOnce(attemptId, at));
       const result =
         typeof fast === 'object'
           ? fast
