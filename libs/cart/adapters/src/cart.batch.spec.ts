@@ -363,6 +363,35 @@ describe('selection changes batched over HTTP (decision 78)', () => {
     expect(paths.filter((p) => p.endsWith('/changes') && p !== CART_CHANGES_PATH)).toHaveLength(3);
   });
 
+  it('answers a batched change or new selection whose database did not answer in time the 503 its own request gets (decision 132)', async () => {
+    const timedOut = () => Promise.reject(new Error('Query read timeout'));
+    const stalled = createCartHttpClient(
+      await serve(
+        {
+          ...cart.client,
+          createSelection: timedOut,
+          changeSelection: timedOut,
+          createSelections: async (commands) => commands.map(() => ({ status: 'rejected', reason: new Error('Query read timeout') })),
+          changeSelections: async (changes) => changes.map(() => ({ status: 'rejected', reason: new Error('Query read timeout') })),
+        },
+        true,
+      ),
+      oneInFlight,
+    );
+    const id = await newSelection();
+    const settled = await Promise.allSettled([
+      stalled.changeSelection(id, add('18-1')), // alone
+      stalled.changeSelection(id, add('18-2')),
+      stalled.createSelection({ currency: 'SEK', country: 'SE', language: 'sv', change: add('18-3') }),
+    ]);
+    expect(paths.filter((p) => p === CART_BATCH_PATH)).toHaveLength(1);
+    expect(settled.map((s) => (s as PromiseRejectedResult).reason)).toMatchObject([
+      { kind: 'unavailable', fields: { server: 'temporarily unavailable' } },
+      { kind: 'unavailable', fields: { server: 'temporarily unavailable' } },
+      { kind: 'unavailable', fields: { server: 'temporarily unavailable' } },
+    ]);
+  });
+
   it('fails every change of a batch whose request fails, as each request would', async () => {
     const ids = await Promise.all([newSelection(), newSelection(), newSelection()]);
     const failing = createCartHttpClient(
