@@ -31,6 +31,31 @@ export function raceDeadline<T>(work: Promise<T>, deadline: number, what: string
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A request's deadline as one timer for all its stages (decision 188): `race(work)` answers as `raceDeadline(work,
+ * deadline, what)` does, its timer started at the first race and shared by the later ones; `clear()` once answered.
+ * A lean route races its session's opening and its handling: one timer a request, not two.
+ */
+export function requestDeadline(deadline: number, what: string): { race<T>(work: Promise<T>): Promise<T>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let late: Promise<never> | undefined;
+  return {
+    race<T>(work: Promise<T>): Promise<T> {
+      if (!late) {
+        const left = deadline - Date.now();
+        late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new DeadlineExceededError(what, Math.max(0, left))), Math.max(0, left) + BACKSTOP_MS);
+        });
+        // Raced by whichever stage is under way; one that ended (or a request gone) leaves nothing unhandled.
+        late.catch(() => undefined);
+      }
+      work.catch(() => undefined);
+      return Promise.race([work, late]);
+    },
+    clear: () => clearTimeout(timer),
+  };
+}
+
 /** Gives up a request (503 `temporarily unavailable`, `Retry-After`) when its deadline passes (decision 132). */
 export function deadlineMiddleware(): Koa.Middleware {
   return (ctx, next) => {

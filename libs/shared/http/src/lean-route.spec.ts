@@ -236,13 +236,14 @@ describe('lean routes that open their requests (decision 67)', () => {
 
 describe('a lean route’s deadline (decision 132)', () => {
   const BUDGET_MS = 150;
+  const OPEN_MS = 40;
   /** Opens in 40 ms; `stall` never answers, anything else answers at once. */
   const timed: LeanRoute<string> = {
     method: 'POST',
     route: '/timed/:id',
     path: /^\/timed\/([^/]+)$/,
     bodyless: true,
-    open: () => new Promise((resolve) => setTimeout(() => resolve('opened'), 40)),
+    open: () => new Promise((resolve) => setTimeout(() => resolve('opened'), OPEN_MS)),
     handle: ([id], _body, opened) => (id === 'stall' ? new Promise(() => undefined) : Promise.resolve({ id, opened })),
   };
   let server: RunningServer;
@@ -261,5 +262,23 @@ describe('a lean route’s deadline (decision 132)', () => {
     // The budget plus the 50 ms backstop, not the stall (which never ends); generous above for a loaded machine.
     expect(ms).toBeGreaterThanOrEqual(BUDGET_MS);
     expect(ms).toBeLessThan(BUDGET_MS + 2_000);
+  });
+
+  it('races its opening and its handling against one timer (decision 188)', async () => {
+    // The deadline's timers: what is left of the budget plus the 50 ms backstop (the open's own timer is not one).
+    const deadlineTimers: number[] = [];
+    const realSetTimeout = global.setTimeout as (fn: unknown, ms?: number, ...args: unknown[]) => NodeJS.Timeout;
+    const spy = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: unknown, ms?: number, ...args: unknown[]) => {
+      if (ms !== undefined && ms !== OPEN_MS && ms <= BUDGET_MS + 50) deadlineTimers.push(ms);
+      return realSetTimeout(fn, ms, ...args);
+    }) as typeof setTimeout);
+    try {
+      const res = await fetch(`${server.url}/timed/ok`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ id: 'ok', opened: 'opened' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(deadlineTimers).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { isDomainError, NOT_A_JSON_OBJECT, RETRY_AFTER_SECONDS, statusOfKind, type DomainError } from '@commerce/shared-errors';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, deadlineOf, newRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
-import { raceDeadline, unavailableAnswer } from './deadline';
+import { requestDeadline, unavailableAnswer } from './deadline';
 import { isShuttingDown } from './app-state';
 import { requestObserverOf } from './metrics.middleware';
 import type { CorsPolicy } from './cors';
@@ -150,7 +150,9 @@ export function withLeanRoutes(
     const requestId = typeof given === 'string' && acceptableId.test(given) ? given : newRequestId();
     const deadline = deadlineOf(req.headers[DEADLINE_HEADER], requestBudgetMs);
     const context = deadline === undefined ? { requestId } : { requestId, deadline };
-    const timely = <T>(work: Promise<T>): Promise<T> => (deadline === undefined ? work : raceDeadline(work, deadline, 'request'));
+    // One timer for the request's opening and handling (decision 188).
+    const limit = deadline === undefined ? undefined : requestDeadline(deadline, 'request');
+    const timely = <T>(work: Promise<T>): Promise<T> => (limit ? limit.race(work) : work);
     let opened: unknown;
     let isOpen = false;
     const send = (
@@ -160,6 +162,7 @@ export function withLeanRoutes(
       json: string | Buffer | readonly Buffer[] = JSON.stringify(body),
       write?: (ctx: Koa.Context) => void,
     ) => {
+      limit?.clear();
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
       // Every 503 says when to try again (decision 132).
@@ -226,7 +229,10 @@ export function withLeanRoutes(
       size += chunk.length;
       if (size <= LEAN_BODY_LIMIT) chunks.push(chunk);
     });
-    req.on('error', () => res.destroy());
+    req.on('error', () => {
+      limit?.clear();
+      res.destroy();
+    });
     // `open` runs while the body arrives, as the app's `beforeBody` runs before its body parser.
     const { open } = route;
     let opening: Promise<void> | undefined;
