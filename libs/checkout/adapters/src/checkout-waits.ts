@@ -32,7 +32,7 @@ const HELP =
  * `/metrics`. What a request spends between the stages is the edge's own work and its event loop's queue. Counted in
  * arrays of its own and served as a Prometheus histogram at each scrape (as `nodejs_eventloop_delay_seconds`): an
  * observation is a clock read and an increment, where prom-client's `observe` checks and hashes the labels at each of
- * a request's four or five (decision 188).
+ * a request's four or five (decision 190).
  */
 export function checkoutWaits(): {
   registry: Registry;

@@ -32,7 +32,7 @@ export function raceDeadline<T>(work: Promise<T>, deadline: number, what: string
 }
 
 /**
- * A request's deadline as one timer for all its stages (decision 188): `race(work)` answers as `raceDeadline(work,
+ * A request's deadline as one timer for all its stages (decision 190): `race(work)` answers as `raceDeadline(work,
  * deadline, what)` does, its timer started at the first race and shared by the later ones; `clear()` once answered.
  * A lean route races its session's opening and its handling: one timer a request, not two.
  */

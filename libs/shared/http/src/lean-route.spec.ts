@@ -264,7 +264,7 @@ describe('a lean route’s deadline (decision 132)', () => {
     expect(ms).toBeLessThan(BUDGET_MS + 2_000);
   });
 
-  it('races its opening and its handling against one timer (decision 188)', async () => {
+  it('races its opening and its handling against one timer (decision 190)', async () => {
     // The deadline's timers: what is left of the budget plus the 50 ms backstop (the open's own timer is not one).
     const deadlineTimers: number[] = [];
     const realSetTimeout = global.setTimeout as (fn: unknown, ms?: number, ...args: unknown[]) => NodeJS.Timeout;

@@ -150,7 +150,7 @@ export function withLeanRoutes(
     const requestId = typeof given === 'string' && acceptableId.test(given) ? given : newRequestId();
     const deadline = deadlineOf(req.headers[DEADLINE_HEADER], requestBudgetMs);
     const context = deadline === undefined ? { requestId } : { requestId, deadline };
-    // One timer for the request's opening and handling (decision 188).
+    // One timer for the request's opening and handling (decision 190).
     const limit = deadline === undefined ? undefined : requestDeadline(deadline, 'request');
     const timely = <T>(work: Promise<T>): Promise<T> => (limit ? limit.race(work) : work);
     let opened: unknown;
