@@ -128,6 +128,23 @@ const receivedRefersToEvent: Migration = {
   },
 };
 
+/**
+ * `events_GetByMarkets`' index holds only the events that have a market (decision 191): it answers
+ * `market in (…)`, which no event without one matches, and most of the feed has none (each `stock` event of an
+ * order's commit), so each of those rows wrote an index entry no plan read.
+ */
+const marketIndexOfMarketEvents: Migration = {
+  name: 'backoffice_006_change_events_market_index_partial',
+  async up(knex, schema) {
+    await knex.raw('drop index if exists ??.change_events_market_id_idx', [schema]);
+    await knex.raw('create index change_events_market_id_idx on ??.change_events (market, id) where market is not null', [schema]);
+  },
+  async down(knex, schema) {
+    await knex.raw('drop index if exists ??.change_events_market_id_idx', [schema]);
+    await knex.raw('create index change_events_market_id_idx on ??.change_events (market, id)', [schema]);
+  },
+};
+
 export const backofficeMigrations: Migration[] = [
   ...outboxMigrations,
   receivedUpserts,
@@ -135,4 +152,5 @@ export const backofficeMigrations: Migration[] = [
   changeEvents,
   receivedPayloadAsJson,
   receivedRefersToEvent,
+  marketIndexOfMarketEvents,
 ];

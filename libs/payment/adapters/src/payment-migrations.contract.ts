@@ -92,5 +92,42 @@ export function paymentMigrationsContract(name: string, freshDb: () => Promise<D
       expect(await payment.sweep()).toEqual({ expired: 0, voided: 0, failures: [] });
       expect((await payment.client.liveAttemptOf(charged))?.attemptId).toBe(first.id);
     });
+
+    const indexesOfAttempts = async () =>
+      (
+        (
+          await db.knex.raw(`select indexname from pg_indexes where schemaname = ? and tablename = 'attempts' order by indexname`, [
+            db.schema,
+          ])
+        ).rows as Array<{ indexname: string }>
+      ).map((r) => r.indexname);
+    /** The indexes a plan of `sql` reads, sequential scans off (a table this small would be read whole). */
+    const indexesRead = (sql: string, bindings: unknown[]) =>
+      db.transaction(async (trx) => {
+        await trx.raw('set local enable_seqscan = off');
+        const result = await trx.raw(`explain (format json) ${sql}`, bindings as never[]);
+        const plan = (result as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows[0]!['QUERY PLAN'];
+        return [...JSON.stringify(typeof plan === 'string' ? JSON.parse(plan) : plan).matchAll(/"Index Name":"([^"]+)"/g)]
+          .map((m) => m[1]!)
+          .sort();
+      });
+
+    it('payment_004 drops the (selection_id, status) index: the reads of a selection take its live attempt from the one-live index', async () => {
+      await migrate(db, paymentMigrations);
+      expect(await indexesOfAttempts()).not.toContain('attempts_selection_id_status_index');
+      const live = `select * from ??.attempts where selection_id = ? and status in ('started', 'authorized') limit 1`;
+      expect(await indexesRead(live, [db.schema, randomUUID()])).toEqual(['attempts_one_live_per_selection']);
+      const startRead = `select * from ??.attempts where id = ? or (selection_id = ? and status in ('started', 'authorized')) for update`;
+      expect(await indexesRead(startRead, [db.schema, randomUUID(), randomUUID()])).toEqual([
+        'attempts_one_live_per_selection',
+        'attempts_pkey',
+      ]);
+
+      const migration = paymentMigrations.find((m) => m.name === 'payment_004_drop_selection_status_index')!;
+      await migration.down!(db.knex, db.schema);
+      expect(await indexesOfAttempts()).toContain('attempts_selection_id_status_index');
+      await migration.up(db.knex, db.schema);
+      expect(await indexesOfAttempts()).not.toContain('attempts_selection_id_status_index');
+    });
   });
 }

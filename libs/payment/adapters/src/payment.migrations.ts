@@ -89,5 +89,27 @@ const paymentSweep: Migration = {
   },
 };
 
+/**
+ * The `(selection_id, status)` index of the first migration is gone (decision 190): every read of a selection's
+ * attempts asks for its live ones (`status in ('started', 'authorized')`), which `attempts_one_live_per_selection`
+ * answers, so no plan used it, and each insert and status move (never a HOT update: `status` is in the partial
+ * indexes' predicates) wrote an entry into it.
+ */
+const dropSelectionStatusIndex: Migration = {
+  name: 'payment_004_drop_selection_status_index',
+  async up(knex, schema) {
+    await knex.raw(`drop index if exists ??.attempts_selection_id_status_index`, [schema]);
+  },
+  async down(knex, schema) {
+    await knex.raw(`create index if not exists attempts_selection_id_status_index on ??.attempts (selection_id, status)`, [schema]);
+  },
+};
+
 /** The payment service's schema: attempts plus the shared outbox and processed-events tables. */
-export const paymentMigrations: Migration[] = [...outboxMigrations, attempts, oneLiveAttemptPerSelection, paymentSweep];
+export const paymentMigrations: Migration[] = [
+  ...outboxMigrations,
+  attempts,
+  oneLiveAttemptPerSelection,
+  paymentSweep,
+  dropSelectionStatusIndex,
+];
