@@ -129,7 +129,7 @@ const receivedRefersToEvent: Migration = {
 };
 
 /**
- * `events_GetByMarkets`' index holds only the events that have a market (decision 191): it answers
+ * `events_GetByMarkets`' index holds only the events that have a market (decision 192): it answers
  * `market in (…)`, which no event without one matches, and most of the feed has none (each `stock` event of an
  * order's commit), so each of those rows wrote an index entry no plan read.
  */

@@ -90,7 +90,7 @@ const paymentSweep: Migration = {
 };
 
 /**
- * The `(selection_id, status)` index of the first migration is gone (decision 190): every read of a selection's
+ * The `(selection_id, status)` index of the first migration is gone (decision 191): every read of a selection's
  * attempts asks for its live ones (`status in ('started', 'authorized')`), which `attempts_one_live_per_selection`
  * answers, so no plan used it, and each insert and status move (never a HOT update: `status` is in the partial
  * indexes' predicates) wrote an entry into it.
