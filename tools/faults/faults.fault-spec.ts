@@ -5,6 +5,7 @@ import { postSoap, searchUntilFound, skeletonPricelistXml, skeletonProductXml, u
 import { SHOP_APPS, startShopProcesses, stopAppsAndDropSchemas, type ServiceProcess, type ShopProcesses } from '../e2e/processes';
 import { startFaultInfra, type FaultInfra } from './fault-infra';
 import { loadFor, loadUntilStopped, maxMs, Recorder, type Sample } from './load';
+import { watchCpuShare } from './run-queue';
 
 // Issue 22's fault-injection suite (`npm run test:faults`, a step of .ci/run after the e2e): the shop as separate
 // processes on an instance of tools/infra of its own (tools/faults/fault-infra.ts), bounded loads over loopback,
@@ -22,6 +23,12 @@ const KAFKA_OUTAGE_MS = 20_000;
 /** The SOAP side during a stalled database: a Fault within its budget (SOAP_REQUEST_BUDGET_MS, 2 s for a small request) + 0.5 s. */
 const SOAP_FAULT_LIMIT_MS = 2000 + 500;
 const TEMPORARILY_UNAVAILABLE = { server: 'temporarily unavailable' };
+/**
+ * The box starves the shop when its processes, together, waited on a run queue for a CPU at least this many times
+ * as long as they ran (they had under a quarter of the CPU they were ready for): measured for the 30 buyers at load
+ * 15-21 on 2 cores, 7-22 times, with 1-27 answers at the edge's deadline.
+ */
+const STARVED_WAIT_PER_RUN = 3;
 /**
  * How soon after the broker's return the last SOAP change must be searchable (the issue's 10 s). A consumer restarted
  * during the outage rejoins as the member it was (patched kafkajs), so its group does not wait out an old member's
@@ -368,29 +375,62 @@ describe('fault injection: the shop as separate processes on engines that stall,
     });
   }, 120_000);
 
-  it('30 buyers on a stock of 10: 10 orders, 20 told it is gone, none oversold, no 5xx', async () => {
+  it('30 buyers on a stock of 10: 10 orders, 20 told it is gone, none oversold, no 5xx (but the deadline on a CPU-starved box)', async () => {
     const word = uniqueWord();
     expect((await soapUpsert(word, 10)).ok).toBe(true);
     const scarce = (await searchUntilFound(endpoints, word, 30_000)).body['products'][0].items[0].item as string;
     const from = Date.now();
+    const cpu = watchCpuShare(shop.all.map((p) => ({ name: p.name, pid: p.child.pid })));
+    /** The edge's deadline (decision 132): 503 at the budget, with Retry-After and the envelope. */
+    const deadline = (s: Sample) =>
+      s.status === 503 &&
+      s.ms >= BUDGET_MS &&
+      /^\d+$/.test(s.retryAfter ?? '') &&
+      JSON.stringify(s.body?.['errors']) === JSON.stringify(TEMPORARILY_UNAVAILABLE);
+    /** A call sent again after its Retry-After while it is answered the edge's deadline, as a client does (≤ 10 times). */
+    const sent = async (send: () => Promise<Sample>): Promise<Sample> => {
+      for (let tries = 1; ; tries++) {
+        const answer = await send();
+        if (!deadline(answer) || tries === 10) return answer;
+        await sleep(Number(answer.retryAfter) * 1000);
+      }
+    };
     // Each call once: a hold is one guarded update of the item's row (decision 151), so 30 buyers of one item do
-    // not queue past the edge's budget, and none is answered 503 (before, up to half of them at load ~22).
+    // not queue past the edge's budget, and none is answered 503 (before, up to half of them at load ~22). Only a
+    // box that starves the shop of CPU may answer the deadline, and then the buyer sends it again.
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const email = `stock-${word}-${i}@example.com`;
-        const token = await buyerWith(scarce, 'stock');
-        const started = await checkout('stock', 'POST', '/payment', { token, body: paymentBody(email) });
+        const added = await sent(() => checkout('stock', 'POST', `/items/${scarce}`));
+        if (added.status !== 200) return `add ${added.status}`;
+        const token = added.body!['token'] as string;
+        const started = await sent(() => checkout('stock', 'POST', '/payment', { token, body: paymentBody(email) }));
         if (started.status === 410) return 'gone';
         if (started.status !== 200) return `payment ${started.status} ${JSON.stringify(started.body?.['errors'])}`;
         if (started.body?.['action'] !== 'redirect') return `payment ${String(started.body?.['action'])}`;
         const fields = await approve(started.body['url'] as string);
-        const result = await checkout('stock', 'POST', '/payment-result', { token, body: { paymentMethodFields: fields } });
+        const result = await sent(() => checkout('stock', 'POST', '/payment-result', { token, body: { paymentMethodFields: fields } }));
         return result.status === 200 && result.body?.['order'] ? 'order' : `payment-result ${result.status}`;
       }),
     );
     const samples = recorder.between(from, Date.now()).filter((s) => s.op === 'stock');
-    // No 5xx of any kind (nor a call that got no answer): contention is not an outage.
-    expect(samples.filter((s) => s.status >= 500 || s.status === 0).map((s) => `${s.status} ${JSON.stringify(s.body)}`)).toEqual([]);
+    // The box, not the shop (decision 193): the shop's processes were ready to run and waited on a run queue for a
+    // CPU at least STARVED_WAIT_PER_RUN times as long as they ran. Then a request can pass the edge's 2 s budget
+    // with little work of its own done, and its answer is the documented one. Stock rows queueing (decisions 121,
+    // 151) wait on a lock, not for a CPU, and count as no wait here.
+    const shares = cpu.stop();
+    const ran = shares.reduce((sum, s) => sum + s.runMs, 0);
+    const waited = shares.reduce((sum, s) => sum + s.waitMs, 0);
+    const starved = shares.length > 0 && waited >= STARVED_WAIT_PER_RUN * ran;
+    const failed = samples.filter((s) => s.status >= 500 || s.status === 0);
+    const cpuLine = `shop processes ran ${Math.round(ran)} ms, waited ${Math.round(waited)} ms for a CPU`;
+    // No 5xx of any kind (nor a call that got no answer): contention is not an outage. On a starved box only the
+    // edge's deadline.
+    expect(
+      failed
+        .filter((s) => !(starved && deadline(s)))
+        .map((s) => `${s.status} in ${Math.round(s.ms)} ms ${JSON.stringify(s.body)} (${cpuLine})`),
+    ).toEqual([]);
     const count = (what: string) => outcomes.filter((o) => o === what).length;
     expect({
       orders: count('order'),
@@ -409,7 +449,7 @@ describe('fault injection: the shop as separate processes on engines that stall,
       requests: samples.length,
       maxLatencyMs: Math.round(maxMs(samples)),
       answered503: samples.filter((s) => s.status === 503).length,
-      recovery: '',
+      recovery: failed.length ? `${failed.length} at the edge's deadline (sent again), the box starved: ${cpuLine}` : cpuLine,
       writesChecked: `${ordered} orders, ${count('gone')} told the item is gone (410), 0 oversold`,
     });
   }, 240_000);

@@ -17,6 +17,8 @@ const pathOf = (path: string, origin: string): string => {
 export const INTERNAL_CALL_TIMEOUT_MS = Number(process.env['INTERNAL_CALL_TIMEOUT_MS'] ?? '') || 10_000;
 /** A new connection to the callee that is not made in this time fails the call (undici's default is 10 s). */
 const CONNECT_TIMEOUT_MS = 2000;
+/** How much later undici's own time-outs give a call up than the call's timer (see `send`). */
+const UNDICI_BACKSTOP_MS = 1000;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 const KIND_OF_STATUS = new Map(Object.entries(statusOfKind).map(([kind, status]) => [status, kind as ErrorKind]));
@@ -72,9 +74,26 @@ export function createInternalCallers(
       let statusCode = 0;
       const chunks: Buffer[] = [];
       let size = 0;
+      // The call's time is kept by a timer of Node's, not by undici's time-outs: undici runs a time-out over 1 s on
+      // its own clock, a tick every 499 ms, backdated by one tick, so a call given 1.99 s was given up after 1.5-2 s
+      // (undici/lib/util/timers.js): on a busy box the edge answered 503 while the callee's answer was on its way.
+      // undici's time-outs stay, a second later, for a loop too busy to run this timer.
+      let controller: Dispatcher.DispatchController | undefined;
+      let expired = false;
+      const timer = setTimeout(() => {
+        expired = true;
+        const error = new DeadlineExceededError(service, timeoutMs);
+        controller?.abort(error);
+        reject(error);
+      }, timeoutMs);
+      const done = () => clearTimeout(timer);
       // undici's dispatch with a handler of its own: the answer's bytes without a body stream to consume.
       const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: () => undefined,
+        onRequestStart: (started) => {
+          controller = started;
+          // Queued behind the pool's connections past its time: not sent.
+          if (expired) started.abort(new DeadlineExceededError(service, timeoutMs));
+        },
         onResponseStart: (_controller, status) => {
           statusCode = status;
           chunks.length = size = 0;
@@ -83,8 +102,14 @@ export function createInternalCallers(
           chunks.push(chunk);
           size += chunk.length;
         },
-        onResponseEnd: () => resolve({ statusCode, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) }),
-        onResponseError: (_controller, error) => reject(unavailable(error)),
+        onResponseEnd: () => {
+          done();
+          resolve({ statusCode, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+        },
+        onResponseError: (_controller, error) => {
+          done();
+          reject(error instanceof DeadlineExceededError ? error : unavailable(error));
+        },
       };
       try {
         pool.dispatch(
@@ -92,13 +117,14 @@ export function createInternalCallers(
             method: method as Dispatcher.HttpMethod,
             path: PLAIN_PATH.test(path) ? path : pathOf(path, origin),
             headers,
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
+            headersTimeout: timeoutMs + UNDICI_BACKSTOP_MS,
+            bodyTimeout: timeoutMs + UNDICI_BACKSTOP_MS,
             ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           },
           handler,
         );
       } catch (error) {
+        done();
         reject(unavailable(error));
       }
     });
