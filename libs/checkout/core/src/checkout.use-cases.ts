@@ -64,9 +64,9 @@ const TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,128}$/;
  * a fresh anonymous session under that token; an unknown, expired or malformed token gets a fresh anonymous session
  * and a new token (never an error). A fresh session starts in the country the request comes from when known
  * (`detectCountry`: asked only for a fresh session) and is stored at its first change (`storeSession`).
- * `changing`: the request will store the session if it is fresh (`POST items`): a minted token's first store is
- * admitted by the new-session limit in the read's round trip, counted only when the session is not stored
- * (decision 187); `admitSession` then answers what it said.
+ * `changing`: the request will store the session if it is fresh (`POST items`): the new-session limit is asked in
+ * the read's round trip, counted only when the token has no stored session (decision 187), so the fresh session's
+ * first store (under the minted token, or a new one) is admitted by it; `admitSession` then answers what it said.
  */
 export async function openSession(
   deps: CheckoutDeps,
@@ -76,20 +76,29 @@ export async function openSession(
   changing = false,
 ): Promise<SessionHandle> {
   const from = address === undefined ? {} : { address };
+  /** What the limit told the read (decision 187): the wait (0: admitted), or null/undefined when it counted nothing. */
+  let admission: number | null | undefined;
   const fresh = (country: string | null | undefined, minted?: string): SessionHandle => {
     const session = deps.view.initialSession((deps.now ?? (() => new Date()))(), country);
-    return { token: minted ?? deps.sessions.newToken(session.country), session, isNew: minted === undefined, stored: false, ...from };
+    const handle = {
+      token: minted ?? deps.sessions.newToken(session.country),
+      session,
+      isNew: minted === undefined,
+      stored: false,
+      ...from,
+    };
+    return admission === 0 ? { ...handle, admitted: true } : admission ? { ...handle, refusedFor: admission } : handle;
   };
   if (token && TOKEN_FORMAT.test(token)) {
-    const limit = changing && address !== undefined && deps.newSessions?.admitUnlessStored ? deps.newSessions : undefined;
-    const admitting = limit ? (deps.sessions.minted?.(token) ?? null) : null;
+    const limit = changing && deps.newSessions?.admitUnlessStored ? deps.newSessions : undefined;
     // Both asked in this turn: the store sends them in one round trip (decision 187).
-    const [{ session, selectionVersion }, admission] = await Promise.all([
+    const [{ session, selectionVersion }, admitted] = await Promise.all([
       deps.sessions.getWithVersion
         ? deps.sessions.getWithVersion(token)
         : deps.sessions.get(token).then((s) => ({ session: s, selectionVersion: null })),
-      admitting && address !== undefined ? limit?.admitUnlessStored?.(address, token) : null,
+      limit && address !== undefined ? limit.admitUnlessStored?.(address, token) : null,
     ]);
+    admission = admitted;
     const versionRead =
       session?.selectionId && selectionVersion !== null
         ? { versionRead: { selectionId: session.selectionId, version: selectionVersion } }
@@ -109,13 +118,8 @@ export async function openSession(
       await deps.sessions.delete(token);
     } else {
       // Minted for an answer that stored nothing: the fresh session it was, in the country it started in.
-      const minted = limit ? admitting : deps.sessions.minted?.(token);
-      if (minted) {
-        const handle = fresh(minted.country, token);
-        if (admission === 0) handle.admitted = true;
-        else if (admission) handle.refusedFor = admission;
-        return handle;
-      }
+      const minted = deps.sessions.minted?.(token);
+      if (minted) return fresh(minted.country, token);
     }
   }
   return fresh(typeof detectCountry === 'function' ? detectCountry() : detectCountry);

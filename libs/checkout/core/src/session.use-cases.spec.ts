@@ -154,12 +154,22 @@ describe('a minted token’s first store admitted with its read (decision 187)',
     expect(asked).toHaveLength(1);
   });
 
-  it('a request that changes nothing, or a token the store did not mint, is admitted at its store as before', async () => {
-    const { d, asked } = limited(5);
-    await openSession(d, minted, null, '1.2.3.4');
+  it('a token the store did not mint: the new token’s session is the one admitted with the read', async () => {
+    const { d, sessions, asked } = limited(5);
     const other = await openSession(d, 'someOtherTokenOfOurs_0123456789', null, '1.2.3.4', true);
-    expect(asked).toEqual([]);
+    expect(other).toMatchObject({ isNew: true, admitted: true });
     await storeSession(d, other);
-    expect(asked).toEqual(['admit 1.2.3.4']);
+    expect(asked).toEqual(['unless 1.2.3.4 someOtherTokenOfOurs_0123456789']);
+    expect(sessions.has(other.token)).toBe(true);
+  });
+
+  it('a request that changes nothing, or comes without a token, is admitted at its store as before', async () => {
+    const { d, asked } = limited(5);
+    const reading = await openSession(d, minted, null, '1.2.3.4');
+    const tokenless = await openSession(d, undefined, null, '1.2.3.4', true);
+    expect(asked).toEqual([]);
+    await storeSession(d, reading);
+    await storeSession(d, tokenless);
+    expect(asked).toEqual(['admit 1.2.3.4', 'admit 1.2.3.4']);
   });
 });
