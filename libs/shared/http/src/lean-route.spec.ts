@@ -155,6 +155,48 @@ describe('a lean route answering its JSON in parts', () => {
   });
 });
 
+describe('a lean route writing its own answer (respond)', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    const app = createHttpApp({ service: 'lean-test', logger });
+    const route = (path: string, respond: LeanRoute['respond']): LeanRoute => ({
+      method: 'GET',
+      route: path,
+      path: new RegExp(`^${path}$`),
+      bodyless: true,
+      handle: async () => ({}),
+      errorBody: () => ({ token: 't' }),
+      respond,
+    });
+    const leanRoutes = [
+      route('/away', (_answer, ctx) => {
+        ctx.status = 303;
+        ctx.set('Location', '/there');
+        ctx.body = '';
+      }),
+      route('/broken', () => {
+        throw new Error('writer failed');
+      }),
+    ];
+    server = await serve(app, { port: 0, host: '127.0.0.1', logger, leanRoutes });
+  });
+  afterAll(() => server.close());
+
+  it('answers a writer that throws as an error in the route’s shape, not a hanging request', async () => {
+    const res = await fetch(`${server.url}/broken`, { signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ token: 't', errors: { server: 'internal error' } });
+  });
+
+  it('counts the status its writer set (a redirect’s 303), not the one it was given', async () => {
+    const res = await fetch(`${server.url}/away`, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/http_request_duration_seconds_count\{service="lean-test",method="GET",route="\/away",status="303"\} 1/);
+    expect(metrics).not.toMatch(/route="\/away",status="200"/);
+  });
+});
+
 describe('lean routes that open their requests (decision 67)', () => {
   // As the checkout's session: opened before the body, its name in every error body and on every answer.
   const open = async (header: string | string[] | undefined): Promise<string> => {

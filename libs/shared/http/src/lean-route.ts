@@ -180,7 +180,12 @@ export function withLeanRoutes(
         // The route's own answer: written on the app's context as its route writes it (status, headers, a string body).
         const ctx = app.createContext(req, res);
         ctx.status = status;
-        write(ctx);
+        try {
+          write(ctx);
+        } catch (err) {
+          // Answered as the route's handler failing would be, not left hanging.
+          return fail(err);
+        }
         res.end(ctx.body as string);
       } else {
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -195,8 +200,9 @@ export function withLeanRoutes(
         }
       }
       const ms = performance.now() - started;
-      observe?.(route.method, route.route, status, ms / 1000);
-      logger.info({ method: req.method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
+      // The status sent: a writer may have set its own (a redirect's 303, a page's 404).
+      observe?.(route.method, route.route, res.statusCode, ms / 1000);
+      logger.info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     };
     const errorBody = (): Record<string, unknown> => {
       try {
