@@ -462,6 +462,26 @@ export function outboxContract(harness: OutboxHarness): void {
         expect(await pending()).toBe(0);
       });
 
+      it('a nudge queued right before stop does not take the lease back: nothing published after it left, the next relay takes over at its first turn', async () => {
+        const got = await received();
+        const a = relay({ leaseMs: 120_000 });
+        await started(a);
+        await writtenElsewhere(envelope(topic, 'k1', { n: 1 }));
+        a.nudge();
+        await a.stop();
+        // A turn after stop, had one run, would publish through a's bus; a flush after stop turns no more.
+        expect(await a.flush()).toBe(0);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(bus.encoded.flat()).toHaveLength(0);
+
+        const next = new OutboxRelay(db, rawBus, { leaseMs: 120_000 });
+        relays.push(next);
+        expect(await next.flush()).toBe(1);
+        await eventually(() => expect(got).toHaveLength(1), timeoutMs);
+        await next.stop();
+        expect(await pending()).toBe(0);
+      });
+
       it('a holder with more than half its lease left writes nothing at an idle turn', async () => {
         await db.transaction((trx) => enqueue(db, trx, [envelope(topic, 'k1')]));
         const r = relay({ leaseMs: 60_000 });

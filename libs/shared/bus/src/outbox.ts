@@ -302,6 +302,8 @@ export class OutboxRelay {
   private nudged = false;
   private started = false;
   private stopped = false;
+  /** Postgres: `leave` ran (the lease given up): no later turn takes it back. */
+  private left = false;
   private failing = false;
   /** Postgres: whether a turn ran (the relay may hold the lease), and the seqs published since, to be marked sent by the next statement. */
   private turned = false;
@@ -345,6 +347,8 @@ export class OutboxRelay {
     const requestId = currentRequestId();
     setImmediate(() => {
       this.nudged = false;
+      // A nudge queued before `stop` does not turn after it (its turn would take the lease back).
+      if (this.stopped) return;
       const flush = () => void this.flush().catch(() => undefined);
       if (requestId === undefined) flush();
       else withRequestContext({ requestId }, flush);
@@ -388,6 +392,7 @@ export class OutboxRelay {
   }
 
   private async leave(): Promise<void> {
+    this.left = true;
     if (!this.turned) return;
     const sent = this.unmarked;
     try {
@@ -430,6 +435,8 @@ export class OutboxRelay {
         return this.publishRows(rows, (seqs) => this.db.table('outbox').whereIn('seq', seqs).update({ sent_at: this.db.knex.fn.now() }));
       });
     }
+    // After `leave` no turn: it would take the lease back and publish a batch nobody marks.
+    if (this.left) return 0;
     // One statement a turn: the previous batch marked sent, the lease taken or kept, the next batch read (decision 186).
     const sent = this.unmarked;
     this.turned = true;
