@@ -200,7 +200,7 @@ export const retentionEnv = () => ({
  */
 export const outboxEnv = () => ({
   OUTBOX_POLL_MS: boundedInt(10, 600_000, 1000).describe(
-    "How often a service's outbox relay looks for pending rows nobody told it about: rows another replica wrote (its own relay publishes them at once anyway) or rows left pending while Kafka was down. Rows written through `enqueue` are published when their transaction commits, not at the next poll (decision 66).",
+    "How often a service's outbox relay looks for pending rows nobody told it about: rows another replica wrote or rows left pending while Kafka was down. Rows written through `enqueue` are published when their transaction commits (decision 66) by a relay that holds the outbox's lease (on PGlite, always); on Postgres, rows written on a replica that does not hold it wait for the holder's next poll, up to this long (decision 186).",
   ),
 });
 
