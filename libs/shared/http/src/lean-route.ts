@@ -161,7 +161,7 @@ export function withLeanRoutes(
       headers: Record<string, string> = {},
       json: string | Buffer | readonly Buffer[] = JSON.stringify(body),
       write?: (ctx: Koa.Context) => void,
-    ) => {
+    ): void => {
       limit?.clear();
       res.statusCode = status;
       res.setHeader(REQUEST_ID_HEADER, requestId);
@@ -213,7 +213,7 @@ export function withLeanRoutes(
       }
     };
     /** A failure as the app answers it: a domain error with its code, or as the error middleware does. */
-    const fail = (err: unknown) => {
+    const fail = (err: unknown): void => {
       if (!isDomainError(err)) {
         // An engine that did not answer in time is a 503 to try again, not a bug.
         const unavailable = unavailableAnswer(err, logger);
