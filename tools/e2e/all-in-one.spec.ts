@@ -114,6 +114,12 @@ describe('all-in-one on embedded adapters', () => {
     expect(ready.status).toBe(200);
   });
 
+  it("serves the checkout edge's checkout_wait_seconds on its /metrics once a request waited", async () => {
+    expect((await fetch(`${endpoints.checkout}/selection`)).status).toBe(200);
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(/^checkout_wait_seconds_count\{[^}]*stage="[a-z_]+"[^}]*\} [1-9]/m);
+  });
+
   it('allows no other origin unless CORS_ORIGINS names it: no CORS headers, the preflight answered as before', async () => {
     const origin = { Origin: 'https://shop.test' };
     const preflight = await fetch(`${endpoints.checkout}/items/1-1`, {

@@ -156,7 +156,11 @@ export async function startAllInOne(
       ...checkout.app,
       // The checkout API's budget, as at checkout-api's edge (decision 142); SOAP has its own (SOAP_REQUEST_BUDGET_MS).
       requestBudgetPaths: (path) => path.startsWith(CHECKOUT_PREFIX),
-      metricsRegistries: [retention, ...modules.flatMap(([, module]) => module.metricsRegistries ?? [])],
+      metricsRegistries: [
+        retention,
+        ...(checkout.metricsRegistries ?? []),
+        ...modules.flatMap(([, module]) => module.metricsRegistries ?? []),
+      ],
       // Not the bus: events go through the outboxes, which hold them while Kafka is away (decision 133).
       readiness: [
         { name: 'database', check: () => engine.forSchema('public').ping() },
