@@ -296,13 +296,13 @@ describe('the checkout saga (checkout-saga.ts), killed between steps and resumed
     expect(h.reads.liveAttemptOf).toBe(1);
   });
 
-  it('an authorization arriving after its attempt was given up (expired, cancelled) is voided: the hold released, never committed, no order, on every call', async () => {
+  it('pins the saga on a voided replaced attempt (unchanged by decision 185): the hold released, never committed, no order, on every call', async () => {
     const h = await harness();
     const selectionId = randomUUID();
     const begun = await beginCheckout(h.deps, command(selectionId));
-    // The late authorization as the payment service records it (decision 185): voided, and `replaced` since it was
-    // voided from cancelled. Before, a cancelled (not expired) attempt stayed not replaced: the saga took the void for
-    // its own (its stock gone), committed the hold and threw "voided but its stock is not lost" (a stock leak).
+    // The attempt set by hand as the payment service now records a late authorization of a given-up attempt (voided,
+    // `replaced`). The saga handled such an attempt so before decision 185 too: this pins existing behaviour. The fix
+    // (a void from cancelled recorded `replaced`) is proved by the payment contract's case, not here.
     h.attempts.set(begun.attemptId, { ...h.attempts.get(begun.attemptId)!, status: 'voided', replaced: true });
     for (let call = 0; call < 2; call++)
       expect(await completePaidAttempt(h.deps, begun.attemptId)).toEqual({ placed: false, failed: true });
