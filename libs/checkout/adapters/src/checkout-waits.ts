@@ -1,9 +1,6 @@
-import type { Histogram } from 'prom-client';
 import { Registry } from 'prom-client';
 import type { CheckoutDeps } from '@commerce/checkout-core';
-
-/** Buckets (seconds) of a stage's wait, as the process's other waits (`db_pool_acquire_seconds`, Redis). */
-const STAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+import { WAIT_BUCKETS, registerCollectedHistogram } from '@commerce/shared-http';
 
 /**
  * The stages a selection request waits on at the edge (issue 28): the session read with its selection's version
@@ -42,37 +39,25 @@ export function checkoutWaits(): {
   const stages = new Map<CheckoutStage, StageSamples>();
   const samplesOf = (stage: CheckoutStage): StageSamples => {
     let samples = stages.get(stage);
-    if (!samples) stages.set(stage, (samples = { stage, inBucket: new Array<number>(STAGE_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+    if (!samples) stages.set(stage, (samples = { stage, inBucket: new Array<number>(WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
     return samples;
   };
-  const metric = {
+  registerCollectedHistogram(registry, {
     name: NAME,
     help: HELP,
-    type: 'histogram',
-    aggregator: 'sum',
-    get() {
-      const values = [...stages.values()].flatMap(({ stage, inBucket, sum, count }) => {
+    buckets: WAIT_BUCKETS,
+    collect: () =>
+      [...stages.values()].map(({ stage, inBucket, sum, count }) => {
         let below = 0;
-        return [
-          ...STAGE_BUCKETS.map((le, i) => ({ labels: { stage, le }, value: (below += inBucket[i] ?? 0), metricName: `${NAME}_bucket` })),
-          { labels: { stage, le: '+Inf' }, value: count, metricName: `${NAME}_bucket` },
-          { labels: { stage }, value: sum, metricName: `${NAME}_sum` },
-          { labels: { stage }, value: count, metricName: `${NAME}_count` },
-        ];
-      });
-      return { name: NAME, help: HELP, type: 'histogram', aggregator: 'sum', values };
-    },
-    // Counts since the start, as a Prometheus histogram's.
-    reset: () => undefined,
-  };
-  // prom-client serves any metric with get().
-  registry.registerMetric(metric as unknown as Histogram);
+        return { labels: { stage }, atOrBelow: WAIT_BUCKETS.map((_, i) => (below += inBucket[i] ?? 0)), sum, count };
+      }),
+  });
   const timed = <A extends unknown[], R>(stage: CheckoutStage, call: (...args: A) => Promise<R>) => {
     const samples = samplesOf(stage);
     const done = (started: number) => () => {
       const seconds = (performance.now() - started) / 1000;
       let i = 0;
-      for (const bound of STAGE_BUCKETS) {
+      for (const bound of WAIT_BUCKETS) {
         if (seconds <= bound) break;
         i++;
       }

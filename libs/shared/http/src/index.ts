@@ -14,3 +14,4 @@ export * from './lean-route';
 export * from './cors';
 export * from './static-files';
 export * from './deadline';
+export * from './collected-histogram';

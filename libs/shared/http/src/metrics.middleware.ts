@@ -5,9 +5,7 @@ import { currentRequestId, droppedLogLines } from '@commerce/shared-logging';
 import { contentionRetries, observeDb } from '@commerce/shared-db';
 import { observeRedis } from '@commerce/shared-sessions';
 import { observeKafka } from '@commerce/shared-bus';
-
-/** Buckets (seconds) of the waits a request may meet: a connection of the pool, the event loop. */
-const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+import { WAIT_BUCKETS, registerCollectedHistogram } from './collected-histogram';
 
 /** How often the event-loop delay is sampled (ms): a timer this far apart, about 100 wake-ups a second. */
 const EVENT_LOOP_SAMPLE_MS = 10;
@@ -42,32 +40,16 @@ function eventLoopDelayHistogram(registry: Registry): void {
     count += below;
     delay.reset();
   };
-  const bucket = (le: number | string, value: number) => ({ labels: { le }, value, metricName: `${name}_bucket` });
-  const metric = {
+  // Node's histogram is reset at each scrape; the cumulative counts are never (as a Prometheus counter's).
+  registerCollectedHistogram(registry, {
     name,
     help: 'Event-loop delay: how late a timer due every 10 ms ran, its period taken off (perf_hooks.monitorEventLoopDelay; 0 on an idle loop)',
-    type: 'histogram',
-    aggregator: 'sum',
-    get() {
+    buckets: WAIT_BUCKETS,
+    collect: () => {
       collect();
-      return {
-        name,
-        help: metric.help,
-        type: metric.type,
-        aggregator: metric.aggregator,
-        values: [
-          ...cumulative.map((b) => bucket(b.le, b.n)),
-          bucket('+Inf', count),
-          { labels: {}, value: sum, metricName: `${name}_sum` },
-          { labels: {}, value: count, metricName: `${name}_count` },
-        ],
-      };
+      return [{ labels: {}, atOrBelow: cumulative.map((b) => b.n), sum, count }];
     },
-    // Node's histogram is reset at each scrape; the cumulative counts are never (as a Prometheus counter's).
-    reset: () => undefined,
-  };
-  // prom-client serves any metric with get(); a Histogram of its own cannot take a step's many samples at once.
-  registry.registerMetric(metric as unknown as Histogram);
+  });
 }
 
 /**
