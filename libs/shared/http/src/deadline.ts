@@ -22,18 +22,14 @@ const BACKSTOP_MS = 50;
  * work left behind goes on and its outcome is dropped (a late failure is not unhandled).
  */
 export function raceDeadline<T>(work: Promise<T>, deadline: number, what: string): Promise<T> {
-  const left = deadline - Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineExceededError(what, Math.max(0, left))), Math.max(0, left) + BACKSTOP_MS);
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  const limit = requestDeadline(deadline, what);
+  return limit.race(work).finally(limit.clear);
 }
 
 /**
- * A request's deadline as one timer for all its stages (decision 190): `race(work)` answers as `raceDeadline(work,
- * deadline, what)` does, its timer started at the first race and shared by the later ones; `clear()` once answered.
+ * A request's deadline as one timer for all its stages (decision 190): `race(work)` is `work`, or a
+ * `DeadlineExceededError` once `deadline` (+ a backstop) has passed; the timer starts at the first race and is shared
+ * by the later ones; `clear()` once answered.
  * A lean route races its session's opening and its handling: one timer a request, not two.
  */
 export function requestDeadline(deadline: number, what: string): { race<T>(work: Promise<T>): Promise<T>; clear(): void } {
