@@ -10,7 +10,7 @@ import {
   type DomainError,
 } from '@commerce/shared-errors';
 import { answerOrNotFound, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
-import { withRequestContext, type Logger } from '@commerce/shared-logging';
+import { withRequestId, type Logger } from '@commerce/shared-logging';
 import {
   CART_BATCH_PATH,
   CART_CHANGES_PATH,
@@ -174,11 +174,7 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
       const last = new Map<string, Promise<unknown>>();
       for (const { index, id, change: given } of valid) {
         const requestId = changes[index]!.requestId;
-        const run = () =>
-          (requestId ? withRequestContext({ requestId }, () => change(id, given)) : change(id, given)).then(
-            (ok): BatchedOutcome => ({ ok }),
-            outcomeOf,
-          );
+        const run = () => withRequestId(requestId, () => change(id, given)).then((ok): BatchedOutcome => ({ ok }), outcomeOf);
         const before = last.get(id);
         const outcome = before ? before.then(run) : run();
         last.set(id, outcome);
@@ -203,7 +199,7 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
       : await Promise.allSettled(
           valid.map(({ index, command }) => {
             const requestId = creates[index]!.requestId;
-            return requestId ? withRequestContext({ requestId }, () => cart.createSelection(command)) : cart.createSelection(command);
+            return withRequestId(requestId, () => cart.createSelection(command));
           }),
         );
     answered(outcomes, valid, settled);

@@ -1,6 +1,6 @@
 import { createInternalCallers, type InternalAnswer, type InternalCall } from '@commerce/shared-internal-client';
 import { DomainError } from '@commerce/shared-errors';
-import { currentRequestId, withRequestContext } from '@commerce/shared-logging';
+import { currentRequestId, withRequestId } from '@commerce/shared-logging';
 import type { AddItemCommand, CartClient, NewSelectionCommand, SelectionChange, SelectionDto } from './cart.dto';
 
 /** The path of the cart's batch of selection changes (decision 78). */
@@ -73,7 +73,7 @@ function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number, 
   /** The selections whose changes are in a call in flight: how many such calls. */
   const busy = new Map<string, number>();
   /** Each alone, as its own request would send it (its request id on the call). */
-  const alone = (queued: Queued) => inContext(queued.requestId, () => single(queued)).then(queued.resolve, queued.reject);
+  const alone = (queued: Queued) => withRequestId(queued.requestId, () => single(queued)).then(queued.resolve, queued.reject);
   const settle = (batch: Queued[], outcomes: BatchedOutcome[]) =>
     batch.forEach((queued, i) => {
       const outcome = outcomes[i];
@@ -88,7 +88,7 @@ function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number, 
     const changes = batch.flatMap((q): BatchedChange[] =>
       q.kind === 'change' ? [{ id: q.id, change: q.change, requestId: q.requestId }] : [],
     );
-    const asked = inContext(batch[0]!.requestId, () =>
+    const asked = withRequestId(batch[0]!.requestId, () =>
       changes.length === batch.length
         ? call<BatchAnswer>('POST', CART_CHANGES_PATH, { changes })
         : call<BatchAnswer>('POST', CART_BATCH_PATH, {
@@ -163,8 +163,6 @@ function cartBatcher(call: InternalCall, answerOf: InternalAnswer, max: number, 
     create: (command: NewSelectionCommand) => queued({ kind: 'create', command }),
   };
 }
-
-const inContext = <T>(requestId: string | undefined, fn: () => T): T => (requestId ? withRequestContext({ requestId }, fn) : fn());
 
 /** The cart's internal HTTP API, for a deployment where the edge and the cart are separate processes. */
 export function createCartHttpClient(baseUrl: string, options: CartHttpClientOptions = {}): CartClient {

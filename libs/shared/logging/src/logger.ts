@@ -29,6 +29,14 @@ export function withRequestContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
+/**
+ * Runs fn under `requestId` when there is one (work queued or batched with the id of the request that asked for it),
+ * else in the current context.
+ */
+export function withRequestId<T>(requestId: string | undefined, fn: () => T): T {
+  return requestId ? withRequestContext({ requestId }, fn) : fn();
+}
+
 export const currentRequestId = (): string | undefined => storage.getStore()?.requestId;
 
 /** The current request's deadline (`Date.now()` ms), undefined outside a request or without one. */

@@ -21,7 +21,7 @@ import {
 } from '@commerce/catalog-core';
 import { consumeBatchOnce, type EventEnvelope, type SubscribeOptions } from '@commerce/shared-bus';
 import type { Db } from '@commerce/shared-db';
-import { currentRequestId, withRequestContext, type Logger } from '@commerce/shared-logging';
+import { currentRequestId, withRequestId, type Logger } from '@commerce/shared-logging';
 import { createCatalogRepository } from '../catalog.knex-repository';
 
 export const CATALOG_UPSERTS_GROUP = 'catalog-upserts';
@@ -189,7 +189,7 @@ export function upsertReceivedConsumer(deps: UpsertConsumerDeps): SubscribeOptio
       let n = 1;
       while (n < pending.length && requestId && pending[n]!.requestId === requestId) n++;
       const group = pending.splice(0, n);
-      await (requestId ? withRequestContext({ requestId }, () => applyTogether(group)) : applyTogether(group));
+      await withRequestId(requestId, () => applyTogether(group));
     }
     draining = false;
   };
