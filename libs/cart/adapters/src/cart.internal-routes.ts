@@ -1,15 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import { z } from 'zod';
-import {
-  TEMPORARILY_UNAVAILABLE,
-  ValidationError,
-  fieldsFromIssues,
-  isDomainError,
-  statusOfKind,
-  unavailableCause,
-  type DomainError,
-} from '@commerce/shared-errors';
-import { answerOrNotFound, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
+import { ValidationError, fieldsFromIssues, isDomainError, statusOfKind, type DomainError } from '@commerce/shared-errors';
+import { answerOrNotFound, unavailableAnswer, withCodes as answerWithCodes, type LeanRoute } from '@commerce/shared-http';
 import { withRequestId, type Logger } from '@commerce/shared-logging';
 import {
   CART_BATCH_PATH,
@@ -125,14 +117,8 @@ const changeHandlers = (cart: CartClient, logger?: Logger) => {
   /** One change's outcome as its own request on the change route would have been answered (decision 63's shapes). */
   const outcomeOf = (err: unknown): BatchedOutcome => {
     // An engine that did not answer in time: the 503 its own request is answered (decision 132), not a bug.
-    const unavailable = isDomainError(err) ? undefined : unavailableCause(err);
-    if (unavailable) {
-      logger?.warn(
-        { dependency: unavailable.dependency, reason: unavailable.reason },
-        `${unavailable.dependency} did not answer: ${unavailable.reason}`,
-      );
-      return { status: 503, body: { errors: { ...TEMPORARILY_UNAVAILABLE } } };
-    }
+    const unavailable = isDomainError(err) ? undefined : unavailableAnswer(err, logger);
+    if (unavailable) return { status: 503, body: { errors: unavailable.fields } };
     if (!isDomainError(err)) {
       logger?.error({ err }, 'unhandled error');
       return { status: 500, body: { errors: { server: 'internal error' } } };

@@ -63,11 +63,11 @@ export function deadlineMiddleware(): Koa.Middleware {
 
 /**
  * An error a dependency that did not answer explains (`unavailableCause`): the 503 the transports answer for it,
- * logged at warn with the dependency and the reason, or undefined for any other error.
+ * logged at warn with the dependency and the reason (when there is a logger), or undefined for any other error.
  */
-export function unavailableAnswer(err: unknown, logger: Logger): { fields: ErrorFields; headers: Record<string, string> } | undefined {
+export function unavailableAnswer(err: unknown, logger?: Logger): { fields: ErrorFields; headers: Record<string, string> } | undefined {
   const cause = unavailableCause(err);
   if (!cause) return undefined;
-  logger.warn({ dependency: cause.dependency, reason: cause.reason }, `${cause.dependency} did not answer: ${cause.reason}`);
+  logger?.warn({ dependency: cause.dependency, reason: cause.reason }, `${cause.dependency} did not answer: ${cause.reason}`);
   return { fields: { ...TEMPORARILY_UNAVAILABLE }, headers: { 'Retry-After': RETRY_AFTER_SECONDS } };
 }
