@@ -4,12 +4,16 @@
 // The catalog also lists them read-only at GET /internal/catalog/search-queries?days=7&kind=top|zero&limit=20.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { SearchQueryStats, type SearchQueryListing } from '@commerce/catalog-adapters';
+import { ListOptionsSchema, SearchQueryStats, type SearchQueryListing } from '@commerce/catalog-adapters';
 import { env, loadConfig } from '@commerce/shared-config';
-import { createDbEngine } from '@commerce/shared-db';
+import { createDbEngine, type Db } from '@commerce/shared-db';
+import { fieldsFromIssues } from '@commerce/shared-errors';
 import { createLogger } from '@commerce/shared-logging';
 
 const ConfigSchema = z.object({ DATABASE_URL: env.databaseUrl, DATABASE_SCHEMA: z.string().default('catalog') });
+
+/** What the command's user did wrong (options, or a database without the table): said in one line, exit 1. */
+export class UsageError extends Error {}
 
 function table(listing: SearchQueryListing, title: string): string {
   const rows = [['query', 'searches', 'zero results'], ...listing.queries.map((q) => [q.query, String(q.searches), String(q.zeroResults)])];
@@ -18,34 +22,62 @@ function table(listing: SearchQueryListing, title: string): string {
   return `${title} (${listing.from} to ${listing.to})\n${listing.queries.length > 0 ? lines.join('\n') : '(none)'}\n`;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      days: { type: 'string', default: '7' },
-      limit: { type: 'string', default: '20' },
-      market: { type: 'string' },
-      language: { type: 'string' },
-    },
-  });
-  const config = loadConfig(ConfigSchema);
-  const logger = createLogger('search-queries', 'warn');
-  const engine = await createDbEngine(config.DATABASE_URL, { logger });
+/** The command's options, checked as the catalog's internal route checks its query (days 1–366, limit 1–1000). */
+export function optionsOf(args: string[]) {
+  let values: Record<string, string | undefined>;
   try {
-    const stats = new SearchQueryStats(engine.forSchema(config.DATABASE_SCHEMA));
-    const options = {
-      days: Number(values.days),
-      limit: Number(values.limit),
-      ...(values.market !== undefined ? { market: values.market } : {}),
-      ...(values.language !== undefined ? { language: values.language } : {}),
-    };
-    process.stdout.write(`${table(await stats.list({ ...options, kind: 'top' }), 'Top queries')}\n`);
-    process.stdout.write(table(await stats.list({ ...options, kind: 'zero' }), 'Top zero-result queries'));
+    ({ values } = parseArgs({
+      args,
+      options: {
+        days: { type: 'string', default: '7' },
+        limit: { type: 'string', default: '20' },
+        market: { type: 'string' },
+        language: { type: 'string' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const parsed = ListOptionsSchema.omit({ kind: true }).safeParse(values);
+  if (!parsed.success)
+    throw new UsageError(
+      Object.entries(fieldsFromIssues(parsed.error.issues))
+        .map(([option, why]) => `--${option} ${why}`)
+        .join('; '),
+    );
+  return parsed.data;
+}
+
+/** The two lists, most searched and most often empty, as the command prints them. */
+export async function report(db: Db, args: string[], now?: () => Date): Promise<string> {
+  const options = optionsOf(args);
+  const stats = new SearchQueryStats(db, now ? { now } : {});
+  try {
+    return `${table(await stats.list({ ...options, kind: 'top' }), 'Top queries')}\n${table(await stats.list({ ...options, kind: 'zero' }), 'Top zero-result queries')}`;
+  } catch (e) {
+    // undefined_table: a database the catalog has never started on (it makes its tables when it starts).
+    if ((e as { code?: unknown }).code === '42P01')
+      throw new UsageError(
+        `no table ${db.schema}.search_queries in that database: the catalog creates it when it starts; check DATABASE_URL and DATABASE_SCHEMA`,
+      );
+    throw e;
+  }
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  optionsOf(args);
+  const config = loadConfig(ConfigSchema);
+  const engine = await createDbEngine(config.DATABASE_URL, { logger: createLogger('search-queries', 'warn') });
+  try {
+    process.stdout.write(await report(engine.forSchema(config.DATABASE_SCHEMA), args));
   } finally {
     await engine.close();
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`search:queries failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((error: unknown) => {
+    process.stderr.write(`search:queries failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });

@@ -4,17 +4,10 @@ import { ItemNotFoundError, listingJson, ProductNotFoundError } from '@commerce/
 import { isDomainError, statusOfKind, ValidationError } from '@commerce/shared-errors';
 import { answerNotFound } from '@commerce/shared-http';
 import { z } from 'zod';
-import type { SearchQueryStats } from '../search/search-queries.store';
+import { ListOptionsSchema, type SearchQueryStats } from '../search/search-queries.store';
 
 const PriceContextSchema = z.object({ market: z.string().optional(), pricelist: z.string().optional(), language: z.string().optional() });
 const SearchBodySchema = z.object({ query: ProductQuerySchema.default({}), context: PriceContextSchema.default({}) });
-const SearchQueriesQuerySchema = z.object({
-  days: z.coerce.number().int().min(1).max(366).optional(),
-  kind: z.enum(['top', 'zero']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  market: z.string().optional(),
-  language: z.string().optional(),
-});
 const UriBodySchema = z.object({ query: UriQuerySchema, context: PriceContextSchema.default({}) });
 /** A checkout's items (a selection has at most a few hundred lines). */
 const ItemsBodySchema = z.object({ items: z.array(z.string().min(1).max(64)).max(1000), context: PriceContextSchema.default({}) });
@@ -76,7 +69,7 @@ export function createCatalogInternalRouter(catalog: CatalogClient, searchQuerie
   // What shoppers searched for (read-only; docs/search.md): ?days=7&kind=top|zero&limit=50&market=&language=
   if (searchQueries) {
     router.get('/search-queries', async (ctx) => {
-      const parsed = SearchQueriesQuerySchema.safeParse(ctx.query);
+      const parsed = ListOptionsSchema.safeParse(ctx.query);
       if (!parsed.success) throw new ValidationError(queryErrors(parsed.error.issues));
       ctx.body = await searchQueries.list(parsed.data);
     });

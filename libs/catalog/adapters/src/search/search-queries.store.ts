@@ -1,4 +1,5 @@
 import { Counter, Registry } from 'prom-client';
+import { z } from 'zod';
 import { normaliseSearchQuery, type SearchQueryEvent, type SearchQueryLog } from '@commerce/catalog-core';
 import type { RetainedTable } from '@commerce/shared-bus';
 import type { Db, Migration } from '@commerce/shared-db';
@@ -57,6 +58,15 @@ export interface ListOptions {
   market?: string;
   language?: string;
 }
+
+/** A listing's options as the internal route's query and `npm run search:queries`' options give them (strings or numbers). */
+export const ListOptionsSchema = z.object({
+  days: z.coerce.number().int().min(1).max(366).optional(),
+  kind: z.enum(['top', 'zero']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  market: z.string().optional(),
+  language: z.string().optional(),
+});
 
 export interface SearchQueryStatsOptions {
   registry?: Registry;
