@@ -7,6 +7,7 @@ import { checkoutCall, postSoap, type Endpoints } from './skeleton.scenario';
 import { expectMatchesSchema } from './openapi-validator';
 import { notificationOf, referenceOf, type TestProviderSettings } from '@commerce/payment-adapters';
 import { paymentBrowser } from '../../libs/payment/adapters/src/testing/payment-browser';
+import { swedishShopperAddress } from '@commerce/checkout-core';
 
 /** Where the test providers' pages claim to be (`PAYMENT_PUBLIC_URL`); the test swaps in the server's origin. */
 export const PAYMENT_PUBLIC_URL = 'http://shop.test';
@@ -24,16 +25,7 @@ export const paymentShopEnv = (holdSeconds: number) => ({
   ARGON2_ITERATIONS: '1',
 });
 /** The address of the contract's shopper, in Sweden. */
-export const SHOPPER_ADDRESS: Readonly<Record<string, string>> = {
-  email: 'anna@example.com',
-  firstName: 'Anna',
-  lastName: 'Andersson',
-  address1: 'Storgatan 1',
-  city: 'Stockholm',
-  zipCode: '11451',
-  country: 'SE',
-  phoneNumber: '+46701234567',
-};
+export const SHOPPER_ADDRESS: Readonly<Record<string, string>> = { ...swedishShopperAddress(), phoneNumber: '+46701234567' };
 const PSP: TestProviderSettings = { publicUrl: PAYMENT_PUBLIC_URL, hmacKey: PAYMENT_TEST_HMAC_KEY, merchantAccount: 'TestMerchant' };
 const RETURN = 'https://storefront.test/thanks';
 const FAILED = 'https://storefront.test/failed';

@@ -158,7 +158,8 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
 
   mountOrderHistoryRoutes(router, routeDeps, sessionOf);
 
-  mountPaymentRoutes(router, routeDeps, sessionOf);
+  // `POST payment` takes the selection the answer cache holds at the session's version (decision 194).
+  mountPaymentRoutes(router, routeDeps, sessionOf, selectionAnswer);
 
   return { router, leanRoutes };
 }

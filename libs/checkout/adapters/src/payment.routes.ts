@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { boundedInt } from '@commerce/shared-config';
 import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
+import { withRenderedSelection, type SelectionAnswer } from './selection-answer-cache';
 
 /** The edge's own variable of the checkout saga, for the checkout-api and all-in-one config schemas. */
 export const paymentHoldEnv = () => ({
@@ -11,12 +12,20 @@ export const paymentHoldEnv = () => ({
   ),
 });
 
-/** The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. */
-export function mountPaymentRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
+/**
+ * The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. With the
+ * selection routes' answer cache, `POST payment` takes the selection it holds at the session's version (decision 194).
+ */
+export function mountPaymentRoutes(
+  router: Router,
+  deps: CheckoutDeps,
+  sessionOf: SessionOf,
+  answers?: Pick<SelectionAnswer, 'selectionAt'>,
+): void {
   const on = sessionRoute(deps, sessionOf);
   router.post(
     '/payment',
-    on((h, _p, ctx) => startPayment(deps, h, requestBody(ctx))),
+    on((h, _p, ctx) => startPayment(answers ? withRenderedSelection(deps, answers, h) : deps, h, requestBody(ctx))),
   );
   router.post(
     '/payment-result',

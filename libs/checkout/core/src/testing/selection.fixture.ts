@@ -27,3 +27,14 @@ export const oneLineSelection = (quantity = 1): SelectionDto => ({
     },
   ],
 });
+
+/** A shopper's whole address in Sweden, as `POST payment` takes it (the payment contract's and the edge's specs). */
+export const swedishShopperAddress = (): Record<string, string> => ({
+  email: 'anna@example.com',
+  firstName: 'Anna',
+  lastName: 'Andersson',
+  address1: 'Storgatan 1',
+  city: 'Stockholm',
+  zipCode: '11451',
+  country: 'SE',
+});
