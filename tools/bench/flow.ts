@@ -262,12 +262,11 @@ async function kafkaMessages(kafka: Running['kafka']): Promise<Map<string, numbe
   }
 }
 
+/**
+ * The visitors' own CPU (this process's, all its threads, over the row's visitors' loop alone: not its snapshots'
+ * reads of /metrics and Kafka's offsets, and no idle rate taken off, so nothing else of the bench mixes in).
+ */
 const LOAD_GENERATOR = 'load generator';
-/** This process's CPU ms so far. */
-const cpuMsOfProcess = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /**
  * Everything a row reads, now: each process's CPU ms (a process tree: the all-in-one under tsx, Postgres and its
@@ -293,8 +292,6 @@ async function snapshot(
   const cpu = new Map([
     ...running.processes.map((p) => [p.name, cpuMsOfTree(p.pid)] as const),
     ...Object.entries(running.engines_ ?? {}).map(([name, pid]) => [name, cpuMsOfTree(pid)] as const),
-    // The visitors themselves (this process: their HTTP clients and the figures' reads) share the two cores too.
-    [LOAD_GENERATOR, cpuMsOfProcess()] as const,
   ]);
   return { at: Date.now(), cpu, work, waits: new Map(running.processes.map((p, i) => [p.name, counts[i]!.waits])) };
 }
@@ -343,6 +340,8 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
   let selections = 0;
   // A selection that meets an error answer is given up and counted; a row where more than one in ten did fails.
   const failures: string[] = [];
+  // The visitors share the two cores with what they measure: their own CPU is a row's figure too.
+  const loadFrom = process.cpuUsage();
   await Promise.all(
     Array.from({ length: visitors }, async () => {
       while (Date.now() < deadline) {
@@ -355,6 +354,7 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
       }
     }),
   );
+  const load = process.cpuUsage(loadFrom);
   if (failures.length > selections / 10)
     throw new Error(`${flow}, ${visitors} visitors: ${failures.length} selections failed, ${selections} done; the first: ${failures[0]}`);
   const elapsed = (Date.now() - before.at) / 1000;
@@ -385,7 +385,7 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
     selections,
     failed: failures.length,
     kinds,
-    cpu: per(spent.cpu, idle.cpu),
+    cpu: new Map([...per(spent.cpu, idle.cpu), [LOAD_GENERATOR, (load.user + load.system) / 1000 / selections]]),
     work: per(spent.work, idle.work),
     waits: [...after.waits].flatMap(([name, waits]) =>
       [...waits].flatMap(([key, h]) => {
