@@ -15,13 +15,13 @@
 //   `npx tsx tools/bench/profile-summary.ts <dir>`)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { createDbEngine } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { cleanUpNamed, rememberName } from '@commerce/shared-testing';
 import { Redis } from 'ioredis';
 import { benchSetups, cpuMsOfTree, machineLine, realInfraEnv, runBench } from './bench-env';
 import { spawnBenchServer } from './bench-servers';
+import { headerOf, isJsonObject, KeepAliveConnection, requestText, type Answer } from './keep-alive-client';
 import type { PhaseRecord } from './profile-summary';
 import { postSoap, skeletonProductXml, uniqueWord, type Endpoints } from '../e2e/skeleton.scenario';
 import { serviceRuntime, stopApp } from '../e2e/processes';
@@ -64,34 +64,93 @@ interface Running {
   stop(): Promise<void>;
 }
 
-/** A keep-alive pool large enough for every visitor of a row. */
-const dispatcher = new Agent({ connections: 128, keepAliveTimeout: 30_000, pipelining: 1 });
-
-interface Answer {
-  status: number;
-  body: Record<string, any>;
-  headers: Record<string, string | string[] | undefined>;
+/**
+ * A row's latencies of one request kind, ms, in a typed array grown by doubling (no boxed number a request), read
+ * once sorted.
+ */
+class Latencies {
+  private values = new Float64Array(4096);
+  count = 0;
+  add(ms: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = ms;
+  }
+  sorted(): Float64Array {
+    return this.values.slice(0, this.count).sort();
+  }
 }
 
-async function call(url: string, method: 'GET' | 'POST', token?: string, body?: unknown): Promise<Answer> {
-  const answer = await request(url, {
-    method,
-    dispatcher,
-    headers: {
-      ...(token ? { 'api-token': token } : {}),
-      ...(body === undefined
-        ? {}
-        : { 'content-type': body instanceof URLSearchParams ? 'application/x-www-form-urlencoded' : 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: body instanceof URLSearchParams ? body.toString() : JSON.stringify(body) }),
-  });
-  const text = await answer.body.text();
-  return {
-    status: answer.statusCode,
-    headers: answer.headers,
-    body: text.startsWith('{') ? (JSON.parse(text) as Record<string, any>) : {},
-  };
+/**
+ * A visitor's own keep-alive connections (tools/bench/keep-alive-client.ts, decision 195): to the shop's API and
+ * to the payment pages (the payment service's origin on separate processes), each request's text built once where
+ * it repeats. Only the answers the flow reads are parsed: the new selection's token, the payment start's redirect
+ * and the order of the payment's result; every other API answer is checked for its status and a JSON object's
+ * envelope.
+ */
+class Visitor {
+  private readonly api: KeepAliveConnection;
+  private readonly pages: KeepAliveConnection;
+  private readonly base: string;
+  private readonly newSelection: string;
+
+  constructor(running: Running) {
+    const api = new URL(running.endpoints.checkout);
+    this.api = KeepAliveConnection.to(api.origin);
+    this.pages = KeepAliveConnection.to(running.pages);
+    this.base = api.pathname;
+    this.newSelection = requestText('GET', `${this.base}/selection`, this.api.host);
+  }
+
+  /** `GET selection` without a token: a new selection's token. */
+  async start(send: Timed): Promise<{ add(item: string): string; read: string; token: string }> {
+    const answer = await send('GET selection (new)', '2xx', this.api, this.newSelection);
+    const token: unknown = (JSON.parse(answer.body.toString()) as { token?: unknown }).token;
+    if (typeof token !== 'string') throw new Error(`GET selection answered no token: ${answer.body.toString().slice(0, 300)}`);
+    const headers = { 'api-token': token };
+    return {
+      add: (item) => requestText('POST', `${this.base}/items/${item}`, this.api.host, headers),
+      read: requestText('GET', `${this.base}/selection`, this.api.host, headers),
+      token,
+    };
+  }
+
+  /** A JSON request to the API and its answer parsed (the payment's start and result). */
+  async json(send: Timed, kind: string, path: string, token: string, body: unknown): Promise<Record<string, any>> {
+    const text = JSON.stringify(body);
+    const headers = { 'api-token': token, 'content-type': 'application/json' };
+    const answer = await send(kind, '2xx', this.api, requestText('POST', `${this.base}${path}`, this.api.host, headers, text));
+    return JSON.parse(answer.body.toString()) as Record<string, any>;
+  }
+
+  /** The test provider's page: a form's POST, its 303's location. */
+  async approve(send: Timed, pageUrl: string): Promise<string | undefined> {
+    const form = new URLSearchParams({ decision: 'approve' }).toString();
+    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    const answer = await send(
+      'payment page: Approve',
+      303,
+      this.pages,
+      requestText('POST', `${new URL(pageUrl).pathname}/decision`, this.pages.host, headers, form),
+    );
+    return headerOf(answer, 'location');
+  }
+
+  get connection(): KeepAliveConnection {
+    return this.api;
+  }
+
+  close(): void {
+    this.api.close();
+    this.pages.close();
+  }
 }
+
+/** One timed request of a kind: its answer's status checked (any 2xx with a JSON object, or exactly 303). */
+type Timed = (kind: string, expected: '2xx' | 303, connection: KeepAliveConnection, request: string) => Promise<Answer>;
 
 const ADDRESS = {
   email: 'bench@example.com',
@@ -103,44 +162,50 @@ const ADDRESS = {
   country: 'SE',
 };
 
-/** One visitor's selection from start to end; each request's latency goes to `latencies` under its kind. */
-async function visit(running: Running, items: string[], flow: Flow, latencies: Map<string, number[]>): Promise<void> {
-  const api = running.endpoints.checkout;
-  // Any 2xx (the page's Approve: its 303 to the shop).
-  const timed = async (kind: string, expected: '2xx' | 303, send: () => Promise<Answer>): Promise<Answer> => {
+/** A timed request's sender: each answer's latency goes to `latencies` under its kind once its status is checked. */
+function timedInto(latencies: Map<string, Latencies>): Timed {
+  return async (kind, expected, connection, request) => {
     const t0 = performance.now();
-    const answer = await send();
+    const answer = await connection.send(request);
     const ms = performance.now() - t0;
-    if (expected === 303 ? answer.status !== 303 : answer.status < 200 || answer.status > 299)
-      throw new Error(`${kind} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+    if (expected === 303 ? answer.status !== 303 : answer.status < 200 || answer.status > 299 || !isJsonObject(answer.body))
+      throw new Error(`${kind} answered ${answer.status}: ${answer.body.toString('utf8', 0, 300)}`);
     let kept = latencies.get(kind);
-    if (!kept) latencies.set(kind, (kept = []));
-    kept.push(ms);
+    if (!kept) latencies.set(kind, (kept = new Latencies()));
+    kept.add(ms);
     return answer;
   };
-  const token = (await timed('GET selection (new)', '2xx', () => call(`${api}/selection`, 'GET'))).body['token'] as string;
+}
+
+/** One visitor's selection from start to end, on its own connections. */
+async function visit(visitor: Visitor, items: string[], flow: Flow, send: Timed): Promise<void> {
+  const selection = await visitor.start(send);
   for (let i = 0; i < adds; i++) {
     const item = items[Math.floor(Math.random() * items.length)]!;
-    await timed('POST items/{item}', '2xx', () => call(`${api}/items/${item}`, 'POST', token));
-    await timed('GET selection', '2xx', () => call(`${api}/selection`, 'GET', token));
+    await send('POST items/{item}', '2xx', visitor.connection, selection.add(item));
+    await send('GET selection', '2xx', visitor.connection, selection.read);
   }
   if (flow === 'cart') return;
-  const started = await timed('POST payment', '2xx', () =>
-    call(`${api}/payment`, 'POST', token, {
-      paymentReturnPage: 'https://storefront.bench/thanks',
-      paymentFailedPage: 'https://storefront.bench/failed',
-      termsAndConditions: true,
-      address: ADDRESS,
-    }),
-  );
-  if (started.body['action'] !== 'redirect') throw new Error(`POST payment answered ${JSON.stringify(started.body).slice(0, 300)}`);
-  const page = `${running.pages}${new URL(started.body['url'] as string).pathname}/decision`;
-  const back = await timed('payment page: Approve', 303, () => call(page, 'POST', undefined, new URLSearchParams({ decision: 'approve' })));
-  const location = back.headers['location'];
-  if (typeof location !== 'string') throw new Error('the payment page answered without a location');
+  const started = await visitor.json(send, 'POST payment', '/payment', selection.token, {
+    paymentReturnPage: 'https://storefront.bench/thanks',
+    paymentFailedPage: 'https://storefront.bench/failed',
+    termsAndConditions: true,
+    address: ADDRESS,
+  });
+  if (started['action'] !== 'redirect') throw new Error(`POST payment answered ${JSON.stringify(started).slice(0, 300)}`);
+  const location = await visitor.approve(send, started['url'] as string);
+  if (location === undefined) throw new Error('the payment page answered without a location');
   const paymentMethodFields = Object.fromEntries(new URL(location).searchParams);
-  const result = await timed('POST payment-result', '2xx', () => call(`${api}/payment-result`, 'POST', token, { paymentMethodFields }));
-  if (!result.body['order']) throw new Error(`payment-result answered ${JSON.stringify(result.body).slice(0, 300)}`);
+  const result = await visitor.json(send, 'POST payment-result', '/payment-result', selection.token, { paymentMethodFields });
+  if (!result['order']) throw new Error(`payment-result answered ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+/** A request of the bench's own (seeding, not timed): its answer's JSON. */
+async function call(url: string, body: unknown): Promise<Record<string, any>> {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await answer.text();
+  if (!answer.ok) throw new Error(`${url} answered ${answer.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as Record<string, any>;
 }
 
 /** The products the visitors add: in stock for every add of the run, each with its price (an unpriced one is hidden). */
@@ -158,8 +223,8 @@ async function seedItems(endpoints: Endpoints): Promise<string[]> {
   }
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const found = await call(`${endpoints.checkout}/products`, 'POST', undefined, { search: word, limit: 100 });
-    const items = ((found.body['products'] ?? []) as Array<{ items: Array<{ item: string }> }>).map((p) => p.items[0]!.item);
+    const found = await call(`${endpoints.checkout}/products`, { search: word, limit: 100 });
+    const items = ((found['products'] ?? []) as Array<{ items: Array<{ item: string }> }>).map((p) => p.items[0]!.item);
     if (items.length === productCount) return items;
     if (Date.now() > deadline) throw new Error(`${items.length} of ${productCount} products listed within 120 s`);
     await new Promise((r) => setTimeout(r, 200));
@@ -304,7 +369,7 @@ const ratesBetween = (before: Snapshot, after: Snapshot) => ({
 });
 type Rates = ReturnType<typeof ratesBetween>;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 interface Row {
   flow: Flow;
@@ -333,7 +398,8 @@ async function idleRates(running: Running): Promise<Rates> {
 }
 
 async function measure(running: Running, items: string[], flow: Flow, visitors: number, idle: Rates): Promise<Row> {
-  const latencies = new Map<string, number[]>();
+  const latencies = new Map<string, Latencies>();
+  const send = timedInto(latencies);
   const startUs = monotonicUs();
   const before = await snapshot(running);
   const deadline = Date.now() + seconds * 1000;
@@ -344,14 +410,16 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
   const loadFrom = process.cpuUsage();
   await Promise.all(
     Array.from({ length: visitors }, async () => {
+      const visitor = new Visitor(running);
       while (Date.now() < deadline) {
         try {
-          await visit(running, items, flow, latencies);
+          await visit(visitor, items, flow, send);
           selections++;
         } catch (error) {
           failures.push(error instanceof Error ? error.message : String(error));
         }
       }
+      visitor.close();
     }),
   );
   const load = process.cpuUsage(loadFrom);
@@ -373,8 +441,8 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
   const spent = ratesBetween(before, after);
   const per = (rates: Map<string, number>, idleRates: Map<string, number>) =>
     new Map([...rates].map(([k, rate]) => [k, ((rate - (idleRates.get(k) ?? 0)) * span) / selections]));
-  const kinds = [...latencies].map(([kind, ms]) => {
-    ms.sort((a, b) => a - b);
+  const kinds = [...latencies].map(([kind, latency]) => {
+    const ms = latency.sorted();
     return { kind, count: ms.length, perSecond: ms.length / elapsed, p50: percentile(ms, 50), p99: percentile(ms, 99) };
   });
   const requests = kinds.reduce((sum, k) => sum + k.count, 0);
@@ -475,7 +543,7 @@ async function separateProcesses(): Promise<Running> {
   };
 }
 
-/** Bare Koa's requests/s with as many visitors, each sending one request after another. */
+/** Bare Koa's requests/s with as many visitors, each sending one request after another on the visitors' client. */
 async function bareKoa(visitorCounts: number[]): Promise<Map<number, number>> {
   const server = await spawnBenchServer('bare');
   const rates = new Map<number, number>();
@@ -486,10 +554,14 @@ async function bareKoa(visitorCounts: number[]): Promise<Map<number, number>> {
       const deadline = from + seconds * 1000;
       await Promise.all(
         Array.from({ length: visitors }, async () => {
+          const connection = KeepAliveConnection.to(server.url);
+          const get = requestText('GET', '/', connection.host);
           while (Date.now() < deadline) {
-            await call(server.url, 'GET');
+            const answer = await connection.send(get);
+            if (answer.status !== 200) throw new Error(`bare Koa answered ${answer.status}`);
             answered++;
           }
+          connection.close();
         }),
       );
       rates.set(visitors, answered / ((Date.now() - from) / 1000));
@@ -572,7 +644,6 @@ async function main() {
       await running.stop();
     }
   }
-  await dispatcher.close();
   console.log([...lines, '', ...details].join('\n'));
   if (profileDir) {
     mkdirSync(profileDir, { recursive: true });
