@@ -53,7 +53,8 @@ async function main() {
               ARGON2_MEMORY_KIB: process.env['ARGON2_MEMORY_KIB'],
               ARGON2_ITERATIONS: process.env['ARGON2_ITERATIONS'],
             }
-          : { DATABASE_URL: 'pglite://memory' };
+          : // The flow and checkout benches' visitors are new sessions from one address: their limit (decision 134).
+            { DATABASE_URL: 'pglite://memory', SESSION_NEW_PER_ADDRESS: process.env['SESSION_NEW_PER_ADDRESS'] };
   const config = AllInOneConfigSchema.parse({ ...env, PORT: '0', LOG_LEVEL: 'silent' });
   const demo =
     process.env['BENCH_DEMO'] || mode === 'accounts' ? parseDemoCatalog(JSON.parse(readFileSync(config.DEMO_CATALOG, 'utf8'))) : null;
