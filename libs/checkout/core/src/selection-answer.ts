@@ -23,6 +23,26 @@ export type SelectionTotals = Record<TotalName | `${TotalName}AsNumber`, string 
   taxPercent: number;
 };
 
+/** Each currency format's texts of the minor amounts it has shown: prices and totals repeat from answer to answer. */
+const texts = new WeakMap<CurrencyFormat, Map<number, string>>();
+const MAX_TEXTS = 10_000;
+
+/**
+ * A minor amount as its currency shows it (`formatMoney` of its major amount), each amount formatted once a format
+ * (decision 195): an answer shows ~30 of them, most the catalog's prices seen before.
+ */
+export function moneyText(minor: number, format: CurrencyFormat): string {
+  let known = texts.get(format);
+  if (known === undefined) texts.set(format, (known = new Map()));
+  let text = known.get(minor);
+  if (text === undefined) {
+    text = formatMoney(majorOf(minor, format.decimalDigits), format);
+    if (known.size >= MAX_TEXTS) known.clear();
+    known.set(minor, text);
+  }
+  return text;
+}
+
 /** The envelope's `selection`: the cart's selection with the pricing's amounts, as the spec's Order shows them. */
 export function renderSelection(
   price: SelectionPrice,
@@ -32,7 +52,7 @@ export function renderSelection(
 ) {
   const digits = format.decimalDigits;
   const major = (minor: number) => majorOf(minor, digits);
-  const text = (minor: number) => formatMoney(major(minor), format);
+  const text = (minor: number) => moneyText(minor, format);
   // The spec's Totals: string and number forms, `false` where not applicable.
   const textOr = (minor: number | false): string | false => (minor === false ? false : text(minor));
   const numberOr = (minor: number | false): number | false => (minor === false ? false : major(minor));
@@ -118,7 +138,7 @@ export function renderShippingMethods(price: SelectionPrice, format: CurrencyFor
   return price.shippingMethods.map((m) => ({
     shippingMethod: m.shippingMethod,
     name: m.name,
-    price: formatMoney(majorOf(m.price, format.decimalDigits), format),
+    price: moneyText(m.price, format),
     priceAsNumber: majorOf(m.price, format.decimalDigits),
   }));
 }
