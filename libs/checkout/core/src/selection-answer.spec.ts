@@ -2,7 +2,7 @@ import { formatMoney, type CurrencyFormat } from '@commerce/shared-config';
 import { majorOf } from './pricing';
 import { moneyText } from './selection-answer';
 
-describe('moneyText: a minor amount as its currency shows it, each formatted once a format (decision 195)', () => {
+describe('moneyText: a minor amount as its currency shows it, each formatted once a format (decision 196)', () => {
   const format = (currency: string, decimalDigits: number, decimalPoint = '.', prefix = '', suffix = ''): CurrencyFormat => ({
     currency,
     name: currency,

@@ -29,7 +29,7 @@ const MAX_TEXTS = 10_000;
 
 /**
  * A minor amount as its currency shows it (`formatMoney` of its major amount), each amount formatted once a format
- * (decision 195): an answer shows ~30 of them, most the catalog's prices seen before.
+ * (decision 196): an answer shows ~30 of them, most the catalog's prices seen before.
  */
 export function moneyText(minor: number, format: CurrencyFormat): string {
   let known = texts.get(format);
