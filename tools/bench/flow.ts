@@ -235,6 +235,8 @@ async function seedItems(endpoints: Endpoints): Promise<string[]> {
 interface Counts {
   requests: Map<string, number>;
   statements: number;
+  /** Statements outside any request or event (`context="none"`): relays' polls, pruners. */
+  unasked: number;
   redis: number;
   /** The process's Kafka clients' requests (`kafka_requests_total`), by API. */
   kafka: Map<string, number>;
@@ -301,6 +303,8 @@ async function countsOf(url: string): Promise<Counts> {
     requests,
     // A request's or an event's (its handling has a request id): the work asked for, not the relays' polls.
     statements: sum(/^db_statements_total\{context="request"\} (\d+)$/gm),
+    // The process's own (relays' polls, pruners): counted at rest only, in its idle line.
+    unasked: sum(/^db_statements_total\{context="none"\} (\d+)$/gm),
     redis: sum(/^redis_command_seconds_count\{[^}]*\} (\d+)$/gm),
     kafka: new Map([...text.matchAll(/^kafka_requests_total\{api="([^"]*)"\} (\d+)$/gm)].map(([, api, n]) => [api!, Number(n)])),
     waits: waitsOf(text),
@@ -344,8 +348,9 @@ async function snapshot(
   const counts = await Promise.all(running.processes.map((p) => countsOf(p.url)));
   const work = new Map<string, number>([...(await kafkaMessages(running.kafka))].map(([topic, n]) => [`kafka ${topic}`, n]));
   running.processes.forEach((p, i) => {
-    const { statements, redis, requests, kafka } = counts[i]!;
+    const { statements, unasked, redis, requests, kafka } = counts[i]!;
     work.set(`statements ${p.name}`, statements);
+    work.set(`unasked ${p.name}`, unasked);
     work.set(`redis ${p.name}`, redis);
     // Every service's clients together, by API (like every count, less the idle rate: what the row's work added).
     for (const [api, n] of kafka) work.set(`kafka-requests ${api}`, (work.get(`kafka-requests ${api}`) ?? 0) + n);
@@ -588,6 +593,25 @@ function workOf(row: Row, prefix: string): string {
   )} (${listed(entries, 2)})`;
 }
 
+/**
+ * What the processes spend unasked (the idle rates taken off every row), a second: still taken from the two cores,
+ * so from the checkout rate. The Kafka requests are the consumers' idle polls and heartbeats; the statements, the
+ * relays' polls and the pruners'.
+ */
+function idleLine(engines: string, idle: Rates): string {
+  const perSecond = (entries: Iterable<[string, number]>) => [...entries].map(([k, n]) => [k, n * 1000] as [string, number]);
+  const cpu = perSecond([...idle.cpu].filter(([name]) => name !== LOAD_GENERATOR));
+  const prefixed = (prefix: string) =>
+    perSecond([...idle.work].filter(([k]) => k.startsWith(prefix)).map(([k, n]) => [k.slice(prefix.length), n] as [string, number]));
+  const total = (entries: Array<[string, number]>) => fixed(entries.reduce((sum, [, n]) => sum + n, 0));
+  const [kafka, unasked] = [prefixed('kafka-requests '), prefixed('unasked ')];
+  return [
+    `${engines}, at rest (taken off every row), a second:`,
+    `  idle CPU ms ${total(cpu)} (${listed(cpu)})`,
+    `  idle Kafka requests ${total(kafka)} (${listed(kafka)}); unasked SQL statements ${total(unasked)} (${listed(unasked)})`,
+  ].join('\n');
+}
+
 function report(engines: string, rows: Row[], bare: Map<number, number>): { table: string[]; details: string[] } {
   const table: string[] = [];
   const details: string[] = [];
@@ -639,7 +663,7 @@ async function main() {
       for (const [flow, visitors] of plan) rows.push(await measure(running, items, flow, visitors, idle));
       const { table, details: more } = report(running.engines, rows, bare);
       lines.push(...table);
-      details.push(...more);
+      details.push(idleLine(running.engines, idle), ...more);
     } finally {
       await running.stop();
     }
