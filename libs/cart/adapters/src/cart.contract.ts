@@ -668,5 +668,55 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect([Number(written.price_each), Number(written.price_each_minor)]).toEqual([12.34, 1234]);
       });
     });
+
+    describe('migration 008_lines_without_selection_foreign_key', () => {
+      const migration = cartMigrations(() => 2).find((m) => m.name === '008_lines_without_selection_foreign_key')!;
+      /** The `on delete` action of each foreign key of a schema's `selection_lines` (`c`: cascade). */
+      const foreignKeysOf = async (of: Db) =>
+        (
+          (await of.knex.raw(`select confdeltype as on_delete from pg_constraint where conrelid = ?::regclass and contype = 'f'`, [
+            `${of.schema}.selection_lines`,
+          ])) as { rows: Array<{ on_delete: string }> }
+        ).rows.map((r) => r.on_delete);
+
+      it('leaves the lines without a foreign key: every write of lines takes its selection from the row it wrote, and a selection is never deleted (decision 198)', async () => {
+        expect(await foreignKeysOf(database)).toEqual([]);
+        // Lines still come and go with their selection's changes, batched or one by one.
+        const made = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' });
+        const [one, two] = await Promise.all([
+          cart.client.changeSelection(made.id, { lines: [{ op: 'addItem', item: item('94-1', 3), quantity: 1 }] }),
+          cart.client.changeSelection(made.id, { lines: [{ op: 'addItem', item: item('94-2', 4), quantity: 2 }] }),
+        ]);
+        expect([one, two].map((s) => s.items.length).sort()).toEqual([1, 2]);
+        expect((await cart.client.getSelection(made.id))?.items.map((i) => [i.item, i.quantity]).sort()).toEqual([
+          ['94-1', 1],
+          ['94-2', 2],
+        ]);
+        expect(Number((await database.table('selection_lines').where({ selection_id: made.id }).count('* as n'))[0]!.n)).toBe(2);
+      });
+
+      it('down makes the foreign key again (a line needs its selection, and goes with it), up drops it', async () => {
+        const own = await db();
+        await migrate(
+          own,
+          cartMigrations(() => 2),
+        );
+        expect(await foreignKeysOf(own)).toEqual([]);
+        await migration.down!(own.knex, own.schema);
+        expect(await foreignKeysOf(own)).toEqual(['c']);
+        const orphan = {
+          selection_id: '00000000-0000-4000-8000-000000000941',
+          line: 'x941',
+          item: '9-1',
+          product: '9',
+          size: 'M',
+          quantity: 1,
+          price_each: '1.0000',
+        };
+        await expect(own.table('selection_lines').insert(orphan)).rejects.toThrow(/foreign key/);
+        await migration.up(own.knex, own.schema);
+        expect(await foreignKeysOf(own)).toEqual([]);
+      });
+    });
   });
 }

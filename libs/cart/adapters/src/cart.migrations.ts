@@ -117,4 +117,21 @@ export const cartMigrations = (digitsOf: (currency: string) => number): Migratio
       });
     },
   },
+  {
+    // A line's selection by construction, not by a foreign key (decision 198): every statement that writes lines
+    // takes their selection's id from the selection row it wrote in the same statement, or under that row's lock,
+    // and a selection is never deleted. The key's check ran a query and locked the selection's row (a WAL record)
+    // for every line inserted.
+    name: '008_lines_without_selection_foreign_key',
+    async up(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.dropForeign(['selection_id']);
+      });
+    },
+    async down(knex, schema) {
+      await knex.schema.withSchema(schema).alterTable('selection_lines', (t) => {
+        t.foreign('selection_id').references('id').inTable(`${schema}.selections`).onDelete('CASCADE');
+      });
+    },
+  },
 ];
