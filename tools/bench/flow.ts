@@ -383,6 +383,8 @@ interface Row {
   selections: number;
   /** Selections given up at an error answer (503s of a loaded machine's deadlines, decision 132). */
   failed: number;
+  /** Of the load generator's CPU ms a selection or checkout, its system time: its sockets' system calls, TCP on loopback. */
+  loadKernel: number;
   kinds: Array<{ kind: string; count: number; perSecond: number; p50: number; p99: number }>;
   /** Per selection (cart flow) or per checkout, idle taken off: CPU ms by process, and the work counted by key. */
   cpu: Map<string, number>;
@@ -457,6 +459,7 @@ async function measure(running: Running, items: string[], flow: Flow, visitors: 
     perSecond: requests / elapsed,
     selections,
     failed: failures.length,
+    loadKernel: load.system / 1000 / selections,
     kinds,
     cpu: new Map([...per(spent.cpu, idle.cpu), [LOAD_GENERATOR, (load.user + load.system) / 1000 / selections]]),
     work: per(spent.work, idle.work),
@@ -626,7 +629,7 @@ function report(engines: string, rows: Row[], bare: Map<number, number>): { tabl
     );
     details.push(
       `${engines}, ${row.flow}, ${row.visitors} visitors, ${unit}:`,
-      `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => name !== LOAD_GENERATOR && !services.some(([s]) => s === name)))}; load generator ${fixed(row.cpu.get(LOAD_GENERATOR) ?? 0)}`,
+      `  CPU ms: services ${fixed(servicesMs)} (${listed(services)}); engines ${listed([...row.cpu].filter(([name]) => name !== LOAD_GENERATOR && !services.some(([s]) => s === name)))}; load generator ${fixed(row.cpu.get(LOAD_GENERATOR) ?? 0)} (in the kernel ${fixed(row.loadKernel)})`,
       `  internal HTTP calls ${workOf(row, 'call ')}`,
       `  SQL statements (of requests and events) ${workOf(row, 'statements ')}`,
       `  Redis commands ${workOf(row, 'redis ')}`,
