@@ -780,7 +780,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
 
     // Only where the edge serves HTTP: in process there is no lean route to compare (registered, not skipped).
     if (mode === 'over HTTP')
-      describe('POST items/{item} and GET selection on lean routes answer as the Koa app (decisions 67, 82)', () => {
+      describe('POST items/{item}, GET selection, POST payment and payment-result on lean routes answer as the Koa app (decisions 67, 82, 197)', () => {
         type Ask = { method?: 'GET' | 'HEAD' | 'POST'; path: string; body?: string; headers?: Record<string, string> };
         const ask = async (edge: string, token: string | undefined, { method = 'POST', path, body, headers = {} }: Ask) => {
           const res = await fetch(`${edge}${path}`, {
@@ -804,6 +804,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
         };
         // The same requests to each edge, each on a session of its own: the answers equal once their tokens are
         // named alike (and their lines' ids, which the cart makes at random).
+        const JSON_TYPE = { 'content-type': 'application/json' };
         const asks: [string, Ask][] = [
           ['no body (a new session)', { path: '/items/3-1' }],
           ['a quantity', { path: '/items/3-1', body: '{"quantity":2}', headers: { 'content-type': 'application/json' } }],
@@ -844,6 +845,29 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             { method: 'GET', path: '/selection', headers: { 'API-Token': 'no-such-token' } },
           ],
           ['GET selection of that new session', { method: 'GET', path: '/selection' }],
+          // `POST payment` and `payment-result` on lean routes too (decision 197): their refusals before the saga.
+          ['POST payment without a body', { path: '/payment' }],
+          [
+            'POST payment, terms not accepted',
+            { path: '/payment', body: '{"termsAndConditions":false,"address":{"country":"SE"}}', headers: JSON_TYPE },
+          ],
+          [
+            'POST payment, an address missing fields',
+            { path: '/payment', body: '{"termsAndConditions":true,"address":{"country":"SE"}}', headers: JSON_TYPE },
+          ],
+          [
+            'POST payment, a country not shipped to',
+            { path: '/payment', body: '{"termsAndConditions":true,"address":{"country":"ZZ"}}', headers: JSON_TYPE },
+          ],
+          ['POST payment, not an object', { path: '/payment', body: '[1]', headers: JSON_TYPE }],
+          ['POST payment, malformed JSON', { path: '/payment', body: '{"address":', headers: JSON_TYPE }],
+          [
+            'POST payment from the storefront origin',
+            { path: '/payment', body: '{}', headers: { ...JSON_TYPE, Origin: STOREFRONT_ORIGIN } },
+          ],
+          ["POST payment ?pretty (the app's)", { path: '/payment?pretty', body: '{}', headers: JSON_TYPE }],
+          ['POST payment-result without fields', { path: '/payment-result', body: '{}', headers: JSON_TYPE }],
+          ['POST payment-result, fields not an object', { path: '/payment-result', body: '{"paymentMethodFields":3}', headers: JSON_TYPE }],
         ];
         const sessionsOf: Record<string, string | undefined> = {};
         it.each(asks)('%s', async (_what, request) => {

@@ -4,10 +4,10 @@ import type Koa from 'koa';
 import type { LeanRoute } from '@commerce/shared-http';
 import { createCheckoutOpenApi } from '@commerce/checkout-contracts';
 import { mountProductRoutes } from './product.routes';
-import { mountSelectionRoutes, selectionLeanRoutes } from './selection.routes';
+import { mountSelectionRoutes, selectionLeanRoutes, type CheckoutLeanSession } from './selection.routes';
 import { mountLoginRoutes } from './login.routes';
 import { mountOrderHistoryRoutes } from './order-history.routes';
-import { mountPaymentRoutes } from './payment.routes';
+import { mountPaymentRoutes, paymentLeanRoutes } from './payment.routes';
 import { cachingCatalogClient } from './product-cache';
 import { cachedSelectionAnswer, versionedCart } from './selection-answer-cache';
 import { clientAddress, headerText } from './client-address';
@@ -137,20 +137,20 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
   // One answer cache for the router and the lean routes: a change answered on either is kept for `GET selection`.
   const selectionAnswer = cachedSelectionAnswer(selectionDeps, { ttlMs: productCacheMs });
   mountSelectionRoutes(router, selectionDeps, sessionOf, productCacheMs, selectionAnswer);
-  const leanRoutes = selectionLeanRoutes(
-    selectionDeps,
-    CHECKOUT_PREFIX,
-    {
-      // The session with its selection's version (decision 57's one round trip): a change's answer is kept
-      // as the rendering of the version it raised when that is one more than this (decision 72; amends 70).
-      open: (req) => openRequestSession(deps, req),
-      // `POST items/{item}` stores a fresh visitor's session: admitted with its read (decision 187).
-      openChanging: (req) => openRequestSession(deps, req, true),
-      errorBody: errorToken,
-      headers: (handle) => ({ 'API-Token': handle.token }),
-    },
-    selectionAnswer,
-  );
+  const leanSession: CheckoutLeanSession = {
+    // The session with its selection's version (decision 57's one round trip): a change's answer is kept
+    // as the rendering of the version it raised when that is one more than this (decision 72; amends 70).
+    open: (req) => openRequestSession(deps, req),
+    // `POST items/{item}` stores a fresh visitor's session: admitted with its read (decision 187).
+    openChanging: (req) => openRequestSession(deps, req, true),
+    errorBody: errorToken,
+    headers: (handle) => ({ 'API-Token': handle.token }),
+  };
+  const leanRoutes = [
+    ...selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
+    // `POST payment` and `payment-result` before the app too (decision 197).
+    ...paymentLeanRoutes(routeDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
+  ];
 
   mountProductRoutes(router, routeDeps, sessionOf);
 

@@ -1,8 +1,10 @@
 import type Router from '@koa/router';
 import { boundedInt } from '@commerce/shared-config';
-import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps } from '@commerce/checkout-core';
+import type { LeanRoute } from '@commerce/shared-http';
+import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
 import { withRenderedSelection, type SelectionAnswer } from './selection-answer-cache';
+import { envelopeAnswered, type CheckoutLeanSession } from './selection.routes';
 
 /** The edge's own variable of the checkout saga, for the checkout-api and all-in-one config schemas. */
 export const paymentHoldEnv = () => ({
@@ -39,4 +41,32 @@ export function mountPaymentRoutes(
     '/address-search',
     on((h, _p, ctx) => addressSearch(deps, h, requestBody(ctx))),
   );
+}
+
+/**
+ * `POST payment` and `POST payment-result` answered before the Koa app (decision 197), with the same use cases as
+ * their router routes (which keep what these leave: a query string, another content type, a large body): the two
+ * checkout requests a checkout makes besides its adds and reads, without the app's middleware and router.
+ */
+export function paymentLeanRoutes(
+  deps: CheckoutDeps,
+  prefix: string,
+  session: CheckoutLeanSession,
+  answers?: Pick<SelectionAnswer, 'selectionAt'>,
+): LeanRoute[] {
+  const { openChanging: _changing, ...opening } = session;
+  const escaped = prefix.replaceAll('/', '\\/');
+  const route = (path: string, handle: (body: unknown, handle: SessionHandle) => Promise<unknown>): LeanRoute<SessionHandle> => ({
+    ...opening,
+    ...envelopeAnswered,
+    method: 'POST',
+    route: `${prefix}/${path}`,
+    path: new RegExp(`^${escaped}\\/${path}$`),
+    bodyless: true,
+    handle: (_params, body, h) => handle(body, h),
+  });
+  return [
+    route('payment', (body, h) => startPayment(answers ? withRenderedSelection(deps, answers, h) : deps, h, body)),
+    route('payment-result', (body, h) => paymentResult(deps, h, body)),
+  ] as LeanRoute[];
 }

@@ -113,6 +113,12 @@ export type CheckoutLeanSession = Pick<Required<LeanRoute<SessionHandle>>, 'open
   openChanging?: Required<LeanRoute<SessionHandle>>['open'];
 };
 
+/** A lean checkout route's answers: its envelope as the router's route sends it, every domain error as the error middleware answers it (`{token, errors}`). */
+export const envelopeAnswered = {
+  passes: () => true,
+  json: (answer: unknown) => envelopeParts(answer) ?? JSON.stringify(answer),
+} satisfies Pick<LeanRoute, 'passes' | 'json'>;
+
 /**
  * The selection's busiest routes answered before the Koa app, with the same use cases as their router
  * routes: `POST items/{item}` (decision 67) and `GET selection` (decision 82); the router keeps them for
@@ -126,13 +132,11 @@ export function selectionLeanRoutes(
   selectionAnswer?: SelectionAnswer,
 ): LeanRoute[] {
   const escaped = prefix.replaceAll('/', '\\/');
-  // Every domain error as the error middleware answers it: `{token, errors}`.
-  const answered = { passes: () => true, json: (answer: unknown) => envelopeParts(answer) ?? JSON.stringify(answer) };
   const { openChanging, ...opening } = session;
   const addItemRoute: LeanRoute<SessionHandle> = {
     ...opening,
     ...(openChanging ? { open: openChanging } : {}),
-    ...answered,
+    ...envelopeAnswered,
     method: 'POST',
     route: `${prefix}/items/:item`,
     path: new RegExp(`^${escaped}\\/items\\/([^/]+)$`),
@@ -146,7 +150,7 @@ export function selectionLeanRoutes(
   // garbage a `GET` (the edge's scavenges, decision 82).
   const getSelectionRoute: LeanRoute<SessionHandle> = {
     ...opening,
-    ...answered,
+    ...envelopeAnswered,
     method: 'GET',
     route: `${prefix}/selection`,
     path: new RegExp(`^${escaped}\\/selection$`),
