@@ -780,7 +780,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
 
     // Only where the edge serves HTTP: in process there is no lean route to compare (registered, not skipped).
     if (mode === 'over HTTP')
-      describe('POST items/{item}, GET selection, POST payment and payment-result on lean routes answer as the Koa app (decisions 67, 82, 197)', () => {
+      describe('POST items/{item}, GET selection, POST payment and payment-result on lean routes answer as the Koa app (decisions 67, 82, 199)', () => {
         type Ask = { method?: 'GET' | 'HEAD' | 'POST'; path: string; body?: string; headers?: Record<string, string> };
         const ask = async (edge: string, token: string | undefined, { method = 'POST', path, body, headers = {} }: Ask) => {
           const res = await fetch(`${edge}${path}`, {
@@ -845,7 +845,7 @@ export function selectionApiContract(name: string, engines: () => SelectionApiEn
             { method: 'GET', path: '/selection', headers: { 'API-Token': 'no-such-token' } },
           ],
           ['GET selection of that new session', { method: 'GET', path: '/selection' }],
-          // `POST payment` and `payment-result` on lean routes too (decision 197): their refusals before the saga.
+          // `POST payment` and `payment-result` on lean routes too (decision 199): their refusals before the saga.
           ['POST payment without a body', { path: '/payment' }],
           [
             'POST payment, terms not accepted',

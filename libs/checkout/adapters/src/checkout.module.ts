@@ -59,7 +59,8 @@ export async function checkoutModule(
     },
     waits.timed,
   );
-  // `POST items/{item}` is answered before the app (decision 67); the router has it too, for what that leaves.
+  // `POST items/{item}`, `GET selection`, `POST payment` and `payment-result` are answered before the app (decisions 67,
+  // 82, 199); the router has them too, for what those leave.
   const { router, leanRoutes } = createCheckoutRoutes(deps);
   return {
     deps,

@@ -148,7 +148,7 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
   };
   const leanRoutes = [
     ...selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
-    // `POST payment` and `payment-result` before the app too (decision 197).
+    // `POST payment` and `payment-result` before the app too (decision 199).
     ...paymentLeanRoutes(routeDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
   ];
 

@@ -44,7 +44,7 @@ export function mountPaymentRoutes(
 }
 
 /**
- * `POST payment` and `POST payment-result` answered before the Koa app (decision 197), with the same use cases as
+ * `POST payment` and `POST payment-result` answered before the Koa app (decision 199), with the same use cases as
  * their router routes (which keep what these leave: a query string, another content type, a large body): the two
  * checkout requests a checkout makes besides its adds and reads, without the app's middleware and router.
  */
