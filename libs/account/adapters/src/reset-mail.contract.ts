@@ -1,9 +1,11 @@
-import type { Db } from '@commerce/shared-db';
+import { migrate, type Db } from '@commerce/shared-db';
 import { createLogger } from '@commerce/shared-logging';
 import { startSmtpCatcher, type CaughtMail } from '@commerce/shared-testing';
 import { buildAccountService, type AccountService } from './account.service';
 import { createMailer, type ClosableMailer } from './mailer';
 import { TEST_ARGON2 } from './account.contract';
+import { accountMigrations } from './account.migrations';
+import { createResetMailRelay } from './reset-mail.relay';
 const GOOD = 'correct horse battery';
 let seq = 0;
 const email = () => `reset-${process.pid}-${Date.now()}-${++seq}@example.com`;
@@ -133,5 +135,36 @@ export function resetMailContract(name: string, db: () => Promise<Db>) {
         await smtp.close();
       }
     }, 60_000);
+
+    it('deletes done requests once they are a day old, looking at most once a minute, not at every poll (decision 200)', async () => {
+      const database = await db();
+      await migrate(database, accountMigrations);
+      const day = 24 * 3600_000;
+      let clock = Date.parse('2026-01-02T00:00:00Z');
+      const relay = createResetMailRelay(database, () => Promise.resolve('sent'), { now: () => new Date(clock), keepDoneMs: day });
+      const done = (id: string, agoMs: number) => ({
+        id,
+        email: email(),
+        link_path: '/reset',
+        requested_at: new Date(clock - agoMs),
+        next_attempt_at: new Date(clock - agoMs),
+        attempts: 1,
+        done_at: new Date(clock - agoMs),
+        outcome: 'sent',
+      });
+      const left = async () => ((await database.table('reset_mails').select('id').orderBy('id')) as Array<{ id: string }>).map((r) => r.id);
+      const [old, young] = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+      await database.table('reset_mails').insert([done(old, day + 1000), done(young, day - 10_000)]);
+      // A pass deletes what is a day old, and only that.
+      await relay.drain();
+      expect(await left()).toEqual([young]);
+      // 30 s later the young one is a day old, but the next look is due a minute after the last.
+      clock += 30_000;
+      await relay.drain();
+      expect(await left()).toEqual([young]);
+      clock += 30_000;
+      await relay.drain();
+      expect(await left()).toEqual([]);
+    });
   });
 }
