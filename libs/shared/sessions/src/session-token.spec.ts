@@ -16,7 +16,7 @@ describe('tokenMinter (decision 134)', () => {
     expect(tokenMinter(Buffer.alloc(32, 8), 60_000, now).minted(token)).toBeNull();
   });
 
-  it("draws a random part of its own for every token, across the random pool's refills (decision 200)", () => {
+  it("draws a random part of its own for every token, across the random pool's refills (decision 201)", () => {
     const minter = tokenMinter(key, 60_000, now);
     // Minted in the same millisecond with the same tag: only the random part tells them apart.
     const tokens = Array.from({ length: 1000 }, () => minter.mint('SE'));

@@ -26,7 +26,7 @@ export interface TokenMinter {
 const pool = Buffer.allocUnsafeSlow(RANDOM_BYTES * 128);
 let drawn = pool.length;
 
-/** Fills `target`'s first RANDOM_BYTES with random bytes: one call into the CSPRNG every 128 tokens, as Node's randomUUID draws (decision 200). */
+/** Fills `target`'s first RANDOM_BYTES with random bytes: one call into the CSPRNG every 128 tokens, as Node's randomUUID draws (decision 201). */
 function randomPart(target: Buffer): void {
   if (drawn + RANDOM_BYTES > pool.length) {
     randomFillSync(pool);
