@@ -718,5 +718,33 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect(await foreignKeysOf(own)).toEqual([]);
       });
     });
+
+    describe('migration 009_selections_fillfactor', () => {
+      /** Each table's storage options (`fillfactor=85`), by table. */
+      const optionsOf = async (of: Db) =>
+        Object.fromEntries(
+          (
+            (await of.knex.raw(
+              `select c.relname, coalesce(array_to_string(c.reloptions, ','), '') as options from pg_class c
+               join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relname in ('selections', 'selection_lines')`,
+              [of.schema],
+            )) as { rows: Array<{ relname: string; options: string }> }
+          ).rows.map((r) => [r.relname, r.options]),
+        );
+
+      it('leaves room on the pages of selections and their lines, so a change rewrites no index entry (decision 202); down gives it back', async () => {
+        const own = await db();
+        await migrate(
+          own,
+          cartMigrations(() => 2),
+        );
+        expect(await optionsOf(own)).toEqual({ selections: 'fillfactor=85', selection_lines: 'fillfactor=85' });
+        const migration = cartMigrations(() => 2).find((m) => m.name === '009_selections_fillfactor')!;
+        await migration.down!(own.knex, own.schema);
+        expect(await optionsOf(own)).toEqual({ selections: '', selection_lines: '' });
+        await migration.up(own.knex, own.schema);
+        expect(await optionsOf(own)).toEqual({ selections: 'fillfactor=85', selection_lines: 'fillfactor=85' });
+      });
+    });
   });
 }

@@ -134,4 +134,17 @@ export const cartMigrations = (digitsOf: (currency: string) => number): Migratio
       });
     },
   },
+  {
+    // Room on each page for the rows' next versions, so that a change (a selection's version raised, a line's
+    // quantity) is a HOT update, no index entry written (decision 202). Pages written from now on.
+    name: '009_selections_fillfactor',
+    async up(knex, schema) {
+      await knex.raw('alter table ??.selections set (fillfactor = 85)', [schema]);
+      await knex.raw('alter table ??.selection_lines set (fillfactor = 85)', [schema]);
+    },
+    async down(knex, schema) {
+      await knex.raw('alter table ??.selections reset (fillfactor)', [schema]);
+      await knex.raw('alter table ??.selection_lines reset (fillfactor)', [schema]);
+    },
+  },
 ];
