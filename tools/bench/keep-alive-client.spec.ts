@@ -90,10 +90,19 @@ describe('KeepAliveConnection', () => {
     expect(answer.body.toString()).toBe('{"a":"b"}');
   });
 
-  it('reuses one connection for answer after answer, and two answers in one read each to its request', async () => {
+  it('reuses one connection for answer after answer', async () => {
     const { get, connections: opened } = await serve((socket, _request, n) => socket.write(ok(`{"n":${n}}`)));
     for (let n = 1; n <= 5; n++) expect((await get()).body.toString()).toBe(`{"n":${n}}`);
     expect(opened()).toBe(1);
+  });
+
+  it('drops a connection that sent more answers than it was asked for, in the same read: the next request never gets the extra one', async () => {
+    const { get, connections: opened } = await serve((socket, _request, n) =>
+      socket.write(n === 1 ? ok('{"n":1}') + ok('{"extra":true}') : ok(`{"n":${n}}`)),
+    );
+    expect((await get()).body.toString()).toBe('{"n":1}');
+    expect((await get()).body.toString()).toBe('{"n":2}');
+    expect(opened()).toBe(2);
   });
 
   it('opens a new connection after an answer with connection: close, or after the server closed an idle one', async () => {

@@ -84,7 +84,9 @@ export class KeepAliveConnection {
     const socket = connect({ host: this.hostname, port: this.port, noDelay: true });
     const parser = new HTTPParser(HTTPParser.RESPONSE);
     parser[HTTPParser.kOnHeadersComplete] = (info) => {
-      if (!this.waiting) return;
+      // An answer no request waits for (more answers than requests, in the read that completed one): the connection
+      // is out of step, and the next request's answer could be this one. It is dropped.
+      if (!this.waiting) return this.fail(socket, new Error(`${this.host}: an answer with no request waiting`));
       this.waiting.status = info.statusCode;
       this.waiting.headers = info.headers;
       this.waiting.keepAlive = info.shouldKeepAlive;

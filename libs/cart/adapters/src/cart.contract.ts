@@ -695,6 +695,28 @@ export function cartContract(name: string, db: () => Promise<Db>) {
         expect(Number((await database.table('selection_lines').where({ selection_id: made.id }).count('* as n'))[0]!.n)).toBe(2);
       });
 
+      it('writes no line for a closed or an unknown selection, one change at a time or batched: no line without its selection', async () => {
+        const closed = await cart.client.createSelection({ currency: 'SEK', country: 'SE', language: 'sv' });
+        await cart.client.closeSelection(closed.id);
+        const unknown = '00000000-0000-4000-8000-000000000942';
+        const add = (n: number) => ({ lines: [{ op: 'addItem' as const, item: item(`942-${n}`, 5), quantity: 1 }] });
+        for (const id of [closed.id, unknown]) await expect(cart.client.changeSelection(id, add(1))).rejects.toThrow();
+        if (cart.client.changeSelections) {
+          const settled = await cart.client.changeSelections([
+            { id: closed.id, change: add(2) },
+            { id: unknown, change: add(3) },
+          ]);
+          expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+        }
+        const orphans = await database.knex.raw(
+          `select count(*)::int as n from ${database.qualified('selection_lines')} l left join ${database.qualified('selections')} s on s.id = l.selection_id where s.id is null`,
+        );
+        expect((orphans as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(0);
+        expect(Number((await database.table('selection_lines').whereIn('selection_id', [closed.id, unknown]).count('* as n'))[0]!.n)).toBe(
+          0,
+        );
+      });
+
       it('down makes the foreign key again (a line needs its selection, and goes with it), up drops it', async () => {
         const own = await db();
         await migrate(

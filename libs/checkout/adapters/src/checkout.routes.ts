@@ -149,7 +149,7 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
   const leanRoutes = [
     ...selectionLeanRoutes(selectionDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
     // `POST payment` and `payment-result` before the app too (decision 199).
-    ...paymentLeanRoutes(routeDeps, CHECKOUT_PREFIX, leanSession, selectionAnswer),
+    ...paymentLeanRoutes(routeDeps, CHECKOUT_PREFIX, leanSession),
   ];
 
   mountProductRoutes(router, routeDeps, sessionOf);
@@ -158,8 +158,7 @@ export function createCheckoutRoutes(deps: CheckoutHttpDeps): { router: Router; 
 
   mountOrderHistoryRoutes(router, routeDeps, sessionOf);
 
-  // `POST payment` takes the selection the answer cache holds at the session's version (decision 194).
-  mountPaymentRoutes(router, routeDeps, sessionOf, selectionAnswer);
+  mountPaymentRoutes(router, routeDeps, sessionOf);
 
   return { router, leanRoutes };
 }

@@ -3,7 +3,6 @@ import { boundedInt } from '@commerce/shared-config';
 import type { LeanRoute } from '@commerce/shared-http';
 import { addressSearch, paymentResult, receipt, startPayment, type CheckoutDeps, type SessionHandle } from '@commerce/checkout-core';
 import { requestBody, sessionRoute, type SessionOf } from './route-handler';
-import { withRenderedSelection, type SelectionAnswer } from './selection-answer-cache';
 import { envelopeAnswered, type CheckoutLeanSession } from './selection.routes';
 
 /** The edge's own variable of the checkout saga, for the checkout-api and all-in-one config schemas. */
@@ -14,20 +13,12 @@ export const paymentHoldEnv = () => ({
   ),
 });
 
-/**
- * The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. With the
- * selection routes' answer cache, `POST payment` takes the selection it holds at the session's version (decision 194).
- */
-export function mountPaymentRoutes(
-  router: Router,
-  deps: CheckoutDeps,
-  sessionOf: SessionOf,
-  answers?: Pick<SelectionAnswer, 'selectionAt'>,
-): void {
+/** The checkout saga's routes: `POST payment`, `POST payment-result`, `GET receipt`, `POST address-search`. */
+export function mountPaymentRoutes(router: Router, deps: CheckoutDeps, sessionOf: SessionOf): void {
   const on = sessionRoute(deps, sessionOf);
   router.post(
     '/payment',
-    on((h, _p, ctx) => startPayment(answers ? withRenderedSelection(deps, answers, h) : deps, h, requestBody(ctx))),
+    on((h, _p, ctx) => startPayment(deps, h, requestBody(ctx))),
   );
   router.post(
     '/payment-result',
@@ -48,12 +39,7 @@ export function mountPaymentRoutes(
  * their router routes (which keep what these leave: a query string, another content type, a large body): the two
  * checkout requests a checkout makes besides its adds and reads, without the app's middleware and router.
  */
-export function paymentLeanRoutes(
-  deps: CheckoutDeps,
-  prefix: string,
-  session: CheckoutLeanSession,
-  answers?: Pick<SelectionAnswer, 'selectionAt'>,
-): LeanRoute[] {
+export function paymentLeanRoutes(deps: CheckoutDeps, prefix: string, session: CheckoutLeanSession): LeanRoute[] {
   const { openChanging: _changing, ...opening } = session;
   const escaped = prefix.replaceAll('/', '\\/');
   const route = (path: string, handle: (body: unknown, handle: SessionHandle) => Promise<unknown>): LeanRoute<SessionHandle> => ({
@@ -66,7 +52,7 @@ export function paymentLeanRoutes(
     handle: (_params, body, h) => handle(body, h),
   });
   return [
-    route('payment', (body, h) => startPayment(answers ? withRenderedSelection(deps, answers, h) : deps, h, body)),
+    route('payment', (body, h) => startPayment(deps, h, body)),
     route('payment-result', (body, h) => paymentResult(deps, h, body)),
   ] as LeanRoute[];
 }

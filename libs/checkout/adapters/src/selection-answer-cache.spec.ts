@@ -15,7 +15,7 @@ import {
   type SessionHandle,
 } from '@commerce/checkout-core';
 import type { BeginCheckoutCommand, OrderClient } from '@commerce/order-contracts';
-import { cachedSelectionAnswer, keptChange, RawJson, versionedCart, withRenderedSelection } from './selection-answer-cache';
+import { cachedSelectionAnswer, keptChange, RawJson, versionedCart } from './selection-answer-cache';
 import { cachingCatalogClient } from './product-cache';
 
 const selection = (id: string) => ({ id }) as SelectionDto;
@@ -378,16 +378,19 @@ describe('keptChange: a change answered is the rendering of the version it raise
   });
 });
 
-describe("POST payment takes the selection the answer cache holds at the session's version (decision 194)", () => {
+describe("POST payment charges the cart's selection, never the edge's rendering of it (decision 194, withdrawn)", () => {
   const store = parseStoreConfig(JSON.parse(readFileSync('infra/config/demo-store.json', 'utf8')));
-  /** Two edge replicas on one session store and one cart; the cart's selection with the first method offered in SE. */
+  /** An edge on a session store and a cart; the cart's selection with the first method offered in SE; raises can be held. */
   function setup() {
-    let clock = 1_000_000;
     const state = { version: 4, quantity: 1, cartReads: 0 };
+    let held: Promise<void> | undefined;
     const cartSelection = () => ({ ...oneLineSelection(state.quantity), paymentMethod: 'test-card' });
     const sessions = {
       selectionVersion: async () => state.version,
-      selectionChanged: async () => ++state.version,
+      selectionChanged: async () => {
+        await held;
+        return ++state.version;
+      },
       set: async () => undefined,
     };
     const charged: BeginCheckoutCommand[] = [];
@@ -397,94 +400,70 @@ describe("POST payment takes the selection the answer cache holds at the session
         return { state: 'started', attemptId: command.attempt.attemptId, action: { action: 'redirect', url: 'https://psp.test/' } };
       },
     } as unknown as OrderClient;
-    const replica = () => {
-      const cart = versionedCart(
-        {
-          getSelection: async () => (state.cartReads++, cartSelection()),
-          changeSelection: async (_id: string, change: { lines: Array<{ quantity: number }> }) => {
-            state.quantity = change.lines[0]!.quantity;
-            return cartSelection();
-          },
-        } as unknown as CartClient,
-        sessions,
-      );
-      const catalog = {
-        getProduct: async (id: string) => ({ product: id, name: 'Jacket', items: [] }) as unknown as ProductDto,
-        getItems: async (items: string[]) => items.map((item) => ({ item, external: { variation: 'V', size: 'S', brand: 'B' } })),
-      } as unknown as CatalogClient;
-      const deps = {
-        sessions,
-        catalog: cachingCatalogClient(catalog, { ttlMs: 1000, now: () => clock }),
-        cart,
-        orders,
-        account: { getCustomer: async () => null },
-        view: new StoreView(store),
-      } as unknown as CheckoutDeps;
-      return { deps, answers: cachedSelectionAnswer(deps, { ttlMs: 1000, maxAgeMs: 30_000, now: () => clock }) };
-    };
+    const cart = versionedCart(
+      {
+        getSelection: async () => (state.cartReads++, cartSelection()),
+        changeSelection: async (_id: string, change: { lines: Array<{ quantity: number }> }) => {
+          state.quantity = change.lines[0]!.quantity;
+          return cartSelection();
+        },
+      } as unknown as CartClient,
+      sessions,
+    );
+    const catalog = {
+      getProduct: async (id: string) => ({ product: id, name: 'Jacket', items: [] }) as unknown as ProductDto,
+      getItems: async (items: string[]) => items.map((item) => ({ item, external: { variation: 'V', size: 'S', brand: 'B' } })),
+    } as unknown as CatalogClient;
+    const deps = {
+      sessions,
+      catalog: cachingCatalogClient(catalog, { ttlMs: 1000 }),
+      cart,
+      orders,
+      account: { getCustomer: async () => null },
+      view: new StoreView(store),
+    } as unknown as CheckoutDeps;
+    const answers = cachedSelectionAnswer(deps, { ttlMs: 1000, maxAgeMs: 30_000 });
     /** As the session middleware opens it: the selection's version read with the session. */
-    const handle = (patch: Record<string, unknown> = {}): SessionHandle => ({
+    const handle = (): SessionHandle => ({
       token: 'tok',
       isNew: false,
       stored: true,
-      session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: 'tok', ...patch },
+      session: { selectionId: 'sel1', country: 'SE', state: null, language: 'sv', createdAt: 'tok' },
       versionRead: { selectionId: 'sel1', version: state.version },
     });
-    const change = async (on: ReturnType<typeof replica>, quantity: number, patch: Record<string, unknown> = {}) => {
-      const h = handle(patch);
-      await keptChange(on.deps, on.answers, h, (d) => changeLine(d, h, 'aa', 'set', String(quantity)));
+    const change = (quantity: number) => {
+      const h = handle();
+      return keptChange(deps, answers, h, (d) => changeLine(d, h, 'aa', 'set', String(quantity)));
     };
-    const address = swedishShopperAddress();
-    /** `POST payment` on a replica as its route calls it; answers the amount and lines the saga was asked to charge. */
-    const pay = async (on: ReturnType<typeof replica>, h = handle()) => {
-      await startPayment(withRenderedSelection(on.deps, on.answers, h), h, {
+    /** `POST payment` as its routes call it; answers the lines the saga was asked to charge. */
+    const pay = async () => {
+      await startPayment(deps, handle(), {
         termsAndConditions: true,
-        address,
+        address: swedishShopperAddress(),
         paymentReturnPage: 'https://s/ok',
         paymentFailedPage: 'https://s/no',
       });
-      const begun = charged.at(-1)!;
-      return { amount: begun.attempt.amountMinor, lines: begun.lines };
+      return charged.at(-1)!.lines;
     };
-    return { state, replica, change, pay, handle, tick: (ms: number) => (clock += ms) };
+    const hold = () => {
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      return release;
+    };
+    return { state, change, pay, hold };
   }
 
-  it("charges the selection the session's last change answered, at the version read with the session, with no cart read", async () => {
-    const { state, replica, change, pay } = setup();
-    const edge = replica();
-    await change(edge, 3);
+  it('charges the quantity a change committed at the cart while its version raise is still on its way', async () => {
+    const { state, change, pay, hold } = setup();
+    await change(3); // kept as the session's rendering at the version raised
+    const release = hold();
+    const changing = change(7); // committed at the cart; its raise waits
+    while (state.quantity !== 7) await new Promise((r) => setImmediate(r));
     const reads = state.cartReads;
-    const uncached = replica(); // a replica with nothing rendered reads the cart: the same charge
-    expect(await pay(edge)).toEqual(await pay(uncached));
-    expect((await pay(edge)).lines).toEqual([{ item: '1-1', quantity: 3 }]);
-    expect(state.cartReads - reads).toBe(1); // the uncached replica's read only
-  });
-
-  it('charges what the cart holds when another replica changed the selection since: never the older rendering', async () => {
-    const { state, replica, change, pay } = setup();
-    const [edge, other] = [replica(), replica()];
-    await change(edge, 3);
-    await change(other, 5); // raises the version: this replica's rendering is of an older one
-    const reads = state.cartReads;
-    expect((await pay(edge)).lines).toEqual([{ item: '1-1', quantity: 5 }]);
+    // The version read with the session is still the rendering's: only the cart knows the quantity is 7.
+    expect(await pay()).toEqual([{ item: '1-1', quantity: 7 }]);
     expect(state.cartReads - reads).toBe(1);
-  });
-
-  it('reads the cart for a logged-in session, a session that started a payment, and a rendering older than maxAge', async () => {
-    const { state, replica, change, pay, handle, tick } = setup();
-    const edge = replica();
-    // Changes kept as the renderings of these sessions: another device of the customer, or the order of the payment
-    // started, may have closed the selection without a raise.
-    for (const patch of [{ customerId: 'c1' }, { paymentAttemptId: 'a1' }]) {
-      await change(edge, 2, patch);
-      const reads = state.cartReads;
-      await pay(edge, handle(patch));
-      expect(state.cartReads - reads).toBe(1);
-    }
-    await change(edge, 2);
-    const reads = state.cartReads;
-    tick(30_000);
-    expect((await pay(edge)).lines).toEqual([{ item: '1-1', quantity: 2 }]);
-    expect(state.cartReads - reads).toBe(1);
+    release();
+    await changing;
   });
 });

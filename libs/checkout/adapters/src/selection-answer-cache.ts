@@ -133,8 +133,6 @@ interface Rendered {
   staleAt: number;
   /** The serialised envelope without `token` and `loggedIn`, from its first key on (its `{` cut off), as bytes. */
   rest: Buffer;
-  /** The cart's selection it was composed from (`selectionAt`: `POST payment` reads no cart for it, decision 194). */
-  selection: SelectionDto;
   refreshing?: boolean;
 }
 
@@ -165,13 +163,6 @@ export interface SelectionAnswer {
    * from the kept rendering's bytes (serialised here once, not kept as objects: decision 107); else the answer.
    */
   keepChange<T>(handle: SessionHandle, answer: T, changed: SelectionDto): T | RawJson;
-  /**
-   * The cart's selection as the session's rendering of the version read with the session was composed from (the
-   * cart's answer to the change or the read that made it), while that rendering is younger than `maxAgeMs`: every
-   * change the edge asks for raises the version before it is answered, so the cart's selection at that version is
-   * this one. Undefined otherwise (no rendering of that version here, or older).
-   */
-  selectionAt(handle: SessionHandle): SelectionDto | undefined;
 }
 
 /**
@@ -257,7 +248,7 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     }
     const { token: _token, ...body } = await envelopeWithoutLogin(deps, handle, selection);
     const rest = answerBytes(body).subarray(1);
-    keep(key, { version, renderedAt: started, products: body.products, rest, selection, refreshAt: 0, staleAt: 0 });
+    keep(key, { version, renderedAt: started, products: body.products, rest, refreshAt: 0, staleAt: 0 });
     return rest;
   };
 
@@ -321,24 +312,8 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     const { token, loggedIn, ...body } = answer as { token?: unknown; loggedIn?: unknown; products?: ProductDto[] };
     if (typeof token !== 'string' || !Array.isArray(body.products)) return answer;
     const rest = answerBytes(body).subarray(1);
-    keep(keyOf(handle.session), {
-      version,
-      renderedAt: now(),
-      products: body.products,
-      rest,
-      selection: changed,
-      refreshAt: 0,
-      staleAt: 0,
-    });
+    keep(keyOf(handle.session), { version, renderedAt: now(), products: body.products, rest, refreshAt: 0, staleAt: 0 });
     return spliced(token, rest, loggedIn);
-  };
-
-  const selectionAt = (handle: SessionHandle): SelectionDto | undefined => {
-    const seen = handle.versionRead;
-    if (ttl <= 0 || !seen || seen.selectionId !== handle.session.selectionId) return undefined;
-    const hit = entries.get(keyOf(handle.session));
-    if (!hit || hit.version !== seen.version || hit.selection.id !== seen.selectionId) return undefined;
-    return now() < hit.renderedAt + maxAge ? hit.selection : undefined;
   };
 
   const answerOf = async (handle: SessionHandle): Promise<unknown> => {
@@ -353,32 +328,5 @@ export function cachedSelectionAnswer(deps: CheckoutDeps, options: SelectionAnsw
     return spliced(handle.token, rest, loggedIn || undefined);
   };
 
-  return Object.assign(answerOf, { keepChange, selectionAt });
-}
-
-/**
- * `POST payment`'s dependencies (decision 194): its first read of the session's selection answered by the answer
- * cache (`selectionAt`: the cart's selection at the version read with the session) instead of the cart, for an
- * anonymous session that has started no payment: only its own token knows that selection, and only a payment it
- * started could have had the order service close it (which raises no version). Any other read (after a change of
- * the request, or of a logged-in customer's selection another device may have paid) goes to the cart.
- */
-export function withRenderedSelection(
-  deps: CheckoutDeps,
-  answers: Pick<SelectionAnswer, 'selectionAt'>,
-  handle: SessionHandle,
-): CheckoutDeps {
-  const { customerId, paymentAttemptId, selectionId } = handle.session;
-  if (customerId || paymentAttemptId || !selectionId) return deps;
-  let rendered = answers.selectionAt(handle);
-  if (!rendered) return deps;
-  const cart: CartClient = {
-    ...deps.cart,
-    getSelection: (id) => {
-      const answer = rendered?.id === id ? rendered : undefined;
-      rendered = undefined;
-      return answer ? Promise.resolve(answer) : deps.cart.getSelection(id);
-    },
-  };
-  return { ...deps, cart };
+  return Object.assign(answerOf, { keepChange });
 }
