@@ -65,6 +65,12 @@ export function stringHeaders(headers: IHeaders | undefined): Record<string, str
 // publish (the outbox row stays unsent and is sent again) instead of hanging it, and consumers dedupe
 // by event id, so the duplicate a bounded retry can cause is harmless.
 const EXPECTED_WARNINGS = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+/**
+ * kafkajs says this at error level before each retry of a send that met a retriable error (stale metadata, a
+ * partition whose leader is being elected, as on a topic made moments before): it refreshes its metadata and sends
+ * again. Only a send whose retries all fail is an error, and that one rejects the publish, whose caller says so.
+ */
+const RETRIED_SEND = 'Failed to send messages: ';
 
 /** kafkajs logs through pino, so every line stays JSON. */
 export function pinoLogCreator(logger: Logger) {
@@ -72,7 +78,7 @@ export function pinoLogCreator(logger: Logger) {
     ({ namespace, level, log }: LogEntry): void => {
       const { message, timestamp: _timestamp, logger: _logger, ...extra } = log;
       const fields = { component: 'kafkajs', namespace, ...extra };
-      if (EXPECTED_WARNINGS.has(message)) logger.debug(fields, message);
+      if (EXPECTED_WARNINGS.has(message) || message.startsWith(RETRIED_SEND)) logger.debug(fields, message);
       else if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
       else if (level === logLevel.WARN) logger.warn(fields, message);
       else if (level === logLevel.INFO) logger.info(fields, message);
