@@ -6,7 +6,7 @@ import { pinoLogCreator } from './kafka-support';
 function logged(entries: Array<{ level: logLevel; message: string }>): Array<{ level: number; msg: string }> {
   const lines: Array<{ level: number; msg: string }> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
-  const log = pinoLogCreator(logger)(logLevel.DEBUG);
+  const log = pinoLogCreator(logger)();
   for (const { level, message } of entries) log({ namespace: 'Producer', level, label: '', log: { message, timestamp: '' } });
   return lines.map(({ level, msg }) => ({ level, msg }));
 }
